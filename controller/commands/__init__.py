@@ -1,0 +1,1 @@
+"""Subcommands of `croupier`: each module defines `register(subparsers)` and is found automatically."""
