@@ -80,3 +80,8 @@ def test_every_module_says_what_it_is_for() -> None:
         for path in (ROOT / folder).rglob("*.py"):
             doc = ast.get_docstring(ast.parse(path.read_text()))
             assert doc and doc.strip(), f"{path.relative_to(ROOT)} has no module docstring"
+
+
+def test_math_refuses_an_unknown_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["math", "roulette"]) == 2
+    assert "unknown game 'roulette'" in capsys.readouterr().err

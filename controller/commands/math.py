@@ -1,0 +1,77 @@
+"""`croupier math GAME`: a game's probabilities and house edge for its configured rules, exact or simulated."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("math", help="probabilities and house edge of a game (exact or seeded simulation)",
+                       description="Print a game's probabilities and house edge for its configured rules: exact by "
+                                   "enumeration where the space allows, else a seeded simulation with a 95% interval.")
+    p.add_argument("game", help="game name, e.g. baccarat, three-card-poker, let-it-ride, blackjack")
+    p.add_argument("--rules", metavar="FILE", help="TOML file with the game's rules (its [rules] table, or the top level)")
+    p.add_argument("--decks", type=int, help="number of decks (overrides the rules)")
+    p.add_argument("--rounds", type=int, help="rounds to simulate (simulated games; default per game)")
+    p.add_argument("--seed", type=int, default=1, help="simulation seed (default 1)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import importlib
+    import sys
+    import tomllib
+
+    from controller.cli import CliError
+    from controller.games import get_game
+    from controller.games.base import RulesError, rules_from_mapping
+
+    try:
+        game = get_game(args.game)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    module_name = game.name.replace("-", "_")
+    try:
+        analysis = importlib.import_module(f"controller.analysis.{module_name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"controller.analysis.{module_name}":
+            raise CliError(f"no math report for {game.name} yet") from None
+        raise
+    data: dict = {}
+    if args.rules:
+        try:
+            with open(args.rules, "rb") as fh:
+                loaded = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise CliError(f"cannot read rules {args.rules}: {exc}") from None
+        data = dict(loaded.get("rules", loaded))
+    if args.decks is not None:
+        data["decks"] = args.decks
+    if args.rounds is not None and args.rounds < 2:
+        raise CliError("--rounds must be at least 2")
+    try:
+        rules = rules_from_mapping(game.rules_type, data, where=f"{game.name} rules")
+    except RulesError as exc:
+        raise CliError(str(exc)) from None
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else (lambda line: print(line, flush=True))
+    result = analysis.analyse(rules, args.rounds, args.seed, say)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        _print(result)
+    return 0
+
+
+def _print(r: dict) -> None:
+    rounds = f", {r['rounds']:,} rounds" if r.get("rounds") else ""
+    print(f"{r['game']} ({r['method']}{rounds})")
+    print("rules: " + ", ".join(f"{k}={v}" for k, v in r["rules"].items()))
+    print("probabilities:")
+    for name, p in r["probabilities"].items():
+        print(f"  {name:<28}{p:>14.8f}")
+    print("house edge (fraction of the initial wager; negative: the player loses):")
+    for name, edge in r["house_edge"].items():
+        ci = f"  ± {r['ci95'][name]:.6f} (95%)" if r.get("ci95") and name in r["ci95"] else ""
+        print(f"  {name:<28}{edge:>+14.8f}{ci}")
