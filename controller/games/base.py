@@ -22,7 +22,8 @@ from controller.cards import Card, parse_card
 __all__ = [
     "SCHEMA_VERSION", "IllegalEvent", "RulesError", "Rounding", "Payout", "Event", "Effect",
     "OpenBets", "PlaceBet", "RemoveBet", "CloseBets", "CardDealt", "Decision", "Settle", "VoidRound",
-    "NewShoe", "event_from_json", "effect_from_json", "Expected", "BoxResult", "Settlement", "Placed",
+    "NewShoe", "BetsOpened", "BetsClosed", "StakeChanged", "CardPlaced", "CardsRevealed", "RoundSettled",
+    "RoundVoided", "ShuffleDue", "event_from_json", "effect_from_json", "Expected", "BoxResult", "Settlement", "Placed",
     "RulesBase", "rules_from_mapping", "GameSpec", "spot_actor", "parse_spot_actor", "Effects",
 ]
 
@@ -322,6 +323,71 @@ class NewShoe(Event):
     cut: int | None = None
 
 
+# Effects common to the table games. Every change of credits on the layout is a StakeChanged, so the
+# sum of its deltas over a round equals the settlement's stakes (the conservation tests check it).
+
+@dataclass(frozen=True, slots=True)
+class BetsOpened(Effect):
+    KIND: ClassVar[str] = "bets_opened"
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetsClosed(Effect):
+    KIND: ClassVar[str] = "bets_closed"
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class StakeChanged(Effect):
+    """Credits on a box changed by `delta` (a bet, a removal, a double, a split, insurance, a play bet)."""
+    KIND: ClassVar[str] = "stake_changed"
+    spot: int
+    box: str
+    stake: int
+    delta: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlaced(Effect):
+    """A card went to `to` ("spot:3", "dealer", "burn", ...). A face-down card's identity is in the
+    effect for the journal and audit only: screen-facing outputs must use `snapshot` through the views."""
+    KIND: ClassVar[str] = "card_placed"
+    card: Card
+    to: str
+    up: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CardsRevealed(Effect):
+    KIND: ClassVar[str] = "cards_revealed"
+    to: str
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSettled(Effect):
+    KIND: ClassVar[str] = "round_settled"
+    round: int
+    settlement: Settlement
+
+
+@dataclass(frozen=True, slots=True)
+class RoundVoided(Effect):
+    """The round was cancelled: every stake in `returned` goes back to its box."""
+    KIND: ClassVar[str] = "round_voided"
+    round: int
+    reason: str
+    returned: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleDue(Effect):
+    """The shoe must be changed after this round (cut card reached) or now (shoe empty)."""
+    KIND: ClassVar[str] = "shuffle_due"
+    reason: str
+
+
 def spot_actor(spot: int) -> str:
     return f"spot:{spot}"
 
@@ -346,7 +412,9 @@ class Expected:
     card_to: str | None = None  # where the next card goes: "spot:3", "spot:3/hand:2", "dealer", "burn", ...
     face_up: bool | None = None
     actor: str | None = None    # whose decision: "spot:3", "dealer", "banker", ...
+    hand: int = 0               # which of the actor's hands the decision is for (split hands: 0, 1, ...)
     actions: tuple[str, ...] = ()  # the decisions (or event kinds) that are legal now
+    amount_range: tuple[int, int] | None = None  # (min, max) credits when the decision takes an amount
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -505,8 +573,17 @@ class GameSpec(Generic[S]):
     new_table: Callable[[Any], S]                   # rules -> the state of a table before its first round
     apply: Callable[[S, Event], tuple[S, Effects]]  # raises IllegalEvent
     expected_next: Callable[[S], Expected]
-    snapshot: Callable[[S], dict[str, Any]]         # JSON-ready; every card as Placed.json()
+    snapshot: Callable[[S], dict[str, Any]]         # JSON-ready table picture; see the contract below
     boxes: tuple[str, ...] = field(default=())      # the bet boxes of a spot, e.g. ("ante", "play", "pair_plus")
 
     def rules(self, data: Mapping[str, Any] | None = None) -> RulesBase:
         return rules_from_mapping(self.rules_type, data, where=f"{self.name} rules")
+
+
+# The snapshot contract (what views.py relies on to keep hidden cards off screens):
+# - a JSON-ready dict with at least "game" (name), "round" (number), "phase" (Expected.phase) and
+#   "bets" (a list of {"spot", "box", "amount"});
+# - every card anywhere in it is a Placed.json() object {"card": "AS", "up": bool}; views replace the
+#   card of every face-down one with null for the public and dealer audiences;
+# - anything derived from a face-down card (a dealer total counting the hole card, "dealer has
+#   blackjack", a hand name) goes only under the top-level key "audit", which screen views drop.

@@ -1,0 +1,179 @@
+"""A generic driver for property tests of any table game: plays seeded random rounds through `expected_next`,
+probes illegal events, and checks conservation of money and replay determinism.
+
+Use from a game's tests:
+
+    from tests.game_harness import play_rounds
+    def test_money_is_conserved():
+        play_rounds(GAME, GAME.rules({}), legal_bets, seed=1, rounds=300)
+
+`legal_bets(rules, rng) -> list[Event]` gives the bets a player could make at this game (the harness
+adds random, mostly illegal, noise of its own). `decide(state, expected, rng) -> Event | None` may pick
+decisions (default: a random legal action, with a random amount in `amount_range`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from controller.cards import Card, shoe
+from controller.games.base import (
+    CardDealt, CloseBets, Decision, Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, PlaceBet, RemoveBet,
+    RoundSettled, RoundVoided, RulesBase, Settle, Settlement, StakeChanged, VoidRound, event_from_json,
+)
+from controller.rng import Rng, SeededRng
+
+Decide = Callable[[Any, Expected, Rng], "Event | None"]
+
+
+@dataclass
+class RoundLog:
+    events: list[Event] = field(default_factory=list)
+    committed: int = 0                # sum of StakeChanged deltas
+    settlement: Settlement | None = None
+    voided: int | None = None         # credits returned by a void
+
+
+def _cards(rng: Rng, decks: int, jokers: int) -> Iterator[Card]:
+    while True:
+        yield from rng.shuffled(shoe(decks, jokers))
+
+
+def random_decision(state: Any, exp: Expected, rng: Rng) -> Event | None:
+    if not exp.actions or exp.actor is None:
+        return None
+    amount = 0
+    if exp.amount_range is not None:
+        lo, hi = exp.amount_range
+        amount = lo + rng.randbelow(hi - lo + 1)
+    return Decision(exp.actor, rng.choice(exp.actions), amount, exp.hand)
+
+
+def _noise(rng: Rng, rules: RulesBase, game: GameSpec) -> Event:
+    spots = getattr(rules, "spots", 7)
+    choice = rng.randbelow(9)
+    box = rng.choice(game.boxes or ("main",))
+    if choice == 0:
+        return PlaceBet(rng.randbelow(spots + 2), box, rng.randbelow(3) * 1_000_000 - 1)
+    if choice == 1:
+        return RemoveBet(1 + rng.randbelow(spots), box, 1 + rng.randbelow(1000))
+    if choice == 2:
+        return CardDealt(Card(2 + rng.randbelow(13), rng.randbelow(4)), target="nowhere")  # type: ignore[arg-type]
+    if choice == 3:
+        return Decision(f"spot:{rng.randbelow(spots + 2)}", rng.choice(["hit", "stand", "fly", "fold", "raise"]),
+                        rng.randbelow(50))
+    if choice == 4:
+        return Settle()
+    if choice == 5:
+        return CloseBets()
+    if choice == 6:
+        return OpenBets()
+    if choice == 7:
+        return Decision("dealer", "nonsense")
+    return PlaceBet(1, "no-such-box", 5)
+
+
+def _apply(game: GameSpec, state: Any, event: Event, log: RoundLog) -> Any:
+    new, effects = game.apply(state, event)
+    log.events.append(event)
+    for eff in effects:
+        if isinstance(eff, StakeChanged):
+            log.committed += eff.delta
+            assert eff.stake >= 0, f"negative stake after {event}"
+        elif isinstance(eff, RoundSettled):
+            assert log.settlement is None, "a round settled twice"
+            log.settlement = eff.settlement
+        elif isinstance(eff, RoundVoided):
+            log.voided = eff.returned
+        json.dumps(eff.to_json())  # every effect is journal- and bus-ready
+    json.dumps(game.snapshot(new))
+    return new
+
+
+def _probe(game: GameSpec, state: Any, event: Event) -> None:
+    """An event refused must leave the state exactly as it was (states are immutable; this also catches
+    a game that mutates a shared structure before refusing)."""
+    before = repr(state)
+    try:
+        game.apply(state, event)
+    except IllegalEvent as exc:
+        assert exc.reason, "a refusal must say why"
+    assert repr(state) == before, f"state changed by {event}"
+
+
+def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
+               legal_bets: Callable[[Any, Rng], list[Event]], decide: Decide = random_decision,
+               void_chance: int = 0, max_steps: int = 2_000) -> tuple[Any, RoundLog]:
+    """Play one round from the idle state to settlement (or a void) and check its money."""
+    rules = state.rules
+    log = RoundLog()
+    steps = 0
+    placed_noise = 0
+    while True:
+        steps += 1
+        assert steps < max_steps, f"round did not finish: {game.expected_next(state)}"
+        exp = game.expected_next(state)
+        if rng.randbelow(4) == 0:
+            _probe(game, state, _noise(rng, rules, game))
+        if void_chance and exp.phase not in ("idle", "shuffling") and rng.randbelow(void_chance) == 0:
+            on_layout = log.committed
+            state = _apply(game, state, VoidRound("test void"), log)
+            assert log.voided == on_layout, "a void must return every credit committed"
+            assert log.committed == 0, "a void must clear every box (StakeChanged to 0)"
+            return state, log
+        if exp.phase == "idle":
+            if log.settlement is not None:
+                break
+            state = _apply(game, state, OpenBets(), log)
+        elif exp.phase == "shuffling":
+            state = _apply(game, state, NewShoe(getattr(rules, "decks", 1)), log)
+        elif exp.phase == "betting":
+            for bet in legal_bets(rules, rng):
+                state = _apply(game, state, bet, log)
+            if placed_noise < 3:
+                placed_noise += 1
+                try:
+                    state = _apply(game, state, _noise(rng, rules, game), log)
+                except IllegalEvent:
+                    pass
+            try:
+                state = _apply(game, state, CloseBets(), log)
+            except IllegalEvent:
+                continue  # e.g. noise left a bet under a minimum: place more next turn
+        elif exp.card_to is not None:
+            state = _apply(game, state, CardDealt(next(cards)), log)
+        elif exp.phase == "settling":
+            state = _apply(game, state, Settle(), log)
+        else:
+            event = decide(state, exp, rng)
+            assert event is not None, f"no decision available in {exp}"
+            state = _apply(game, state, event, log)
+    settlement = log.settlement
+    assert settlement is not None
+    assert settlement.stakes == log.committed, (
+        f"stakes settled {settlement.stakes} != credits committed {log.committed}")
+    for r in settlement.results:
+        assert r.commission <= r.paid, f"{r}: commission above the winnings"
+        assert r.returned <= r.stake + r.paid - r.commission, f"{r}: returns more than stake and net winnings"
+        assert r.line, f"{r}: no paytable line"
+    return state, log
+
+
+def play_rounds(game: GameSpec, rules: RulesBase, legal_bets: Callable[[Any, Rng], list[Event]], seed: int,
+                rounds: int, decide: Decide = random_decision, jokers: int = 0, void_chance: int = 0) -> Any:
+    """Play `rounds` seeded rounds, then replay every event (through JSON) and demand the same state."""
+    rng = SeededRng(seed)
+    cards = _cards(SeededRng(seed + 1), getattr(rules, "decks", 1), jokers)
+    state = game.new_table(rules)
+    initial = state
+    journal: list[Event] = []
+    for _ in range(rounds):
+        state, log = play_round(game, state, rng, cards, legal_bets, decide, void_chance)
+        journal.extend(log.events)
+    replayed = initial
+    for event in journal:
+        replayed, _ = game.apply(replayed, event_from_json(json.loads(json.dumps(event.to_json()))))
+    assert replayed == state, "replaying the journal did not rebuild the same state"
+    return state
