@@ -8,15 +8,17 @@ Therefore each bet is worth, independently of the others:
   averaged over all 270,725 four-card sets (each has 48 completions);
 - bet 1 (decided on the three cards): max(0, E[r | three cards]), averaged over all 22,100 three-card sets
   (each has 1,176 completions).
-Riding exactly when the conditional expectation is positive is the optimal strategy; `strategy` gives
-those decisions as tables, and `settle` settles rounds with them exactly as the engine does (a test
+Riding when the conditional expectation is not negative is the optimal strategy (at exactly zero the
+house edge is the same either way; the published strategy rides, e.g. on four to an outside straight,
+and so does this one). `strategy` gives those decisions as tables, and `settle` settles rounds with them exactly as the engine does (a test
 compares the two round by round on seeded cards). Sums are integers and the result a Fraction, so the
 figures are exact.
 
 House edge is a fraction of one unit (one of the three equal bets), the published convention.
 Published figures (Wizard of Odds, "Let It Ride", wizardofodds.com/games/let-it-ride/), paytable
-1000-200-50-11-8-5-3-2-1: house edge 3.51% of one unit; element of risk 2.86% of the average total
-wager.
+1000-200-50-11-8-5-3-2-1: house edge 3.506% of one unit; 500:1 on the royal, 3.737%. With 1.23 units
+wagered on average the element of risk is 2.85% (John Grochowski, "Let It Ride Redux", Casino City
+Times, 2020).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def _nets(values: np.ndarray, rules: Rules, stake: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Strategy:
-    """Optimal take-back decisions: ride bet 1 on three-card set i when ride1[i]; bet 2 on four-card set j
+    """Optimal take-back decisions: ride bet 1 on three-card set i when ride1[i], bet 2 on four-card set j
     when ride2[j] (sets indexed by `colex`). `sum3`/`sum4` are the integer sums of r behind them."""
 
     ride1: np.ndarray
@@ -91,7 +93,7 @@ def strategy(rules: Rules) -> Strategy:
         sum4 = np.zeros(comb(52, 4), dtype=np.int64)
         for sub in SUBSETS4:
             sum4 += np.bincount(colex(hands[:, sub]), weights=nets, minlength=len(sum4)).astype(np.int64)
-        _CACHE[key] = Strategy(sum3 > 0, sum4 > 0, sum3, sum4, int(nets.sum()), stake)
+        _CACHE[key] = Strategy(sum3 >= 0, sum4 >= 0, sum3, sum4, int(nets.sum()), stake)
     return _CACHE[key]
 
 
@@ -137,7 +139,7 @@ def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], No
         extra["notes"] = f"payout_cap {rules.payout_cap} credits is not applied: the figures are per unit bet"
     return report("let-it-ride", rules.to_json(), "exact", None, {k: float(v) for k, v in probabilities.items()},
                   {"base": float(edge)}, None,
-                  strategy="optimal: let a bet ride exactly when its expected return on the cards seen is positive",
+                  strategy="optimal: let a bet ride when its expected return on the cards seen is not negative",
                   bets={"bet_1": float(bet1), "bet_2": float(bet2), "bet_3": float(bet3)},
                   element_of_risk={"base": float(edge / wagered)}, average_units_wagered=float(wagered), **extra)
 

@@ -14,15 +14,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 from controller.cards import Card
 from controller.games.base import (
-    BetsClosed, BetsOpened, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
-    Expected, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundVoided, RulesError, StakeChanged, VoidRound,
-    parse_spot_actor, spot_actor,
+    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
+    Event, Expected, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesError,
+    Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit
 
 __all__ = [
-    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "reveal", "take_decision", "expect",
-    "snapshot_of", "check_spots", "check_paytable", "not_in_game",
+    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "reveal", "take_decision", "set_stake",
+    "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
+    "check_paytable", "not_in_game",
 ]
 
 
@@ -79,11 +80,10 @@ Place = Callable[[Bets, PlaceBet | RemoveBet], tuple[Bets, Effects]]
 
 
 def betting(state: State, event: Event, spots: int, limits: Mapping[str, Limit],
-            place: Place | None = None, check_close: Callable[[Bets], None] | None = None) -> tuple[State, Effects] | None:
+            place: Place | None = None) -> tuple[State, Effects] | None:
     """Handle the events every game treats alike (void, open, place/remove, close); None for any other event.
 
-    `place` replaces the plain one-box placement (let it ride puts one bet on all three circles);
-    `check_close` adds the game's own conditions for closing bets (an ante is needed, ...).
+    `place` replaces the plain one-box placement (let it ride puts one bet on all three circles).
     """
     if isinstance(event, VoidRound):
         if state.phase == "idle":
@@ -110,8 +110,6 @@ def betting(state: State, event: Event, spots: int, limits: Mapping[str, Limit],
         if not state.bets:
             raise IllegalEvent("no bets on the table")
         state.bets.check_minimums(limits)
-        if check_close is not None:
-            check_close(state.bets)
         return replace(state, phase="dealing"), (BetsClosed(state.round),)
     return None
 
@@ -163,9 +161,9 @@ def reveal(state: State, positions: Sequence[str], first: int | None = None) -> 
 
 
 def take_decision(state: State, event: Decision, deciders: Sequence[int],
-                  actions: Callable[[int], Mapping[str, int]]) -> tuple[int, str]:
-    """Check a player's decision: a spot that still has to decide at this stage, a legal action, and an
-    amount of 0 or exactly what the action costs (`actions(spot)` maps each action to its cost)."""
+                  actions: Callable[[int], Mapping[str, int]]) -> tuple[State, int, str]:
+    """Check and record a player's decision: a spot that still has to decide at this stage, a legal action,
+    and an amount of 0 or exactly what the action costs (`actions(spot)` maps each action to its cost)."""
     if state.phase != "deciding":
         raise IllegalEvent(f"no decision expected now ({expect_text(state)})")
     spot = parse_spot_actor(event.actor)
@@ -183,7 +181,45 @@ def take_decision(state: State, event: Decision, deciders: Sequence[int],
     cost = costs[event.action]
     if event.amount not in (0, cost):
         raise IllegalEvent(f"spot {spot}: {event.action} costs {cost}, not {event.amount}")
-    return spot, event.action
+    return replace(state, decisions=state.decisions + ((state.stage, spot, event.action),)), spot, event.action
+
+
+def set_stake(state: State, spot: int, box: str, amount: int) -> tuple[State, Effects]:
+    """Put `amount` on a box (a play or call bet) or take it back to 0 (a let it ride bet pulled)."""
+    delta = amount - state.bets.get(spot, box)
+    return replace(state, bets=state.bets.with_amount(spot, box, amount)), (StakeChanged(spot, box, amount, delta),)
+
+
+def showdown(state: State, spots: Sequence[int]) -> tuple[State, Effects]:
+    """Every decision is in: turn up the dealer's hand and the hands of `spots` (those still in play)."""
+    state, shown = reveal(state, ["dealer"] + [f"spot:{s}" for s in spots])
+    return replace(state, phase="settling"), shown
+
+
+def settle_round(state: State, settle: Callable[[State], Settlement]) -> tuple[State, Effects]:
+    """The Settle event: pay the round and clear the table for the next."""
+    if state.phase != "settling":
+        raise IllegalEvent(f"cannot settle now ({expect_text(state)})")
+    return State(state.rules, state.round), (RoundSettled(state.round, settle(state)),)
+
+
+def against_dealer(spot: int, ante: int, box: str, bet: int, mine: int, dealer: int, qualifies: bool,
+                   won: tuple[int, str]) -> list[BoxResult]:
+    """Ante and play/call rows of a hand still in play against the dealer: a dealer who does not qualify
+    pays the ante 1:1 and pushes the bet; otherwise the higher hand wins both (the bet paid `won`, as
+    (winnings, line)) and a tie pushes both."""
+    if not qualifies:
+        return [BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante, "dealer does not qualify: ante 1:1"),
+                BoxResult(spot, box, bet, "push", 0, 0, bet, f"dealer does not qualify: {box} pushes")]
+    if mine > dealer:
+        paid, line = won
+        return [BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante, "player beats dealer: ante 1:1"),
+                BoxResult(spot, box, bet, "win", paid, 0, bet + paid, line)]
+    if mine < dealer:
+        return [BoxResult(spot, "ante", ante, "lose", 0, 0, 0, "dealer beats player"),
+                BoxResult(spot, box, bet, "lose", 0, 0, 0, "dealer beats player")]
+    return [BoxResult(spot, "ante", ante, "push", 0, 0, ante, "tie: ante pushes"),
+            BoxResult(spot, box, bet, "push", 0, 0, bet, f"tie: {box} pushes")]
 
 
 def expect(state: State, plan: DealPlan, deciders: Sequence[int], actions: Callable[[int], Mapping[str, int]]) -> Expected:
@@ -227,6 +263,23 @@ def snapshot_of(state: State, game: str, names: Mapping[str, tuple[str, bool]], 
         "audit": {"hands": {to: name for to, (name, _) in names.items() if name}, **(audit or {})},
     }
     return snap
+
+
+def showdown_snapshot(state: State, game: str, size: int, value_of: Callable[[Sequence[Card]], int],
+                      name_of: Callable[[int], str], qualifier: int) -> dict[str, Any]:
+    """The snapshot of a game against the dealer: each complete hand named, and whether the dealer
+    qualifies, outside "audit" only once the cards they depend on are face up."""
+    names: dict[str, tuple[str, bool]] = {}
+    public: dict[str, Any] = {}
+    audit: dict[str, Any] = {}
+    for to in state.positions():
+        placed = state.placed(to)
+        if len(placed) == size:
+            value = value_of([p.card for p in placed])
+            names[to] = (name_of(value), all(p.up for p in placed))
+            if to == "dealer":
+                (public if names[to][1] else audit)["dealer_qualifies"] = value >= qualifier
+    return snapshot_of(state, game, names, public, audit)
 
 
 def check_spots(spots: int, most: int, where: str = "rules.spots") -> None:

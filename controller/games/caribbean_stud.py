@@ -23,12 +23,12 @@ from typing import Any
 
 from controller.cards import ACE, KING
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, betting, check_paytable, check_spots, deal_plan, expect, not_in_game, reveal,
-    snapshot_of, take_decision,
+    Deal, DealPlan, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
+    not_in_game, set_stake, settle_round, showdown, showdown_snapshot, take_decision,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, RoundSettled, RulesBase,
-    RulesError, Settle, Settlement, StakeChanged,
+    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settle,
+    Settlement,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
@@ -88,7 +88,7 @@ def _actions(state: State, spot: int) -> dict[str, int]:
 
 
 def expected_next(state: State) -> Expected:
-    return expect(state, _plan(state) if state.phase == "dealing" else (), state.bets.spots(),
+    return expect(state, _plan(state), state.bets.spots(),
                   lambda spot: _actions(state, spot))
 
 
@@ -98,33 +98,25 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if done is not None:
         return done
     if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state) if state.phase == "dealing" else ())
+        state, effects, dealt = accept_card(state, event, _plan(state))
         return (replace(state, phase="deciding") if dealt else state), effects
     if isinstance(event, Decision):
-        spot, action = take_decision(state, event, state.bets.spots(), lambda s: _actions(state, s))
-        state = replace(state, decisions=state.decisions + ((0, spot, action),))
+        state, spot, action = take_decision(state, event, state.bets.spots(), lambda s: _actions(state, s))
         effects: Effects = ()
         if action == "call":
-            call = 2 * state.bets.get(spot, "ante")
-            state = replace(state, bets=state.bets.with_amount(spot, "call", call))
-            effects = (StakeChanged(spot, "call", call, call),)
+            state, effects = set_stake(state, spot, "call", 2 * state.bets.get(spot, "ante"))
         if all(state.decision(s) is not None for s in state.bets.spots()):
-            live = [f"spot:{s}" for s in state.bets.spots() if state.decision(s) == "call"]
-            state, shown = reveal(state, ["dealer"] + live)
-            state = replace(state, phase="settling")
+            state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) == "call"])
             effects += shown
         return state, effects
     if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now ({expected_next(state).text})")
-        return State(r, state.round), (RoundSettled(state.round, settle(state)),)
+        return settle_round(state, settle)
     raise not_in_game(event)
 
 
 def settle(state: State) -> Settlement:
     r: Rules = state.rules
     dealer = poker.best_value(state.hand("dealer"))
-    qualifies = dealer >= QUALIFIER
     results: list[BoxResult] = []
     for spot in state.bets.spots():
         ante, call = state.bets.get(spot, "ante"), state.bets.get(spot, "call")
@@ -132,44 +124,17 @@ def settle(state: State) -> Settlement:
             results.append(BoxResult(spot, "ante", ante, "lose", 0, 0, 0, "fold"))
             continue
         mine = poker.best_value(state.hand(f"spot:{spot}"))
-        if not qualifies:
-            results.append(BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante, "dealer does not qualify: ante 1:1"))
-            results.append(BoxResult(spot, "call", call, "push", 0, 0, call, "dealer does not qualify: call pushes"))
-        elif mine > dealer:
-            line = line_of(mine)
-            pays = r.paytable[line]
-            paid = pays.on(call)
-            text = f"call {line.replace('_', ' ')} {pays}"
-            if r.call_payout_cap is not None and paid > r.call_payout_cap:
-                paid, text = r.call_payout_cap, f"{text}, capped at the table's call payout limit of {r.call_payout_cap}"
-            results.append(BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante, "player beats dealer: ante 1:1"))
-            results.append(BoxResult(spot, "call", call, "win", paid, 0, call + paid, text))
-        elif mine < dealer:
-            results.append(BoxResult(spot, "ante", ante, "lose", 0, 0, 0, "dealer beats player"))
-            results.append(BoxResult(spot, "call", call, "lose", 0, 0, 0, "dealer beats player"))
-        else:
-            results.append(BoxResult(spot, "ante", ante, "push", 0, 0, ante, "tie: ante pushes"))
-            results.append(BoxResult(spot, "call", call, "push", 0, 0, call, "tie: call pushes"))
+        line = line_of(mine)
+        pays = r.paytable[line]
+        paid, text = pays.on(call), f"call {line.replace('_', ' ')} {pays}"
+        if r.call_payout_cap is not None and paid > r.call_payout_cap:
+            paid, text = r.call_payout_cap, f"{text}, capped at the table's call payout limit of {r.call_payout_cap}"
+        results += against_dealer(spot, ante, "call", call, mine, dealer, dealer >= QUALIFIER, (paid, text))
     return Settlement(tuple(results))
 
 
-def _names(state: State) -> dict[str, tuple[str, bool]]:
-    names = {}
-    for to in state.positions():
-        placed = state.placed(to)
-        if len(placed) == 5:
-            names[to] = (poker.describe(poker.best_value([p.card for p in placed])), all(p.up for p in placed))
-    return names
-
-
 def snapshot(state: State) -> dict[str, Any]:
-    public: dict[str, Any] = {}
-    audit: dict[str, Any] = {}
-    dealer = state.placed("dealer")
-    if len(dealer) == 5:
-        qualifies = poker.best_value([p.card for p in dealer]) >= QUALIFIER
-        (public if all(p.up for p in dealer) else audit)["dealer_qualifies"] = qualifies
-    return snapshot_of(state, NAME, _names(state), public, audit)
+    return showdown_snapshot(state, NAME, 5, poker.best_value, poker.describe, QUALIFIER)
 
 
 GAME = GameSpec(NAME, "Caribbean Stud Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)

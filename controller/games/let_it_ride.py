@@ -22,11 +22,11 @@ from typing import Any, Mapping
 from controller.cards import TEN
 from controller.games._house_poker import (
     Deal, DealPlan, State, accept_card, betting, check_paytable, check_spots, deal_plan, expect, not_in_game, reveal,
-    snapshot_of, take_decision,
+    set_stake, settle_round, snapshot_of, take_decision,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet,
-    RemoveBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
+    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet, RemoveBet,
+    RulesBase, RulesError, Settle, Settlement,
 )
 from controller.games.bets import Bets, Limit
 from controller.hands import poker
@@ -91,7 +91,7 @@ def _plan(state: State) -> DealPlan:
 
 
 def expected_next(state: State) -> Expected:
-    return expect(state, _plan(state) if state.phase == "dealing" else (), state.bets.spots(), lambda _: ACTIONS)
+    return expect(state, _plan(state), state.bets.spots(), lambda _: ACTIONS)
 
 
 def _place_all(rules: Rules, bets: Bets, event: PlaceBet | RemoveBet) -> tuple[Bets, Effects]:
@@ -113,17 +113,13 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if done is not None:
         return done
     if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state) if state.phase == "dealing" else ())
+        state, effects, dealt = accept_card(state, event, _plan(state))
         return (replace(state, phase="deciding") if dealt else state), effects
     if isinstance(event, Decision):
-        spot, action = take_decision(state, event, state.bets.spots(), lambda _: ACTIONS)
-        state = replace(state, decisions=state.decisions + ((state.stage, spot, action),))
+        state, spot, action = take_decision(state, event, state.bets.spots(), lambda _: ACTIONS)
         effects: Effects = ()
         if action == "pull":
-            box = BOXES[state.stage]
-            stake = state.bets.get(spot, box)
-            state = replace(state, bets=state.bets.with_amount(spot, box, 0))
-            effects = (StakeChanged(spot, box, 0, -stake),)
+            state, effects = set_stake(state, spot, BOXES[state.stage], 0)
         if any(state.decision(s) is None for s in state.bets.spots()):
             return state, effects
         if state.stage == 0:
@@ -132,9 +128,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         state, shown = reveal(state, ["community"] + [f"spot:{s}" for s in state.bets.spots()])
         return replace(state, phase="settling"), effects + shown
     if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now ({expected_next(state).text})")
-        return State(r, state.round), (RoundSettled(state.round, settle(state)),)
+        return settle_round(state, settle)
     raise not_in_game(event)
 
 

@@ -22,12 +22,12 @@ from typing import Any
 
 from controller.cards import QUEEN
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, betting, check_paytable, check_spots, deal_plan, expect, not_in_game, reveal,
-    snapshot_of, take_decision,
+    Deal, DealPlan, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
+    not_in_game, set_stake, settle_round, showdown, showdown_snapshot, take_decision,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, RoundSettled, RulesBase,
-    RulesError, Settle, Settlement, StakeChanged,
+    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settle,
+    Settlement,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import three_card
@@ -91,47 +91,34 @@ def _actions(state: State, spot: int) -> dict[str, int]:
 
 
 def expected_next(state: State) -> Expected:
-    return expect(state, _plan(state) if state.phase == "dealing" else (), _deciders(state),
+    return expect(state, _plan(state), _deciders(state),
                   lambda spot: _actions(state, spot))
-
-
-def _showdown(state: State) -> tuple[State, Effects]:
-    """Every decision is in: turn up the dealer's hand and every hand still in play."""
-    live = [f"spot:{s}" for s in state.bets.spots() if state.decision(s) != "fold"]
-    state, effects = reveal(state, ["dealer"] + live)
-    return replace(state, phase="settling"), effects
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
     r: Rules = state.rules
-
     done = betting(state, event, r.spots, r.limits)
     if done is not None:
         return done
     if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state) if state.phase == "dealing" else ())
+        state, effects, dealt = accept_card(state, event, _plan(state))
         if not dealt:
             return state, effects
         if _deciders(state):
             return replace(state, phase="deciding"), effects
-        state, shown = _showdown(state)
+        state, shown = showdown(state, state.bets.spots())   # pair plus bets only: nobody decides
         return state, effects + shown
     if isinstance(event, Decision):
-        spot, action = take_decision(state, event, _deciders(state), lambda spot: _actions(state, spot))
-        state = replace(state, decisions=state.decisions + ((0, spot, action),))
+        state, spot, action = take_decision(state, event, _deciders(state), lambda s: _actions(state, s))
         effects: Effects = ()
         if action == "play":
-            ante = state.bets.get(spot, "ante")
-            state = replace(state, bets=state.bets.with_amount(spot, "play", ante))
-            effects = (StakeChanged(spot, "play", ante, ante),)
+            state, effects = set_stake(state, spot, "play", state.bets.get(spot, "ante"))
         if all(state.decision(s) is not None for s in _deciders(state)):
-            state, shown = _showdown(state)
+            state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) != "fold"])
             effects += shown
         return state, effects
     if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now ({expected_next(state).text})")
-        return State(r, state.round), (RoundSettled(state.round, settle(state)),)
+        return settle_round(state, settle)
     raise not_in_game(event)
 
 
@@ -139,34 +126,22 @@ def settle(state: State) -> Settlement:
     """Every box of every spot, each credit traced to its line (see the module docstring)."""
     r: Rules = state.rules
     dealer = three_card.value3(state.hand("dealer"))
-    qualifies = dealer >= QUALIFIER
     results: list[BoxResult] = []
     for spot in state.bets.spots():
         mine = three_card.value3(state.hand(f"spot:{spot}"))
         line = line_of(mine)
+        words = line.replace("_", " ")
         ante, play, pair_plus = (state.bets.get(spot, b) for b in BOXES)
         folded = state.decision(spot) == "fold"
-        if ante:
-            if folded:
-                results.append(BoxResult(spot, "ante", ante, "lose", 0, 0, 0, "fold"))
-            elif not qualifies:
-                results.append(BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante,
-                                         "dealer does not qualify: ante 1:1"))
-                results.append(BoxResult(spot, "play", play, "push", 0, 0, play, "dealer does not qualify: play pushes"))
-            elif mine > dealer:
-                results.append(BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante, "player beats dealer: ante 1:1"))
-                results.append(BoxResult(spot, "play", play, "win", play, 0, 2 * play, "player beats dealer: play 1:1"))
-            elif mine < dealer:
-                results.append(BoxResult(spot, "ante", ante, "lose", 0, 0, 0, "dealer beats player"))
-                results.append(BoxResult(spot, "play", play, "lose", 0, 0, 0, "dealer beats player"))
-            else:
-                results.append(BoxResult(spot, "ante", ante, "push", 0, 0, ante, "tie: ante pushes"))
-                results.append(BoxResult(spot, "play", play, "push", 0, 0, play, "tie: play pushes"))
+        if ante and folded:
+            results.append(BoxResult(spot, "ante", ante, "lose", 0, 0, 0, "fold"))
+        elif ante:
+            results += against_dealer(spot, ante, "play", play, mine, dealer, dealer >= QUALIFIER,
+                                      (play, "player beats dealer: play 1:1"))
             bonus = r.ante_bonus.get(line)
-            if not folded and bonus is not None:
+            if bonus is not None:
                 paid = bonus.on(ante)
-                results.append(BoxResult(spot, "ante_bonus", 0, "bonus", paid, 0, paid,
-                                         f"ante bonus {line.replace('_', ' ')} {bonus}"))
+                results.append(BoxResult(spot, "ante_bonus", 0, "bonus", paid, 0, paid, f"ante bonus {words} {bonus}"))
         if pair_plus:
             pays = r.pair_plus.get(line)
             if folded and r.fold_loses_pair_plus:
@@ -174,31 +149,14 @@ def settle(state: State) -> Settlement:
             elif pays is not None:
                 paid = pays.on(pair_plus)
                 results.append(BoxResult(spot, "pair_plus", pair_plus, "win", paid, 0, pair_plus + paid,
-                                         f"pair plus {line.replace('_', ' ')} {pays}"))
+                                         f"pair plus {words} {pays}"))
             else:
-                results.append(BoxResult(spot, "pair_plus", pair_plus, "lose", 0, 0, 0,
-                                         f"pair plus: {line.replace('_', ' ')} does not pay"))
+                results.append(BoxResult(spot, "pair_plus", pair_plus, "lose", 0, 0, 0, f"pair plus: {words} does not pay"))
     return Settlement(tuple(results))
 
 
-def _names(state: State) -> dict[str, tuple[str, bool]]:
-    names = {}
-    for to in state.positions():
-        placed = state.placed(to)
-        if len(placed) == 3:
-            names[to] = (three_card.category_name(three_card.value3([p.card for p in placed])),
-                         all(p.up for p in placed))
-    return names
-
-
 def snapshot(state: State) -> dict[str, Any]:
-    public: dict[str, Any] = {}
-    audit: dict[str, Any] = {}
-    dealer = state.placed("dealer")
-    if len(dealer) == 3:
-        qualifies = three_card.value3([p.card for p in dealer]) >= QUALIFIER
-        (public if all(p.up for p in dealer) else audit)["dealer_qualifies"] = qualifies
-    return snapshot_of(state, NAME, _names(state), public, audit)
+    return showdown_snapshot(state, NAME, 3, three_card.value3, three_card.category_name, QUALIFIER)
 
 
 GAME = GameSpec(NAME, "Three Card Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)
