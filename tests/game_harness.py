@@ -8,9 +8,10 @@ Use from a game's tests:
         play_rounds(GAME, GAME.rules({}), legal_bets, seed=1, rounds=300)
 
 `legal_bets(rules, rng) -> list[Event]` gives the bets a player could make at this game (the harness
-adds random, mostly illegal, noise of its own). Games dealt from a fresh deck every round (the
-house-banked poker games refuse a card seen twice in one round) pass `deck_per_round=True`. `decide(state, expected, rng) -> Event | None` may pick
-decisions (default: a random legal action, with a random amount in `amount_range`).
+adds random, mostly illegal, noise of its own). `decide(state, expected, rng) -> Event | None` may pick
+decisions (default: a random legal action, with a random amount in `amount_range`). Games dealt from a
+fresh deck every round (the house-banked poker games refuse a card seen twice in one round) pass
+`deck_per_round=True`.
 """
 
 from __future__ import annotations
