@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import itertools
 from functools import cache
-from math import comb
+from math import comb, lcm
+from typing import Mapping
 
 import numpy as np
+
+from controller.games.base import Payout
 
 __all__ = ["combinations", "colex", "lcm_of_pers"]
 
@@ -31,9 +34,6 @@ def colex(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def lcm_of_pers(*paytables: object) -> int:
+def lcm_of_pers(*paytables: Mapping[str, Payout]) -> int:
     """The least stake on which every ratio of these paytables pays whole credits (1 for x:1 tables)."""
-    from math import lcm
-
-    pers = [p.per for table in paytables for p in table.values()]  # type: ignore[attr-defined]
-    return lcm(*pers) if pers else 1
+    return lcm(*(p.per for table in paytables for p in table.values()))
