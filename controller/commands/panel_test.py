@@ -176,8 +176,8 @@ async def _sim_console(panel: Any, changed: asyncio.Event, seen: list[Any], seco
             if verb == "help":
                 say(SIM_HELP)
             elif verb == "status":
-                for key, value in panel.status().items():
-                    say(f"status  {key}: {value}")
+                for key, state in panel.status().items():
+                    say(f"status  {key}: {state}")
             elif verb in ("press", "open", "release", "close", "tap", "hold") and len(rest) == 1:
                 name = rest[0]
                 if verb in ("press", "open", "tap", "hold"):

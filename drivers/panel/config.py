@@ -378,14 +378,14 @@ def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> 
     pulses = []
     for name_, t in _devices(root, "pulses"):
         pull, active_high = _electrical(t, "up", "low")
-        spec = PulseSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pull, active_high,
+        line = PulseSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pull, active_high,
                          t.number("glitch", 0.002, 0.0, 0.1), t.number("min_width", 0.015, 0.0, 1.0),
                          t.number("max_width", 0.15, 0.001, 5.0), t.number("min_gap", 0.015, 0.0, 1.0))
-        if not spec.glitch < spec.min_width < spec.max_width:
-            raise PanelConfigError(f"{t.where}: needs glitch < min_width < max_width, got {spec.glitch}, "
-                                   f"{spec.min_width}, {spec.max_width}")
+        if not line.glitch < line.min_width < line.max_width:
+            raise PanelConfigError(f"{t.where}: needs glitch < min_width < max_width, got {line.glitch}, "
+                                   f"{line.min_width}, {line.max_width}")
         t.done()
-        pulses.append(spec)
+        pulses.append(line)
 
     lamps = []
     for name_, t in _devices(root, "lamps"):

@@ -219,6 +219,13 @@ class LampEngine:
             self._finish(run)
         self._show_look(channel)
 
+    def redraw(self, channel: Channel) -> None:
+        """Show again whatever now owns the channel (after its brightness changed)."""
+        owner = channel.owner
+        channel.level = None
+        index = owner.channels.index(channel) if owner is not None else 0
+        channel.show(Pattern.level(owner.levels(self.clock.now()), index) if owner is not None else 0.0)
+
     def _show_look(self, channel: Channel) -> None:
         run = channel.look
         channel.show(run.levels(self.clock.now())[0] if run is not None else 0.0)

@@ -335,6 +335,16 @@ class Panel:
         for channel in channels:
             self.engine.set_look(channel, pattern)
 
+    def set_brightness(self, lamp: str, level: float) -> None:
+        """Dim a PWM lamp (0.0 .. 1.0); its looks and patterns keep running at the new brightness."""
+        channel = self._lamp(lamp)
+        if not self._lamps[lamp][0].pwm:
+            raise PanelError(f"lamp {lamp} is not wired for PWM, so it cannot be dimmed")
+        if not 0.0 <= level <= 1.0:
+            raise PanelError(f"brightness {level} is outside 0..1")
+        channel.brightness = level
+        self.engine.redraw(channel)
+
     def play(self, pattern: str, group: str = "all", seconds: float | None = None) -> None:
         """Play a group pattern ("attract", "win", "tilt", or any look) over a lamp group, for `seconds` or
         until stopped; the lamps then show their own looks again."""
@@ -394,12 +404,7 @@ class Panel:
 
     def lamp_level(self, name: str) -> float:
         """What a lamp, output or tower tier was last told (0.0 .. 1.0)."""
-        channel = (self._lamps.get(name) or self._tiers.get(name) or (None, None))[1]
-        if channel is None and name in self._outputs:
-            channel = self._outputs[name][0].channel
-        if channel is None:
-            raise PanelError(f"no lamp, output or tower tier named {name!r}")
-        return channel.level or 0.0
+        return self._channel(name)[0].level or 0.0
 
     # -- displays ---------------------------------------------------------------------------------------------
 
@@ -576,15 +581,15 @@ class Panel:
                              + (" (say buttons.NAME or lamps.NAME)" if found else ""))
         return found[0]
 
-    def _output_pin(self, name: str) -> tuple[Any, bool]:
-        """(pin, active_high) of a lamp, plain output or tower tier."""
+    def _channel(self, name: str) -> tuple[Channel, Any, bool]:
+        """(channel, gpiozero device, active_high) of a lamp, plain output or tower tier."""
         if name in self._lamps:
-            spec, _, device = self._lamps[name]
-            return device.pin, spec.active_high
+            lamp, channel, device = self._lamps[name]
+            return channel, device, lamp.active_high
         if name in self._outputs:
             output, device = self._outputs[name]
-            return device.pin, output.spec.active_high
+            return output.channel, device, output.spec.active_high
         if name in self._tiers:
-            spec, _, device = self._tiers[name]
-            return device.pin, spec.active_high
+            tier, channel, device = self._tiers[name]
+            return channel, device, tier.active_high
         raise PanelError(f"no lamp, output or tower tier named {name!r}")

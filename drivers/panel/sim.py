@@ -26,10 +26,10 @@ class SimPin(MockPin):
     """A mock pin whose recorded changes are stamped by the factory's clock (a ManualClock in tests)."""
 
     def _change_state(self, value: bool | float) -> bool:
-        if self._state != value:
+        if self._state != value:  # type: ignore[has-type]
             t = self._factory.ticks()
             self._state = value
-            self.states.append(PinState(t - self._last_change, value))
+            self.states.append(PinState(t - self._last_change, value))  # type: ignore[has-type]
             self._last_change = t
             return True
         return False
@@ -198,8 +198,8 @@ class SimControls:
 
     def lamp(self, name: str) -> float:
         """How lit a lamp, output or tower tier is, from its pin (0.0 .. 1.0)."""
-        pin, active_high = self._panel._output_pin(name)
-        level = float(pin.state)
+        _, device, active_high = self._panel._channel(name)
+        level = float(device.pin.state)
         return level if active_high else 1.0 - level
 
     def display(self, name: str) -> SimChip:

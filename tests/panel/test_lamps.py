@@ -140,6 +140,12 @@ def test_pwm_lamps_breathe_and_dim(rig) -> None:
     assert timeline(plain) == [(0.0, F), (0.5, T), (1.0, F)]
     r.panel.light("spin", "on")
     assert r.sim.lamp("spin") == 0.5
+    r.panel.set_brightness("spin", 0.25)
+    assert r.sim.lamp("spin") == 0.25 and r.panel.lamp_level("spin") == 0.25
+    with pytest.raises(PanelError, match="lamp plain is not wired for PWM"):
+        r.panel.set_brightness("plain", 0.5)
+    with pytest.raises(PanelError, match="outside 0..1"):
+        r.panel.set_brightness("spin", 2)
 
 
 def test_tower_light_conditions_by_priority(rig) -> None:
