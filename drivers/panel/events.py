@@ -11,24 +11,22 @@ __all__ = [
 ]
 
 
-def _spoken(name: str) -> str:
-    return name.replace("_", " ")
-
-
 @dataclass(frozen=True)
 class PanelEvent:
     """Base of every panel event: `name` is the device's name in the pin map, `at` the panel clock's seconds
-    when the input settled (the edge's time, not when the runtime heard of it)."""
+    when the input settled (the edge's time, not when the runtime heard of it). `str(event)` says it in words.
+    """
 
     KIND: ClassVar[str] = ""
+    WORDS: ClassVar[str] = "{device}"  # formatted with `device` (the name spoken) and the event's fields
     name: str
     at: float
 
     def __str__(self) -> str:
-        return self.words()
+        return self.WORDS.format(device=self._device(), **vars(self))
 
-    def words(self) -> str:
-        raise NotImplementedError
+    def _device(self) -> str:
+        return self.name.replace("_", " ")
 
 
 @dataclass(frozen=True)
@@ -36,18 +34,15 @@ class _ButtonEvent(PanelEvent):
     spot: int | None = None
     role: str = ""
 
-    def _button(self) -> str:
-        if self.spot is not None:
-            return f"spot {self.spot} {_spoken(self.role)} button"
-        return f"{_spoken(self.role or self.name)} button"
+    def _device(self) -> str:
+        role = (self.role or self.name).replace("_", " ")
+        return f"spot {self.spot} {role}" if self.spot is not None else role
 
 
 @dataclass(frozen=True)
 class ButtonPressed(_ButtonEvent):
     KIND: ClassVar[str] = "button_pressed"
-
-    def words(self) -> str:
-        return f"{self._button()} pressed"
+    WORDS: ClassVar[str] = "{device} button pressed"
 
 
 @dataclass(frozen=True)
@@ -55,52 +50,40 @@ class ButtonReleased(_ButtonEvent):
     """`duration`: seconds since the press; `held`: a ButtonHeld was sent for this press."""
 
     KIND: ClassVar[str] = "button_released"
+    WORDS: ClassVar[str] = "{device} button released"
     duration: float = 0.0
     held: bool = False
-
-    def words(self) -> str:
-        return f"{self._button()} released"
 
 
 @dataclass(frozen=True)
 class ButtonHeld(_ButtonEvent):
     KIND: ClassVar[str] = "button_held"
+    WORDS: ClassVar[str] = "{device} button held"
     duration: float = 0.0
-
-    def words(self) -> str:
-        return f"{self._button()} held"
 
 
 @dataclass(frozen=True)
 class DoorOpened(PanelEvent):
     KIND: ClassVar[str] = "door_opened"
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} door opened"
+    WORDS: ClassVar[str] = "{device} door opened"
 
 
 @dataclass(frozen=True)
 class DoorClosed(PanelEvent):
     KIND: ClassVar[str] = "door_closed"
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} door closed"
+    WORDS: ClassVar[str] = "{device} door closed"
 
 
 @dataclass(frozen=True)
 class SwitchOn(PanelEvent):
     KIND: ClassVar[str] = "switch_on"
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} switch on"
+    WORDS: ClassVar[str] = "{device} switch on"
 
 
 @dataclass(frozen=True)
 class SwitchOff(PanelEvent):
     KIND: ClassVar[str] = "switch_off"
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} switch off"
+    WORDS: ClassVar[str] = "{device} switch off"
 
 
 @dataclass(frozen=True)
@@ -108,11 +91,9 @@ class PulseCounted(PanelEvent):
     """A valid pulse (one coin in, one coin out): `count` is the line's running total of valid pulses."""
 
     KIND: ClassVar[str] = "pulse_counted"
+    WORDS: ClassVar[str] = "{device} pulse {count} counted"
     width: float = 0.0
     count: int = 0
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} pulse {self.count} counted"
 
 
 @dataclass(frozen=True)
@@ -120,11 +101,9 @@ class PulseRejected(PanelEvent):
     """A pulse that was not counted, and why; the runtime decides whether it is a fault (tilt) or noise."""
 
     KIND: ClassVar[str] = "pulse_rejected"
+    WORDS: ClassVar[str] = "{device} pulse rejected: {reason}"
     width: float = 0.0
     reason: str = ""
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} pulse rejected: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -132,16 +111,12 @@ class InputStuck(PanelEvent):
     """An input active far longer than it can be in use: a jammed button, a taped button, a stuck coin line."""
 
     KIND: ClassVar[str] = "input_stuck"
+    WORDS: ClassVar[str] = "{device} stuck"
     since: float = 0.0
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} stuck"
 
 
 @dataclass(frozen=True)
 class InputFreed(PanelEvent):
     KIND: ClassVar[str] = "input_freed"
+    WORDS: ClassVar[str] = "{device} freed"
     stuck_for: float = 0.0
-
-    def words(self) -> str:
-        return f"{_spoken(self.name)} freed"

@@ -116,22 +116,23 @@ class _Output:
 
 
 class _BitBangSPI:
-    """SPI mode 0, MSB first, write only: what a MAX7219 chain needs, over three output devices."""
+    """SPI mode 0, MSB first, write only: what a MAX7219 chain needs, over three output devices (clock and data
+    active high, select active low). Bits go straight to the pins: the devices only reserve them."""
 
     def __init__(self, clock: DigitalOutputDevice, data: DigitalOutputDevice, select: DigitalOutputDevice) -> None:
-        self.clock, self.data, self.select = clock, data, select
+        self.clock, self.data, self.select = clock.pin, data.pin, select.pin
 
     def transfer(self, frame: list[int]) -> None:
         clock, data = self.clock, self.data
-        self.select.on()  # active low: LOAD/CS goes low
+        self.select.state = 0  # LOAD/CS low
         try:
             for byte in frame:
                 for bit in range(7, -1, -1):
-                    data.on() if byte >> bit & 1 else data.off()
-                    clock.on()   # the chip samples DIN on the rising edge
-                    clock.off()
+                    data.state = byte >> bit & 1
+                    clock.state = 1  # the chip samples DIN on the rising edge
+                    clock.state = 0
         finally:
-            self.select.off()  # the rising edge latches every chip's word
+            self.select.state = 1  # the rising edge latches every chip's word
 
 
 class Panel:
@@ -522,23 +523,20 @@ class Panel:
         except KeyError:
             raise PanelError(f"no look {how!r} (looks: {', '.join(list(SPOT_LOOKS) + list(LOOKS))})") from None
 
+    @staticmethod
+    def _named(table: dict[str, Any], name: str, kind: str) -> Any:
+        if name not in table:
+            raise PanelError(f"no {kind} named {name!r} ({kind}s: {', '.join(table) or 'none'})")
+        return table[name]
+
     def _input(self, name: str) -> _Input:
-        try:
-            return self._inputs[name]
-        except KeyError:
-            raise PanelError(f"no input named {name!r} (inputs: {', '.join(self._inputs)})") from None
+        return self._named(self._inputs, name, "input")
 
     def _lamp(self, name: str) -> Channel:
-        try:
-            return self._lamps[name][1]
-        except KeyError:
-            raise PanelError(f"no lamp named {name!r} (lamps: {', '.join(self._lamps)})") from None
+        return self._named(self._lamps, name, "lamp")[1]
 
     def _output(self, name: str) -> tuple[_Output, Any]:
-        try:
-            return self._outputs[name]
-        except KeyError:
-            raise PanelError(f"no output named {name!r} (outputs: {', '.join(self._outputs)})") from None
+        return self._named(self._outputs, name, "output")
 
     def _group(self, group: str) -> tuple[Channel, ...]:
         try:
@@ -553,10 +551,7 @@ class Panel:
         return name if name in dict(self.config.groups) else "all"
 
     def _display_spec(self, name: str) -> DisplaySpec:
-        try:
-            return self._displays[name]
-        except KeyError:
-            raise PanelError(f"no display named {name!r} (displays: {', '.join(self._displays) or 'none'})") from None
+        return self._named(self._displays, name, "display")
 
     def _pulse_spec(self, name: str) -> PulseSpec:
         spec = self._input(name).spec

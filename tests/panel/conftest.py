@@ -16,6 +16,13 @@ class Rig:
         self.panel, self.clock, self.events = panel, clock, events
         self.sim = panel.sim
 
+    def pins(self, *names: str) -> list[Any]:
+        """Mock pins ("lamps.a", ...) with their recorded history starting now."""
+        pins = [self.sim.pin(name) for name in names]
+        for pin in pins:
+            pin.clear_states()
+        return pins
+
     def words(self) -> list[str]:
         return [str(event) for event in self.events]
 

@@ -26,8 +26,7 @@ def test_pattern_steps_and_next_change() -> None:
 
 def test_blink_timeline(rig) -> None:
     r = rig(LAMPS)
-    pin = r.sim.pin("lamps.a")
-    pin.clear_states()
+    [pin] = r.pins("lamps.a")
     r.panel.light("a", "blink")
     r.clock.advance(2.2)
     assert timeline(pin) == [(0.0, F), (0.0, T), (0.5, F), (0.5, T), (0.5, F), (0.5, T)]
@@ -37,9 +36,7 @@ def test_blink_timeline(rig) -> None:
 
 def test_lamps_that_blink_blink_in_step(rig) -> None:
     r = rig(LAMPS)
-    a, b = r.sim.pin("lamps.a"), r.sim.pin("lamps.b")
-    a.clear_states()
-    b.clear_states()
+    a, b = r.pins("lamps.a", "lamps.b")
     r.panel.light("a", "blink")
     r.clock.advance(0.7)
     r.panel.light("b", "blink")  # mid-cycle: it waits for the shared phase rather than starting its own
@@ -53,8 +50,7 @@ def test_a_spot_look_is_a_named_lamp_look(rig) -> None:
     r.panel.light_spot(3, "bet_placed")
     assert r.sim.lamp("spot3_bet") == 1.0 and r.sim.lamp("spot3_insurance") == 1.0
     assert r.sim.lamp("spot4_bet") == 0.0
-    pin = r.sim.pin("lamps.spot4_bet")
-    pin.clear_states()
+    [pin] = r.pins("lamps.spot4_bet")
     r.panel.light_spot(4, "betting_open")  # a slow blink: one second on, one off
     r.clock.advance(4.5)
     assert timeline(pin) == [(0.0, F), (0.0, T), (1.0, F), (1.0, T), (1.0, F), (1.0, T)]
@@ -68,9 +64,7 @@ def test_a_spot_look_is_a_named_lamp_look(rig) -> None:
 
 def test_attract_chases_in_group_order(rig) -> None:
     r = rig({**LAMPS, "groups": {"attract": ["c", "b", "a"]}})
-    pins = {name: r.sim.pin(f"lamps.{name}") for name in "abc"}
-    for pin in pins.values():
-        pin.clear_states()
+    pins = dict(zip("abc", r.pins("lamps.a", "lamps.b", "lamps.c")))
     r.panel.attract()
     r.clock.advance(0.7)
     assert timeline(pins["c"]) == [(0.0, F), (0.0, T), (0.15, F), (0.3, T), (0.15, F)]
@@ -82,9 +76,7 @@ def test_attract_chases_in_group_order(rig) -> None:
 
 def test_win_flash_borrows_the_lamps_and_gives_them_back(rig) -> None:
     r = rig(LAMPS)
-    a, b = r.sim.pin("lamps.a"), r.sim.pin("lamps.b")
-    a.clear_states()
-    b.clear_states()
+    a, b = r.pins("lamps.a", "lamps.b")
     r.panel.light("a", "on")
     r.clock.advance(0.2)
     r.panel.flash_win(seconds=1.0)
@@ -127,9 +119,7 @@ def test_a_group_pattern_takes_lamps_from_another(rig) -> None:
 
 def test_pwm_lamps_breathe_and_dim(rig) -> None:
     r = rig({"lamps": {"spin": {"pin": 18, "pwm": True, "brightness": 0.5}, "plain": 12}})
-    spin, plain = r.sim.pin("lamps.spin"), r.sim.pin("lamps.plain")
-    spin.clear_states()
-    plain.clear_states()
+    spin, plain = r.pins("lamps.spin", "lamps.plain")
     r.panel.light("spin", "pulse")
     r.panel.light("plain", "pulse")  # no PWM: lit while the breath is above half
     r.clock.advance(2.0)
@@ -196,8 +186,7 @@ def test_no_tower_light(rig) -> None:
 
 def test_meter_pulses_are_queued_and_timed(rig) -> None:
     r = rig({"outputs": {"meter_coin_in": {"pin": 22, "pulse": 0.05, "gap": 0.05}, "hopper_motor": 17}})
-    pin = r.sim.pin("outputs.meter_coin_in")
-    pin.clear_states()
+    [pin] = r.pins("outputs.meter_coin_in")
     r.panel.pulse_output("meter_coin_in", 2)
     r.clock.advance(0.06)
     r.panel.pulse_output("meter_coin_in")     # queued behind the two
