@@ -72,3 +72,14 @@ def test_bad_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     code, _, err = run(["panel-test", "--config", str(path), "--sim"], "", monkeypatch, capsys)
     assert code == 2
     assert err.strip() == "croupier panel-test: error: panel: GPIO17 (pin 11) is used by both buttons.deal and buttons.spin"
+
+
+def test_bench_panel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    path = tmp_path / "panel.json"
+    assert main(["bench", "panel", "--edges", "20", "--shows", "2", "--json", str(path)]) == 0
+    report = json.loads(path.read_text())
+    assert report["bench"] == "panel" and report["edges"] == 20 and report["display"]["frames"] == 16
+    assert 0 < report["latency"]["median_us"] <= report["latency"]["max_us"]
+    assert main(["bench", "panel", "--edges", "1"]) == 2
