@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import threading
 from typing import Any, Callable
 
 from controller.cli import CliError
@@ -158,10 +159,21 @@ async def _sim_console(panel: Any, changed: asyncio.Event, seen: list[Any], seco
     loop = asyncio.get_running_loop()
     sim = panel.sim
     deadline = None if seconds is None else loop.time() + seconds
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:  # a daemon thread, so a pending read never holds up the exit
+        try:
+            for text in iter(sys.stdin.readline, ""):
+                loop.call_soon_threadsafe(lines.put_nowait, text)
+            loop.call_soon_threadsafe(lines.put_nowait, "")
+        except RuntimeError:
+            pass  # the loop closed first: the test is over
+
+    threading.Thread(target=read, name="panel-test stdin", daemon=True).start()
     while True:
         timeout = None if deadline is None else max(0.0, deadline - loop.time())
         try:
-            line = await asyncio.wait_for(loop.run_in_executor(None, sys.stdin.readline), timeout)
+            line = await asyncio.wait_for(lines.get(), timeout)
         except asyncio.TimeoutError:
             return
         if not line:

@@ -108,5 +108,9 @@ def test_gpio_driver_on_gpiozeros_mock_factory(monkeypatch: pytest.MonkeyPatch, 
 
 def test_gpio_driver_without_gpio(monkeypatch: pytest.MonkeyPatch, default_factory: None) -> None:
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no_such_factory")
-    with pytest.raises(PanelError, match='no GPIO here .*driver = "sim"'):
-        open_panel(panel_config_from_mapping({}), loop=asyncio.new_event_loop())
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(PanelError, match='no GPIO here .*driver = "sim"'):
+            open_panel(panel_config_from_mapping({}), loop=loop)
+    finally:
+        loop.close()
