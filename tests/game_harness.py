@@ -9,7 +9,9 @@ Use from a game's tests:
 
 `legal_bets(rules, rng) -> list[Event]` gives the bets a player could make at this game (the harness
 adds random, mostly illegal, noise of its own). `decide(state, expected, rng) -> Event | None` may pick
-decisions (default: a random legal action, with a random amount in `amount_range`).
+decisions (default: a random legal action, with a random amount in `amount_range`). Games dealt from a
+fresh deck every round (the house-banked poker games refuse a card seen twice in one round) pass
+`deck_per_round=True`.
 """
 
 from __future__ import annotations
@@ -162,14 +164,19 @@ def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
 
 
 def play_rounds(game: GameSpec, rules: RulesBase, legal_bets: Callable[[Any, Rng], list[Event]], seed: int,
-                rounds: int, decide: Decide = random_decision, jokers: int = 0, void_chance: int = 0) -> Any:
+                rounds: int, decide: Decide = random_decision, jokers: int = 0, void_chance: int = 0,
+                deck_per_round: bool = False) -> Any:
     """Play `rounds` seeded rounds, then replay every event (through JSON) and demand the same state."""
     rng = SeededRng(seed)
-    cards = _cards(SeededRng(seed + 1), getattr(rules, "decks", 1), jokers)
+    card_rng = SeededRng(seed + 1)
+    decks = getattr(rules, "decks", 1)
+    cards = _cards(card_rng, decks, jokers)
     state = game.new_table(rules)
     initial = state
     journal: list[Event] = []
     for _ in range(rounds):
+        if deck_per_round:
+            cards = iter(card_rng.shuffled(shoe(decks, jokers)))
         state, log = play_round(game, state, rng, cards, legal_bets, decide, void_chance)
         journal.extend(log.events)
     replayed = initial

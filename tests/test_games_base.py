@@ -141,3 +141,10 @@ def test_registry_refuses_unknown_games() -> None:
     with pytest.raises(ValueError, match="unknown game"):
         get_game("base")
     assert "base" not in game_names()
+
+
+def test_registry_lists_only_games() -> None:
+    names = game_names()
+    assert "bets" not in names and not any(n.startswith("-") for n in names)
+    for name in names:
+        assert get_game(name).name == name

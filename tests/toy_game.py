@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from controller.cards import Card
 from controller.games.base import (
@@ -21,7 +21,7 @@ BOXES = ("main",)
 class Rules(RulesBase):
     spots: int = 3
     pays: Payout = Payout(1, 1)
-    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(1, 100)}))
+    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(1, 100)}))
 
     def validate(self) -> None:
         if not 1 <= self.spots <= 7:

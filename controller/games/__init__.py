@@ -9,7 +9,7 @@ from controller.games.base import GameSpec
 
 __all__ = ["get_game", "game_names"]
 
-_NOT_GAMES = {"base"}
+_NOT_GAMES = {"base", "bets"}  # shared modules of the games package, not games
 
 
 def _module_name(name: str) -> str:

@@ -197,7 +197,7 @@ def _from_fields(cls: type, data: Any, where: str) -> Any:
     kwargs = {name: _decode(hints[name], data[name], f"{where}.{name}") for name in names if name in data}
     try:
         return cls(**kwargs)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:  # a check in __post_init__ names its key too
         raise ValueError(f"{where}: {exc}") from None
 
 

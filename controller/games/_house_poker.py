@@ -1,0 +1,304 @@
+"""The round shared by the house-banked poker games (three card poker, let it ride, caribbean stud): bets, the deal, decisions, reveals, voids.
+
+Each game module keeps its own flow readable in its `apply` and calls these helpers for the parts that
+are the same everywhere: one deck per round, hands dealt one card at a time around the table or whole
+hand by hand, every player deciding once per decision stage, face-down cards turned up only when the
+rules say so.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping, Sequence
+
+from controller.cards import Card
+from controller.games.base import (
+    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
+    Event, Expected, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesError,
+    Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+)
+from controller.games.bets import Bets, Limit
+
+__all__ = [
+    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "reveal", "take_decision", "set_stake",
+    "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
+    "check_paytable", "not_in_game",
+]
+
+
+class Deal(enum.Enum):
+    """The order cards come out of the shoe or shuffler."""
+
+    ROUNDS = "rounds"  # one card at a time to each hand in turn, spots in order, then the dealer (the seeds)
+    HANDS = "hands"    # each hand whole before the next, as a hand-forming shuffler delivers them
+
+
+DealPlan = tuple[tuple[str, bool], ...]  # (where the card goes, face up) for every card of the round, in order
+
+
+def deal_plan(hands: Sequence[tuple[str, tuple[bool, ...]]], mode: Deal) -> DealPlan:
+    """The order of a round's cards from its hands: (position, face up of each card) in table order."""
+    if mode is Deal.HANDS:
+        return tuple((to, up) for to, ups in hands for up in ups)
+    longest = max(len(ups) for _, ups in hands)
+    return tuple((to, ups[i]) for i in range(longest) for to, ups in hands if i < len(ups))
+
+
+@dataclass(frozen=True)
+class State:
+    """A table between events. `cards` keeps every card of the round in deal order with where it went."""
+
+    rules: Any
+    round: int = 0
+    phase: str = "idle"                          # idle, betting, dealing, deciding, settling
+    bets: Bets = Bets()
+    cards: tuple[tuple[str, Placed], ...] = ()
+    stage: int = 0                               # the decision stage (let it ride has two)
+    decisions: tuple[tuple[int, int, str], ...] = ()  # (stage, spot, action) in the order made
+
+    def positions(self) -> tuple[str, ...]:
+        """Where cards lie this round, in the order each first received one."""
+        return tuple(dict.fromkeys(where for where, _ in self.cards))
+
+    def placed(self, to: str) -> tuple[Placed, ...]:
+        return tuple(p for where, p in self.cards if where == to)
+
+    def hand(self, to: str) -> tuple[Card, ...]:
+        return tuple(p.card for where, p in self.cards if where == to)
+
+    def decision(self, spot: int, stage: int | None = None) -> str | None:
+        """The action `spot` took at `stage` (default: the current stage), or None."""
+        stage = self.stage if stage is None else stage
+        for st, s, action in self.decisions:
+            if st == stage and s == spot:
+                return action
+        return None
+
+
+Place = Callable[[Bets, PlaceBet | RemoveBet], tuple[Bets, Effects]]
+
+
+def betting(state: State, event: Event, spots: int, limits: Mapping[str, Limit],
+            place: Place | None = None) -> tuple[State, Effects] | None:
+    """Handle the events every game treats alike (void, open, place/remove, close); None for any other event.
+
+    `place` replaces the plain one-box placement (let it ride puts one bet on all three circles).
+    """
+    if isinstance(event, VoidRound):
+        if state.phase == "idle":
+            raise IllegalEvent("no round to void")
+        effects: list[Effect] = [StakeChanged(s, b, 0, -a) for s, b, a in state.bets]
+        effects.append(RoundVoided(state.round, event.reason, state.bets.total))
+        return State(state.rules, state.round), tuple(effects)
+    if isinstance(event, OpenBets):
+        if state.phase != "idle":
+            raise IllegalEvent(f"a round is already in progress ({expect_text(state)})")
+        return State(state.rules, state.round + 1, "betting"), (BetsOpened(state.round + 1),)
+    if isinstance(event, (PlaceBet, RemoveBet)):
+        if state.phase != "betting":
+            raise IllegalEvent("bets are not open")
+        if place is not None:
+            bets, placed = place(state.bets, event)
+            return replace(state, bets=bets), placed
+        op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
+        bets, eff = op(event, spots, limits)  # type: ignore[arg-type]
+        return replace(state, bets=bets), (eff,)
+    if isinstance(event, CloseBets):
+        if state.phase != "betting":
+            raise IllegalEvent("bets are not open")
+        if not state.bets:
+            raise IllegalEvent("no bets on the table")
+        state.bets.check_minimums(limits)
+        return replace(state, phase="dealing"), (BetsClosed(state.round),)
+    return None
+
+
+def expect_text(state: State) -> str:
+    return {"idle": "no round in progress", "betting": "bets are open", "dealing": "dealing",
+            "deciding": "waiting for decisions", "settling": "waiting to settle"}.get(state.phase, state.phase)
+
+
+def accept_card(state: State, event: CardDealt, plan: DealPlan) -> tuple[State, Effects, bool]:
+    """Put the dealt card where the plan says; returns the new state, its effect and whether the deal is done.
+
+    A second copy of a card in one round is refused: these games deal from one deck, so it is a misread
+    (or a foreign card) and must not be paid on.
+    """
+    if state.phase != "dealing":
+        raise IllegalEvent(f"no card expected now ({expect_text(state)})")
+    to, up = plan[len(state.cards)]
+    if event.target is not None and event.target != to:
+        raise IllegalEvent(f"card expected for {to}, not {event.target}")
+    if event.card.joker:
+        raise IllegalEvent("a joker is not part of this game")
+    for where, p in state.cards:
+        if p.card == event.card:
+            raise IllegalEvent(f"{event.card} is already on the table this round (at {where}): one deck holds one")
+    cards = state.cards + ((to, Placed(event.card, up)),)
+    return replace(state, cards=cards), (CardPlaced(event.card, to, up),), len(cards) == len(plan)
+
+
+def reveal(state: State, positions: Sequence[str], first: int | None = None) -> tuple[State, Effects]:
+    """Turn face up the face-down cards at `positions` (only the first `first` of each, when given)."""
+    cards = list(state.cards)
+    effects: list[Effect] = []
+    for to in positions:
+        shown: list[Card] = []
+        seen = 0
+        for i, (where, p) in enumerate(cards):
+            if where != to:
+                continue
+            seen += 1
+            if first is not None and seen > first:
+                break
+            if not p.up:
+                cards[i] = (where, Placed(p.card, True))
+                shown.append(p.card)
+        if shown:
+            effects.append(CardsRevealed(to, tuple(shown)))
+    return replace(state, cards=tuple(cards)), tuple(effects)
+
+
+def take_decision(state: State, event: Decision, deciders: Sequence[int],
+                  actions: Callable[[int], Mapping[str, int]]) -> tuple[State, int, str]:
+    """Check and record a player's decision: a spot that still has to decide at this stage, a legal action,
+    and an amount of 0 or exactly what the action costs (`actions(spot)` maps each action to its cost)."""
+    if state.phase != "deciding":
+        raise IllegalEvent(f"no decision expected now ({expect_text(state)})")
+    spot = parse_spot_actor(event.actor)
+    if spot is None:
+        raise IllegalEvent(f"only a player decides here, not {event.actor!r}")
+    if spot not in deciders:
+        raise IllegalEvent(f"spot {spot} has no decision to make now")
+    if state.decision(spot) is not None:
+        raise IllegalEvent(f"spot {spot} already chose {state.decision(spot)}")
+    costs = actions(spot)
+    if event.action not in costs:
+        raise IllegalEvent(f"spot {spot} may {' or '.join(costs)}, not {event.action!r}")
+    if event.hand != 0:
+        raise IllegalEvent(f"spot {spot} has one hand, not hand {event.hand}")
+    cost = costs[event.action]
+    if event.amount not in (0, cost):
+        raise IllegalEvent(f"spot {spot}: {event.action} costs {cost}, not {event.amount}")
+    return replace(state, decisions=state.decisions + ((state.stage, spot, event.action),)), spot, event.action
+
+
+def set_stake(state: State, spot: int, box: str, amount: int) -> tuple[State, Effects]:
+    """Put `amount` on a box (a play or call bet) or take it back to 0 (a let it ride bet pulled)."""
+    delta = amount - state.bets.get(spot, box)
+    return replace(state, bets=state.bets.with_amount(spot, box, amount)), (StakeChanged(spot, box, amount, delta),)
+
+
+def showdown(state: State, spots: Sequence[int]) -> tuple[State, Effects]:
+    """Every decision is in: turn up the dealer's hand and the hands of `spots` (those still in play)."""
+    state, shown = reveal(state, ["dealer"] + [f"spot:{s}" for s in spots])
+    return replace(state, phase="settling"), shown
+
+
+def settle_round(state: State, settle: Callable[[State], Settlement]) -> tuple[State, Effects]:
+    """The Settle event: pay the round and clear the table for the next."""
+    if state.phase != "settling":
+        raise IllegalEvent(f"cannot settle now ({expect_text(state)})")
+    return State(state.rules, state.round), (RoundSettled(state.round, settle(state)),)
+
+
+def against_dealer(spot: int, ante: int, box: str, bet: int, mine: int, dealer: int, qualifies: bool,
+                   won: tuple[int, str]) -> list[BoxResult]:
+    """Ante and play/call rows of a hand still in play against the dealer: a dealer who does not qualify
+    pays the ante 1:1 and pushes the bet; otherwise the higher hand wins both (the bet paid `won`, as
+    (winnings, line)) and a tie pushes both."""
+    if not qualifies:
+        return [BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante, "dealer does not qualify: ante 1:1"),
+                BoxResult(spot, box, bet, "push", 0, 0, bet, f"dealer does not qualify: {box} pushes")]
+    if mine > dealer:
+        paid, line = won
+        return [BoxResult(spot, "ante", ante, "win", ante, 0, 2 * ante, "player beats dealer: ante 1:1"),
+                BoxResult(spot, box, bet, "win", paid, 0, bet + paid, line)]
+    if mine < dealer:
+        return [BoxResult(spot, "ante", ante, "lose", 0, 0, 0, "dealer beats player"),
+                BoxResult(spot, box, bet, "lose", 0, 0, 0, "dealer beats player")]
+    return [BoxResult(spot, "ante", ante, "push", 0, 0, ante, "tie: ante pushes"),
+            BoxResult(spot, box, bet, "push", 0, 0, bet, f"tie: {box} pushes")]
+
+
+def expect(state: State, plan: DealPlan, deciders: Sequence[int], actions: Callable[[int], Mapping[str, int]]) -> Expected:
+    """What the table waits for: a bet action, the next card, the next undecided spot, or settlement."""
+    if state.phase == "idle":
+        return Expected("idle", "open bets", actions=("open_bets",))
+    if state.phase == "betting":
+        return Expected("betting", "bets are open", actions=("place_bet", "remove_bet", "close_bets"))
+    if state.phase == "dealing":
+        to, up = plan[len(state.cards)]
+        size = sum(1 for where, _ in plan if where == to)
+        nth = len(state.placed(to)) + 1
+        who = to.replace(":", " ")
+        return Expected("dealing", f"card {nth} of {size} to {who}, face {'up' if up else 'down'}", card_to=to,
+                        face_up=up)
+    if state.phase == "deciding":
+        waiting = [s for s in deciders if state.decision(s) is None]
+        spot = waiting[0]
+        costs = actions(spot)
+        choices = " or ".join(f"{a} ({c})" if c else a for a, c in costs.items())
+        others = f"; {len(waiting) - 1} more to decide" if len(waiting) > 1 else ""
+        return Expected("deciding", f"spot {spot}: {choices}{others}", actor=spot_actor(spot), actions=tuple(costs))
+    return Expected("settling", "settle the round", actions=("settle",))
+
+
+def snapshot_of(state: State, game: str, names: Mapping[str, tuple[str, bool]], public: Mapping[str, Any] | None = None,
+                audit: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The snapshot contract of base.py: cards as Placed objects; a hand's name outside "audit" only when
+    `names[to]` says every card it depends on is face up."""
+    hands = []
+    for to in state.positions():
+        entry: dict[str, Any] = {"to": to, "cards": [p.json() for p in state.placed(to)]}
+        name, visible = names.get(to, ("", False))
+        if name and visible:
+            entry["hand"] = name
+        hands.append(entry)
+    snap: dict[str, Any] = {
+        "game": game, "round": state.round, "phase": state.phase, "bets": state.bets.json(), "hands": hands,
+        "decisions": [{"stage": st, "spot": s, "action": a} for st, s, a in state.decisions],
+        **(public or {}),
+        "audit": {"hands": {to: name for to, (name, _) in names.items() if name}, **(audit or {})},
+    }
+    return snap
+
+
+def showdown_snapshot(state: State, game: str, size: int, value_of: Callable[[Sequence[Card]], int],
+                      name_of: Callable[[int], str], qualifier: int) -> dict[str, Any]:
+    """The snapshot of a game against the dealer: each complete hand named, and whether the dealer
+    qualifies, outside "audit" only once the cards they depend on are face up."""
+    names: dict[str, tuple[str, bool]] = {}
+    public: dict[str, Any] = {}
+    audit: dict[str, Any] = {}
+    for to in state.positions():
+        placed = state.placed(to)
+        if len(placed) == size:
+            value = value_of([p.card for p in placed])
+            names[to] = (name_of(value), all(p.up for p in placed))
+            if to == "dealer":
+                (public if names[to][1] else audit)["dealer_qualifies"] = value >= qualifier
+    return snapshot_of(state, game, names, public, audit)
+
+
+def check_spots(spots: int, most: int, where: str = "rules.spots") -> None:
+    if not 1 <= spots <= most:
+        raise RulesError(f"{where}: 1 to {most} spots, got {spots}")
+
+
+def check_paytable(table: Mapping[str, Any], lines: Sequence[str], where: str, complete: bool = False) -> None:
+    """Every line names a hand of the game and pays something; `complete` demands every line."""
+    for key, payout in table.items():
+        if key not in lines:
+            raise RulesError(f"{where}.{key}: no such line (lines: {', '.join(lines)})")
+        if payout.win == 0:
+            raise RulesError(f"{where}.{key}: a line pays more than 0 (leave a losing hand out)")
+    if complete:
+        missing = [line for line in lines if line not in table]
+        if missing:
+            raise RulesError(f"{where}: no payout for {', '.join(missing)}")
+
+
+def not_in_game(event: Event) -> IllegalEvent:
+    return IllegalEvent(f"{event.KIND} is not part of this game")

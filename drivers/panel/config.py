@@ -1,0 +1,618 @@
+"""The panel's pin map: the [panel] TOML section parsed and validated into frozen dataclasses (pure, no gpiozero)."""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+__all__ = [
+    "PanelConfigError", "PanelConfig", "ButtonSpec", "SwitchSpec", "PulseSpec", "LampSpec", "OutputSpec",
+    "TowerSpec", "DisplaySpec", "ChainSpec", "WiringRow",
+    "load_panel_config", "panel_config_from_mapping", "parse_pin", "pin_label", "wiring_rows", "wiring_markdown",
+    "DEFAULT_TOWER_CONDITIONS", "HEADER",
+]
+
+
+class PanelConfigError(ValueError):
+    """A pin map that cannot be wired as written; the message names the key."""
+
+
+# The Raspberry Pi 40-pin header (every model since the B+): physical pin -> GPIO number, or what the pin is.
+HEADER: dict[int, int | str] = {
+    1: "3V3 power", 2: "5V power", 3: 2, 4: "5V power", 5: 3, 6: "ground", 7: 4, 8: 14, 9: "ground", 10: 15,
+    11: 17, 12: 18, 13: 27, 14: "ground", 15: 22, 16: 23, 17: "3V3 power", 18: 24, 19: 10, 20: "ground",
+    21: 9, 22: 25, 23: 11, 24: 8, 25: "ground", 26: 7, 27: 0, 28: 1, 29: 5, 30: "ground",
+    31: 6, 32: 12, 33: 13, 34: "ground", 35: 19, 36: 16, 37: 26, 38: 20, 39: "ground", 40: 21,
+}
+PHYSICAL: dict[int, int] = {gpio: physical for physical, gpio in HEADER.items() if isinstance(gpio, int)}
+GPIO_MAX = 27
+
+# GPIO0/1 carry the HAT identification EEPROM; the firmware reads them at boot, so nothing else may.
+ALWAYS_RESERVED: dict[int, str] = {0: "the HAT ID EEPROM (ID_SD)", 1: "the HAT ID EEPROM (ID_SC)"}
+BUSES: dict[str, dict[int, str]] = {
+    "uart": {14: "the serial UART (TXD)", 15: "the serial UART (RXD)"},
+    "i2c": {2: "I2C (SDA)", 3: "I2C (SCL)"},
+    # The kernel's spi0 overlay claims both chip selects and MISO even when a display uses only CE0 and MOSI.
+    "spi0": {7: "SPI0 (CE1)", 8: "SPI0 (CE0)", 9: "SPI0 (MISO)", 10: "SPI0 (MOSI)", 11: "SPI0 (SCLK)"},
+}
+HARDWARE_SPI = {"spi0": (11, 10, 8), "spi0.1": (11, 10, 7)}  # bus -> (clock, data/MOSI, select)
+
+DRIVERS = ("gpio", "sim")
+PULLS = ("up", "down", "none")
+LEVELS = ("low", "high")
+SPOT_NAME = re.compile(r"^spot(\d+)_([a-z0-9_]+)$")
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+# Tower light ("candle") conventions for the usual two-tier candle: the top tier is the white service light,
+# the bottom tier the denomination colour. Service call lights the top steadily; an open door blinks the
+# bottom; a hand pay blinks both slowly together; a tilt flashes both in turn. Highest priority first: for
+# each tier, the first active condition that names it decides what it shows. Jurisdictions differ: a pin map
+# may give its own [panel.tower.conditions].
+DEFAULT_TOWER_CONDITIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("tilt", (("top", "flash"), ("bottom", "flash_alt"))),
+    ("hand_pay", (("top", "slow_blink"), ("bottom", "slow_blink"))),
+    ("door_open", (("bottom", "blink"),)),
+    ("service", (("top", "on"),)),
+)
+# The looks a tower condition may use; lamps.py defines them (kept here so validation stays pure).
+TOWER_LOOKS = ("off", "on", "slow_blink", "blink", "fast_blink", "flash", "flash_alt", "pulse")
+
+
+@dataclass(frozen=True)
+class ButtonSpec:
+    """A push button: debounced, reports press, release and hold; a button held past `stuck` is reported stuck."""
+
+    name: str
+    pin: int
+    pull: str = "up"
+    active_high: bool = False
+    spot: int | None = None
+    role: str = ""
+    bounce: float = 0.02
+    hold: float = 1.0
+    stuck: float = 30.0
+
+
+@dataclass(frozen=True)
+class SwitchSpec:
+    """A door switch or key switch: debounced level with edge events."""
+
+    name: str
+    pin: int
+    kind: str = "door"  # "door" or "switch"
+    pull: str = "up"
+    active_high: bool = True
+    bounce: float = 0.05
+
+
+@dataclass(frozen=True)
+class PulseSpec:
+    """A pulse line (coin acceptor, hopper coin-out sensor): each pulse is checked for width and spacing."""
+
+    name: str
+    pin: int
+    pull: str = "up"
+    active_high: bool = False
+    glitch: float = 0.002
+    min_width: float = 0.015
+    max_width: float = 0.15
+    min_gap: float = 0.015
+
+
+@dataclass(frozen=True)
+class LampSpec:
+    """A lamp (or LED string) on one output; PWM-dimmable when `pwm` is set."""
+
+    name: str
+    pin: int
+    pwm: bool = False
+    active_high: bool = True
+    brightness: float = 1.0
+    spot: int | None = None
+    role: str = ""
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """A plain output (hopper motor, electromechanical meter): on/off, or counted pulses of `pulse`/`gap` seconds."""
+
+    name: str
+    pin: int
+    active_high: bool = True
+    pulse: float = 0.05
+    gap: float = 0.05
+
+
+@dataclass(frozen=True)
+class TowerSpec:
+    """The tower light: its tiers (top first) and, highest priority first, what each condition shows on them."""
+
+    tiers: tuple[LampSpec, ...]
+    conditions: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+
+@dataclass(frozen=True)
+class DisplaySpec:
+    """One MAX7219 (up to 8 seven-segment digits) in a chain; `position` 0 is the chip nearest the Pi."""
+
+    name: str
+    position: int
+    digits: int = 8
+    intensity: int = 8
+    spot: int | None = None
+    role: str = ""
+
+
+@dataclass(frozen=True)
+class ChainSpec:
+    """A daisy chain of MAX7219 displays on one SPI bus (hardware SPI0, or bit-banged on any three pins)."""
+
+    clock: int
+    data: int
+    select: int
+    bus: str | None  # "spi0"/"spi0.1" for the hardware bus, None when bit-banged
+    refresh: float
+    displays: tuple[DisplaySpec, ...]
+
+
+@dataclass(frozen=True)
+class PanelConfig:
+    """A whole validated pin map."""
+
+    name: str = ""
+    driver: str = "gpio"
+    reserve: tuple[str, ...] = ("uart",)
+    buttons: tuple[ButtonSpec, ...] = ()
+    switches: tuple[SwitchSpec, ...] = ()
+    pulses: tuple[PulseSpec, ...] = ()
+    lamps: tuple[LampSpec, ...] = ()
+    outputs: tuple[OutputSpec, ...] = ()
+    tower: TowerSpec | None = None
+    displays: ChainSpec | None = None
+    groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    source: str = field(default="", compare=False)
+
+    @property
+    def doors(self) -> tuple[SwitchSpec, ...]:
+        return tuple(s for s in self.switches if s.kind == "door")
+
+    def simulated(self) -> "PanelConfig":
+        """The same pin map on simulated pins (what `--sim` runs)."""
+        return replace(self, driver="sim")
+
+    def group(self, name: str) -> tuple[str, ...]:
+        """Lamp names of a group, in order; "all" is every lamp unless the pin map defines it."""
+        for group, lamps in self.groups:
+            if group == name:
+                return lamps
+        if name == "all":
+            return tuple(lamp.name for lamp in self.lamps)
+        raise KeyError(name)
+
+
+def load_panel_config(path: str | Path) -> PanelConfig:
+    """Read the [panel] section of a TOML file (a whole Croupier config, or a pin map on its own)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise PanelConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PanelConfigError(f"{path}: not valid TOML: {exc}") from exc
+    if "panel" not in data:
+        raise PanelConfigError(f"{path}: no [panel] section")
+    config = panel_config_from_mapping(data["panel"])
+    return replace(config, source=str(path))
+
+
+def pin_label(gpio: int) -> str:
+    """'GPIO17 (pin 11)': the BCM number with its place on the header."""
+    return f"GPIO{gpio} (pin {PHYSICAL[gpio]})"
+
+
+def parse_pin(value: Any, where: str) -> int:
+    """A pin as written in the map (17, "GPIO17", "BCM17", "BOARD11", "J8:11") -> its GPIO number."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise PanelConfigError(f"{where}: a pin is a GPIO number or a name like \"GPIO17\" or \"BOARD11\", "
+                               f"not {value!r}")
+    text = str(value).strip().upper()
+    if match := re.fullmatch(r"(?:GPIO|BCM)?(\d+)", text):
+        gpio = int(match.group(1))
+        if gpio > GPIO_MAX:
+            raise PanelConfigError(f"{where}: GPIO{gpio} does not exist on the board (GPIO0..GPIO{GPIO_MAX})")
+        return gpio
+    if match := re.fullmatch(r"(?:BOARD|J8:)(\d+)", text):
+        physical = int(match.group(1))
+        what = HEADER.get(physical)
+        if what is None:
+            raise PanelConfigError(f"{where}: {value} does not exist on the board (header pins 1..40)")
+        if isinstance(what, str):
+            raise PanelConfigError(f"{where}: {value} is {what}, not a GPIO")
+        return what
+    raise PanelConfigError(f"{where}: {value!r} is not a pin name (use 17, \"GPIO17\" or \"BOARD11\")")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Parsing
+
+class _Table:
+    """A TOML table being read: every key must be consumed, so a misspelt key is an error, not a silent default."""
+
+    def __init__(self, data: Any, where: str) -> None:
+        if not isinstance(data, Mapping):
+            raise PanelConfigError(f"{where}: expected a table, got {type(data).__name__}")
+        self.data = dict(data)
+        self.where = where
+        self.used: set[str] = set()
+
+    def key(self, key: str) -> str:
+        return f"{self.where}.{key}"
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.used.add(key)
+        return self.data.get(key, default)
+
+    def number(self, key: str, default: float, low: float, high: float, *, integer: bool = False) -> Any:
+        value = self.get(key, default)
+        kind = "a whole number" if integer else "a number"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+            raise PanelConfigError(f"{self.key(key)}: expected {kind}, got {value!r}")
+        if not math.isfinite(value) or not low <= value <= high:
+            raise PanelConfigError(f"{self.key(key)}: {value} is outside {low}..{high}")
+        return value if integer else float(value)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.get(key, default)
+        if not isinstance(value, bool):
+            raise PanelConfigError(f"{self.key(key)}: expected true or false, got {value!r}")
+        return value
+
+    def choice(self, key: str, default: str, choices: Iterable[str]) -> str:
+        choices = tuple(choices)
+        value = self.get(key, default)
+        if value not in choices:
+            raise PanelConfigError(f"{self.key(key)}: {value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def text(self, key: str, default: str) -> str:
+        value = self.get(key, default)
+        if not isinstance(value, str):
+            raise PanelConfigError(f"{self.key(key)}: expected a string, got {value!r}")
+        return value
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise PanelConfigError(f"{self.where}: unknown key {unknown[0]!r}")
+
+
+def _device(value: Any, where: str) -> _Table:
+    """A device is a bare pin or an inline table with a `pin`."""
+    if isinstance(value, Mapping):
+        table = _Table(value, where)
+        if not table.has("pin"):
+            raise PanelConfigError(f"{where}: has no pin")
+        return table
+    return _Table({"pin": value}, where)
+
+
+def _check_name(name: str, where: str) -> None:
+    if not NAME.match(name):
+        raise PanelConfigError(f"{where}: {name!r} is not a device name (lower case letters, digits and _, "
+                               "starting with a letter)")
+
+
+def _spot_and_role(table: _Table, name: str) -> tuple[int | None, str]:
+    """A name like spot3_bet means spot 3, role "bet"; explicit `spot`/`role` keys win."""
+    match = SPOT_NAME.match(name)
+    spot = int(match.group(1)) if match else None
+    role = match.group(2) if match else name
+    if table.has("spot"):
+        spot = table.number("spot", 0, 1, 99, integer=True)
+    if table.has("role"):
+        role = table.text("role", role)
+        _check_name(role, table.key("role"))
+    if spot is not None and not 1 <= spot <= 99:
+        raise PanelConfigError(f"{table.where}: spot {spot} is outside 1..99")
+    return spot, role
+
+
+def _electrical(table: _Table, pull: str, active: str) -> tuple[str, bool]:
+    pull = table.choice("pull", pull, PULLS)
+    active_high = table.choice("active", active, LEVELS) == "high"
+    return pull, active_high
+
+
+def _devices(root: _Table, section: str) -> list[tuple[str, _Table]]:
+    data = root.get(section, {})
+    where = root.key(section)
+    if not isinstance(data, Mapping):
+        raise PanelConfigError(f"{where}: expected a table of devices, got {type(data).__name__}")
+    out = []
+    for name, value in data.items():
+        _check_name(name, f"{where}.{name}")
+        out.append((name, _device(value, f"{where}.{name}")))
+    return out
+
+
+def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> PanelConfig:
+    """Validate the [panel] table (as tomllib returns it) into a PanelConfig; errors name the key."""
+    root = _Table(data, where)
+    name = root.text("name", "")
+    driver = root.choice("driver", "gpio", DRIVERS)
+    reserve = root.get("reserve", ["uart"])
+    if not isinstance(reserve, list) or any(bus not in ("uart", "i2c", "spi0") for bus in reserve):
+        raise PanelConfigError(f"{root.key('reserve')}: expected a list of \"uart\", \"i2c\", \"spi0\", "
+                               f"got {reserve!r}")
+    bounce = root.number("bounce", 0.02, 0.0, 1.0)
+    hold = root.number("hold", 1.0, 0.05, 60.0)
+    stuck = root.number("stuck", 30.0, 0.0, 3600.0)
+
+    buttons = []
+    for name_, t in _devices(root, "buttons"):
+        spot, role = _spot_and_role(t, name_)
+        pull, active_high = _electrical(t, "up", "low")
+        spec = ButtonSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pull, active_high, spot, role,
+                          t.number("bounce", bounce, 0.0, 1.0), t.number("hold", hold, 0.05, 60.0),
+                          t.number("stuck", stuck, 0.0, 3600.0))
+        if spec.stuck and spec.stuck <= spec.hold:
+            raise PanelConfigError(f"{t.where}: stuck ({spec.stuck}s) must be longer than hold ({spec.hold}s)")
+        t.done()
+        buttons.append(spec)
+
+    switches = []
+    for kind, section, active in (("door", "doors", "high"), ("switch", "switches", "low")):
+        for name_, t in _devices(root, section):
+            pull, active_high = _electrical(t, "up", active)
+            switches.append(SwitchSpec(name_, parse_pin(t.get("pin"), t.key("pin")), kind, pull, active_high,
+                                       t.number("bounce", 0.05, 0.0, 1.0)))
+            t.done()
+
+    pulses = []
+    for name_, t in _devices(root, "pulses"):
+        pull, active_high = _electrical(t, "up", "low")
+        line = PulseSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pull, active_high,
+                         t.number("glitch", 0.002, 0.0, 0.1), t.number("min_width", 0.015, 0.0, 1.0),
+                         t.number("max_width", 0.15, 0.001, 5.0), t.number("min_gap", 0.015, 0.0, 1.0))
+        if not line.glitch < line.min_width < line.max_width:
+            raise PanelConfigError(f"{t.where}: needs glitch < min_width < max_width, got {line.glitch}, "
+                                   f"{line.min_width}, {line.max_width}")
+        t.done()
+        pulses.append(line)
+
+    lamps = []
+    for name_, t in _devices(root, "lamps"):
+        spot, role = _spot_and_role(t, name_)
+        pwm = t.flag("pwm", False)
+        brightness = t.number("brightness", 1.0, 0.0, 1.0)
+        if brightness != 1.0 and not pwm:
+            raise PanelConfigError(f"{t.key('brightness')}: only a PWM lamp can be dimmed (set pwm = true)")
+        lamps.append(LampSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pwm,
+                              t.choice("active", "high", LEVELS) == "high", brightness, spot, role))
+        t.done()
+
+    outputs = []
+    for name_, t in _devices(root, "outputs"):
+        outputs.append(OutputSpec(name_, parse_pin(t.get("pin"), t.key("pin")),
+                                  t.choice("active", "high", LEVELS) == "high",
+                                  t.number("pulse", 0.05, 0.001, 10.0), t.number("gap", 0.05, 0.001, 10.0)))
+        t.done()
+
+    tower = _tower(root)
+    displays = _displays(root)
+    groups = _groups(root, lamps)
+    root.done()
+
+    config = PanelConfig(name, driver, tuple(dict.fromkeys(reserve)), tuple(buttons), tuple(switches),
+                         tuple(pulses), tuple(lamps), tuple(outputs), tower, displays, groups)
+    _check_names(config, where)
+    _check_pins(config, where)
+    return config
+
+
+def _tower(root: _Table) -> TowerSpec | None:
+    if not root.has("tower"):
+        return None
+    t = _Table(root.get("tower"), root.key("tower"))
+    tiers_table = _Table(t.get("tiers", {}), t.key("tiers"))
+    tiers = []
+    for tier, value in tiers_table.data.items():
+        _check_name(tier, tiers_table.key(tier))
+        d = _device(value, tiers_table.key(tier))
+        tiers.append(LampSpec(tier, parse_pin(d.get("pin"), d.key("pin")), False,
+                              d.choice("active", "high", LEVELS) == "high", role=tier))
+        d.done()
+        tiers_table.used.add(tier)
+    if not tiers:
+        raise PanelConfigError(f"{t.where}: has no pins (give [{t.key('tiers')}], e.g. top = 26)")
+    names = {tier.name for tier in tiers}
+    if t.has("conditions"):
+        ct = _Table(t.get("conditions"), t.key("conditions"))
+        conditions = []
+        for condition, looks in ct.data.items():
+            _check_name(condition, ct.key(condition))
+            lt = _Table(looks, ct.key(condition))
+            for tier, look in lt.data.items():
+                if tier not in names:
+                    raise PanelConfigError(f"{lt.key(tier)}: the tower has no tier {tier!r} "
+                                           f"(tiers: {', '.join(sorted(names))})")
+                if look not in TOWER_LOOKS:
+                    raise PanelConfigError(f"{lt.key(tier)}: {look!r} is not one of {', '.join(TOWER_LOOKS)}")
+            conditions.append((condition, tuple(lt.data.items())))
+            ct.used.add(condition)
+        conditions_t = tuple(conditions)
+    else:
+        if not {"top", "bottom"} <= names:
+            raise PanelConfigError(f"{t.where}: tiers are {', '.join(sorted(names))}; the default conditions are "
+                                   f"for tiers top and bottom, so give [{t.key('conditions')}]")
+        conditions_t = DEFAULT_TOWER_CONDITIONS
+    t.done()
+    return TowerSpec(tuple(tiers), conditions_t)
+
+
+def _displays(root: _Table) -> ChainSpec | None:
+    if not root.has("displays"):
+        return None
+    t = _Table(root.get("displays"), root.key("displays"))
+    bus = t.get("bus", "spi0")
+    if isinstance(bus, str):
+        if bus not in HARDWARE_SPI:
+            raise PanelConfigError(f"{t.key('bus')}: {bus!r} is not \"spi0\", \"spi0.1\" or a table "
+                                   "{ clock = .., data = .., select = .. }")
+        clock, data, select = HARDWARE_SPI[bus]
+        hardware: str | None = bus
+    else:
+        b = _Table(bus, t.key("bus"))
+        for key in ("clock", "data", "select"):
+            if not b.has(key):
+                raise PanelConfigError(f"{b.where}: has no {key} pin")
+        clock, data, select = (parse_pin(b.get(k), b.key(k)) for k in ("clock", "data", "select"))
+        b.done()
+        hardware = next((name for name, pins in HARDWARE_SPI.items() if pins == (clock, data, select)), None)
+    intensity = t.number("intensity", 8, 0, 15, integer=True)
+    refresh = t.number("refresh", 5.0, 0.0, 3600.0)
+    chain = t.get("chain", [])
+    if not isinstance(chain, list) or not chain:
+        raise PanelConfigError(f"{t.key('chain')}: has no displays (list the chips, nearest the Pi first)")
+    displays = []
+    for position, item in enumerate(chain):
+        where = f"{t.key('chain')}[{position}]"
+        d = _Table(item if isinstance(item, Mapping) else {"name": item}, where)
+        name = d.get("name")
+        if not isinstance(name, str):
+            raise PanelConfigError(f"{where}: a display needs a name")
+        _check_name(name, where)
+        spot, role = _spot_and_role(d, name)
+        displays.append(DisplaySpec(name, position, d.number("digits", 8, 1, 8, integer=True),
+                                    d.number("intensity", intensity, 0, 15, integer=True), spot, role))
+        d.done()
+    t.done()
+    return ChainSpec(clock, data, select, hardware, refresh, tuple(displays))
+
+
+def _groups(root: _Table, lamps: list[LampSpec]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    t = _Table(root.get("groups", {}), root.key("groups"))
+    known = {lamp.name for lamp in lamps}
+    groups = []
+    for group, members in t.data.items():
+        _check_name(group, t.key(group))
+        if not isinstance(members, list) or not members or not all(isinstance(m, str) for m in members):
+            raise PanelConfigError(f"{t.key(group)}: expected a list of lamp names")
+        for member in members:
+            if member not in known:
+                raise PanelConfigError(f"{t.key(group)}: no lamp named {member!r}")
+        if len(set(members)) != len(members):
+            raise PanelConfigError(f"{t.key(group)}: names a lamp twice")
+        groups.append((group, tuple(members)))
+        t.used.add(group)
+    return tuple(groups)
+
+
+def _check_names(config: PanelConfig, where: str) -> None:
+    def unique(kind: str, names: Iterable[tuple[str, str]]) -> None:
+        seen: dict[str, str] = {}
+        for section, name in names:
+            if name in seen:
+                raise PanelConfigError(f"{where}: {kind} name {name!r} is used by both {seen[name]}.{name} "
+                                       f"and {section}.{name}")
+            seen[name] = section
+
+    unique("input", [("buttons", b.name) for b in config.buttons]
+           + [("doors" if s.kind == "door" else "switches", s.name) for s in config.switches]
+           + [("pulses", p.name) for p in config.pulses])
+    unique("output", [("lamps", lamp.name) for lamp in config.lamps] + [("outputs", o.name) for o in config.outputs])
+    if config.displays:
+        unique("display", [("displays", d.name) for d in config.displays.displays])
+
+
+def _check_pins(config: PanelConfig, where: str) -> None:
+    reserved = dict(ALWAYS_RESERVED)
+    for bus in config.reserve:
+        reserved.update(BUSES[bus])
+    if config.displays and config.displays.bus:
+        reserved.update(BUSES["spi0"])
+    used: dict[int, str] = {}
+    for row in wiring_rows(config):
+        if row.gpio in used:
+            raise PanelConfigError(f"{where}: {pin_label(row.gpio)} is used by both {used[row.gpio]} and {row.device}")
+        if row.gpio in reserved and not (config.displays and config.displays.bus and row.section == "displays"):
+            raise PanelConfigError(f"{where}: {row.device} is on {pin_label(row.gpio)}, which is reserved for "
+                                   f"{reserved[row.gpio]}")
+        used[row.gpio] = row.device
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Wiring table
+
+@dataclass(frozen=True)
+class WiringRow:
+    """One wire: header pin, GPIO, device and how it is connected."""
+
+    gpio: int
+    section: str
+    name: str
+    wiring: str
+
+    @property
+    def device(self) -> str:
+        return f"{self.section}.{self.name}"
+
+    @property
+    def physical(self) -> int:
+        return PHYSICAL[self.gpio]
+
+
+def _input_wiring(pull: str, active_high: bool, what: str) -> str:
+    pull_text = {"up": "pull-up", "down": "pull-down", "none": "external pull"}[pull]
+    return f"input, {pull_text}, {what} when {'high' if active_high else 'low'}"
+
+
+def wiring_rows(config: PanelConfig) -> list[WiringRow]:
+    """Every wire of the pin map, in the order the map lists them."""
+    rows = []
+    for b in config.buttons:
+        rows.append(WiringRow(b.pin, "buttons", b.name, _input_wiring(b.pull, b.active_high, "pressed")))
+    for s in config.switches:
+        what = "open" if s.kind == "door" else "on"
+        rows.append(WiringRow(s.pin, "doors" if s.kind == "door" else "switches", s.name,
+                              _input_wiring(s.pull, s.active_high, what)))
+    for p in config.pulses:
+        rows.append(WiringRow(p.pin, "pulses", p.name,
+                              _input_wiring(p.pull, p.active_high, "pulsing")
+                              + f"; pulses {p.min_width * 1000:g}..{p.max_width * 1000:g} ms"))
+    for lamp in config.lamps:
+        kind = "PWM output" if lamp.pwm else "output"
+        rows.append(WiringRow(lamp.pin, "lamps", lamp.name, f"{kind}, lit when {'high' if lamp.active_high else 'low'}"))
+    for o in config.outputs:
+        rows.append(WiringRow(o.pin, "outputs", o.name, f"output, on when {'high' if o.active_high else 'low'}"))
+    if config.tower:
+        for tier in config.tower.tiers:
+            rows.append(WiringRow(tier.pin, "tower", tier.name,
+                                  f"output, lit when {'high' if tier.active_high else 'low'}"))
+    if config.displays:
+        chain = config.displays
+        bus = f"hardware {chain.bus.split('.')[0].upper()}" if chain.bus else "bit-banged SPI"
+        for role, gpio, what in (("clock", chain.clock, "CLK"), ("data", chain.data, "DIN"),
+                                 ("select", chain.select, "LOAD (CS)")):
+            rows.append(WiringRow(gpio, "displays", role, f"output, MAX7219 {what}, {bus}"))
+    return rows
+
+
+def wiring_markdown(config: PanelConfig) -> str:
+    """The wiring table as Markdown, sorted by header pin (what a technician follows with a cable in hand),
+    then the display chain in order."""
+    lines = ["| header pin | GPIO | device | wiring |", "|---:|---:|---|---|"]
+    for row in sorted(wiring_rows(config), key=lambda r: r.physical):
+        lines.append(f"| {row.physical} | GPIO{row.gpio} | {row.device} | {row.wiring} |")
+    if config.displays:
+        lines += ["", "| chip (1 = nearest the Pi) | display | digits | intensity |", "|---:|---|---:|---:|"]
+        for display in config.displays.displays:
+            lines.append(f"| {display.position + 1} | {display.name} | {display.digits} | {display.intensity} |")
+    return "\n".join(lines) + "\n"

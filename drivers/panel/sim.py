@@ -1,0 +1,209 @@
+"""The simulated panel: gpiozero's mock pins on the panel's clock, a MAX7219 chain that decodes its wire, and
+controls to press buttons, open doors and drop coins by name (tests, `croupier panel-test --sim`, `run --sim`)."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Callable
+
+from gpiozero.pins.mock import (MockFactory, MockPin, MockPWMPin, MockSPIClockPin, MockSPIDevice,
+                                MockSPISelectPin, PinState)
+
+from .max7219 import CODE_B, DECODE_MODE, DIGIT0, DISPLAY_TEST, DP, INTENSITY, SCAN_LIMIT, SEGMENTS, SHUTDOWN, render
+
+if TYPE_CHECKING:
+    from .panel import Panel
+
+__all__ = ["SimFactory", "SimPin", "SimPWMPin", "SimChip", "SimMax7219", "SimControls", "timeline"]
+
+# Each simulated pin keeps its most recent changes only: an SPI clock toggles 32 times a word, and a simulated
+# table may run for days.
+HISTORY = 20_000
+
+
+class SimPin(MockPin):
+    """A mock pin whose recorded changes are stamped by the factory's clock (a ManualClock in tests)."""
+
+    def _change_state(self, value: bool | float) -> bool:
+        if self._state != value:  # type: ignore[has-type]
+            t = self._factory.ticks()
+            self._state = value
+            self.states.append(PinState(t - self._last_change, value))  # type: ignore[has-type]
+            self._last_change = t
+            return True
+        return False
+
+    def clear_states(self) -> None:
+        self._last_change = self._factory.ticks()
+        self.states = deque([PinState(0.0, self._state)], maxlen=HISTORY)
+
+
+class SimPWMPin(SimPin, MockPWMPin):
+    """A PWM-capable SimPin (lamps wired for brightness)."""
+
+
+class _SimSPIClockPin(SimPin, MockSPIClockPin):
+    pass
+
+
+class _SimSPISelectPin(SimPin, MockSPISelectPin):
+    pass
+
+
+class SimFactory(MockFactory):
+    """gpiozero's MockFactory with the panel's notion of time (`ticks`), so pin histories and edge times agree
+    with the panel's timers. Pass `ManualClock().now` in tests; the default is the monotonic clock that
+    asyncio uses."""
+
+    def __init__(self, ticks: Callable[[], float] = time.monotonic) -> None:
+        self._ticks = ticks
+        super().__init__(pin_class=SimPin)
+
+    def ticks(self) -> float:  # type: ignore[override]
+        return self._ticks()
+
+
+def timeline(pin: MockPin) -> list[tuple[float, bool | float]]:
+    """A pin's history as (seconds since the previous change, state), as gpiozero's assert_states_and_times
+    expects it; rounded to the microsecond so tests compare exactly."""
+    return [(round(state.timestamp, 6), state.state) for state in pin.states]
+
+
+class SimChip:
+    """One simulated MAX7219: its registers, and what its digits read as."""
+
+    def __init__(self) -> None:
+        self.digits = [0] * 8            # DIG0..DIG7 as last latched
+        self.decode_mode = 0
+        self.intensity = 0
+        self.scan_limit = 0
+        self.on = False                  # the chip powers up in shutdown
+        self.test = False
+
+    def write(self, register: int, data: int) -> None:
+        if DIGIT0 <= register < DIGIT0 + 8:
+            self.digits[register - DIGIT0] = data
+        elif register == DECODE_MODE:
+            self.decode_mode = data
+        elif register == INTENSITY:
+            self.intensity = data & 0x0F
+        elif register == SCAN_LIMIT:
+            self.scan_limit = data & 0x07
+        elif register == SHUTDOWN:
+            self.on = bool(data & 1)
+        elif register == DISPLAY_TEST:
+            self.test = bool(data & 1)
+
+    def _cell(self, register: int) -> int:
+        data = self.digits[register]
+        if self.decode_mode >> register & 1:  # Code B: convert to the equivalent segments
+            return SEGMENTS[CODE_B[data & 0x0F]] | (data & DP)
+        return data
+
+    @property
+    def cells(self) -> list[int]:
+        """Segments of the scanned digits, left to right, as lit (all off in shutdown, all on in test)."""
+        count = 8 if self.test else self.scan_limit + 1
+        if self.test:
+            return [0xFF] * count
+        if not self.on:
+            return [0] * count
+        return [self._cell(register) for register in range(count - 1, -1, -1)]
+
+    @property
+    def shown(self) -> str:
+        """Every scanned digit, blanks included ("    1250")."""
+        return render(self.cells)
+
+    @property
+    def text(self) -> str:
+        """What a person reads ("1250")."""
+        return self.shown.strip()
+
+
+class SimMax7219(MockSPIDevice):
+    """A chain of simulated MAX7219s on mock SPI pins: bits shift through every chip's 16-bit register as they
+    would through the real chain, and LOAD/CS rising latches each chip's word."""
+
+    def __init__(self, factory: SimFactory, clock: int, data: int, select: int, chips: int) -> None:
+        factory.pin(clock, pin_class=_SimSPIClockPin)
+        factory.pin(select, pin_class=_SimSPISelectPin)
+        factory.pin(data)
+        self.chips = [SimChip() for _ in range(chips)]
+        self._shift = 0
+        self._mask = (1 << (16 * chips)) - 1
+        super().__init__(clock, data, None, select, pin_factory=factory)
+
+    def on_select(self) -> None:
+        if self.select_pin.state == self.select_high:
+            self.on_start()
+        else:
+            for index, chip in enumerate(self.chips):  # chip 0, nearest the Pi, holds the last word sent
+                word = self._shift >> (16 * index) & 0xFFFF
+                chip.write(word >> 8 & 0x0F, word & 0xFF)
+
+    def on_bit(self) -> None:
+        self._shift = (self._shift << 1 | int(self.rx_buf.pop())) & self._mask
+
+
+class SimControls:
+    """Drive a simulated panel's inputs by name and read back its lamps and displays as a person would."""
+
+    def __init__(self, panel: "Panel", factory: SimFactory, chain: SimMax7219 | None) -> None:
+        self._panel = panel
+        self.factory = factory
+        self.chain = chain
+
+    def pin(self, name: str) -> MockPin:
+        """The mock pin of an input, lamp, output or tower tier (for assert_states_and_times)."""
+        return self._panel._pin(name)
+
+    def set(self, name: str, active: bool) -> None:
+        item = self._panel._input(name)
+        pin = item.device.pin
+        pin.drive_high() if active == item.spec.active_high else pin.drive_low()
+
+    def press(self, name: str) -> None:
+        self.set(name, True)
+
+    def release(self, name: str) -> None:
+        self.set(name, False)
+
+    def open_door(self, name: str) -> None:
+        self.set(name, True)
+
+    def close_door(self, name: str) -> None:
+        self.set(name, False)
+
+    def tap(self, name: str, seconds: float) -> None:
+        """Press now and release `seconds` later on the panel's clock."""
+        self.press(name)
+        clock = self._panel.clock
+        clock.call_at(clock.now() + seconds, self.release, name)
+
+    def coins(self, name: str, count: int = 1, width: float | None = None, gap: float | None = None) -> float:
+        """Schedule `count` pulses on a pulse line (valid ones unless width/gap say otherwise); returns the
+        seconds the train lasts."""
+        spec = self._panel._pulse_spec(name)
+        width = (spec.min_width + spec.max_width) / 2 if width is None else width
+        gap = max(spec.min_gap * 2, width) if gap is None else gap
+        clock = self._panel.clock
+        start = clock.now()
+        for i in range(count):
+            at = start + i * (width + gap)
+            clock.call_at(at, self.press, name)
+            clock.call_at(at + width, self.release, name)
+        return count * (width + gap)
+
+    def lamp(self, name: str) -> float:
+        """How lit a lamp, output or tower tier is, from its pin (0.0 .. 1.0)."""
+        _, device, active_high = self._panel._channel(name)
+        level = float(device.pin.state)
+        return level if active_high else 1.0 - level
+
+    def display(self, name: str) -> SimChip:
+        """The simulated chip behind a display, decoded from the bits on its wires."""
+        if self.chain is None:
+            raise KeyError("this panel has no displays")
+        return self.chain.chips[self._panel._display_spec(name).position]
