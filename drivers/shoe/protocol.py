@@ -43,7 +43,7 @@ _ESC_FLAG = b"\x7d\x5e"
 _ESC_ESC = b"\x7d\x5d"
 
 # Every way a received segment can be refused, in the order they are checked (the vectors name them).
-VERDICTS = ("ok", "too_short", "bad_escape", "bad_length", "bad_crc", "unknown_type", "bad_payload")
+VERDICTS = ("ok", "bad_escape", "too_short", "bad_length", "bad_crc", "unknown_type", "bad_payload")
 
 
 def crc16(data: bytes) -> int:
@@ -141,8 +141,10 @@ class Decoder:
         tail = parts.pop()
         out: list[Frame | Rejected] = []
         for seg in parts:
-            if seg:  # an empty segment is two adjacent flags (end of one frame, start of the next)
-                out.append(parse_segment(seg) if len(seg) <= MAX_STUFFED else Rejected("bad_length", seg))
+            if len(seg) > MAX_STUFFED:
+                self.oversize += 1  # as if it had arrived byte by byte: dropped without a verdict
+            elif seg:  # an empty segment is two adjacent flags (end of one frame, start of the next)
+                out.append(parse_segment(seg))
         if len(tail) > MAX_STUFFED:
             self._drop_oversize()
         else:
