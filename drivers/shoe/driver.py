@@ -16,6 +16,7 @@ and Anomaly (drivers.shoe.link). The driver acknowledges a frame after `on_event
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -38,11 +39,15 @@ class ShoeDriver:
 
     def __init__(self, url: str, on_event: Callable[[Event], None], *, config: LinkConfig | None = None,
                  baudrate: int = 115200, last_draws: Mapping[int, int] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 realtime: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        """`last_draws`: the last draw number journaled per shoe id, so a gap across a restart of the host is seen.
+        `realtime`: run the driver thread under SCHED_FIFO at this priority (1..99; needs CAP_SYS_NICE, e.g.
+        systemd's LimitRTPRIO), so a busy Pi does not delay cards; if refused, a warning and normal scheduling."""
         if not isinstance(url, str) or not url.strip():
             raise ValueError(f"shoe port must be a device path or pyserial URL, got {url!r}")
         self.url = url
         self.baudrate = baudrate
+        self.realtime = realtime
         self.config = config or LinkConfig()
         self._on_event = on_event
         self._clock = clock
@@ -119,6 +124,11 @@ class ShoeDriver:
     def _run(self) -> None:
         link, cfg = self._link, self.config
         failing_since: float | None = None
+        if self.realtime is not None:
+            try:  # on Linux, pid 0 means this thread
+                os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.realtime))
+            except (OSError, AttributeError, ValueError) as exc:
+                log.warning("shoe driver: real-time priority %s refused (%s): normal scheduling", self.realtime, exc)
         try:
             while not self._stop.is_set():
                 port = self._port

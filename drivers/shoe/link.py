@@ -134,8 +134,7 @@ class _Draws:
         """The device restarted, losing whatever it had not sent: recover its last card, flag anything older."""
         prev = self.last.get(ident.shoe_id)
         if prev is None or ident.draws == prev[0]:
-            self.last.setdefault(ident.shoe_id, (ident.draws, ident.last_card))
-            return
+            return  # nothing delivered yet to compare with (the runtime compares with its journal), or nothing lost
         if ident.draws < prev[0]:
             self.counter(ident.shoe_id, ident.draws)
             return
@@ -201,7 +200,7 @@ class HostLink:
         events: list[Event] = []
         if self.state != _CLOSED:
             self.counters["disconnects"] += 1
-            log.warning("shoe link closed: %s", reason)
+            (log.info if reason == "stopped" else log.warning)("shoe link closed: %s", reason)
             self._down(events, reason)
         self.state = _CLOSED
         return events
@@ -366,8 +365,8 @@ class HostLink:
         if restarted:
             self._draws.restarted(msg, events)
         else:
+            # Not a baseline: IDENTIFY's counter includes cards still waiting in the device's queue.
             self._draws.counter(msg.shoe_id, msg.draws)
-            self._draws.last.setdefault(msg.shoe_id, (msg.draws, msg.last_card))
 
     def _on_ack(self, seq: int, now: float) -> None:
         inflight = self._inflight

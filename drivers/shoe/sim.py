@@ -105,6 +105,12 @@ class _Pty:
                 os.close(fd)
             except OSError:
                 pass
+        if self.link:
+            try:  # like udev, remove the link while the device is gone (unless it was re-pointed meanwhile)
+                if os.readlink(self.link) == self.path:
+                    os.unlink(self.link)
+            except OSError:
+                pass
 
 
 class _Tcp:
@@ -199,7 +205,7 @@ class ShoeSim:
         self.shoe_id, self.serial, self.boot = shoe_id, serial, boot
         self.decks, self.jokers, self.cut, self.low = decks, jokers, cut, low
         self.new_order = new_order  # decks -> the next shoe's card order, for `shuffle` without cards
-        self.write_hook = write_hook  # (kind, bytes, time written) after every write: the bench's stopwatch
+        self.write_hook = write_hook  # (kind, bytes, time the write began) after every write: the bench's stopwatch
         self._cards: list[Card] = list(cards)
         self._pos = 0
         self.draws = 0
@@ -594,11 +600,12 @@ class ShoeSim:
 
     def _write(self, kind: str, data: bytes) -> None:
         transport = self._transport
+        started = time.monotonic()  # the bytes are at the host's side no earlier than this: a latency's zero
         written = transport.write(data) if transport else 0
         self.counters["bytes_out"] += written
         self.counters["bytes_lost"] += len(data) - written
         if self.write_hook is not None:
-            self.write_hook(kind, data, time.monotonic())
+            self.write_hook(kind, data, started)
 
     def _wake(self) -> None:
         try:
