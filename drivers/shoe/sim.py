@@ -448,10 +448,12 @@ class ShoeSim:
                 return "ok deck check " + ("complete" if check.complete else
                                            f"missing {' '.join(map(str, check.missing)) or '-'} "
                                            f"extra {' '.join(map(str, check.extra)) or '-'}")
-            if verb in ("lid", "jam"):
-                on = _switch(args, ("open", "on"), ("closed", "close", "off"))
-                (self.set_lid if verb == "lid" else self.set_jam)(on)
-                return f"ok {verb} {args[0]}"
+            if verb == "lid":
+                self.set_lid(_switch(args, ("open",), ("closed", "close")))
+                return f"ok lid {args[0]}"
+            if verb == "jam":
+                self.set_jam(_switch(args, ("on",), ("off",)))
+                return f"ok jam {args[0]}"
             if verb == "missing":
                 cards = parse_cards(args)
                 with self._lock:
