@@ -58,7 +58,7 @@ class ShoeDriver:
         self._port: serial.SerialBase | None = None
         self._counters_lock = threading.Lock()
         self._counters = self._link.snapshot_counters()
-        self._extra = {"callback_errors": 0, "write_errors": 0}
+        self._extra = {"callback_errors": 0, "write_errors": 0, "internal_errors": 0}
         self.read_at = 0.0  # clock() right after the read that completed the frames being handed on (bench)
 
     # ---- life cycle ----------------------------------------------------------------------------------------
@@ -96,7 +96,8 @@ class ShoeDriver:
 
     @property
     def counters(self) -> dict[str, int]:
-        """A snapshot of every counter (see drivers.shoe.link.COUNTERS, plus callback_errors and write_errors)."""
+        """A snapshot of every counter (drivers.shoe.link.COUNTERS, plus callback_errors, write_errors and
+        internal_errors)."""
         with self._counters_lock:
             return dict(self._counters)
 
@@ -104,7 +105,12 @@ class ShoeDriver:
         """Send a host command; the future completes when the device acknowledges it, or fails with LinkDownError
         or CommandFailed. Sent within one poll interval (10 ms by default)."""
         future: Future = Future()
-        self._commands.put((message, future))
+        if self._thread is None:
+            from .link import LinkDownError
+
+            future.set_exception(LinkDownError("the shoe driver is not running"))
+        else:
+            self._commands.put((message, future))
         return future
 
     def lock(self, locked: bool = True) -> Future:
@@ -170,6 +176,11 @@ class ShoeDriver:
                     self._write(port)
                 except (serial.SerialException, OSError) as exc:
                     self._close(f"disconnected: {exc}")
+                    self._stop.wait(cfg.reconnect_interval)
+                except Exception as exc:  # a bug here must not silently end the shoe: log it, start afresh
+                    self._extra["internal_errors"] += 1
+                    log.exception("shoe driver failed; reopening the port")
+                    self._close(f"driver error: {exc!r}")
                     self._stop.wait(cfg.reconnect_interval)
                 self._publish()
         finally:

@@ -164,7 +164,7 @@ class HostLink:
         self._hello_at = 0.0
         self._last_rx = 0.0
         self._pending: deque[tuple[Message, Future]] = deque()
-        self._inflight: list | None = None  # [seq, frame bytes, future, sent at, resends]
+        self._inflight: list | None = None  # [seq, frame bytes, future (None: resync HELLO), sent at, resends]
 
     # ---- state -------------------------------------------------------------------------------------------
 
@@ -245,14 +245,19 @@ class HostLink:
             self._send_hello(now)
         inflight = self._inflight
         if inflight is not None and now - inflight[3] >= cfg.retransmit_timeout:
-            if inflight[4] >= cfg.retries:
+            if inflight[4] >= cfg.retries and inflight[2] is not None:
                 self._inflight = None
                 self._anomaly(events, "command_failures", f"command seq {inflight[0]} not acknowledged after "
                                                           f"{cfg.retries} resends")
                 inflight[2].set_exception(CommandFailed(f"shoe did not acknowledge the command after "
                                                         f"{cfg.retries} resends"))
-                self._tx_next = (self._tx_next + 1) & 0xFF
-                self._pump(now)
+                # Whether or not the device got it, a HELLO puts both ends on a fresh sequence number, so the
+                # next command is neither taken for a duplicate nor refused as out of order. The HELLO is resent
+                # like a command until acknowledged; the commands waiting go after it.
+                self._tx_next = (inflight[0] + 1) & 0xFF
+                self._send_hello(now)
+                self._inflight = [self._hello_seq, encode_message(Hello(PROTOCOL_VERSION), self._hello_seq), None,
+                                  now, 0]
             else:
                 self._resend(now)
         return events
@@ -297,8 +302,11 @@ class HostLink:
                 self._on_ack(msg.seq, now)
             elif type(msg) is Nak:
                 self.counters["naks_received"] += 1
-                if self._inflight is not None and self._inflight[0] == msg.seq:
-                    self._resend(now)
+                if self._inflight is not None:
+                    if self._inflight[0] == msg.seq:
+                        self._resend(now)
+                    elif (self._inflight[0] + 1) & 0xFF == msg.seq:
+                        self._on_ack(self._inflight[0], now)  # it expects the next one: it has ours, the ACK was lost
         if nak_due and self.state == _UP:
             # One NAK per read, naming the frame still expected: the device resends it only if it is in flight.
             self.counters["naks_sent"] += 1
@@ -373,7 +381,8 @@ class HostLink:
         if inflight is not None and inflight[0] == seq:
             self._inflight = None
             self._tx_next = (seq + 1) & 0xFF
-            inflight[2].set_result(None)
+            if inflight[2] is not None:  # None: a resync HELLO
+                inflight[2].set_result(None)
             self._pump(now)
 
     # ---- helpers -----------------------------------------------------------------------------------------
@@ -389,7 +398,7 @@ class HostLink:
         was_up = self.state == _UP
         if was_up:
             events.append(LinkDown(reason))
-        failed = [self._inflight[2]] if self._inflight else []
+        failed = [self._inflight[2]] if self._inflight and self._inflight[2] else []
         failed += [f for _, f in self._pending]
         self._inflight = None
         self._pending.clear()

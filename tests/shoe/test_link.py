@@ -193,6 +193,10 @@ def test_commands_are_acknowledged_resent_and_fail_after_the_retries() -> None:
     with pytest.raises(CommandFailed):
         done.result(0)
     assert pair.of(Anomaly)[-1].kind == "command_failures"
+    pair.down = lambda data: data  # the line is back: the next command goes through, on a fresh sequence
+    done = pair.host.submit(Lock(False), pair.t)
+    pair.run(0.05)
+    assert done.result(0) is None and pair.commands[-1] == Lock(False) and pair.host.up
 
 
 def test_commands_fail_when_the_link_is_or_goes_down() -> None:
@@ -290,7 +294,7 @@ def test_a_device_of_another_protocol_version_is_refused() -> None:
     assert host.counters["protocol_mismatch"] == 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32), loss=st.floats(0, 0.4), corruption=st.floats(0, 0.2), dup=st.floats(0, 0.3),
        ack_loss=st.floats(0, 0.4), outages=st.lists(st.tuples(st.integers(0, 2000), st.integers(1, 2500)),
                                                      max_size=2), gaps=st.lists(st.integers(0, 40), min_size=1,
