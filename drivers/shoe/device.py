@@ -122,13 +122,14 @@ class DeviceLink:
                         self.ignore_acks -= 1
                         self.counters["acks_ignored"] += 1
                         continue
-                    self._inflight = None
-                    self._tx_next = (msg.seq + 1) & 0xFF
-                    self._pump(now)
+                    self._acked(now)
             elif type(msg) is Nak:
                 self.counters["naks_received"] += 1
-                if self._inflight is not None and self._inflight[0] == msg.seq:
-                    self._resend(now)
+                if self._inflight is not None:
+                    if self._inflight[0] == msg.seq:
+                        self._resend(now)
+                    elif (self._inflight[0] + 1) & 0xFF == msg.seq:
+                        self._acked(now)  # the host expects the next one: it has ours, its ACK was lost
             elif msg.FROM_DEVICE is not False:
                 continue  # a device message coming back (echo): not for us
             elif type(msg) is Hello:
@@ -152,6 +153,12 @@ class DeviceLink:
             self.counters["naks_sent"] += 1
             self._frames.append((encode_message(Nak(self._rx_next, NakReason.BAD_FRAME)), "Nak"))
         return commands
+
+    def _acked(self, now: float) -> None:
+        assert self._inflight is not None
+        self._tx_next = (self._inflight[0] + 1) & 0xFF
+        self._inflight = None
+        self._pump(now)
 
     def _ack(self, seq: int) -> None:
         self._frames.append((encode_message(Ack(seq)), "Ack"))

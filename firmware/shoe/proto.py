@@ -286,14 +286,14 @@ class DeviceLink:
                 nak = True
             elif type_ == T_ACK:
                 if self.inflight is not None and self.inflight[0] == seq:
-                    self.inflight = None
-                    self.tx_next = (seq + 1) & 0xFF
-                    self._pump()
-            elif type_ == T_NAK:
-                if self.inflight is not None and self.inflight[0] == seq:
+                    self._acked()
+            elif type_ == T_NAK and self.inflight is not None:
+                if self.inflight[0] == seq:
                     self.retransmits += 1
                     self.inflight[2] = self.clock.ticks_ms()
                     self.out.append(self.inflight[1])
+                elif (self.inflight[0] + 1) & 0xFF == seq:
+                    self._acked()  # the host expects the next one: it has ours, its ACK was lost
             elif type_ == T_HELLO:
                 self.rx_next = (seq + 1) & 0xFF
                 self._ack(seq)
@@ -310,6 +310,11 @@ class DeviceLink:
         if nak and self.rx_next is not None:
             self.out.append(encode(self.rx_next, T_NAK, bytes((NAK_BAD_FRAME,))))
         return commands
+
+    def _acked(self):
+        self.tx_next = (self.inflight[0] + 1) & 0xFF
+        self.inflight = None
+        self._pump()
 
     def _ack(self, seq):
         self.out.append(encode(seq, T_ACK))

@@ -329,3 +329,13 @@ def test_firmware_and_host_link_deliver_every_card_once_through_a_lossy_line(fw:
     assert [e.draw for e in events if isinstance(e, CardDrawn)] == list(range(1, 41))
     assert sum(isinstance(e, LinkUp) for e in events) >= 2
     assert host.counters["device_restarts"] == 1
+
+
+def test_a_nak_naming_the_next_frame_acknowledges_the_one_in_flight(fw: SimpleNamespace) -> None:
+    proto = fw.proto
+    link = _link(fw)
+    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 1, "card": 51}))
+    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 2, "card": 50}))
+    link.take()
+    link.receive(proto.encode(1, proto.T_NAK, b"\x01"))  # the host expects 1: it has 0
+    assert _decode(fw, link.take()) == [(proto.T_CARD, 1)]
