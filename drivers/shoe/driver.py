@@ -56,7 +56,7 @@ class ShoeDriver:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._port: serial.SerialBase | None = None
-        self._counters_lock = threading.Lock()
+        self._counters_lock = threading.Condition()
         self._counters = self._link.snapshot_counters()
         self._extra = {"callback_errors": 0, "write_errors": 0, "internal_errors": 0}
         self.read_at = 0.0  # clock() right after the read that completed the frames being handed on (bench)
@@ -100,6 +100,11 @@ class ShoeDriver:
         internal_errors)."""
         with self._counters_lock:
             return dict(self._counters)
+
+    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
+        """Wait until `predicate(counters)` holds (counters are published after every read and timer tick)."""
+        with self._counters_lock:
+            return self._counters_lock.wait_for(lambda: predicate(self._counters), timeout)
 
     def submit(self, message: Message) -> Future:
         """Send a host command; the future completes when the device acknowledges it, or fails with LinkDownError
@@ -234,3 +239,4 @@ class ShoeDriver:
         counters.update(self._extra)
         with self._counters_lock:
             self._counters = counters
+            self._counters_lock.notify_all()
