@@ -1,0 +1,242 @@
+"""Host driver for the card shoe: one thread owns the serial port (any pyserial URL), reconnects, and hands events on.
+
+    driver = ShoeDriver("/dev/serial/by-id/usb-Croupier_Shoe-if00", on_event)
+    driver.start()
+    ...
+    driver.lock(True).result(timeout=1)   # host commands return concurrent.futures.Future
+    driver.counters                        # every anomaly, counted
+    driver.stop()
+
+`on_event` is called on the driver's thread, once per event, in order; it must not block (an asyncio runtime
+wraps it with `loop.call_soon_threadsafe`, which is what drivers.shoe.aio.AsyncShoe does). Events are the
+device messages CardDrawn, ShoeState, DeckCheck, Shuffle and DeviceError, and the link events LinkUp, LinkDown
+and Anomaly (drivers.shoe.link). The driver acknowledges a frame after `on_event` returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from typing import Callable, Mapping
+
+import serial
+
+from .link import Event, HostLink, LinkConfig, LinkDown
+from .protocol import Lock, Message, RequestStatus, ResetCounters, SetTime
+
+__all__ = ["ShoeDriver"]
+
+log = logging.getLogger("croupier.shoe")
+
+
+class ShoeDriver:
+    """The card shoe on a serial line. Opens `url` with `serial.serial_for_url` (a device path, /dev/serial/by-id/...,
+    socket://host:port, rfc2217://host:port, loop://), keeps trying to (re)open it, and runs the link."""
+
+    def __init__(self, url: str, on_event: Callable[[Event], None], *, config: LinkConfig | None = None,
+                 baudrate: int = 115200, last_draws: Mapping[int, int] | None = None,
+                 realtime: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        """`last_draws`: the last draw number journaled per shoe id, so a gap across a restart of the host is seen.
+        `realtime`: run the driver thread under SCHED_FIFO at this priority (1..99; needs CAP_SYS_NICE, e.g.
+        systemd's LimitRTPRIO), so a busy Pi does not delay cards; if refused, a warning and normal scheduling."""
+        if not isinstance(url, str) or not url.strip():
+            raise ValueError(f"shoe port must be a device path or pyserial URL, got {url!r}")
+        self.url = url
+        self.baudrate = baudrate
+        self.realtime = realtime
+        self.config = config or LinkConfig()
+        self._on_event = on_event
+        self._clock = clock
+        self._link = HostLink(self.config, last_draws=last_draws)
+        self._commands: queue.SimpleQueue[tuple[Message, Future]] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._port: serial.SerialBase | None = None
+        self._counters_lock = threading.Condition()
+        self._counters = self._link.snapshot_counters()
+        self._extra = {"callback_errors": 0, "write_errors": 0, "internal_errors": 0}
+        self.read_at = 0.0  # clock() right after the read that completed the frames being handed on (bench)
+
+    # ---- life cycle ----------------------------------------------------------------------------------------
+
+    def start(self) -> ShoeDriver:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name=f"shoe {self.url}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close the port and end the thread; a last LinkDown('stopped') is handed on if the link was up."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def __enter__(self) -> ShoeDriver:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- state and commands (any thread) -------------------------------------------------------------------
+
+    @property
+    def up(self) -> bool:
+        return self._link.up
+
+    @property
+    def identity(self):
+        """The last IDENTIFY of the device (drivers.shoe.protocol.Identify), or None."""
+        return self._link.identity
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """A snapshot of every counter (drivers.shoe.link.COUNTERS, plus callback_errors, write_errors and
+        internal_errors)."""
+        with self._counters_lock:
+            return dict(self._counters)
+
+    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
+        """Wait until `predicate(counters)` holds (counters are published after every read and timer tick)."""
+        with self._counters_lock:
+            return self._counters_lock.wait_for(lambda: predicate(self._counters), timeout)
+
+    def submit(self, message: Message) -> Future:
+        """Send a host command; the future completes when the device acknowledges it, or fails with LinkDownError
+        or CommandFailed. Sent within one poll interval (10 ms by default)."""
+        future: Future = Future()
+        if self._thread is None:
+            from .link import LinkDownError
+
+            future.set_exception(LinkDownError("the shoe driver is not running"))
+        else:
+            self._commands.put((message, future))
+        return future
+
+    def lock(self, locked: bool = True) -> Future:
+        return self.submit(Lock(locked))
+
+    def reset_counters(self) -> Future:
+        return self.submit(ResetCounters())
+
+    def request_status(self) -> Future:
+        return self.submit(RequestStatus())
+
+    def set_time(self, unix_ms: int | None = None) -> Future:
+        return self.submit(SetTime(int(time.time() * 1000) if unix_ms is None else unix_ms))
+
+    # ---- the thread ----------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        link, cfg = self._link, self.config
+        failing_since: float | None = None
+        if self.realtime is not None:
+            try:  # on Linux, pid 0 means this thread
+                os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.realtime))
+            except (OSError, AttributeError, ValueError) as exc:
+                log.warning("shoe driver: real-time priority %s refused (%s): normal scheduling", self.realtime, exc)
+        try:
+            while not self._stop.is_set():
+                port = self._port
+                if port is None:
+                    try:
+                        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=cfg.poll_interval,
+                                                     write_timeout=1.0)
+                    except (serial.SerialException, OSError, ValueError) as exc:
+                        link.counters["open_failures"] += 1
+                        if failing_since is None:
+                            failing_since = self._clock()
+                            log.warning("shoe port %s cannot be opened (retrying every %.2f s): %s", self.url,
+                                        cfg.reconnect_interval, exc)
+                        self._publish()
+                        self._stop.wait(cfg.reconnect_interval)
+                        continue
+                    if failing_since is not None:
+                        log.info("shoe port %s open again after %.1f s", self.url, self._clock() - failing_since)
+                        failing_since = None
+                    self._port = port
+                    link.opened(self._clock())
+                try:
+                    self._write(port)
+                    data = port.read(1)
+                    if data:
+                        waiting = port.in_waiting
+                        if waiting:
+                            data += port.read(waiting)
+                    now = self.read_at = self._clock()
+                    events = link.receive(data, now) if data else []
+                    while True:
+                        try:
+                            message, future = self._commands.get_nowait()
+                        except queue.Empty:
+                            break
+                        link.submit(message, now, future)
+                    events += link.poll(now)
+                    self._dispatch(events)
+                    self._write(port)
+                except (serial.SerialException, OSError) as exc:
+                    self._close(f"disconnected: {exc}")
+                    self._stop.wait(cfg.reconnect_interval)
+                except Exception as exc:  # a bug here must not silently end the shoe: log it, start afresh
+                    self._extra["internal_errors"] += 1
+                    log.exception("shoe driver failed; reopening the port")
+                    self._close(f"driver error: {exc!r}")
+                    self._stop.wait(cfg.reconnect_interval)
+                self._publish()
+        finally:
+            self._close("stopped")
+            self._fail_queued()
+            self._publish()
+
+    def _write(self, port: serial.SerialBase) -> None:
+        out = self._link.take_output()
+        if out:
+            try:
+                port.write(out)
+            except serial.SerialTimeoutException as exc:
+                # A port that stops draining is as good as unplugged.
+                self._extra["write_errors"] += 1
+                raise serial.SerialException(f"write timed out: {exc}") from exc
+
+    def _close(self, reason: str) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass
+        events = self._link.closed(reason, self._clock())
+        if reason == "stopped" and events:
+            events = [LinkDown("stopped")]
+        self._dispatch(events)
+
+    def _dispatch(self, events: list[Event]) -> None:
+        for event in events:
+            try:
+                self._on_event(event)
+            except Exception:  # the runtime's bug must not take the shoe down with it
+                self._extra["callback_errors"] += 1
+                log.exception("shoe event handler failed on %r", event)
+
+    def _fail_queued(self) -> None:
+        from .link import LinkDownError
+
+        while True:
+            try:
+                _, future = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if future.set_running_or_notify_cancel():
+                future.set_exception(LinkDownError("shoe driver stopped"))
+
+    def _publish(self) -> None:
+        counters = self._link.snapshot_counters()
+        counters.update(self._extra)
+        with self._counters_lock:
+            self._counters = counters
+            self._counters_lock.notify_all()

@@ -1,0 +1,587 @@
+"""Shoe wire protocol, host side: frame codec (flags, byte stuffing, CRC-16/CCITT-FALSE) and typed messages.
+
+The protocol is declared once in firmware/protocol/PROTOCOL.md; firmware/protocol/vectors.json holds the test
+vectors that this module and the firmware are both checked against. Frame on the wire:
+
+    7E | stuffed( LEN | SEQ | TYPE | PAYLOAD[LEN] | CRC16 big-endian ) | 7E
+
+Inside the flags 0x7E and 0x7D are sent as 0x7D, byte ^ 0x20, so a flag byte always means "frame boundary":
+garbage or a lost byte costs the one frame it hit, never the link.
+"""
+
+from __future__ import annotations
+
+import binascii
+import struct
+from dataclasses import dataclass
+from enum import IntEnum, IntFlag
+from typing import ClassVar
+
+from controller.cards import Card, from_index
+
+__all__ = [
+    "FLAG", "ESC", "MAX_PAYLOAD", "PROTOCOL_VERSION", "NO_CARD", "crc16", "encode_frame", "Frame", "Rejected",
+    "Decoder", "decode_message", "PayloadError", "Message", "DeviceKind", "StateFlags", "ErrorCode", "NakReason",
+    "Identify", "CardDrawn", "ShoeState", "DeckCheck", "Shuffle", "Heartbeat", "DeviceError", "Ack", "Nak",
+    "Hello", "ResetCounters", "Lock", "RequestStatus", "SetTime", "MESSAGE_TYPES", "DEVICE_TYPES", "HOST_TYPES",
+    "encode_message", "VERDICTS",
+]
+
+FLAG = 0x7E
+ESC = 0x7D
+ESC_XOR = 0x20
+MAX_PAYLOAD = 64
+HEADER = 3  # LEN, SEQ, TYPE
+OVERHEAD = HEADER + 2  # + CRC
+MAX_STUFFED = 2 * (MAX_PAYLOAD + OVERHEAD)  # worst case: every byte escaped
+PROTOCOL_VERSION = 1
+NO_CARD = 0xFF
+
+_FLAG_B = b"\x7e"
+_ESC_B = b"\x7d"
+_ESC_FLAG = b"\x7d\x5e"
+_ESC_ESC = b"\x7d\x5d"
+
+# Every way a received segment can be refused, in the order they are checked (the vectors name them).
+VERDICTS = ("ok", "bad_escape", "too_short", "bad_length", "bad_crc", "unknown_type", "bad_payload")
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, not reflected, no final XOR ("123456789" -> 0x29B1)."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+def encode_frame(seq: int, type_: int, payload: bytes = b"") -> bytes:
+    """One complete frame, flags included."""
+    if not 0 <= seq <= 255 or not 0 <= type_ <= 255:
+        raise ValueError(f"sequence and type are bytes, got seq={seq!r} type={type_!r}")
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError(f"payload of {len(payload)} bytes exceeds the maximum of {MAX_PAYLOAD}")
+    body = bytes((len(payload), seq, type_)) + payload
+    body += crc16(body).to_bytes(2, "big")
+    if ESC in body or FLAG in body:
+        # Escapes first, so the escapes added for flags are not escaped again.
+        body = body.replace(_ESC_B, _ESC_ESC).replace(_FLAG_B, _ESC_FLAG)
+    return _FLAG_B + body + _FLAG_B
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A frame that passed the framing checks (escapes, length, CRC); its payload is not interpreted yet."""
+
+    seq: int
+    type: int
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A segment between two flags that is not a valid frame: `verdict` says why, `raw` is the stuffed bytes."""
+
+    verdict: str
+    raw: bytes
+
+
+def parse_segment(seg: bytes) -> Frame | Rejected:
+    """Check one stuffed segment (the bytes between two flags)."""
+    if ESC in seg:
+        if seg.count(_ESC_B) != seg.count(_ESC_FLAG) + seg.count(_ESC_ESC):
+            return Rejected("bad_escape", seg)
+        body = seg.replace(_ESC_FLAG, _FLAG_B).replace(_ESC_ESC, _ESC_B)
+    else:
+        body = seg
+    n = len(body)
+    if n < OVERHEAD:
+        return Rejected("too_short", seg)
+    if body[0] + OVERHEAD != n:
+        return Rejected("bad_length", seg)
+    # Running the CRC over the message and its big-endian CRC leaves zero exactly when they agree.
+    if binascii.crc_hqx(body, 0xFFFF):
+        return Rejected("bad_crc", seg)
+    return Frame(body[1], body[2], body[3:-2])
+
+
+class Decoder:
+    """Turns a byte stream into frames and rejections. Feed it whatever arrives, in any chunks.
+
+    Until the first flag is seen the decoder hunts (those bytes are counted in `noise`); after that every
+    segment between two flags is a candidate frame. A partial segment longer than any valid frame is dropped
+    as `oversize` and the decoder hunts for the next flag.
+    """
+
+    __slots__ = ("_buf", "_hunting", "noise", "oversize")
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._hunting = True
+        self.noise = 0
+        self.oversize = 0
+
+    def reset(self) -> None:
+        """Forget any partial frame (after a reconnect the old bytes belong to no frame)."""
+        self._buf = b""
+        self._hunting = True
+
+    def feed(self, data: bytes) -> list[Frame | Rejected]:
+        buf = self._buf + data if self._buf else bytes(data)
+        if FLAG not in buf:
+            if self._hunting:
+                self.noise += len(buf)
+                self._buf = b""
+            elif len(buf) > MAX_STUFFED:
+                self._drop_oversize()
+            else:
+                self._buf = buf
+            return []
+        parts = buf.split(_FLAG_B)
+        if self._hunting:
+            self.noise += len(parts[0])
+            self._hunting = False
+            del parts[0]
+        tail = parts.pop()
+        out: list[Frame | Rejected] = []
+        for seg in parts:
+            if len(seg) > MAX_STUFFED:
+                self.oversize += 1  # as if it had arrived byte by byte: dropped without a verdict
+            elif seg:  # an empty segment is two adjacent flags (end of one frame, start of the next)
+                out.append(parse_segment(seg))
+        if len(tail) > MAX_STUFFED:
+            self._drop_oversize()
+        else:
+            self._buf = tail
+        return out
+
+    def _drop_oversize(self) -> None:
+        self.oversize += 1
+        self._buf = b""
+        self._hunting = True
+
+
+class PayloadError(ValueError):
+    """A frame whose type is unknown or whose payload does not match its type's layout."""
+
+    def __init__(self, verdict: str, text: str) -> None:
+        super().__init__(text)
+        self.verdict = verdict
+
+
+class DeviceKind(IntFlag):
+    SHOE = 1
+    SHUFFLER = 2
+
+
+class StateFlags(IntFlag):
+    """Shoe state bits (STATE and HEARTBEAT); a bit outside these is a protocol error."""
+
+    LID_OPEN = 0x01
+    CARDS_LOW = 0x02
+    CUT_CARD = 0x04
+    EMPTY = 0x08
+    JAM = 0x10
+    LOCKED = 0x20
+
+
+STATE_MASK = int(StateFlags.LID_OPEN | StateFlags.CARDS_LOW | StateFlags.CUT_CARD | StateFlags.EMPTY
+                 | StateFlags.JAM | StateFlags.LOCKED)
+
+
+class ErrorCode(IntEnum):
+    SENSOR = 1  # the card reader module failed or timed out
+    UNREADABLE = 2  # a card passed the draw switch but its index could not be read
+    STORAGE = 3  # the draw counter could not be written to flash
+    BAD_COMMAND = 4  # a host command was malformed or not allowed now
+    OVERFLOW = 5  # the device's queue of unacknowledged messages overflowed
+    OTHER = 255
+
+
+class NakReason(IntEnum):
+    BAD_FRAME = 1  # a segment failed the framing checks (escape, length, CRC)
+    OUT_OF_ORDER = 2  # a reliable frame arrived with an unexpected sequence number
+    BAD_PAYLOAD = 3  # unknown type or a payload that does not fit its type
+
+
+def _card_byte(card: Card) -> int:
+    return card.index
+
+
+def _card_of(byte: int, what: str) -> Card:
+    if byte > 52:
+        raise PayloadError("bad_payload", f"{what}: card byte {byte} is not a card (0..51, 52 joker)")
+    return from_index(byte)
+
+
+def _text(raw: bytes, what: str, lo: int, hi: int) -> str:
+    if not lo <= len(raw) <= hi or any(b < 0x20 or b > 0x7E for b in raw):
+        raise PayloadError("bad_payload", f"{what}: expected {lo}..{hi} printable ASCII bytes, got {raw!r}")
+    return raw.decode("ascii")
+
+
+def _check_text(text: str, what: str, lo: int, hi: int) -> bytes:
+    raw = text.encode("ascii", "replace")
+    _text(raw, what, lo, hi)
+    return raw
+
+
+def _unpack(fmt: struct.Struct, payload: bytes, what: str) -> tuple:
+    if len(payload) != fmt.size:
+        raise PayloadError("bad_payload", f"{what}: payload is {len(payload)} bytes, expected {fmt.size}")
+    return fmt.unpack(payload)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """Base of every message. TYPE is its type byte; RELIABLE ones are sequenced, acknowledged and retransmitted."""
+
+    TYPE: ClassVar[int] = -1
+    RELIABLE: ClassVar[bool] = True
+    FROM_DEVICE: ClassVar[bool] = True
+
+    def pack(self) -> bytes:
+        return b""
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Message:
+        if payload:
+            raise PayloadError("bad_payload", f"{cls.__name__}: expected an empty payload, got {len(payload)} bytes")
+        return cls()
+
+
+# ---- device -> host ---------------------------------------------------------------------------------------
+
+_IDENTIFY = struct.Struct(">BBBBBBBIIB")
+
+
+@dataclass(frozen=True, slots=True)
+class Identify(Message):
+    """Who the device is and where its counters stand; sent at boot and in answer to every HELLO (not acknowledged).
+
+    `tx_base` is the sequence number of the device's oldest unacknowledged message (or of the next one if none is
+    waiting): a host that already has `tx_base` knows the frame in flight is a duplicate, so a resync never
+    renumbers or redelivers anything.
+    """
+
+    TYPE: ClassVar[int] = 0x01
+    RELIABLE: ClassVar[bool] = False
+    kind: DeviceKind
+    protocol: int
+    firmware: tuple[int, int, int]
+    shoe_id: int
+    tx_base: int
+    boot: int  # boot counter kept in flash: a new value means the device restarted
+    draws: int  # draw counter: the number of the last card drawn
+    last_card: Card | None  # the card of draw number `draws` (None after a counter reset)
+    serial: str
+
+    def pack(self) -> bytes:
+        last = NO_CARD if self.last_card is None else _card_byte(self.last_card)
+        return _IDENTIFY.pack(int(self.kind), self.protocol, *self.firmware, self.shoe_id, self.tx_base, self.boot,
+                              self.draws, last) + _check_text(self.serial, "serial number", 1, 32)
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Identify:
+        if len(payload) < _IDENTIFY.size + 1:
+            raise PayloadError("bad_payload", f"Identify: payload of {len(payload)} bytes is too short")
+        kind, proto, major, minor, patch, shoe_id, base, boot, draws, last = _IDENTIFY.unpack_from(payload)
+        if kind == 0 or kind & ~3:
+            raise PayloadError("bad_payload", f"Identify: unknown device kind {kind}")
+        serial = _text(payload[_IDENTIFY.size:], "Identify serial number", 1, 32)
+        last_card = None if last == NO_CARD else _card_of(last, "Identify last card")
+        return cls(DeviceKind(kind), proto, (major, minor, patch), shoe_id, base, boot, draws, last_card, serial)
+
+
+_CARD = struct.Struct(">BIB")
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn(Message):
+    """The dealer drew `card`; `draw` counts cards drawn from shoe `shoe_id` since its counter was reset (from 1)."""
+
+    TYPE: ClassVar[int] = 0x02
+    shoe_id: int
+    draw: int
+    card: Card
+
+    def pack(self) -> bytes:
+        return _CARD.pack(self.shoe_id, self.draw, _card_byte(self.card))
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> CardDrawn:
+        shoe_id, draw, card = _unpack(_CARD, payload, "CardDrawn")
+        if draw == 0:
+            raise PayloadError("bad_payload", "CardDrawn: draw counter 0 (the first card drawn is number 1)")
+        return cls(shoe_id, draw, _card_of(card, "CardDrawn"))
+
+
+_STATE = struct.Struct(">BHI")
+
+
+def _flags(value: int, what: str) -> StateFlags:
+    if value & ~STATE_MASK:
+        raise PayloadError("bad_payload", f"{what}: unknown state bits 0x{value & ~STATE_MASK:04x}")
+    return StateFlags(value)
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeState(Message):
+    """The shoe's state bits, sent on every change and in answer to REQUEST_STATUS, LOCK and RESET_COUNTERS."""
+
+    TYPE: ClassVar[int] = 0x03
+    shoe_id: int
+    flags: StateFlags
+    draws: int
+
+    def pack(self) -> bytes:
+        return _STATE.pack(self.shoe_id, int(self.flags), self.draws)
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> ShoeState:
+        shoe_id, flags, draws = _unpack(_STATE, payload, "ShoeState")
+        return cls(shoe_id, _flags(flags, "ShoeState"), draws)
+
+
+DECK_MISSING, DECK_EXTRA, DECK_TRUNCATED = 0x01, 0x02, 0x80
+
+
+@dataclass(frozen=True, slots=True)
+class DeckCheck(Message):
+    """The shuffler counted the cards: `missing` and `extra` list what differs from `decks` full packs.
+
+    `truncated` means more cards differ than fit in one frame (the lists are a prefix); the shoe is not complete.
+    """
+
+    TYPE: ClassVar[int] = 0x04
+    shoe_id: int
+    decks: int
+    missing: tuple[Card, ...] = ()
+    extra: tuple[Card, ...] = ()
+    truncated: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not (self.missing or self.extra or self.truncated)
+
+    def pack(self) -> bytes:
+        status = (DECK_MISSING if self.missing else 0) | (DECK_EXTRA if self.extra else 0) | (
+            DECK_TRUNCATED if self.truncated else 0)
+        return (bytes((self.shoe_id, status, self.decks, len(self.missing))) + bytes(map(_card_byte, self.missing))
+                + bytes((len(self.extra),)) + bytes(map(_card_byte, self.extra)))
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> DeckCheck:
+        if len(payload) < 5:
+            raise PayloadError("bad_payload", f"DeckCheck: payload of {len(payload)} bytes is too short")
+        shoe_id, status, decks, n_missing = payload[:4]
+        if 4 + n_missing + 1 > len(payload):
+            raise PayloadError("bad_payload", f"DeckCheck: {n_missing} missing cards do not fit the payload")
+        n_extra = payload[4 + n_missing]
+        if 5 + n_missing + n_extra != len(payload):
+            raise PayloadError("bad_payload", "DeckCheck: card counts do not add up to the payload length")
+        missing = tuple(_card_of(b, "DeckCheck missing") for b in payload[4:4 + n_missing])
+        extra = tuple(_card_of(b, "DeckCheck extra") for b in payload[5 + n_missing:])
+        truncated = bool(status & DECK_TRUNCATED)
+        expected = (DECK_MISSING if missing else 0) | (DECK_EXTRA if extra else 0) | (DECK_TRUNCATED if truncated else 0)
+        if status != expected or (truncated and not (missing or extra)):
+            raise PayloadError("bad_payload", f"DeckCheck: status 0x{status:02x} does not match its card lists")
+        if decks == 0:
+            raise PayloadError("bad_payload", "DeckCheck: zero decks")
+        return cls(shoe_id, decks, missing, extra, truncated)
+
+
+_SHUFFLE = struct.Struct(">BBBI")
+SHUFFLE_STARTED, SHUFFLE_FINISHED = 0, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle(Message):
+    """The shuffler started or finished shuffling; `count` numbers the shuffles since its counters were reset."""
+
+    TYPE: ClassVar[int] = 0x05
+    shoe_id: int
+    started: bool  # True: started; False: finished
+    decks: int
+    count: int
+
+    def pack(self) -> bytes:
+        return _SHUFFLE.pack(self.shoe_id, SHUFFLE_STARTED if self.started else SHUFFLE_FINISHED, self.decks,
+                             self.count)
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Shuffle:
+        shoe_id, phase, decks, count = _unpack(_SHUFFLE, payload, "Shuffle")
+        if phase not in (SHUFFLE_STARTED, SHUFFLE_FINISHED):
+            raise PayloadError("bad_payload", f"Shuffle: unknown phase {phase}")
+        return cls(shoe_id, phase == SHUFFLE_STARTED, decks, count)
+
+
+_HEARTBEAT = struct.Struct(">IH")
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat(Message):
+    """Sent by the device every heartbeat interval; not acknowledged. Its absence is how the host sees a dead link."""
+
+    TYPE: ClassVar[int] = 0x06
+    RELIABLE: ClassVar[bool] = False
+    uptime_ms: int  # modulo 2**32
+    flags: StateFlags
+
+    def pack(self) -> bytes:
+        return _HEARTBEAT.pack(self.uptime_ms, int(self.flags))
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Heartbeat:
+        uptime, flags = _unpack(_HEARTBEAT, payload, "Heartbeat")
+        return cls(uptime, _flags(flags, "Heartbeat"))
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceError(Message):
+    """The device reports a fault (see ErrorCode) with a short text."""
+
+    TYPE: ClassVar[int] = 0x07
+    code: int
+    text: str = ""
+
+    def pack(self) -> bytes:
+        return bytes((self.code,)) + _check_text(self.text, "error text", 0, MAX_PAYLOAD - 1)
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> DeviceError:
+        if not payload:
+            raise PayloadError("bad_payload", "DeviceError: empty payload")
+        return cls(payload[0], _text(payload[1:], "DeviceError text", 0, MAX_PAYLOAD - 1))
+
+
+# ---- link control, both directions ------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Ack(Message):
+    """Acknowledges the reliable frame whose sequence number is carried in the SEQ field."""
+
+    TYPE: ClassVar[int] = 0x10
+    RELIABLE: ClassVar[bool] = False
+    FROM_DEVICE: ClassVar[bool | None] = None  # both directions
+    seq: int
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Ack:
+        if payload:
+            raise PayloadError("bad_payload", "Ack: expected an empty payload")
+        return cls(seq)
+
+
+@dataclass(frozen=True, slots=True)
+class Nak(Message):
+    """The receiver refused a frame and still expects sequence number `seq`: resend it now if it is in flight."""
+
+    TYPE: ClassVar[int] = 0x11
+    RELIABLE: ClassVar[bool] = False
+    FROM_DEVICE: ClassVar[bool | None] = None
+    seq: int
+    reason: int
+
+    def pack(self) -> bytes:
+        return bytes((self.reason,))
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Nak:
+        if len(payload) != 1:
+            raise PayloadError("bad_payload", "Nak: expected a 1-byte reason")
+        return cls(seq, payload[0])
+
+
+# ---- host -> device ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Hello(Message):
+    """Host opens a session: the device takes this frame's sequence number as the start, and sends IDENTIFY."""
+
+    TYPE: ClassVar[int] = 0x20
+    FROM_DEVICE: ClassVar[bool] = False
+    protocol: int = PROTOCOL_VERSION
+
+    def pack(self) -> bytes:
+        return bytes((self.protocol,))
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Hello:
+        if len(payload) != 1:
+            raise PayloadError("bad_payload", "Hello: expected a 1-byte protocol version")
+        return cls(payload[0])
+
+
+@dataclass(frozen=True, slots=True)
+class ResetCounters(Message):
+    """Set the draw counter to 0 (a new shoe is loaded); the device answers with STATE."""
+
+    TYPE: ClassVar[int] = 0x21
+    FROM_DEVICE: ClassVar[bool] = False
+
+
+@dataclass(frozen=True, slots=True)
+class Lock(Message):
+    """Lock (no card can be drawn) or unlock the shoe; the device answers with STATE."""
+
+    TYPE: ClassVar[int] = 0x22
+    FROM_DEVICE: ClassVar[bool] = False
+    locked: bool = True
+
+    def pack(self) -> bytes:
+        return b"\x01" if self.locked else b"\x00"
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> Lock:
+        if payload not in (b"\x00", b"\x01"):
+            raise PayloadError("bad_payload", "Lock: expected one byte, 0 (unlock) or 1 (lock)")
+        return cls(payload == b"\x01")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestStatus(Message):
+    """Ask for a STATE message now."""
+
+    TYPE: ClassVar[int] = 0x23
+    FROM_DEVICE: ClassVar[bool] = False
+
+
+_SET_TIME = struct.Struct(">Q")
+
+
+@dataclass(frozen=True, slots=True)
+class SetTime(Message):
+    """Set the device clock (Unix time in milliseconds), used to stamp the device's own log."""
+
+    TYPE: ClassVar[int] = 0x24
+    FROM_DEVICE: ClassVar[bool] = False
+    unix_ms: int
+
+    def pack(self) -> bytes:
+        return _SET_TIME.pack(self.unix_ms)
+
+    @classmethod
+    def unpack(cls, payload: bytes, seq: int) -> SetTime:
+        return cls(*_unpack(_SET_TIME, payload, "SetTime"))
+
+
+MESSAGE_TYPES: dict[int, type[Message]] = {m.TYPE: m for m in (
+    Identify, CardDrawn, ShoeState, DeckCheck, Shuffle, Heartbeat, DeviceError, Ack, Nak,
+    Hello, ResetCounters, Lock, RequestStatus, SetTime)}
+DEVICE_TYPES = frozenset(t for t, m in MESSAGE_TYPES.items() if m.FROM_DEVICE is not False)
+HOST_TYPES = frozenset(t for t, m in MESSAGE_TYPES.items() if m.FROM_DEVICE is not True)
+
+
+def decode_message(frame: Frame) -> Message:
+    """The typed message in a frame, or PayloadError (verdict 'unknown_type' or 'bad_payload')."""
+    cls = MESSAGE_TYPES.get(frame.type)
+    if cls is None:
+        raise PayloadError("unknown_type", f"unknown message type 0x{frame.type:02x}")
+    return cls.unpack(frame.payload, frame.seq)
+
+
+def encode_message(message: Message, seq: int = 0) -> bytes:
+    """A frame for `message`; ACK and NAK carry their own sequence number, unreliable messages use 0."""
+    if isinstance(message, (Ack, Nak)):
+        seq = message.seq
+    elif not message.RELIABLE:
+        seq = 0
+    return encode_frame(seq, message.TYPE, message.pack())
