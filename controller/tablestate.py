@@ -1,0 +1,258 @@
+"""A table's whole replayable state and the pure fold over journal records that builds it: game, alerts, shoe status, meters, history.
+
+The runtime (controller/table.py) turns every input into a record, computes `step(state, record)`,
+journals the record, and only then adopts the new state. Recovery, recall and meters are the same fold
+over the journal, so what a table did and what it shows after a restart cannot disagree.
+
+Record kinds (each a JSON object with "kind"):
+- "start"    the service started: {"version", "game", "rules"} (counts a power-up)
+- "game"     a game event: {"event": {...}, "via": "shoe"|"dealer"|"spot:N"|"panel"|"timer"|"autoplay",
+             "draw": [shoe_id, draw] for a card read by the shoe, "closes_at": epoch s for open bets}
+- "alert"    a dealer alert that pauses dealing: {"alert": {"id", "kind", "text", "card", "options"}}
+- "resolve"  the dealer resolved an alert: {"alert": id, "action", "by", "reason"}
+- "refused"  a refused command: {"who", "reason", "request"} (audit only)
+- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}
+- "door"     a door switch: {"name", "open"}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Iterable
+
+from controller.games.base import (
+    CardDealt, Effect, Effects, GameSpec, IllegalEvent, NewShoe, RoundSettled, RoundVoided, RulesBase, ShuffleDue,
+    event_from_json, rules_from_mapping,
+)
+
+__all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
+           "new_state", "step", "replay", "picture", "HISTORY"]
+
+HISTORY = 10  # settled rounds kept for the dealer screen (recall reads the journal for more)
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    id: int
+    kind: str                  # "misdeal", "deck_check", "draw_gap", "door", "shoe"
+    text: str
+    card: str | None = None
+    options: tuple[str, ...] = ("confirm", "void")
+
+    def json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "text": self.text, "card": self.card, "options": list(self.options)}
+
+
+@dataclass(frozen=True, slots=True)
+class AlertRaised(Effect):
+    KIND: ClassVar[str] = "alert_raised"
+    alert: Alert
+
+
+@dataclass(frozen=True, slots=True)
+class AlertResolved(Effect):
+    KIND: ClassVar[str] = "alert_resolved"
+    id: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class SpotMeters:
+    rounds: int = 0
+    handle: int = 0
+    returned: int = 0
+    commission: int = 0
+
+    @property
+    def house_win(self) -> int:
+        return self.handle - self.returned
+
+
+@dataclass(frozen=True, slots=True)
+class Meters:
+    """Table meters derived from settlements: never cleared, only grown by the journal."""
+
+    rounds: int = 0
+    voids: int = 0
+    handle: int = 0
+    returned: int = 0
+    commission: int = 0
+    refused: int = 0
+    power_ups: int = 0
+    spots: tuple[tuple[int, SpotMeters], ...] = ()
+
+    @property
+    def house_win(self) -> int:
+        return self.handle - self.returned
+
+    def json(self) -> dict[str, Any]:
+        return {"rounds": self.rounds, "voids": self.voids, "handle": self.handle, "paid": self.returned,
+                "house_win": self.house_win, "commission": self.commission, "refused_commands": self.refused,
+                "power_ups": self.power_ups,
+                "spots": {str(s): {"rounds": m.rounds, "handle": m.handle, "paid": m.returned,
+                                   "house_win": m.house_win, "commission": m.commission} for s, m in self.spots}}
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeStatus:
+    link: bool = False
+    flags: tuple[str, ...] = ()
+    last_draw: tuple[tuple[int, int], ...] = ()   # (shoe id, last journaled draw) per shoe
+    dealt: int = 0                                # cards dealt from the shoe in play
+    shuffle_due: bool = False
+    shuffling: bool = False
+
+    def draw_of(self, shoe_id: int) -> int:
+        return dict(self.last_draw).get(shoe_id, 0)
+
+
+@dataclass(frozen=True)
+class TableState:
+    table_id: str
+    game_spec: GameSpec = field(repr=False, compare=False)
+    game: Any
+    seq: int = 0
+    alerts: tuple[Alert, ...] = ()
+    next_alert: int = 1
+    shoe: ShoeStatus = ShoeStatus()
+    meters: Meters = Meters()
+    history: tuple[dict[str, Any], ...] = ()
+    bets_close_at: float | None = None
+    doors_open: tuple[str, ...] = ()
+    rules: dict[str, Any] = field(default_factory=dict, compare=False)  # the rules in force, as journaled
+    shoes: int = 0                                  # shoes started (NewShoe events and per-round shuffles)
+
+    @property
+    def paused(self) -> bool:
+        return bool(self.alerts)
+
+
+def new_state(table_id: str, game: GameSpec, rules: RulesBase) -> TableState:
+    return TableState(table_id, game, game.new_table(rules), rules=rules.to_json())
+
+
+def _add_settlement(meters: Meters, eff: RoundSettled) -> Meters:
+    spots = dict(meters.spots)
+    for spot in sorted({r.spot for r in eff.settlement.results}):
+        rows = eff.settlement.for_spot(spot)
+        m = spots.get(spot, SpotMeters())
+        spots[spot] = SpotMeters(m.rounds + 1, m.handle + sum(r.stake for r in rows),
+                                 m.returned + sum(r.returned for r in rows), m.commission + sum(r.commission for r in rows))
+    s = eff.settlement
+    return replace(meters, rounds=meters.rounds + 1, handle=meters.handle + s.stakes,
+                   returned=meters.returned + s.returned, commission=meters.commission + s.commission,
+                   spots=tuple(sorted(spots.items())))
+
+
+def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
+    event = event_from_json(record["event"])
+    game, effects = state.game_spec.apply(state.game, event)
+    meters, shoe, history = state.meters, state.shoe, state.history
+    if isinstance(event, CardDealt):
+        shoe = replace(shoe, dealt=shoe.dealt + 1)
+    shoes = state.shoes
+    if isinstance(event, NewShoe):
+        shoe = replace(shoe, dealt=0, shuffle_due=False, shuffling=False)
+        shoes += 1
+    closes_at = state.bets_close_at
+    if event.KIND == "open_bets":
+        closes_at = record.get("closes_at")
+    elif event.KIND in ("close_bets", "void_round"):
+        closes_at = None
+    for eff in effects:
+        if isinstance(eff, RoundSettled):
+            meters = _add_settlement(meters, eff)
+            history = (history + ({"round": eff.round, **eff.settlement.json()},))[-HISTORY:]
+        elif isinstance(eff, RoundVoided):
+            meters = replace(meters, voids=meters.voids + 1)
+            history = (history + ({"round": eff.round, "voided": eff.reason, "returned": eff.returned},))[-HISTORY:]
+        elif isinstance(eff, ShuffleDue):
+            shoe = replace(shoe, shuffle_due=True)
+    return replace(state, game=game, meters=meters, shoe=shoe, history=history, bets_close_at=closes_at,
+                   shoes=shoes), effects
+
+
+def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
+    """The state after one journal record, and the effects to act on. Raises IllegalEvent for a game
+    event the game refuses (the runtime then journals a refusal or an alert instead)."""
+    kind = record.get("kind")
+    effects: Effects = ()
+    if kind == "game":
+        state, effects = _game_step(state, record)
+    elif kind == "start":
+        if record["game"] != state.game_spec.name:
+            raise IllegalEvent(f"this journal belongs to a {record['game']} table, not {state.game_spec.name}")
+        if record["rules"] != state.rules:
+            # New rules (limits, paytables) start a fresh table, with a new shoe: only between rounds.
+            if state.game_spec.expected_next(state.game).phase not in ("idle", "shuffling"):
+                raise IllegalEvent("the rules changed while a round is in progress: finish it first")
+            rules = rules_from_mapping(state.game_spec.rules_type, record["rules"])
+            state = replace(state, game=state.game_spec.new_table(rules), rules=record["rules"],
+                            shoe=replace(state.shoe, dealt=0, shuffle_due=False))
+        state = replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1))
+    elif kind == "alert":
+        a = record["alert"]
+        alert = Alert(a["id"], a["kind"], a["text"], a.get("card"), tuple(a.get("options", ("confirm", "void"))))
+        state = replace(state, alerts=state.alerts + (alert,), next_alert=max(state.next_alert, alert.id + 1))
+        effects = (AlertRaised(alert),)
+    elif kind == "resolve":
+        if not any(a.id == record["alert"] for a in state.alerts):
+            raise IllegalEvent(f"no open alert {record['alert']}")
+        state = replace(state, alerts=tuple(a for a in state.alerts if a.id != record["alert"]))
+        effects = (AlertResolved(record["alert"], record["action"]),)
+    elif kind == "refused":
+        state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))
+    elif kind == "shoe":
+        what, shoe = record["what"], state.shoe
+        if what == "shuffle" and not record["started"] and record.get("per_round"):
+            state = replace(state, shoes=state.shoes + 1)
+        if what == "link":
+            shoe = replace(shoe, link=bool(record["up"]))
+        elif what == "flags":
+            shoe = replace(shoe, flags=tuple(record["flags"]))
+        elif what == "shuffle":
+            shoe = replace(shoe, shuffling=bool(record["started"]))
+        elif what == "deck_check":
+            shoe = replace(shoe, shuffling=False)
+        state = replace(state, shoe=shoe)
+    elif kind == "door":
+        doors = set(state.doors_open)
+        (doors.add if record["open"] else doors.discard)(record["name"])
+        state = replace(state, doors_open=tuple(sorted(doors)))
+    else:
+        raise ValueError(f"unknown journal record kind {kind!r}")
+    if record.get("draw"):
+        # Cards read by the shoe (dealt, or held in an alert) advance its draw counter, so a restart can
+        # tell the shoe driver which draws are already journaled.
+        shoe_id, draw = record["draw"]
+        shoe = state.shoe
+        state = replace(state, shoe=replace(shoe, last_draw=tuple(sorted({**dict(shoe.last_draw), shoe_id: draw}.items()))))
+    return state, effects
+
+
+def replay(state: TableState, records: Iterable[tuple[int, dict[str, Any]]]) -> TableState:
+    """Fold (seq, record) pairs into the state (recovery, recall and meters all start here)."""
+    for seq, record in records:
+        state, _ = step(state, record)
+        state = replace(state, seq=seq)
+    return state
+
+
+def picture(state: TableState) -> dict[str, Any]:
+    """The whole table for the views: the game snapshot plus the runtime's status. The dealer-only
+    parts (alerts' options, meters) sit under "dealer_only", which the public view drops."""
+    exp = state.game_spec.expected_next(state.game)
+    return {
+        "table": state.table_id,
+        "seq": state.seq,
+        "game": state.game_spec.snapshot(state.game),
+        "expected": {"phase": exp.phase, "text": "paused: dealer alert" if state.paused else exp.text,
+                     "card_to": exp.card_to, "actor": exp.actor, "actions": list(exp.actions)},
+        "paused": state.paused,
+        "bets_close_at": state.bets_close_at,
+        "shoe": {"link": state.shoe.link, "flags": list(state.shoe.flags), "dealt": state.shoe.dealt,
+                 "shuffle_due": state.shoe.shuffle_due, "shuffling": state.shoe.shuffling},
+        "history": list(state.history),
+        "dealer_only": {"alerts": [a.json() for a in state.alerts], "meters": state.meters.json(),
+                        "doors_open": list(state.doors_open)},
+    }
