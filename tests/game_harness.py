@@ -10,11 +10,6 @@ Use from a game's tests:
 `legal_bets(rules, rng) -> list[Event]` gives the bets a player could make at this game (the harness
 adds random, mostly illegal, noise of its own). `decide(state, expected, rng) -> Event | None` may pick
 decisions (default: a random legal action, with a random amount in `amount_range`).
-
-Games that track their shoe (and refuse a card it cannot hold) pass `fresh_shoes=True`: every `NewShoe`
-then starts a freshly shuffled shoe, as at a real table (a reshuffle mid-round leaves the cards on the
-table out of it). Games whose legal bets depend on the table (who holds the bank) pass
-`bets_from_state=True`: `legal_bets` is then called with the state instead of the rules.
 """
 
 from __future__ import annotations
@@ -44,7 +39,13 @@ class RoundLog:
 
 class ShoeFeed:
     """Cards from one shuffled shoe at a time; `new_shoe(on_table)` starts a fresh one without the cards still
-    on the table. Running out without a new shoe simply starts another (for games that do not track the shoe)."""
+    on the table. Running out without a new shoe simply starts another (for games that do not track the shoe).
+
+    Games that track their shoe (and refuse a card it cannot hold) pass `fresh_shoes=True` to `play_rounds`:
+    every `NewShoe` then starts a freshly shuffled shoe, as at a real table (a reshuffle mid-round leaves the
+    cards on the table out of it). Games whose legal bets depend on the table (who holds the bank) pass
+    `bets_from_state=True`: `legal_bets` is then called with the state instead of the rules.
+    """
 
     def __init__(self, rng: Rng, decks: int, jokers: int) -> None:
         self.rng, self.decks, self.jokers = rng, decks, jokers

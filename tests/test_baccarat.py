@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.analysis.baccarat import analyse, box_net, coup, exact_counts
-from controller.cards import Card, parse_card, shoe
+from controller.cards import Card, parse_card
 from controller.cli import main
 from controller.games.base import (
     CardDealt, CardPlaced, CloseBets, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet, RoundVoided, RulesError,
@@ -21,9 +21,8 @@ from controller.games.base import (
 )
 from controller.games.baccarat import GAME, State, banker_draws, burn_count, legal_bets
 from controller.hands.points import baccarat_points
-from controller.rng import SeededRng
 from tests.game_harness import play_rounds
-from tests.game_steps import committed, deal, results, run
+from tests.game_steps import SeededShoes, committed, deal, results, run
 
 # The banker's third-card chart as printed on the layout: rows banker total 0-7, columns the player's third
 # card 0-9; D draws, S stands. (Written out cell by cell, apart from the engine's own table.)
@@ -198,7 +197,7 @@ def test_a_card_the_shoe_cannot_hold_is_refused() -> None:
 
 
 @pytest.mark.parametrize("cards, event, reason", [
-    ("", CardDealt(parse_card("2C"), target="banker"), "goes to the player, not banker"),
+    ("", CardDealt(parse_card("2C"), target="banker"), "goes to player, not banker"),
     ("9S 7H KD KC", CardDealt(parse_card("2C")), "no card expected"),
     ("9S", Settle(), "cannot settle"),
     ("9S", PlaceBet(4, "tie", 5), "not open"),
@@ -306,35 +305,28 @@ def engine_coups(rules: dict[str, Any], coups: int, seed: int) -> tuple[list[lis
     the shoe (its own, then those that followed), how many it used, and the net of a player, a banker and a
     tie bet."""
     r = GAME.rules(rules)
-    rng = SeededRng(seed)
-    stakes = {"player": 10, "banker": 15, "tie": 5}
+    shoes = SeededShoes(GAME, r.decks, seed)
+    bets = [PlaceBet(1, "player", 10), PlaceBet(2, "banker", 15), PlaceBet(3, "tie", 5)]
     state = GAME.new_table(r)
     rows: list[list[Card]] = []
     used: list[int] = []
     nets: list[dict[str, int]] = []
-    cards: list[Card] = []
-    pos = 0
     while len(rows) < coups:
         exp = GAME.expected_next(state)
         if exp.phase == "shuffling":
-            cards, pos = rng.shuffled(shoe(r.decks)), 0
-            state, _ = GAME.apply(state, NewShoe(r.decks))
-            continue
-        if exp.card_to == "burn":
-            state, _ = GAME.apply(state, CardDealt(cards[pos]))
-            pos += 1
-            continue
-        state, _ = run(GAME, state, [OpenBets()] + [PlaceBet(i + 1, box, a) for i, (box, a) in enumerate(stakes.items())]
-                       + [CloseBets()])
-        start = pos
-        while GAME.expected_next(state).phase == "dealing":
-            state, _ = GAME.apply(state, CardDealt(cards[pos]))
-            pos += 1
-        state, effects = run(GAME, state, [Settle()])
-        after = cards[pos:start + 6]
-        rows.append(cards[start:pos] + after + [parse_card("KS")] * (6 - (pos - start) - len(after)))
-        used.append(pos - start)
-        nets.append({box: net for (_, box), (_, net, _) in results(effects).items()})
+            state = shoes.new_shoe(state)
+        elif exp.card_to == "burn":
+            state, _ = shoes.deal(state)
+        else:
+            state, _ = run(GAME, state, [OpenBets(), *bets, CloseBets()])
+            start = shoes.pos
+            while GAME.expected_next(state).phase == "dealing":
+                state, _ = shoes.deal(state)
+            state, effects = run(GAME, state, [Settle()])
+            row = shoes.since(start, 6)[:6]
+            rows.append(row + [parse_card("KS")] * (6 - len(row)))   # the shoe's end: any card, unused
+            used.append(shoes.pos - start)
+            nets.append({box: net for (_, box), (_, net, _) in results(effects).items()})
     return rows, used, nets
 
 

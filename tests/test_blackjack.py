@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from controller.analysis.blackjack import FastRules, analyse, play, simulate
 from controller.analysis.blackjack_strategy import basic_strategy, chart, decide
-from controller.cards import Card, Composition, parse_card, parse_cards, shoe
+from controller.cards import Card, Composition, parse_card, parse_cards
 from controller.games._shoe import ShoeState
 from controller.games.base import (
     CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet,
@@ -23,9 +23,9 @@ from controller.games.base import (
 )
 from controller.games.blackjack import GAME, State, legal_bets
 from controller.hands.points import blackjack_value
-from controller.rng import Rng, SeededRng
+from controller.rng import Rng
 from tests.game_harness import play_rounds
-from tests.game_steps import committed, results, run, settlement
+from tests.game_steps import SeededShoes, committed, results, run, settlement
 
 
 def table(rules: dict[str, Any] | None = None, bets: dict[int, int] | None = None, cut: int | None = None) -> State:
@@ -372,39 +372,36 @@ def test_strategy_falls_back_when_an_option_is_not_allowed() -> None:
 
 def engine_rounds(rules: dict[str, Any], rounds: int, seed: int, stake: int) -> tuple[list[list[Card]], list[int]]:
     """Step the engine through `rounds` rounds of one basic-strategy spot on seeded shoes; each round's cards
-    in the order they were dealt, padded with the cards that followed them in the shoe, and its net."""
+    in the order they were dealt, followed by the cards after them in the shoe, and its net."""
     r = GAME.rules(rules)
     c = chart(r.dealer_hits_soft_17, r.double_after_split)
-    rng = SeededRng(seed)
+    shoes = SeededShoes(GAME, r.decks, seed)
     state = GAME.new_table(r)
     rows: list[list[Card]] = []
     nets: list[int] = []
-    cards: list[Card] = []
-    pos = 0
     while len(nets) < rounds:
-        exp = GAME.expected_next(state)
-        if exp.phase == "shuffling":
-            cards, pos = rng.shuffled(shoe(r.decks)), 0
-            state, _ = GAME.apply(state, NewShoe(r.decks))
+        if GAME.expected_next(state).phase == "shuffling":
+            state = shoes.new_shoe(state)
             continue
-        start = pos
+        start = shoes.pos
         state, effects = run(GAME, state, [OpenBets(), PlaceBet(1, "main", stake), CloseBets()])
         while (exp := GAME.expected_next(state)).phase != "settling":
+            assert exp.phase != "shuffling", "the shoe ran out mid-round: leave more cards behind the cut"
             if exp.card_to is not None:
-                event: Event = CardDealt(cards[pos])
-                pos += 1
-            elif exp.actions == ("insure", "decline"):
-                event = Decision(exp.actor, "decline")   # type: ignore[arg-type]
+                state, more = shoes.deal(state)
             else:
-                si, hi = next((i, j) for i, s in enumerate(state.seats) for j, h in enumerate(s.hands) if not h.done)
-                hand = state.seats[si].hands[hi]
-                event = Decision(exp.actor, basic_strategy(c, hand.cards, state.dealer[0], exp.actions), 0, hi)  # type: ignore[arg-type]
-            state, more = GAME.apply(state, event)
+                if exp.actions == ("insure", "decline"):
+                    event = Decision(exp.actor, "decline")  # type: ignore[arg-type]
+                else:
+                    hand = next(h for s in state.seats for h in s.hands if not h.done)
+                    action = basic_strategy(c, hand.cards, state.dealer[0], exp.actions)
+                    event = Decision(exp.actor, action, 0, exp.hand)  # type: ignore[arg-type]
+                state, more = GAME.apply(state, event)
             effects += more
         state, more = GAME.apply(state, Settle())
         s = settlement(list(more))
-        assert [e.card for e in effects if isinstance(e, CardPlaced)] == cards[start:pos]
-        rows.append(cards[start:pos] + cards[pos:pos + 30])
+        assert [e.card for e in effects if isinstance(e, CardPlaced)] == shoes.cards[start:shoes.pos]
+        rows.append(shoes.since(start, 30))
         nets.append(s.returned - s.stakes)
     return rows, nets
 
@@ -423,7 +420,8 @@ def assert_fast_path_matches_engine(rules: dict[str, Any], rounds: int, seed: in
 FAST_RULES = [
     {},
     {"dealer_hits_soft_17": True, "late_surrender": True, "resplit_aces": True, "max_hands": 3, "decks": 2},
-    {"blackjack_pays": "6:5", "double": "9-11", "double_after_split": False, "decks": 1, "max_hands": 2},
+    {"blackjack_pays": "6:5", "double": "9-11", "double_after_split": False, "decks": 1, "max_hands": 2,
+     "penetration": 50},
     {"double": "10-11", "decks": 8, "max_hands": 8, "resplit_aces": True},
 ]
 

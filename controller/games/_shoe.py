@@ -1,19 +1,23 @@
-"""The shoe as a table game tracks it: which cards can still come out (a foreign card is refused), the cut card, reshuffles.
+"""What the shoe games (blackjack, baccarat, chemin de fer) share: the shoe as the table tracks it (a card it
+cannot hold is refused, the cut card, reshuffles), the betting steps and the check of a card's destination.
 
-Shared by the shoe games (blackjack, baccarat, chemin de fer). Pure and immutable like the games themselves.
-`cut` counts the cards dealt before the cut card comes out (as `controller.cards.Shoe.cut`): once that many
-are dealt the game emits `ShuffleDue` and asks for a `NewShoe` when the round is over.
+Pure and immutable like the games themselves. `cut` counts the cards dealt before the cut card comes out
+(as `controller.cards.Shoe.cut`): once that many are dealt the game emits `ShuffleDue` and asks for a
+`NewShoe` when the round is over.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from controller.cards import Card, Composition
-from controller.games.base import Effects, IllegalEvent, NewShoe, ShuffleDue
+from controller.games.base import (
+    CardDealt, CloseBets, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet, RulesError, ShuffleDue,
+)
+from controller.games.bets import Bets, Limit
 
-__all__ = ["ShoeState", "load_shoe"]
+__all__ = ["ShoeState", "load_shoe", "betting_step", "card_target", "check_range"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +83,32 @@ def load_shoe(event: NewShoe, decks: int, cards_behind_cut: int, on_table: Itera
         raise IllegalEvent(f"the cut card must come after card {min_cut} and leave at least {min_behind} card(s) "
                            f"behind it in a shoe of {size}, not at {cut!r}")
     return ShoeState(decks, cut, 0, left)
+
+
+def betting_step(bets: Bets, event: PlaceBet | RemoveBet | CloseBets, is_open: bool, spots: int,
+                 limits: Mapping[str, Limit]) -> tuple[Bets, Effects]:
+    """A bet placed or taken back within the limits, or the close of betting (bets there, over the minimums)."""
+    if not is_open:
+        raise IllegalEvent("bets are not open")
+    if isinstance(event, CloseBets):
+        if not bets:
+            raise IllegalEvent("no bets on the table")
+        bets.check_minimums(limits)
+        return bets, ()
+    new, changed = (bets.place if isinstance(event, PlaceBet) else bets.remove)(event, spots, limits)  # type: ignore[arg-type]
+    return new, (changed,)
+
+
+def card_target(expected: Expected, event: CardDealt) -> str:
+    """Where a dealt card goes: where the game expects one; a card now, or for elsewhere, is refused."""
+    if expected.card_to is None:
+        raise IllegalEvent(f"no card expected now: {expected.text}")
+    if event.target is not None and event.target != expected.card_to:
+        raise IllegalEvent(f"the next card goes to {expected.card_to}, not {event.target}")
+    return expected.card_to
+
+
+def check_range(key: str, value: int, low: int, high: int, what: str = "") -> None:
+    """Rules validation: `value` of rules key `key` within [low, high], or a RulesError naming the key."""
+    if not low <= value <= high:
+        raise RulesError(f"rules.{key}: {low} to {high}{what}, got {value}")

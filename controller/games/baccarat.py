@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding,
@@ -50,21 +50,17 @@ class Rules(RulesBase):
     banker_six_pays: Payout = Payout(1, 2)
     burn: bool = True                     # burn rule at the start of each shoe
     cards_behind_cut: int = 7             # the cut card goes in front of the seventh-last card
-    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {"player": Limit(10, 5_000), "banker": Limit(10, 5_000), "tie": Limit(5, 500)}))
 
     def validate(self) -> None:
-        if not 1 <= self.decks <= 8:
-            raise RulesError(f"rules.decks: 1 to 8 decks, got {self.decks}")
-        if not 1 <= self.spots <= 14:
-            raise RulesError(f"rules.spots: 1 to 14 spots, got {self.spots}")
-        if not 0 <= self.commission_percent <= 25:
-            raise RulesError(f"rules.commission_percent: 0 to 25, got {self.commission_percent}")
+        check_range("decks", self.decks, 1, 8, " decks")
+        check_range("spots", self.spots, 1, 14, " spots")
+        check_range("commission_percent", self.commission_percent, 0, 25)
         if self.tie_pays.win < 1:
             raise RulesError(f"rules.tie_pays: a tie bet must pay something, got {self.tie_pays}")
-        if not MAX_COUP_CARDS <= self.cards_behind_cut <= self.decks * 52 // 2:
-            raise RulesError(f"rules.cards_behind_cut: {MAX_COUP_CARDS} (a whole coup) to half the shoe "
-                             f"({self.decks * 26}), got {self.cards_behind_cut}")
+        check_range("cards_behind_cut", self.cards_behind_cut, MAX_COUP_CARDS, self.decks * 26,
+                    " (a whole coup to half the shoe)")
         check_limits(self.limits, BOXES)
 
 
@@ -191,19 +187,12 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         if state.stage != "idle":
             raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
         return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
-    if isinstance(event, (PlaceBet, RemoveBet)):
-        if state.stage != "betting":
-            raise IllegalEvent("bets are not open")
-        op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
-        bets, eff = op(event, state.rules.spots, state.rules.limits)  # type: ignore[arg-type]
-        return replace(state, bets=bets), (eff,)
-    if isinstance(event, CloseBets):
-        if state.stage != "betting":
-            raise IllegalEvent("bets are not open")
-        if not state.bets:
-            raise IllegalEvent("no bets on the table")
-        state.bets.check_minimums(state.rules.limits)
-        return replace(state, stage="dealing"), (BetsClosed(state.round),)
+    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
+        bets, effects = betting_step(state.bets, event, state.stage == "betting", state.rules.spots,
+                                     state.rules.limits)
+        if isinstance(event, CloseBets):
+            return replace(state, stage="dealing"), (BetsClosed(state.round),)
+        return replace(state, bets=bets), effects
     if isinstance(event, CardDealt):
         return _card(state, event)
     if isinstance(event, Settle):
@@ -231,12 +220,9 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     exp = expected_next(state)
-    if exp.card_to is None:
-        raise IllegalEvent(f"no card expected now: {exp.text}")
-    if event.target is not None and event.target != exp.card_to:
-        raise IllegalEvent(f"the next card goes to the {exp.card_to}, not {event.target}")
+    to = card_target(exp, event)
     shoe, effects = state.shoe.take(event.card)
-    placed = CardPlaced(event.card, exp.card_to, bool(exp.face_up))
+    placed = CardPlaced(event.card, to, bool(exp.face_up))
     if state.stage == "burning":
         if not state.burned:
             burned, left = (Placed(event.card, True),), burn_count(event.card)
@@ -244,7 +230,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
             burned, left = state.burned + (Placed(event.card, False),), state.burn_left - 1
         new = replace(state, shoe=shoe, burned=burned, burn_left=left, stage="burning" if left else "idle")
         return new, (placed,) + effects
-    if exp.card_to == "player":
+    if to == "player":
         new = replace(state, shoe=shoe, player=state.player + (event.card,))
     else:
         new = replace(state, shoe=shoe, banker=state.banker + (event.card,))

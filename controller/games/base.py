@@ -10,7 +10,6 @@ every event before applying it and replay the journal into the same state.
 
 from __future__ import annotations
 
-import collections.abc
 import dataclasses
 import enum
 import types
@@ -510,7 +509,7 @@ R = TypeVar("R", bound=RulesBase)
 
 def _coerce_rule(hint: Any, value: Any, key: str) -> Any:
     origin = typing.get_origin(hint)
-    if origin in (dict, collections.abc.Mapping):  # rules annotate tables as Mapping (read-only) or dict
+    if origin is dict:
         key_t, val_t = typing.get_args(hint)
         if not isinstance(value, Mapping):
             raise RulesError(f"{key}: expected a table, got {value!r}")

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
@@ -59,20 +59,15 @@ class Rules(RulesBase):
     late_surrender: bool = False
     insurance: bool = True
     penetration: int = 75                         # % of the shoe dealt before the cut card comes out
-    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(10, 1_000)}))
+    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(10, 1_000)}))
 
     def validate(self) -> None:
-        if not 1 <= self.decks <= 8:
-            raise RulesError(f"rules.decks: 1 to 8 decks, got {self.decks}")
-        if not 1 <= self.spots <= 7:
-            raise RulesError(f"rules.spots: 1 to 7 spots, got {self.spots}")
+        check_range("decks", self.decks, 1, 8, " decks")
+        check_range("spots", self.spots, 1, 7, " spots")
         if self.blackjack_pays.win < self.blackjack_pays.per:
             raise RulesError(f"rules.blackjack_pays: a blackjack pays at least 1:1, got {self.blackjack_pays}")
-        if not 1 <= self.max_hands <= 8:
-            raise RulesError(f"rules.max_hands: 1 (no splits) to 8 hands, got {self.max_hands}")
-        if not 25 <= self.penetration <= 90:
-            raise RulesError(f"rules.penetration: the cut card goes 25 to 90 percent into the shoe, "
-                             f"got {self.penetration}")
+        check_range("max_hands", self.max_hands, 1, 8, " hands (1: no splits)")
+        check_range("penetration", self.penetration, 25, 90, " percent of the shoe before the cut card")
         check_limits(self.limits, BOXES)
 
     @property
@@ -144,7 +139,14 @@ def _live(hand: Hand) -> bool:
 
 
 def _hand_label(seat: Seat, index: int) -> str:
+    """Where a card for this hand goes: 'spot:3', or 'spot:3/hand:1' once the spot has split (hands from 0)."""
     return spot_actor(seat.spot) if len(seat.hands) == 1 else f"{spot_actor(seat.spot)}/hand:{index}"
+
+
+def _hand_words(label: str) -> str:
+    """'spot:3/hand:1' -> 'spot 3, hand 2' (hands counted from 1 for the dealer)."""
+    spot, _, hand = label.partition("/hand:")
+    return spot.replace(":", " ") + (f", hand {int(hand) + 1}" if hand else "")
 
 
 def _current(state: State) -> tuple[int, int] | None:
@@ -229,8 +231,8 @@ def expected_next(state: State) -> Expected:
         if state.shoe.remaining == 0:
             return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
                             actions=("new_shoe",))
-        return Expected("dealing", f"card to {to.replace(':', ' ').replace('/', ', ')}, face {'up' if up else 'down'}",
-                        card_to=to, face_up=up)
+        return Expected("dealing", f"card to {_hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+                        face_up=up)
     up_card = state.dealer[0]
     if stage == "insurance":
         seat = next(s for s in state.seats if not s.answered)
@@ -239,10 +241,9 @@ def expected_next(state: State) -> Expected:
     si, hi = _current(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
-    which = f"spot {seat.spot}" + (f", hand {hi + 1}" if len(seat.hands) > 1 else "")
     actions = legal_actions(r, seat, hand)
-    return Expected("deciding", f"{which}: {hand.total} against a dealer {up_card.rank_char}: {', '.join(actions)}",
-                    actor=spot_actor(seat.spot), hand=hi, actions=actions)
+    return Expected("deciding", f"{_hand_words(_hand_label(seat, hi))}: {hand.total} against a dealer "
+                    f"{up_card.rank_char}: {', '.join(actions)}", actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -258,20 +259,13 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         if state.stage != "idle":
             raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
         return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
-    if isinstance(event, (PlaceBet, RemoveBet)):
-        if state.stage != "betting":
-            raise IllegalEvent("bets are not open")
-        op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
-        bets, eff = op(event, state.rules.spots, state.rules.limits)  # type: ignore[arg-type]
-        return replace(state, bets=bets), (eff,)
-    if isinstance(event, CloseBets):
-        if state.stage != "betting":
-            raise IllegalEvent("bets are not open")
-        if not state.bets:
-            raise IllegalEvent("no bets on the table")
-        state.bets.check_minimums(state.rules.limits)
-        seats = tuple(Seat(spot, bet, (Hand("main", (), bet),)) for spot, _, bet in state.bets)
-        return replace(state, stage="deal", seats=seats), (BetsClosed(state.round),)
+    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
+        bets, effects = betting_step(state.bets, event, state.stage == "betting", state.rules.spots,
+                                     state.rules.limits)
+        if isinstance(event, CloseBets):
+            seats = tuple(Seat(spot, bet, (Hand("main", (), bet),)) for spot, _, bet in bets)
+            return replace(state, stage="deal", seats=seats), (BetsClosed(state.round),)
+        return replace(state, bets=bets), effects
     if isinstance(event, CardDealt):
         return _card(state, event)
     if isinstance(event, Decision):
@@ -323,19 +317,16 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     exp = expected_next(state)
-    if exp.card_to is None:
-        raise IllegalEvent(f"no card expected now: {exp.text}")
-    if event.target is not None and event.target != exp.card_to:
-        raise IllegalEvent(f"the next card goes to {exp.card_to}, not {event.target}")
+    to = card_target(exp, event)
     shoe, shuffle = state.shoe.take(event.card)
-    effects: list[Effect] = [CardPlaced(event.card, exp.card_to, bool(exp.face_up)), *shuffle]
+    effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *shuffle]
     state = replace(state, shoe=shoe)
     if state.stage == "deal":
-        if exp.card_to == "dealer":
+        if to == "dealer":
             state = replace(state, dealer=state.dealer + (event.card,))
         else:
             seats = tuple(replace(s, hands=(replace(s.hands[0], cards=s.hands[0].cards + (event.card,)),))
-                          if spot_actor(s.spot) == exp.card_to else s for s in state.seats)
+                          if spot_actor(s.spot) == to else s for s in state.seats)
             state = replace(state, seats=seats)
         if _deal_position(state) is None:
             state, more = _after_deal(state)

@@ -16,22 +16,26 @@ Rules text 000_* (its chart is lost in the copy; the standard chemin de fer char
 - Money. Winners are paid 1:1 from the losing side; the house takes 5% from a winning bank at once.
 - Rotation. The banker keeps the shoe while he wins or ties; when he loses, the next spot becomes banker.
   Between coups the banker (or the croupier for him) may pass the bank to the next spot.
+
+Hidden cards: the snapshot shows both hands face down until the rules turn them over, and their points only
+then (before, under "audit"). `expected_next` is for the croupier, who plays the règle for the table: it
+asks the punter only when he has a choice, so it tells the croupier's screen, never a player's, that a
+punter without one holds 0-4 or 6-7.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, load_shoe
+from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RoundVoided, Rounding, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor,
-    spot_actor,
+    RoundVoided, Rounding, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points
@@ -54,19 +58,15 @@ class Rules(RulesBase):
     banker_options: tuple[str, ...] = ("3:9", "5:4")  # "banker total:punter's third card" ("-": punter stood)
     free_choice: bool = False              # variation: banker and punter draw or stand as they judge, always
     cards_behind_cut: int = 7
-    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {"bank": Limit(100, 100_000), "banco": Limit(100, 100_000), "cover": Limit(10, 100_000)}))
 
     def validate(self) -> None:
-        if not 1 <= self.decks <= 8:
-            raise RulesError(f"rules.decks: 1 to 8 decks, got {self.decks}")
-        if not 2 <= self.spots <= 12:
-            raise RulesError(f"rules.spots: 2 to 12 spots (a banker and at least one punter), got {self.spots}")
-        if not 0 <= self.commission_percent <= 25:
-            raise RulesError(f"rules.commission_percent: 0 to 25, got {self.commission_percent}")
-        if not MAX_COUP_CARDS <= self.cards_behind_cut <= self.decks * 26:
-            raise RulesError(f"rules.cards_behind_cut: {MAX_COUP_CARDS} to {self.decks * 26}, "
-                             f"got {self.cards_behind_cut}")
+        check_range("decks", self.decks, 1, 8, " decks")
+        check_range("spots", self.spots, 2, 12, " spots (a banker and at least one punter)")
+        check_range("commission_percent", self.commission_percent, 0, 25)
+        check_range("cards_behind_cut", self.cards_behind_cut, MAX_COUP_CARDS, self.decks * 26,
+                    " (a whole coup to half the shoe)")
         option_cells(self)
         check_limits(self.limits, BOXES)
 
@@ -356,17 +356,14 @@ def _advance(before: State, after: State) -> tuple[State, Effects]:
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     exp = expected_next(state)
-    if exp.card_to is None:
-        raise IllegalEvent(f"no card expected now: {exp.text}")
-    if event.target is not None and event.target != exp.card_to:
-        raise IllegalEvent(f"the next card goes to the {exp.card_to}, not {event.target}")
+    to = card_target(exp, event)
     shoe, shuffle = state.shoe.take(event.card)
-    if exp.card_to == "punter":
+    if to == "punter":
         new = replace(state, shoe=shoe, punter_cards=state.punter_cards + (event.card,))
     else:
         new = replace(state, shoe=shoe, banker_cards=state.banker_cards + (event.card,))
     new, reveals = _advance(state, new)
-    return new, (CardPlaced(event.card, exp.card_to, bool(exp.face_up)),) + shuffle + reveals
+    return new, (CardPlaced(event.card, to, bool(exp.face_up)),) + shuffle + reveals
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
