@@ -4,7 +4,8 @@ draw and settlement, on 1 to 8 decks, for up to seven spots.
 Rules text 000_*/001_* with the options casinos post on the layout (defaults: the common six-deck shoe game):
 
 - Deal: one card face up to each spot in turn, one up to the dealer, a second to each spot, the dealer's
-  second (the hole card) face down.
+  second (the hole card) face down. Every later card is dealt face up, a double's card too (the rules
+  text's face-down double card belongs to the hand-held game).
 - Peek: with an ace or a ten-card up the dealer checks the hole card for blackjack before anyone plays; a
   dealer blackjack takes every main bet except a player blackjack, which pushes.
 - Insurance (with an ace up, before the peek): up to half the main bet, pays 2:1 if the dealer has blackjack.
