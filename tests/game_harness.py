@@ -22,8 +22,8 @@ from typing import Any, Callable, Iterator
 
 from controller.cards import Card, shoe
 from controller.games.base import (
-    CardDealt, CloseBets, Decision, Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, PlaceBet, RemoveBet,
-    RoundSettled, RoundVoided, RulesBase, Settle, Settlement, StakeChanged, VoidRound, event_from_json,
+    CardDealt, CardPlaced, CloseBets, Decision, Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, PlaceBet,
+    RemoveBet, RoundSettled, RoundVoided, RulesBase, Settle, Settlement, StakeChanged, VoidRound, event_from_json,
 )
 from controller.rng import Rng, SeededRng
 
@@ -36,6 +36,37 @@ class RoundLog:
     committed: int = 0                # sum of StakeChanged deltas
     settlement: Settlement | None = None
     voided: int | None = None         # credits returned by a void
+    placed: list[Card] = field(default_factory=list)  # cards placed (CardPlaced) in this round
+
+
+class ShoeFeed:
+    """Cards from one shuffled shoe at a time; `new_shoe(on_table)` starts a fresh one without the cards still
+    on the table. Running out without a new shoe simply starts another (for games that do not track the shoe).
+
+    Games that track their shoe (and refuse a card it cannot hold) pass `fresh_shoes=True` to `play_rounds`:
+    every `NewShoe` then starts a freshly shuffled shoe, as at a real table (a reshuffle mid-round leaves the
+    cards on the table out of it). Games whose legal bets depend on the table (who holds the bank) pass
+    `bets_from_state=True`: `legal_bets` is then called with the state instead of the rules.
+    """
+
+    def __init__(self, rng: Rng, decks: int, jokers: int) -> None:
+        self.rng, self.decks, self.jokers = rng, decks, jokers
+        self.cards: list[Card] = []
+        self.new_shoe()
+
+    def new_shoe(self, on_table: list[Card] | None = None) -> None:
+        cards = list(shoe(self.decks, self.jokers))
+        for card in on_table or ():
+            cards.remove(card)
+        self.cards = self.rng.shuffled(cards)[::-1]  # reversed: pop() deals from the top
+
+    def __iter__(self) -> ShoeFeed:
+        return self
+
+    def __next__(self) -> Card:
+        if not self.cards:
+            self.new_shoe()
+        return self.cards.pop()
 
 
 def _cards(rng: Rng, decks: int, jokers: int) -> Iterator[Card]:
@@ -89,6 +120,8 @@ def _apply(game: GameSpec, state: Any, event: Event, log: RoundLog) -> Any:
             log.settlement = eff.settlement
         elif isinstance(eff, RoundVoided):
             log.voided = eff.returned
+        elif isinstance(eff, CardPlaced):
+            log.placed.append(eff.card)
         json.dumps(eff.to_json())  # every effect is journal- and bus-ready
     json.dumps(game.snapshot(new))
     return new
@@ -107,7 +140,7 @@ def _probe(game: GameSpec, state: Any, event: Event) -> None:
 
 def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
                legal_bets: Callable[[Any, Rng], list[Event]], decide: Decide = random_decision,
-               void_chance: int = 0, max_steps: int = 2_000) -> tuple[Any, RoundLog]:
+               void_chance: int = 0, max_steps: int = 2_000, bets_from_state: bool = False) -> tuple[Any, RoundLog]:
     """Play one round from the idle state to settlement (or a void) and check its money."""
     rules = state.rules
     log = RoundLog()
@@ -119,7 +152,9 @@ def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
         exp = game.expected_next(state)
         if rng.randbelow(4) == 0:
             _probe(game, state, _noise(rng, rules, game))
-        if void_chance and exp.phase not in ("idle", "shuffling") and rng.randbelow(void_chance) == 0:
+        # No void while a new shoe is burned: no round is in progress then.
+        if (void_chance and exp.phase not in ("idle", "shuffling") and exp.card_to != "burn"
+                and rng.randbelow(void_chance) == 0):
             on_layout = log.committed
             state = _apply(game, state, VoidRound("test void"), log)
             assert log.voided == on_layout, "a void must return every credit committed"
@@ -131,8 +166,11 @@ def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
             state = _apply(game, state, OpenBets(), log)
         elif exp.phase == "shuffling":
             state = _apply(game, state, NewShoe(getattr(rules, "decks", 1)), log)
+            if isinstance(cards, ShoeFeed):
+                mid_round = log.settlement is None and any(isinstance(e, OpenBets) for e in log.events)
+                cards.new_shoe(log.placed if mid_round else None)
         elif exp.phase == "betting":
-            for bet in legal_bets(rules, rng):
+            for bet in legal_bets(state if bets_from_state else rules, rng):
                 state = _apply(game, state, bet, log)
             if placed_noise < 3:
                 placed_noise += 1
@@ -165,19 +203,20 @@ def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
 
 def play_rounds(game: GameSpec, rules: RulesBase, legal_bets: Callable[[Any, Rng], list[Event]], seed: int,
                 rounds: int, decide: Decide = random_decision, jokers: int = 0, void_chance: int = 0,
-                deck_per_round: bool = False) -> Any:
+                deck_per_round: bool = False, fresh_shoes: bool = False, bets_from_state: bool = False) -> Any:
     """Play `rounds` seeded rounds, then replay every event (through JSON) and demand the same state."""
     rng = SeededRng(seed)
     card_rng = SeededRng(seed + 1)
     decks = getattr(rules, "decks", 1)
-    cards = _cards(card_rng, decks, jokers)
+    cards: Iterator[Card] = (ShoeFeed(card_rng, decks, jokers) if fresh_shoes else _cards(card_rng, decks, jokers))
     state = game.new_table(rules)
     initial = state
     journal: list[Event] = []
     for _ in range(rounds):
         if deck_per_round:
             cards = iter(card_rng.shuffled(shoe(decks, jokers)))
-        state, log = play_round(game, state, rng, cards, legal_bets, decide, void_chance)
+        state, log = play_round(game, state, rng, cards, legal_bets, decide, void_chance,
+                                bets_from_state=bets_from_state)
         journal.extend(log.events)
     replayed = initial
     for event in journal:

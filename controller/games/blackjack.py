@@ -1,0 +1,537 @@
+"""Blackjack with a permanent bank: the deal, peek, insurance, hit/stand/double/split/surrender, the dealer's
+draw and settlement, on 1 to 8 decks, for up to seven spots.
+
+Rules text 000_*/001_* with the options casinos post on the layout (defaults: the common six-deck shoe game):
+
+- Deal: one card face up to each spot in turn, one up to the dealer, a second to each spot, the dealer's
+  second (the hole card) face down. Every later card is dealt face up, a double's card too (the rules
+  text's face-down double card belongs to the hand-held game).
+- Peek: with an ace or a ten-card up the dealer checks the hole card for blackjack before anyone plays; a
+  dealer blackjack takes every main bet except a player blackjack, which pushes.
+- Insurance (with an ace up, before the peek): up to half the main bet, pays 2:1 if the dealer has blackjack.
+- Player options: hit, stand, double (on any two cards, or on 9-11 / 10-11 only), split a pair (up to
+  `max_hands` hands; a pair of ten-cards of different ranks too unless `split_unlike_tens` is off; split aces get
+  one card each, resplit only if `resplit_aces`), double after split (`double_after_split`), late surrender
+  (half the bet back, first two cards only, after the peek). An ace and a ten-card after a split is 21,
+  not a blackjack, and pays 1:1. A hand reaching 21 stands by itself.
+- Dealer: stands on 17, or hits soft 17 (`dealer_hits_soft_17`); draws only if some hand is still live.
+- Pays: blackjack 3:2 (or 6:5), win 1:1, insurance 2:1; fractions of a credit stay with the house
+  (3:2 on 5 pays 7; surrendering 5 gives back 2).
+- Shoe: the cut card goes `penetration`% into the shoe; when it comes out this round is the last.
+  If the shoe runs out mid-round the discards are reshuffled (a `NewShoe`, the cards on the table stay out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal
+
+from controller.cards import ACE, TEN, Card
+from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
+from controller.games.base import (
+    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
+    Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
+    RoundVoided, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+)
+from controller.games.bets import Bets, Limit, check_limits
+from controller.hands.points import BlackjackTotal, blackjack_total
+
+__all__ = ["GAME", "Rules", "State", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "legal_actions", "legal_bets", "INSURANCE_PAYS"]
+
+BOXES = ("main",)
+INSURANCE_PAYS = Payout(2, 1)
+HIT, STAND, DOUBLE, SPLIT, SURRENDER = "hit", "stand", "double", "split", "surrender"
+INSURE, DECLINE = "insure", "decline"
+
+
+@dataclass(frozen=True)
+class Rules(RulesBase):
+    decks: int = 6
+    spots: int = 7
+    dealer_hits_soft_17: bool = False             # rules text: the dealer stands on a soft 17
+    blackjack_pays: Payout = Payout(3, 2)
+    double: Literal["any", "9-11", "10-11"] = "any"  # on which first two cards a double is allowed
+    double_after_split: bool = True
+    max_hands: int = 4                            # split and resplit up to this many hands (1: no splits)
+    resplit_aces: bool = False
+    split_unlike_tens: bool = True                # e.g. a jack and a queen may be split
+    late_surrender: bool = False
+    insurance: bool = True
+    penetration: int = 75                         # % of the shoe dealt before the cut card comes out
+    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(10, 1_000)}))
+
+    def validate(self) -> None:
+        check_range("decks", self.decks, 1, 8, " decks")
+        check_range("spots", self.spots, 1, 7, " spots")
+        if self.blackjack_pays.win < self.blackjack_pays.per:
+            raise RulesError(f"rules.blackjack_pays: a blackjack pays at least 1:1, got {self.blackjack_pays}")
+        check_range("max_hands", self.max_hands, 1, 8, " hands (1: no splits)")
+        check_range("penetration", self.penetration, 25, 90, " percent of the shoe before the cut card")
+        check_limits(self.limits, BOXES)
+
+    @property
+    def cards_behind_cut(self) -> int:
+        return self.decks * 52 - self.decks * 52 * self.penetration // 100
+
+
+# ---------------------------------------------------------------------------------------------------
+# State
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    box: str                    # "main" for the first hand, "split:1", "split:2", ... for hands split off it
+    cards: tuple[Card, ...]
+    stake: int
+    split: bool = False         # made by a split: no blackjack, no surrender
+    split_aces: bool = False    # one card only
+    doubled: bool = False
+    drawing: bool = False       # a hit or a double is waiting for its card
+    done: str = ""              # "" while in play; "stood", "bust", "blackjack", "doubled", "surrendered"
+
+    @property
+    def total(self) -> BlackjackTotal:
+        return blackjack_total(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    spot: int
+    bet: int                    # the main bet as placed (insurance is up to half of it)
+    hands: tuple[Hand, ...]
+    insurance: int = 0
+    answered: bool = False      # the spot has answered the insurance offer
+
+
+@dataclass(frozen=True)
+class State:
+    rules: Rules
+    round: int = 0
+    stage: str = "shuffling"    # shuffling, idle, betting, deal, insurance, play, dealer, settling
+    bets: Bets = Bets()
+    seats: tuple[Seat, ...] = ()
+    dealer: tuple[Card, ...] = ()
+    hole_shown: bool = False
+    shoe: ShoeState = ShoeState()
+
+
+def new_table(rules: Rules) -> State:
+    return State(rules)
+
+
+def _ten(card: Card) -> bool:
+    return card.rank >= TEN and card.rank != ACE
+
+
+def _dealer_blackjack(state: State) -> bool:
+    return len(state.dealer) == 2 and blackjack_total(state.dealer).blackjack
+
+
+def _dealer_draws(state: State) -> bool:
+    t = blackjack_total(state.dealer)
+    return t.total < 17 or (state.rules.dealer_hits_soft_17 and t.total == 17 and t.soft)
+
+
+def _live(hand: Hand) -> bool:
+    """A hand the dealer must beat: stood or doubled, not bust, surrendered or paid as a blackjack."""
+    return hand.done in ("stood", "doubled")
+
+
+def _hand_label(seat: Seat, index: int) -> str:
+    """Where a card for this hand goes: 'spot:3', or 'spot:3/hand:1' once the spot has split (hands from 0)."""
+    return spot_actor(seat.spot) if len(seat.hands) == 1 else f"{spot_actor(seat.spot)}/hand:{index}"
+
+
+def _hand_words(label: str) -> str:
+    """'spot:3/hand:1' -> 'spot 3, hand 2' (hands counted from 1 for the dealer)."""
+    spot, _, hand = label.partition("/hand:")
+    return spot.replace(":", " ") + (f", hand {int(hand) + 1}" if hand else "")
+
+
+def _current(state: State) -> tuple[int, int] | None:
+    """(seat index, hand index) of the hand in play, or None when every hand is done."""
+    for si, seat in enumerate(state.seats):
+        for hi, hand in enumerate(seat.hands):
+            if not hand.done:
+                return si, hi
+    return None
+
+
+def _pair(rules: Rules, hand: Hand) -> bool:
+    a, b = hand.cards
+    return a.rank == b.rank or (rules.split_unlike_tens and _ten(a) and _ten(b))
+
+
+def legal_actions(rules: Rules, seat: Seat, hand: Hand) -> tuple[str, ...]:
+    """What the player may do with `hand` (two or more cards, in play)."""
+    two = len(hand.cards) == 2
+    can_split = (two and _pair(rules, hand) and len(seat.hands) < rules.max_hands
+                 and (not hand.split_aces or rules.resplit_aces))
+    if hand.split_aces:  # one card to a split ace; only a resplit of a second ace remains
+        return (SPLIT, STAND) if can_split else (STAND,)
+    actions = [HIT, STAND]
+    total = hand.total.total
+    if two and (not hand.split or rules.double_after_split) and (
+            rules.double == "any" or (rules.double == "9-11" and 9 <= total <= 11)
+            or (rules.double == "10-11" and 10 <= total <= 11)):
+        actions.append(DOUBLE)
+    if can_split:
+        actions.append(SPLIT)
+    if two and rules.late_surrender and not hand.split and len(seat.hands) == 1:
+        actions.append(SURRENDER)
+    return tuple(actions)
+
+
+# ---------------------------------------------------------------------------------------------------
+# What comes next
+
+
+def _deal_position(state: State) -> tuple[str, bool] | None:
+    """During the first deal: where the next card goes and whether face up; None once it is complete."""
+    n = len(state.seats)
+    dealt = sum(len(s.hands[0].cards) for s in state.seats) + len(state.dealer)
+    if dealt >= 2 * n + 2:
+        return None
+    k = dealt % (n + 1)
+    if k == n:
+        return "dealer", dealt < n + 1
+    return spot_actor(state.seats[k].spot), True
+
+
+def _card_wanted(state: State) -> tuple[str, bool] | None:
+    if state.stage == "deal":
+        return _deal_position(state)
+    if state.stage == "play":
+        cur = _current(state)
+        if cur is not None:
+            seat = state.seats[cur[0]]
+            hand = seat.hands[cur[1]]
+            if len(hand.cards) == 1 or hand.drawing:
+                return _hand_label(seat, cur[1]), True
+    if state.stage == "dealer":
+        return "dealer", True
+    return None
+
+
+def expected_next(state: State) -> Expected:
+    r = state.rules
+    stage = state.stage
+    if stage == "shuffling":
+        return Expected("shuffling", f"load a new shoe of {r.decks} deck(s)", actions=("new_shoe",))
+    if stage == "idle":
+        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
+    if stage == "betting":
+        return Expected("betting", "bets open", actions=("place_bet", "remove_bet", "close_bets"))
+    if stage == "settling":
+        return Expected("settling", "settle the round", actions=("settle",))
+    wanted = _card_wanted(state)
+    if wanted is not None:
+        to, up = wanted
+        if state.shoe.remaining == 0:
+            return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
+                            actions=("new_shoe",))
+        return Expected("dealing", f"card to {_hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+                        face_up=up)
+    up_card = state.dealer[0]
+    if stage == "insurance":
+        seat = next(s for s in state.seats if not s.answered)
+        return Expected("deciding", f"spot {seat.spot}: insurance against the dealer's ace, up to {seat.bet // 2}",
+                        actor=spot_actor(seat.spot), actions=(INSURE, DECLINE), amount_range=(1, seat.bet // 2))
+    si, hi = _current(state)  # type: ignore[misc]
+    seat = state.seats[si]
+    hand = seat.hands[hi]
+    actions = legal_actions(r, seat, hand)
+    return Expected("deciding", f"{_hand_words(_hand_label(seat, hi))}: {hand.total} against a dealer "
+                    f"{up_card.rank_char}: {', '.join(actions)}", actor=spot_actor(seat.spot), hand=hi, actions=actions)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Events
+
+
+def apply(state: State, event: Event) -> tuple[State, Effects]:
+    if isinstance(event, NewShoe):
+        return _new_shoe(state, event)
+    if isinstance(event, VoidRound):
+        return _void(state, event)
+    if isinstance(event, OpenBets):
+        if state.stage != "idle":
+            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
+        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
+        bets, effects = betting_step(state.bets, event, state.stage == "betting", state.rules.spots,
+                                     state.rules.limits)
+        if isinstance(event, CloseBets):
+            seats = tuple(Seat(spot, bet, (Hand("main", (), bet),)) for spot, _, bet in bets)
+            return replace(state, stage="deal", seats=seats), (BetsClosed(state.round),)
+        return replace(state, bets=bets), effects
+    if isinstance(event, CardDealt):
+        return _card(state, event)
+    if isinstance(event, Decision):
+        return _decision(state, event)
+    if isinstance(event, Settle):
+        if state.stage != "settling":
+            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
+        return _after_round(state), (RoundSettled(state.round, settle_round(state)),)
+    raise IllegalEvent(f"{event.KIND} is not part of blackjack")
+
+
+def _table_cards(state: State) -> list[Card]:
+    return [c for seat in state.seats for h in seat.hands for c in h.cards] + list(state.dealer)
+
+
+def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
+    r = state.rules
+    if state.stage in ("shuffling", "idle"):
+        return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
+    if state.stage in ("deal", "play", "dealer") and state.shoe.remaining == 0:
+        shoe = load_shoe(event, r.decks, r.cards_behind_cut, on_table=_table_cards(state))
+        return replace(state, shoe=shoe), ()
+    raise IllegalEvent("a new shoe goes in between rounds (or when the shoe runs out mid-round)")
+
+
+def _after_round(state: State) -> State:
+    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", shoe=state.shoe)
+
+
+def _layout(state: State) -> list[tuple[int, str, int]]:
+    """Every stake on the table now: (spot, box, credits)."""
+    if not state.seats:
+        return list(state.bets)
+    out = []
+    for seat in state.seats:
+        out += [(seat.spot, h.box, h.stake) for h in seat.hands]
+        if seat.insurance:
+            out.append((seat.spot, "insurance", seat.insurance))
+    return out
+
+
+def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
+    if state.stage in ("shuffling", "idle"):
+        raise IllegalEvent("no round in progress to void")
+    layout = _layout(state)
+    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in layout)
+    return _after_round(state), back + (RoundVoided(state.round, event.reason, sum(a for _, _, a in layout)),)
+
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    exp = expected_next(state)
+    to = card_target(exp, event)
+    shoe, shuffle = state.shoe.take(event.card)
+    effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *shuffle]
+    state = replace(state, shoe=shoe)
+    if state.stage == "deal":
+        if to == "dealer":
+            state = replace(state, dealer=state.dealer + (event.card,))
+        else:
+            seats = tuple(replace(s, hands=(replace(s.hands[0], cards=s.hands[0].cards + (event.card,)),))
+                          if spot_actor(s.spot) == to else s for s in state.seats)
+            state = replace(state, seats=seats)
+        if _deal_position(state) is None:
+            state, more = _after_deal(state)
+            effects += more
+        return state, tuple(effects)
+    if state.stage == "dealer":
+        state = replace(state, dealer=state.dealer + (event.card,))
+        if not _dealer_draws(state):
+            state = replace(state, stage="settling")
+        return state, tuple(effects)
+    si, hi = _current(state)  # type: ignore[misc]
+    state = _replace_hand(state, si, hi, _hand_after_card(state.rules, state.seats[si], state.seats[si].hands[hi],
+                                                          event.card))
+    state, more = _advance_play(state)
+    return state, tuple(effects) + more
+
+
+def _hand_after_card(rules: Rules, seat: Seat, hand: Hand, card: Card) -> Hand:
+    hand = replace(hand, cards=hand.cards + (card,), drawing=False)
+    total = hand.total
+    if hand.split_aces:
+        return hand if SPLIT in legal_actions(rules, seat, hand) else replace(hand, done="stood")
+    if total.bust:
+        return replace(hand, done="bust")
+    if hand.doubled:
+        return replace(hand, done="doubled")
+    if total.total == 21:
+        return replace(hand, done="stood")
+    return hand
+
+
+def _replace_hand(state: State, si: int, hi: int, hand: Hand, extra: Hand | None = None) -> State:
+    seat = state.seats[si]
+    hands = seat.hands[:hi] + ((hand, extra) if extra is not None else (hand,)) + seat.hands[hi + 1:]
+    seats = state.seats[:si] + (replace(seat, hands=hands),) + state.seats[si + 1:]
+    return replace(state, seats=seats)
+
+
+def _after_deal(state: State) -> tuple[State, Effects]:
+    if state.rules.insurance and state.dealer[0].rank == ACE and any(s.bet >= 2 for s in state.seats):
+        seats = tuple(s if s.bet >= 2 else replace(s, answered=True) for s in state.seats)
+        return replace(state, stage="insurance", seats=seats), ()
+    return _peek(state)
+
+
+def _peek(state: State) -> tuple[State, Effects]:
+    up = state.dealer[0]
+    if (up.rank == ACE or _ten(up)) and _dealer_blackjack(state):
+        return replace(state, stage="settling", hole_shown=True), (CardsRevealed("dealer", state.dealer),)
+    seats = tuple(replace(s, hands=(replace(s.hands[0], done="blackjack"),)) if s.hands[0].total.blackjack else s
+                  for s in state.seats)
+    return _advance_play(replace(state, seats=seats))
+
+
+def _advance_play(state: State) -> tuple[State, Effects]:
+    if _current(state) is not None:
+        return replace(state, stage="play"), ()
+    reveal: Effects = (CardsRevealed("dealer", state.dealer),) if not state.hole_shown else ()
+    state = replace(state, hole_shown=True)
+    live = any(_live(h) for s in state.seats for h in s.hands)
+    return replace(state, stage="dealer" if live and _dealer_draws(state) else "settling"), reveal
+
+
+def _decision(state: State, event: Decision) -> tuple[State, Effects]:
+    exp = expected_next(state)
+    if exp.phase != "deciding":
+        raise IllegalEvent(f"no decision expected now: {exp.text}")
+    if event.actor != exp.actor:
+        raise IllegalEvent(f"the decision is {exp.actor}'s, not {event.actor}'s")
+    if event.hand != exp.hand:
+        raise IllegalEvent(f"the hand in play is hand {exp.hand + 1}, not hand {event.hand + 1}")
+    if event.action not in exp.actions:
+        raise IllegalEvent(f"{event.action!r} is not allowed now ({exp.text})")
+    if state.stage == "insurance":
+        return _insurance(state, event, exp)
+    if event.amount:
+        raise IllegalEvent(f"{event.action} takes no amount: a double or a split matches the bet")
+    si, hi = _current(state)  # type: ignore[misc]
+    seat = state.seats[si]
+    hand = seat.hands[hi]
+    if event.action == HIT:
+        return _replace_hand(state, si, hi, replace(hand, drawing=True)), ()
+    if event.action == STAND:
+        return _advance_play(_replace_hand(state, si, hi, replace(hand, done="stood")))
+    if event.action == SURRENDER:
+        return _advance_play(_replace_hand(state, si, hi, replace(hand, done="surrendered")))
+    if event.action == DOUBLE:
+        doubled = replace(hand, stake=2 * hand.stake, doubled=True, drawing=True)
+        return (_replace_hand(state, si, hi, doubled),
+                (StakeChanged(seat.spot, hand.box, doubled.stake, hand.stake),))
+    # split: the hand keeps its first card; the second starts a new hand to its right with an equal bet
+    first, second = hand.cards
+    aces = first.rank == ACE
+    box = f"split:{len(seat.hands)}"
+    left = replace(hand, cards=(first,), split=True, split_aces=aces)
+    right = Hand(box, (second,), hand.stake, split=True, split_aces=aces)
+    return _replace_hand(state, si, hi, left, right), (StakeChanged(seat.spot, box, hand.stake, hand.stake),)
+
+
+def _insurance(state: State, event: Decision, exp: Expected) -> tuple[State, Effects]:
+    si = next(i for i, s in enumerate(state.seats) if not s.answered)
+    seat = state.seats[si]
+    effects: Effects = ()
+    if event.action == INSURE:
+        lo, hi = exp.amount_range  # type: ignore[misc]
+        if isinstance(event.amount, bool) or not lo <= event.amount <= hi:
+            raise IllegalEvent(f"insurance is 1 to {hi} credits (half the bet of {seat.bet}), not {event.amount}")
+        seat = replace(seat, insurance=event.amount, answered=True)
+        effects = (StakeChanged(seat.spot, "insurance", event.amount, event.amount),)
+    else:
+        if event.amount:
+            raise IllegalEvent("declining insurance takes no amount")
+        seat = replace(seat, answered=True)
+    state = replace(state, seats=state.seats[:si] + (seat,) + state.seats[si + 1:])
+    if all(s.answered for s in state.seats):
+        state, more = _peek(state)
+        return state, effects + more
+    return state, effects
+
+
+# ---------------------------------------------------------------------------------------------------
+# Settlement
+
+
+def _hand_result(rules: Rules, spot: int, hand: Hand, dealer: BlackjackTotal, dealer_bj: bool) -> BoxResult:
+    stake, box = hand.stake, hand.box
+    mine = hand.total
+    if dealer_bj:
+        if mine.blackjack:  # the peek comes before any split
+            return BoxResult(spot, box, stake, "push", 0, 0, stake, "blackjack against dealer blackjack: push")
+        return BoxResult(spot, box, stake, "lose", 0, 0, 0, "dealer blackjack")
+    if hand.done == "surrendered":
+        back = stake // 2
+        return BoxResult(spot, box, stake, "surrender", 0, 0, back, "late surrender: half the bet back")
+    if hand.done == "blackjack":
+        paid = rules.blackjack_pays.on(stake)
+        return BoxResult(spot, box, stake, "blackjack", paid, 0, stake + paid, f"blackjack {rules.blackjack_pays}")
+    if mine.bust:
+        return BoxResult(spot, box, stake, "lose", 0, 0, 0, f"bust with {mine.total}")
+    what = "double " if hand.doubled else ""
+    if dealer.bust or mine.total > dealer.total:
+        against = "dealer busts" if dealer.bust else f"{mine.total} beats {dealer.total}"
+        line = (f"21 after a split pays 1:1 (not a blackjack), {against}" if hand.split and mine.total == 21
+                and len(hand.cards) == 2 else f"{what}win 1:1, {against}")
+        return BoxResult(spot, box, stake, "win", stake, 0, 2 * stake, line)
+    if mine.total == dealer.total:
+        return BoxResult(spot, box, stake, "push", 0, 0, stake, f"{what}push on {mine.total}")
+    return BoxResult(spot, box, stake, "lose", 0, 0, 0, f"{what}lose, {dealer.total} beats {mine.total}")
+
+
+def settle_round(state: State) -> Settlement:
+    """Every box of every spot, from the finished round (the dealer's hand is complete)."""
+    dealer = blackjack_total(state.dealer)
+    dealer_bj = _dealer_blackjack(state)
+    results = []
+    for seat in state.seats:
+        for hand in seat.hands:
+            results.append(_hand_result(state.rules, seat.spot, hand, dealer, dealer_bj))
+        if seat.insurance:
+            stake = seat.insurance
+            if dealer_bj:
+                paid = INSURANCE_PAYS.on(stake)
+                results.append(BoxResult(seat.spot, "insurance", stake, "win", paid, 0, stake + paid,
+                                         f"insurance {INSURANCE_PAYS}"))
+            else:
+                results.append(BoxResult(seat.spot, "insurance", stake, "lose", 0, 0, 0,
+                                         "insurance loses: no dealer blackjack"))
+    return Settlement(tuple(results))
+
+
+# ---------------------------------------------------------------------------------------------------
+# View
+
+
+def snapshot(state: State) -> dict[str, Any]:
+    """The hole card is a face-down Placed until the rules reveal it; the dealer's total counting it, and
+    whether the dealer has blackjack, appear only under "audit"."""
+    dealer_cards = [Placed(c, i != 1 or state.hole_shown).json() for i, c in enumerate(state.dealer)]
+    shown = [c for i, c in enumerate(state.dealer) if i != 1 or state.hole_shown]
+    seats = [{"spot": s.spot, "insurance": s.insurance,
+              "hands": [{"box": h.box, "stake": h.stake, "cards": [Placed(c, True).json() for c in h.cards],
+                         "total": str(h.total) if h.cards else None, "status": h.done or "in play",
+                         "doubled": h.doubled} for h in s.hands]} for s in state.seats]
+    return {
+        "game": "blackjack", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
+        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in _layout(state)],
+        "spots": seats,
+        "dealer": {"cards": dealer_cards, "showing": str(blackjack_total(shown)) if shown else None},
+        "shoe": state.shoe.json(),
+        "audit": {"dealer_total": str(blackjack_total(state.dealer)) if state.dealer else None,
+                  "dealer_blackjack": _dealer_blackjack(state)},
+    }
+
+
+GAME = GameSpec("blackjack", "Blackjack", Rules, new_table, apply, expected_next, snapshot, BOXES)
+
+
+def legal_bets(rules: Rules, rng: Any) -> list[Event]:
+    """Bets a table might see in one round (for the property-test harness)."""
+    limit = rules.limits["main"]
+    spots = [s for s in range(1, rules.spots + 1) if rng.randbelow(2)] or [1]
+    return [PlaceBet(s, "main", limit.min + rng.randbelow(_headroom(limit))) for s in spots]
+
+
+def _headroom(limit: Limit) -> int:
+    # The harness may ask again when noise left a bet under its minimum: stay well under the maximum.
+    return max(1, min(limit.max - limit.min, 9 * limit.min) // 4)
