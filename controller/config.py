@@ -115,7 +115,8 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     try:
         rules = rules_from_mapping(game.rules_type, _section(data, "rules", where), where=f"{where}[rules]")
     except RulesError as exc:
-        raise ConfigError(str(exc)) from None
+        text = str(exc)
+        raise ConfigError(text if text.startswith(where) else f"{where}[rules]: {text}") from None
     if "journal" in t:
         journal = base / _get(t, "journal", str, f"{where}[table]")
     else:

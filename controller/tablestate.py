@@ -120,7 +120,10 @@ class TableState:
     bets_close_at: float | None = None
     doors_open: tuple[str, ...] = ()
     rules: dict[str, Any] = field(default_factory=dict, compare=False)  # the rules in force, as journaled
-    shoes: int = 0                                  # shoes started (NewShoe events and per-round shuffles)
+    # Simulation only: the seed of the simulated shoe in play and the draw counter when it was shuffled,
+    # so a restarted simulated table deals on from the same card; and how many simulated shuffles so far.
+    shoe_sim: tuple[int | None, int] = (None, 0)
+    sim_shuffles: int = 0
 
     @property
     def paused(self) -> bool:
@@ -150,10 +153,8 @@ def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, E
     meters, shoe, history = state.meters, state.shoe, state.history
     if isinstance(event, CardDealt):
         shoe = replace(shoe, dealt=shoe.dealt + 1)
-    shoes = state.shoes
     if isinstance(event, NewShoe):
         shoe = replace(shoe, dealt=0, shuffle_due=False, shuffling=False)
-        shoes += 1
     closes_at = state.bets_close_at
     if event.KIND == "open_bets":
         closes_at = record.get("closes_at")
@@ -168,8 +169,7 @@ def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, E
             history = (history + ({"round": eff.round, "voided": eff.reason, "returned": eff.returned},))[-HISTORY:]
         elif isinstance(eff, ShuffleDue):
             shoe = replace(shoe, shuffle_due=True)
-    return replace(state, game=game, meters=meters, shoe=shoe, history=history, bets_close_at=closes_at,
-                   shoes=shoes), effects
+    return replace(state, game=game, meters=meters, shoe=shoe, history=history, bets_close_at=closes_at), effects
 
 
 def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
@@ -204,8 +204,8 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))
     elif kind == "shoe":
         what, shoe = record["what"], state.shoe
-        if what == "shuffle" and not record["started"] and record.get("per_round"):
-            state = replace(state, shoes=state.shoes + 1)
+        if what == "sim_order":
+            state = replace(state, shoe_sim=(record["seed"], record["draw"][1]), sim_shuffles=state.sim_shuffles + 1)
         if what == "link":
             shoe = replace(shoe, link=bool(record["up"]))
         elif what == "flags":

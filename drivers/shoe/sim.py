@@ -322,6 +322,16 @@ class ShoeSim:
             self._report_state()
             self._flush()
 
+    def resume(self, cards: Sequence[Card], position: int, draws: int) -> None:
+        """Load a shoe already dealt up to `position` with the draw counter at `draws`: a simulated table
+        restarting from its journal continues the same shoe (no shuffle, no deck check)."""
+        with self._lock:
+            if not 0 <= position <= len(cards):
+                raise SimError(f"cannot resume at card {position} of a {len(cards)}-card shoe")
+            self._cards, self._pos, self.draws = list(cards), position, draws
+            self._report_state()
+            self._flush()
+
     def shuffle(self, cards: Sequence[Card] | None = None, decks: int | None = None) -> DeckCheck:
         """Shuffle a new shoe: SHUFFLE started, DECK CHECK, SHUFFLE finished. `cards` is the new order (default:
         `new_order(decks)`); cards named in `faults.missing` are taken out first, so the deck check reports them."""

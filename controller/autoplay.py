@@ -1,0 +1,127 @@
+"""The demo's simulated dealer and players: opens bets, bets, draws from the simulated shoe, decides, settles and shuffles.
+
+It drives a running Table only through the table's own inputs (commands and the simulated shoe), so a
+demo exercises exactly the code paths of a live table. Decisions use basic strategy at blackjack and a
+random legal choice elsewhere; bets are the game's own `legal_bets` where it has one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import logging
+from typing import Any
+
+from controller.bus import Role
+from controller.cards import parse_card
+from controller.games.base import PlaceBet, parse_spot_actor
+from controller.rng import Rng
+
+__all__ = ["Autoplay"]
+
+log = logging.getLogger("croupier.autoplay")
+DEALER = Role("dealer")
+
+
+class Autoplay:
+    def __init__(self, table: Any, rng: Rng, *, pace: float = 0.0, rounds: int | None = None,
+                 wait: float = 10.0) -> None:
+        self.table, self.rng, self.pace, self.rounds, self.wait = table, rng, pace, rounds, wait
+        self.settled = 0
+        self._shuffle_before_next = True   # games dealt from a fresh deck every round
+        module = importlib.import_module(type(table.state.game).__module__)
+        self._legal_bets = getattr(module, "legal_bets", None)
+        self._strategy = None
+        if table.game.name == "blackjack":
+            from controller.analysis.blackjack_strategy import chart
+
+            rules = table.config.rules
+            self._strategy = chart(rules.dealer_hits_soft_17, rules.double_after_split)
+
+    async def run(self) -> None:
+        while self.rounds is None or self.settled < self.rounds:
+            seq = self.table.state.seq
+            acted = await self.step()
+            if acted and not await self.table.wait_change(seq, self.wait):
+                log.warning("autoplay: the table did not move for %.0f s", self.wait)
+            if self.pace:
+                await asyncio.sleep(self.pace)  # demo pacing, so a person can follow; not synchronisation
+
+    async def command(self, command: str, role: Role = DEALER, **args: Any) -> dict[str, Any]:
+        reply = await self.table.command(role, command, args)
+        if not reply["ok"]:
+            log.debug("autoplay %s refused: %s", command, reply["error"])
+        return reply
+
+    async def step(self) -> bool:
+        """Do the one thing the table waits for; False when there was nothing to do."""
+        table = self.table
+        st = table.state
+        exp = table.game.expected_next(st.game)
+        if st.alerts:
+            alert = st.alerts[0]
+            await self.command("resolve", alert=alert.id, action=alert.options[0])
+            return True
+        per_round = not table._accepts_new_shoe
+        if exp.phase == "shuffling" or (exp.phase == "idle" and (st.shoe.shuffle_due or
+                                                                 (per_round and self._shuffle_before_next))):
+            self._shuffle_before_next = False
+            await self.command("shuffle")
+            return True
+        if exp.phase == "idle":
+            return (await self.command("open_bets"))["ok"]
+        if exp.phase == "betting":
+            for bet in self._bets():
+                await self.command("place_bet", Role("spot", bet.spot), spot=bet.spot, box=bet.box, amount=bet.amount)
+            await self.command("close_bets")
+            return True
+        if exp.card_to is not None:
+            from drivers.shoe import SimError
+
+            try:
+                table.sim.deal()
+            except SimError as exc:
+                log.info("autoplay: %s: shuffling", exc)
+                await self.command("shuffle")
+            return True
+        if exp.phase == "settling":
+            if (await self.command("settle"))["ok"]:
+                self.settled += 1
+                self._shuffle_before_next = True
+            return True
+        if exp.actor is not None and exp.actions:
+            action, amount = self._decide(exp)
+            spot = parse_spot_actor(exp.actor)
+            role = Role("spot", spot) if spot is not None else DEALER
+            await self.command("decision", role, actor=exp.actor, action=action, amount=amount, hand=exp.hand)
+            return True
+        return False
+
+    def _bets(self) -> list[PlaceBet]:
+        rules = self.table.config.rules
+        if self._legal_bets is not None:
+            arg = self.table.state.game if "state" in inspect.signature(self._legal_bets).parameters else rules
+            return [b for b in self._legal_bets(arg, self.rng) if isinstance(b, PlaceBet)]
+        box = self.table.game.boxes[0]
+        limit = rules.limits[box]
+        spots = [s for s in range(1, rules.spots + 1) if self.rng.randbelow(2)] or [1]
+        return [PlaceBet(s, box, limit.min * (1 + self.rng.randbelow(5))) for s in spots]
+
+    def _decide(self, exp: Any) -> tuple[str, int]:
+        amount = 0
+        if exp.amount_range is not None:
+            lo, hi = exp.amount_range
+            amount = lo + self.rng.randbelow(hi - lo + 1)
+        if self._strategy is not None and exp.actor.startswith("spot:"):
+            from controller.analysis.blackjack_strategy import basic_strategy
+
+            snap = self.table.game.snapshot(self.table.state.game)
+            seat = next(s for s in snap["spots"] if f"spot:{s['spot']}" == exp.actor)
+            hand = seat["hands"][exp.hand]
+            cards = [parse_card(c["card"]) for c in hand["cards"]]
+            up = parse_card(snap["dealer"]["cards"][0]["card"])
+            if "decline" in exp.actions:
+                return "decline", 0  # basic strategy never takes insurance
+            return basic_strategy(self._strategy, cards, up, exp.actions), amount
+        return self.rng.choice(exp.actions), amount

@@ -1,0 +1,399 @@
+"""Table commands: `croupier run`, `demo`, `watch`, `command`, `recall` and `meters`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+DEMO_PORTS = (5550, 5551, 5552)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run a table from its config file",
+                       description="Run a live table: shoe, panel and camera drivers, journal, bus.")
+    p.add_argument("--config", required=True, help="the table's TOML config")
+    p.add_argument("--sim", action="store_true", help="swap every driver for its simulation")
+    p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("demo", help="a complete simulated table on this machine, dealt by an autoplay",
+                       description="Start a simulated table (shoe over a pty, mock panel pins) with an autoplay that "
+                                   "bets, deals, decides and settles; watch it with `croupier watch`.")
+    p.add_argument("--game", default="blackjack", help="game to deal (default blackjack)")
+    p.add_argument("--dir", default=None, help="state folder for the demo's journal (default: a fresh temporary one)")
+    p.add_argument("--seed", type=int, default=None, help="seed the shoe and players (default: random)")
+    p.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: run until Ctrl-C)")
+    p.add_argument("--pace", type=float, default=0.4, help="seconds between the autoplay's actions (default 0.4)")
+    p.add_argument("--ports", type=int, nargs=3, default=DEMO_PORTS, metavar=("PUB", "SNAP", "CMD"),
+                   help="bus ports on localhost (default 5550 5551 5552)")
+    p.add_argument("--quiet", action="store_true", help="do not print the table as it is dealt")
+    p.set_defaults(func=_demo)
+
+    p = sub.add_parser("watch", help="follow a table's public or dealer view in the terminal",
+                       description="Snapshot, then follow a table's view on the bus (the reference client).")
+    _endpoint_args(p)
+    p.add_argument("--view", choices=("public", "dealer"), default="public")
+    p.add_argument("--count", type=int, default=None, help="stop after this many updates")
+    p.add_argument("--json", action="store_true", help="print each state as one JSON line")
+    p.set_defaults(func=_watch)
+
+    p = sub.add_parser("command", help="send a dealer, player or operator command to a table",
+                       description="Send a command over the bus, e.g. `croupier command --config t.toml --key "
+                                   "keys/dealer.key_secret resolve alert=3 action=void reason=misdeal`.")
+    _endpoint_args(p)
+    p.add_argument("--key", help="our CURVE key pair (NAME.key_secret); the server key comes from the config's keys")
+    p.add_argument("name", help="command: open_bets, close_bets, place_bet, decision, settle, void, resolve, "
+                                "shuffle, status, meters, audit, card, remove_bet")
+    p.add_argument("args", nargs="*", metavar="KEY=VALUE", help="arguments, e.g. spot=3 box=main amount=25")
+    p.set_defaults(func=_command)
+
+    for name, helptext in (("recall", "show the last rounds in full, from the journal"),
+                           ("meters", "show the table's meters, derived from the journal")):
+        p = sub.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] + ".")
+        p.add_argument("--config", required=True, help="the table's TOML config (to find its journal)")
+        p.add_argument("--json", action="store_true")
+        if name == "recall":
+            p.add_argument("--last", type=int, default=10, help="how many rounds (default 10)")
+        p.set_defaults(func=_recall if name == "recall" else _meters)
+
+
+def _endpoint_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="the table's TOML config (endpoints and table id)")
+    p.add_argument("--table", help="table id (without --config)")
+    p.add_argument("--host", default="127.0.0.1", help="host of the demo's bus (without --config)")
+    p.add_argument("--ports", type=int, nargs=3, default=DEMO_PORTS, metavar=("PUB", "SNAP", "CMD"))
+
+
+def _load(path: str) -> Any:
+    from controller.cli import CliError
+    from controller.config import ConfigError, load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _setup_logging(level: str) -> None:
+    import logging
+
+    logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
+    from controller.cli import CliError
+    from controller.journal import JournalIntegrityError
+    from controller.table import Table
+
+    table = Table(cfg)
+    try:
+        await table.start()
+    except JournalIntegrityError as exc:
+        raise CliError(f"journal integrity check failed: {exc}. The table will not run on a broken journal: keep "
+                       f"the file for the regulator and call the floor supervisor.") from None
+    try:
+        if on_ready:
+            on_ready(table)
+        if autoplay is not None:
+            import asyncio
+
+            play = asyncio.create_task(autoplay(table))
+            stop = asyncio.create_task(table.run())
+            await asyncio.wait({play, stop}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (play, stop):
+                task.cancel()
+            if play.done() and not play.cancelled() and play.exception():
+                raise play.exception()  # type: ignore[misc]
+        else:
+            await table.run()
+    finally:
+        await table.stop()
+
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    _setup_logging(args.log_level)
+    cfg = _load(args.config)
+    if args.sim:
+        cfg = cfg.simulated()
+    asyncio.run(_serve(cfg))
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+    import tempfile
+
+    from controller.autoplay import Autoplay
+    from controller.cli import CliError
+    from controller.config import ConfigError, config_from_mapping
+    from controller.games import game_names
+    from controller.rng import SeededRng, system_rng
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("croupier.table").setLevel(logging.ERROR)  # the demo is unauthenticated on purpose
+    state_dir = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    table_id = f"demo-{args.game}".replace("_", "-")
+    pub, snap, cmd = args.ports
+    data: dict[str, Any] = {
+        "table": {"id": table_id, "game": args.game, "journal": str(state_dir / f"{table_id}.journal")},
+        "shoe": {"port": "sim", **({"seed": args.seed} if args.seed is not None else {})},
+        "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
+                "commands": f"tcp://127.0.0.1:{cmd}"},
+    }
+    pin_map = Path(__file__).resolve().parents[2] / "deploy" / "config" / "panel-blackjack-7spot.toml"
+    if pin_map.is_file():
+        data["panel"] = {"file": str(pin_map), "driver": "sim"}
+    try:
+        cfg = config_from_mapping(data, state_dir / "demo.toml")
+    except ConfigError as exc:
+        raise CliError(f"{exc} (games: {', '.join(game_names())})") from None
+    rng = SeededRng(args.seed) if args.seed is not None else system_rng()
+
+    def ready(table: Any) -> None:
+        print(f"demo table {table_id} ({cfg.game.title}) is dealing; journal {cfg.journal}")
+        print(f"watch it:   croupier watch --table {table_id}            (players' view)")
+        print(f"            croupier watch --table {table_id} --view dealer")
+        print("stop it:    Ctrl-C", flush=True)
+        if not args.quiet:
+            table.on_publish = lambda views: _print_state(views[1]["public"], compact=True)
+
+    async def play(table: Any) -> None:
+        await Autoplay(table, rng, pace=args.pace, rounds=args.rounds).run()
+
+    try:
+        asyncio.run(_serve(cfg, play, ready))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _endpoints(args: argparse.Namespace) -> tuple[str, Any, Any]:
+    from controller.bus import BusEndpoints
+    from controller.cli import CliError
+
+    if args.config:
+        cfg = _load(args.config)
+        return cfg.table_id, cfg.bus.endpoints, cfg
+    if not args.table:
+        raise CliError("give --config FILE, or --table ID (and --host/--ports for a table not on this machine)")
+    pub, snap, cmd = args.ports
+    return args.table, BusEndpoints(f"tcp://{args.host}:{pub}", f"tcp://{args.host}:{snap}",
+                                    f"tcp://{args.host}:{cmd}"), None
+
+
+def _watch(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+
+    from controller.bus import BusClient
+
+    table_id, endpoints, _ = _endpoints(args)
+    seen = 0
+
+    async def main() -> None:
+        done = asyncio.Event()
+
+        def on_state(seq: int, state: dict[str, Any]) -> None:
+            nonlocal seen
+            seen += 1
+            if args.json:
+                print(json.dumps({"seq": seq, "state": state}), flush=True)
+            else:
+                _print_state(state)
+            if args.count is not None and seen >= args.count:
+                done.set()
+
+        client = BusClient(table_id, args.view, endpoints, on_state)
+        task = asyncio.create_task(client.run())
+        waiter = asyncio.create_task(done.wait())
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        task.cancel()
+        waiter.cancel()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _cards_in(node: Any, path: str, out: list[tuple[str, list[str]]]) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("bets", "history", "shoe", "dealer_only"):
+                continue
+            _cards_in(value, f"{path}.{key}" if path else key, out)
+    elif isinstance(node, list):
+        if node and all(isinstance(x, dict) and "card" in x and "up" in x for x in node):
+            out.append((path, [_card_text(x) for x in node]))
+        else:
+            for i, value in enumerate(node):
+                label = value.get("spot") if isinstance(value, dict) and "spot" in value else i + 1
+                _cards_in(value, f"{path}[{label}]", out)
+
+
+def _card_text(c: dict[str, Any]) -> str:
+    if c["card"] is None:
+        return "##"
+    from controller.cards import parse_card
+
+    return parse_card(c["card"]).symbol
+
+
+def _print_state(state: dict[str, Any], compact: bool = False) -> None:
+    game = state.get("game", {})
+    exp = state.get("expected", {})
+    head = f"[{state.get('table')} #{state.get('seq')}] round {game.get('round')} {game.get('phase')}: {exp.get('text')}"
+    lines = [head]
+    cards: list[tuple[str, list[str]]] = []
+    _cards_in(game, "", cards)
+    for where, shown in cards:
+        lines.append(f"    {where:<28} {' '.join(shown)}")
+    bets = game.get("bets") or []
+    if bets:
+        lines.append("    bets: " + ", ".join(f"spot {b['spot']} {b['box']} {b['amount']}" for b in bets))
+    history = state.get("history") or []
+    if history and game.get("phase") == "idle":
+        last = history[-1]
+        if "results" in last:
+            net = sum(r["returned"] - r["stake"] for r in last["results"])
+            lines.append(f"    round {last['round']} settled: stakes {last['stakes']}, paid {last['returned']}, "
+                         f"players {'+' if net >= 0 else ''}{net}")
+    alerts = (state.get("dealer_only") or {}).get("alerts") or []
+    for a in alerts:
+        lines.append(f"    ALERT {a['id']}: {a['text']} (resolve: {', '.join(a['options'])})")
+    print("\n".join(lines[:1] if compact and not cards else lines), flush=True)
+
+
+def _command(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+
+    from controller.bus import CommandClient, CommandError, load_public_key, load_secret_keys
+    from controller.cli import CliError
+
+    _, endpoints, cfg = _endpoints(args)
+    values: dict[str, Any] = {}
+    for item in args.args:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CliError(f"arguments are KEY=VALUE, got {item!r}")
+        values[key] = int(value) if value.lstrip("-").isdigit() else value
+    keys = server = None
+    if args.key:
+        if cfg is None or cfg.bus.keys is None:
+            raise CliError("--key needs --config with [bus].keys (the table's public key lives there)")
+        keys = load_secret_keys(args.key)
+        server = load_public_key(cfg.bus.keys / "server.key")
+
+    async def main() -> dict[str, Any]:
+        client = CommandClient(endpoints.commands, keys, server)
+        try:
+            return await client.send(args.name, **values)
+        finally:
+            client.close()
+
+    try:
+        reply = asyncio.run(main())
+    except CommandError as exc:
+        raise CliError(str(exc)) from None
+    print(json.dumps(reply, indent=2))
+    return 0 if reply.get("ok") else 1
+
+
+def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
+    """Replay the journal read-only; return the state and the rounds (events, cards, settlement) in order."""
+    from controller.cli import CliError
+    from controller.games.base import CardPlaced, Decision, RoundSettled, RoundVoided, StakeChanged, event_from_json
+    from controller.games.base import rules_from_mapping
+    from controller.journal import Journal, JournalIntegrityError
+    from controller.tablestate import new_state, step
+
+    cfg = _load(args.config)
+    if not cfg.journal.exists():
+        raise CliError(f"no journal at {cfg.journal}: this table has not run yet")
+    try:
+        journal = Journal(cfg.journal, cfg.table_id)
+    except JournalIntegrityError as exc:
+        raise CliError(f"journal integrity check failed: {exc}") from None
+    entries = list(journal.entries())
+    journal.close()
+    first = next((e.record for e in entries if e.record.get("kind") == "start"), None)
+    rules = rules_from_mapping(cfg.game.rules_type, first["rules"]) if first else cfg.rules
+    state = new_state(cfg.table_id, cfg.game, rules)
+    rounds: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for entry in entries:
+        state, effects = step(state, entry.record)
+        if entry.record.get("kind") != "game":
+            continue
+        event = event_from_json(entry.record["event"])
+        if event.KIND == "open_bets" or current is None:
+            current = {"round": None, "started": entry.time, "bets": {}, "cards": [], "decisions": [], "result": None}
+            rounds.append(current)
+        if isinstance(event, Decision):
+            current["decisions"].append(f"{event.actor} {event.action}" + (f" {event.amount}" if event.amount else ""))
+        for eff in effects:
+            if isinstance(eff, StakeChanged):
+                current["bets"][f"spot {eff.spot} {eff.box}"] = eff.stake
+            elif isinstance(eff, CardPlaced):
+                current["cards"].append(f"{eff.to}: {eff.card}{'' if eff.up else ' (down)'}")
+            elif isinstance(eff, RoundSettled):
+                current["round"] = eff.round
+                current["result"] = eff.settlement.json()
+            elif isinstance(eff, RoundVoided):
+                current["round"] = eff.round
+                current["result"] = {"voided": eff.reason, "returned": eff.returned}
+    return state, [r for r in rounds if r["bets"] or r["cards"] or r["result"]]
+
+
+def _recall(args: argparse.Namespace) -> int:
+    import json
+    import time
+
+    state, rounds = _replay(args)
+    last = rounds[-args.last:] if args.last > 0 else []
+    if args.json:
+        print(json.dumps(last, indent=2))
+        return 0
+    for r in last:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started"]))
+        print(f"round {r['round'] or '(in progress)'}  {when}")
+        for box, stake in r["bets"].items():
+            print(f"    bet {box}: {stake}")
+        for card in r["cards"]:
+            print(f"    card {card}")
+        for d in r["decisions"]:
+            print(f"    decision {d}")
+        res = r["result"]
+        if res and "results" in res:
+            for row in res["results"]:
+                print(f"    spot {row['spot']} {row['box']}: stake {row['stake']} {row['outcome']} -> "
+                      f"{row['returned']} ({row['line']})")
+            print(f"    stakes {res['stakes']}, paid {res['returned']}, commission {res['commission']}, "
+                  f"house {res['house_win']}")
+        elif res:
+            print(f"    voided: {res['voided']} (returned {res['returned']})")
+    return 0
+
+
+def _meters(args: argparse.Namespace) -> int:
+    import json
+
+    state, _ = _replay(args)
+    m = state.meters.json()
+    if args.json:
+        print(json.dumps(m, indent=2))
+        return 0
+    print(f"table {state.table_id}: {m['rounds']} rounds, {m['voids']} voided, {m['power_ups']} starts, "
+          f"{m['refused_commands']} refused commands")
+    print(f"    handle {m['handle']}, paid {m['paid']}, house win {m['house_win']}, commission {m['commission']}")
+    for spot, sm in m["spots"].items():
+        print(f"    spot {spot}: {sm['rounds']} rounds, handle {sm['handle']}, paid {sm['paid']}, "
+              f"house win {sm['house_win']}")
+    return 0

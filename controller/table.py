@@ -1,0 +1,600 @@
+"""The table runtime: drivers' inputs become journal records, each journaled before it takes effect, then published and shown.
+
+One asyncio loop, one writer. Every input (a card read by the shoe, a panel button, a dealer or player
+command from the bus, the betting timer) becomes a record; `tablestate.step` checks it against the
+game (a refused game event never reaches the journal: it becomes a dealer alert or a refusal), the
+record is appended to the journal (fsynced), and only then is the new state adopted, published on
+the bus and shown on the panel. A restart replays the journal into the same state and resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+from dataclasses import replace
+from typing import Any, Callable
+
+from controller import __version__
+from controller.bus import BusServer, Role, load_client_roles, load_secret_keys
+from controller.config import TableConfig
+from controller.games.base import (
+    BetsClosed, BetsOpened, CardDealt, CloseBets, Decision, Effect, Effects, IllegalEvent, NewShoe, OpenBets,
+    PlaceBet, RemoveBet, RoundSettled, Settle, StakeChanged, VoidRound, parse_spot_actor, rules_from_mapping,
+)
+from controller.journal import Journal
+from controller.sdnotify import notify, watchdog_interval
+from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, replay, step
+from controller.views import project
+
+__all__ = ["Table", "CommandRefused"]
+
+log = logging.getLogger("croupier.table")
+
+DEALER = Role("dealer")
+# command -> roles allowed ("spot" means a player terminal, for its own spot only)
+_ALLOWED: dict[str, tuple[str, ...]] = {
+    "open_bets": ("dealer",), "close_bets": ("dealer",), "settle": ("dealer",), "void": ("dealer",),
+    "place_bet": ("dealer", "spot"), "remove_bet": ("dealer", "spot"), "decision": ("dealer", "spot"),
+    "card": ("dealer",), "resolve": ("dealer",), "shuffle": ("dealer",), "status": ("dealer", "spot", "ops"),
+    "meters": ("dealer", "ops"), "audit": ("ops",),
+}
+
+
+class CommandRefused(Exception):
+    """A command that is not allowed or not legal now; the reason goes back to the sender and into the journal."""
+
+
+def _shoe_records_for_deck_check(ev: Any) -> dict[str, Any]:
+    return {"kind": "shoe", "what": "deck_check", "complete": bool(ev.complete), "decks": ev.decks,
+            "missing": [str(c) for c in ev.missing], "extra": [str(c) for c in ev.extra],
+            "truncated": bool(ev.truncated)}
+
+
+class Table:
+    """A running table. Construct, `await start()`, then `await run()` (or drive it from tests)."""
+
+    def __init__(self, config: TableConfig, *, context: Any = None, sim_link: str | None = None,
+                 kill_at: tuple[str, int] | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self.game = config.game
+        self.context = context
+        self.sim_link = sim_link
+        self.kill_at = kill_at      # crash tests only: ("before_journal"|"after_journal", seq) -> SIGKILL self
+        self.clock = clock
+        self.state: TableState | None = None
+        self.journal: Journal | None = None
+        self.bus: BusServer | None = None
+        self.shoe: Any = None       # drivers.shoe.AsyncShoe
+        self.sim: Any = None        # drivers.shoe.ShoeSim in simulation
+        self.panel: Any = None
+        self.shoe_ready = asyncio.Event()
+        self._changed = asyncio.Condition()
+        self._views: tuple[int, dict[str, dict[str, Any]]] = (0, {})
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._accepts_new_shoe = True
+        self._stopping = asyncio.Event()
+        self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
+
+    # ------------------------------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        cfg = self.config
+        self.journal = Journal(cfg.journal, cfg.table_id)  # verifies the chain: a broken one refuses to run
+        entries = [(e.seq, e.record) for e in self.journal.entries()]
+        rules = cfg.rules
+        first = next((r for _, r in entries if r.get("kind") == "start"), None)
+        if first is not None:
+            if first["game"] != self.game.name:
+                raise RuntimeError(f"{cfg.journal} is the journal of a {first['game']} table; this config runs "
+                                   f"{self.game.name}")
+            rules = rules_from_mapping(self.game.rules_type, first["rules"])
+        self.state = replay(new_state(cfg.table_id, self.game, rules), entries)
+        probe = self.game.new_table(rules)
+        try:
+            self.game.apply(probe, NewShoe(getattr(rules, "decks", 1)))
+        except IllegalEvent:
+            self._accepts_new_shoe = False  # a fresh deck every round (single-deck poker games)
+        self._commit([{"kind": "start", "version": __version__, "game": self.game.name,
+                       "rules": cfg.rules.to_json()}])
+        await self._start_bus()
+        await self._start_shoe()
+        self._start_panel()
+        self._restart_timer()
+        self._tasks.append(asyncio.create_task(self._watchdog()))
+
+    async def run(self) -> None:
+        """Serve until stopped (SIGTERM/SIGINT or `stop()`)."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, self._stopping.set)
+            except (NotImplementedError, RuntimeError):
+                pass
+        await self._stopping.wait()
+
+    def request_stop(self) -> None:
+        self._stopping.set()
+
+    async def stop(self) -> None:
+        notify("STOPPING=1")
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._timer:
+            self._timer.cancel()
+        if self.shoe is not None:
+            await self.shoe.stop()
+        if self.sim is not None:
+            self.sim.stop()
+        if self.panel is not None:
+            self.panel.close()
+        if self.bus is not None:
+            await self.bus.close()
+        if self.journal is not None:
+            self.journal.close()
+
+    # ------------------------------------------------------------------------------------------ the core
+
+    def _commit(self, records: list[dict[str, Any]]) -> list[Effects]:
+        """Check, journal (one durable transaction), adopt, publish and show. A refused game event raises
+        IllegalEvent before anything is written."""
+        assert self.state is not None and self.journal is not None
+        staged: list[tuple[TableState, Effects]] = []
+        state = self.state
+        for record in records:
+            state, effects = step(state, record)
+            staged.append((state, effects))
+        seq_next = self.journal.last_seq + 1
+        if self.kill_at == ("before_journal", seq_next):
+            os.kill(os.getpid(), signal.SIGKILL)
+        entries = self.journal.append_many(records, int(self.clock() * 1e9)) if len(records) > 1 else \
+            [self.journal.append(records[0], int(self.clock() * 1e9))]
+        if self.kill_at is not None and self.kill_at[0] == "after_journal" and \
+                entries[0].seq <= self.kill_at[1] <= entries[-1].seq:
+            os.kill(os.getpid(), signal.SIGKILL)
+        out = []
+        for entry, (st, effects) in zip(entries, staged):
+            self.state = replace(st, seq=entry.seq)
+            self._publish()
+            self._show(effects)
+            out.append(effects)
+        self._restart_timer()
+        asyncio.get_running_loop().create_task(self._notify_changed())
+        return out
+
+    async def _notify_changed(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_change(self, after_seq: int, timeout: float) -> bool:
+        """Wait until the journal has moved past `after_seq`; False on timeout."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(lambda: self.state.seq > after_seq), timeout)
+            except asyncio.TimeoutError:
+                return False
+        return True
+
+    def views(self) -> tuple[int, dict[str, dict[str, Any]]]:
+        return self._views
+
+    def _publish(self) -> None:
+        assert self.state is not None
+        pic = picture(self.state)
+        self._views = (self.state.seq, {"public": project(pic, "public"), "dealer": project(pic, "dealer")})
+        if self.bus is not None:
+            self.bus.publish(*self._views)
+        if self.on_publish is not None:
+            self.on_publish(self._views)
+
+    def audit_view(self) -> dict[str, Any]:
+        assert self.state is not None
+        return project(picture(self.state), "audit")
+
+    # ------------------------------------------------------------------------------------------ commands
+
+    def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> None:
+        allowed = _ALLOWED.get(command)
+        if allowed is None:
+            raise CommandRefused(f"unknown command {command!r} (commands: {', '.join(sorted(_ALLOWED))})")
+        if role.kind not in allowed:
+            raise CommandRefused(f"{role} may not {command.replace('_', ' ')}")
+        if role.kind == "spot":
+            spot = args.get("spot") if command != "decision" else parse_spot_actor(str(args.get("actor", "")))
+            if command == "decision" and "actor" not in args:
+                spot = role.spot
+            if spot != role.spot:
+                raise CommandRefused(f"{role} may act only for spot {role.spot}")
+
+    def _records_for(self, role: Role, command: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """The journal records a command asks for; raises CommandRefused or KeyError/TypeError on bad args."""
+        via = str(role)
+        assert self.state is not None
+
+        def game(event: Any, **extra: Any) -> dict[str, Any]:
+            return {"kind": "game", "event": event.to_json(), "via": via, **extra}
+
+        if self.state.paused and command not in ("resolve", "void", "status", "meters", "audit", "shuffle"):
+            raise CommandRefused(f"the round is paused by a dealer alert: resolve alert {self.state.alerts[0].id} first")
+        if command == "open_bets":
+            closes = self.clock() + self.config.betting_seconds if self.config.betting_seconds else None
+            return [game(OpenBets(), closes_at=closes)]
+        if command == "close_bets":
+            return [game(CloseBets())]
+        if command == "settle":
+            return [game(Settle())]
+        if command == "void":
+            return [game(VoidRound(_text(args, "reason")))]
+        if command in ("place_bet", "remove_bet"):
+            cls = PlaceBet if command == "place_bet" else RemoveBet
+            return [game(cls(_int(args, "spot"), _text(args, "box"), _int(args, "amount")))]
+        if command == "decision":
+            actor = str(args.get("actor") or (f"spot:{role.spot}" if role.kind == "spot" else ""))
+            if not actor:
+                raise CommandRefused("a decision names its actor (spot:N or dealer)")
+            return [game(Decision(actor, _text(args, "action"), int(args.get("amount", 0)), int(args.get("hand", 0))))]
+        if command == "card":
+            from controller.cards import parse_card
+
+            try:
+                card = parse_card(args["card"])
+            except ValueError as exc:
+                raise CommandRefused(str(exc)) from None
+            return [game(CardDealt(card, "manual", args.get("target")))]
+        if command == "resolve":
+            return self._resolution(role, args)
+        raise CommandRefused(f"{command} is not a table event")
+
+    def _resolution(self, role: Role, args: dict[str, Any]) -> list[dict[str, Any]]:
+        assert self.state is not None
+        alert_id = _int(args, "alert")
+        alert = next((a for a in self.state.alerts if a.id == alert_id), None)
+        if alert is None:
+            raise CommandRefused(f"no open alert {alert_id}")
+        action = _text(args, "action")
+        if action not in alert.options:
+            raise CommandRefused(f"alert {alert_id} is resolved by {', '.join(alert.options)}, not {action!r}")
+        records: list[dict[str, Any]] = [{"kind": "resolve", "alert": alert_id, "action": action, "by": str(role),
+                                          "reason": str(args.get("reason", ""))}]
+        if action == "void":
+            records.append({"kind": "game", "event": VoidRound(str(args.get("reason") or alert.text)).to_json(),
+                            "via": str(role)})
+        elif action == "accept" and alert.card:
+            from controller.cards import parse_card
+
+            records.append({"kind": "game", "event": CardDealt(parse_card(alert.card), "shoe").to_json(),
+                            "via": str(role)})
+        return records
+
+    async def command(self, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A command from the bus (authenticated role), the panel or the autoplay. Refusals are journaled."""
+        if role is None:
+            if self.config.bus.keys is not None:
+                return self._refuse("unauthenticated", "commands need a CURVE key", command, args)
+            role = DEALER  # no keys configured: a local, unauthenticated setup (demo, tests)
+        try:
+            self._check_role(role, command, args)
+            if command == "status":
+                return {"ok": True, "result": self._views[1]["dealer" if role.kind != "spot" else "public"]}
+            if command == "meters":
+                assert self.state is not None
+                return {"ok": True, "result": self.state.meters.json()}
+            if command == "audit":
+                return {"ok": True, "result": self.audit_view()}
+            if command == "shuffle":
+                return await self._shuffle_command(role)
+            self._commit(self._records_for(role, command, args))
+            return {"ok": True, "result": {"seq": self.state.seq if self.state else 0}}
+        except CommandRefused as exc:
+            return self._refuse(str(role), str(exc), command, args)
+        except IllegalEvent as exc:
+            return self._refuse(str(role), exc.reason, command, args)
+        except (KeyError, TypeError, ValueError) as exc:
+            return self._refuse(str(role), f"malformed {command}: {exc}", command, args)
+
+    def _refuse(self, who: str, reason: str, command: str | None, args: dict[str, Any] | None) -> dict[str, Any]:
+        log.warning("refused %s from %s: %s", command, who, reason)
+        self._commit([{"kind": "refused", "who": who, "reason": reason,
+                       "request": {"command": command, "args": _jsonable(args)} if command else None}])
+        return {"ok": False, "error": reason}
+
+    def _bus_refused(self, who: str, reason: str, request: dict[str, Any] | None) -> None:
+        """Refusals the bus decides itself (unknown key, failed handshake, malformed message)."""
+        req = request or {}
+        self._refuse(who, reason, req.get("command"), req.get("args"))
+
+    # ------------------------------------------------------------------------------------------ bus
+
+    async def _start_bus(self) -> None:
+        bc = self.config.bus
+        server_keys, roles = None, {}
+        if bc.keys is not None:
+            server_keys = load_secret_keys(bc.keys / "server.key_secret")
+            roles = load_client_roles(list(bc.clients))
+        else:
+            log.warning("commands are NOT authenticated: set [bus].keys for a live table")
+
+        async def on_command(role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
+            return await self.command(role if bc.keys is not None else None, command, args)
+
+        self.bus = BusServer(self.config.table_id, bc.endpoints, self.views, on_command, self._bus_refused,
+                             server_keys=server_keys, client_roles=roles, heartbeat_s=bc.heartbeat, hwm=bc.hwm,
+                             context=self.context)
+        await self.bus.start()
+        self._publish()
+
+    # ------------------------------------------------------------------------------------------ shoe
+
+    def _sim_order(self, shoe_seed: int, decks: int) -> list[Any]:
+        from controller.cards import shoe
+        from controller.rng import SeededRng
+
+        return SeededRng(shoe_seed).shuffled(shoe(decks))
+
+    async def _start_shoe(self) -> None:
+        cfg = self.config.shoe
+        if cfg.port == "none":
+            self.shoe_ready.set()
+            return
+        from drivers.shoe import AsyncShoe
+
+        assert self.state is not None
+        url = cfg.port
+        if cfg.simulated:
+            from drivers.shoe import ShoeSim
+
+            decks = self._shoe_decks()
+            seed, base = self.state.shoe_sim
+            order = self._sim_order(seed, decks) if seed is not None else []
+            drawn = self.state.shoe.draw_of(1) - base if seed is not None else 0
+            self.sim = ShoeSim(decks=decks, cut=self._cut(), boot=self.state.meters.power_ups)
+            self.sim.resume(order, max(0, min(drawn, len(order))), self.state.shoe.draw_of(1))
+            url = self.sim.open_pty(self.sim_link)
+            self.sim.start()
+        self.shoe = AsyncShoe(url, last_draws=dict(self.state.shoe.last_draw))
+        self.shoe.start()
+        self._tasks.append(asyncio.create_task(self._shoe_events()))
+
+    def _shoe_decks(self) -> int:
+        return int(getattr(self.config.rules, "decks", self.config.shoe.decks))
+
+    def _cut(self) -> int | None:
+        decks = self._shoe_decks()
+        return self.config.shoe.cut if self.config.shoe.cut is not None else (52 * decks * 3) // 4 if decks > 1 else None
+
+    async def _shoe_events(self) -> None:
+        from drivers.shoe import Anomaly, CardDrawn, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
+        from drivers.shoe import ShoeState as DeviceState
+
+        assert self.shoe is not None
+        async for ev in self.shoe:
+            try:
+                if isinstance(ev, CardDrawn):
+                    self._card_drawn(ev)
+                elif isinstance(ev, LinkUp):
+                    self.shoe_ready.set()
+                    self._commit([{"kind": "shoe", "what": "link", "up": True, "identity": str(ev.identity)}])
+                elif isinstance(ev, LinkDown):
+                    self._commit([{"kind": "shoe", "what": "link", "up": False, "reason": ev.reason}])
+                elif isinstance(ev, DeviceState):
+                    flags = sorted(f.name for f in type(ev.flags) if f in ev.flags and f.name)
+                    if self.state is not None and tuple(flags) != self.state.shoe.flags:
+                        self._commit([{"kind": "shoe", "what": "flags", "flags": flags}])
+                elif isinstance(ev, Shuffle):
+                    self._commit([{"kind": "shoe", "what": "shuffle", "started": ev.started,
+                                   "per_round": not self._accepts_new_shoe}])
+                elif isinstance(ev, DeckCheck):
+                    self._deck_checked(ev)
+                elif isinstance(ev, (Anomaly, DeviceError)):
+                    text = f"shoe: {getattr(ev, 'kind', 'error')} {getattr(ev, 'detail', '') or getattr(ev, 'text', '')}"
+                    self._alert("shoe", text.strip(), None, ("confirm", "void"))
+            except Exception:  # one bad event must not stop the shoe
+                log.exception("shoe event %r failed", ev)
+
+    def _alert(self, kind: str, text: str, card: str | None, options: tuple[str, ...],
+               draw: list[int] | None = None) -> None:
+        assert self.state is not None
+        record: dict[str, Any] = {"kind": "alert", "alert": {"id": self.state.next_alert, "kind": kind, "text": text,
+                                                            "card": card, "options": list(options)}}
+        if draw:
+            record["draw"] = draw
+        log.warning("dealer alert: %s", text)
+        self._commit([record])
+
+    def _card_drawn(self, ev: Any) -> None:
+        assert self.state is not None
+        if ev.draw <= self.state.shoe.draw_of(ev.shoe_id):
+            return  # journaled before a restart: the driver replays what it could not know we kept
+        draw = [ev.shoe_id, ev.draw]
+        if self.state.paused:
+            self._alert("misdeal", f"{ev.card} drawn while the round is paused", str(ev.card), ("discard", "void"), draw)
+            return
+        record = {"kind": "game", "event": CardDealt(ev.card, "shoe").to_json(), "via": "shoe", "draw": draw}
+        try:
+            self._commit([record])
+        except IllegalEvent as exc:
+            options = ("discard", "void")
+            self._alert("misdeal", f"{ev.card} drawn: {exc.reason}", str(ev.card), options, draw)
+
+    def _deck_checked(self, ev: Any) -> None:
+        assert self.state is not None
+        records = [_shoe_records_for_deck_check(ev)]
+        if not ev.complete:
+            missing = " ".join(str(c) for c in ev.missing)
+            extra = " ".join(str(c) for c in ev.extra)
+            text = "deck check failed:" + (f" missing {missing}" if missing else "") + (f" extra {extra}" if extra else "")
+            self._commit(records)
+            self._alert("deck_check", text, None, ("confirm",))
+            return
+        if self._accepts_new_shoe:
+            records.append({"kind": "game", "event": NewShoe(ev.decks, self._cut()).to_json(), "via": "shuffler"})
+        try:
+            self._commit(records)
+        except IllegalEvent as exc:
+            self._commit(records[:1])
+            self._alert("deck_check", f"new shoe refused: {exc.reason}", None, ("confirm",))
+
+    async def _shuffle_command(self, role: Role) -> dict[str, Any]:
+        """The dealer asks for a shuffle: the simulated shuffler shuffles (a real one reports by itself)."""
+        if self.sim is None:
+            return {"ok": True, "result": "shuffle on the shuffler; the deck check starts the new shoe"}
+        from controller.rng import system_rng
+
+        assert self.state is not None
+        seed = self.config.shoe.seed
+        shoe_seed = (seed * 1_000_003 + self.state.sim_shuffles + 1) if seed is not None else system_rng().randbits(63)
+        decks = self._shoe_decks()
+        self._commit([{"kind": "shoe", "what": "sim_order", "seed": shoe_seed, "draw": [1, self.state.shoe.draw_of(1)],
+                       "by": str(role)}])
+        self.sim.cut = self._cut()
+        self.sim.shuffle(self._sim_order(shoe_seed, decks), decks=decks)
+        return {"ok": True, "result": "shuffling"}
+
+    # ------------------------------------------------------------------------------------------ panel
+
+    def _start_panel(self) -> None:
+        if self.config.panel is None:
+            return
+        from drivers.panel import load_panel_config, open_panel
+
+        pc = load_panel_config(self.config.panel)
+        if self.config.panel_sim:
+            pc = pc.simulated()
+        self.panel = open_panel(pc)
+        self.panel.start(self._panel_event)
+
+    def _panel_event(self, ev: Any) -> None:
+        from drivers.panel import ButtonHeld, ButtonPressed, DoorClosed, DoorOpened
+
+        asyncio.get_running_loop().create_task(self._panel_action(ev, ButtonPressed, ButtonHeld, DoorOpened,
+                                                                   DoorClosed))
+
+    async def _panel_action(self, ev: Any, pressed: type, held: type, opened: type, closed: type) -> None:
+        assert self.state is not None
+        if isinstance(ev, (opened, closed)):
+            self._commit([{"kind": "door", "name": ev.name, "open": isinstance(ev, opened)}])
+            return
+        exp = self.game.expected_next(self.state.game)
+        if isinstance(ev, held) and ev.name == "void":
+            await self.command(DEALER, "void", {"reason": "void button held"})
+        elif not isinstance(ev, pressed):
+            return
+        elif ev.spot is not None and exp.phase == "betting":
+            box = self.game.boxes[0] if self.game.boxes else "main"
+            limit = getattr(self.config.rules, "limits", {}).get(box)
+            await self.command(DEALER, "place_bet", {"spot": ev.spot, "box": box, "amount": limit.min if limit else 1})
+        elif ev.name == "confirm" and self.state.alerts:
+            alert = self.state.alerts[0]
+            await self.command(DEALER, "resolve", {"alert": alert.id, "action": alert.options[0]})
+        elif ev.name == "next":
+            step_for = {"idle": "open_bets", "betting": "close_bets", "settling": "settle"}.get(exp.phase)
+            if step_for:
+                await self.command(DEALER, step_for, {})
+        elif ev.name == "shuffle":
+            await self.command(DEALER, "shuffle", {})
+        elif ev.name == "deal" and self.sim is not None:
+            self.sim.deal()
+
+    def _show(self, effects: Effects) -> None:
+        if self.panel is None or self.state is None:
+            return
+        from drivers.panel import PanelError
+
+        try:
+            for eff in effects:
+                self._show_one(eff)
+            exp = self.game.expected_next(self.state.game)
+            spot = parse_spot_actor(exp.actor or "")
+            if spot is not None:
+                self.panel.light_spot(spot, "to_act")
+        except PanelError as exc:  # a lamp or display the pin map lacks: note it, never stop the table
+            log.info("panel: %s", exc)
+
+    def _show_one(self, eff: Effect) -> None:
+        panel = self.panel
+        spots = getattr(self.config.rules, "spots", 0)
+        if isinstance(eff, BetsOpened):
+            for s in range(1, spots + 1):
+                panel.light_spot(s, "betting_open")
+                panel.show_spot(s, None)
+        elif isinstance(eff, StakeChanged):
+            total = sum(b["amount"] for b in self._views[1]["public"]["game"]["bets"] if b["spot"] == eff.spot)
+            panel.show_spot(eff.spot, total or None)
+            panel.light_spot(eff.spot, "bet_placed" if total else "betting_open")
+        elif isinstance(eff, BetsClosed):
+            betting = {b["spot"] for b in self._views[1]["public"]["game"]["bets"]}
+            for s in range(1, spots + 1):
+                panel.light_spot(s, "bet_placed" if s in betting else "off")
+        elif isinstance(eff, RoundSettled):
+            for s in sorted({r.spot for r in eff.settlement.results}):
+                net = sum(r.net for r in eff.settlement.for_spot(s))
+                panel.light_spot(s, "win" if net > 0 else "push" if net == 0 else "lose")
+            if any(r.net > 0 for r in eff.settlement.results):
+                panel.flash_win()
+        elif isinstance(eff, AlertRaised):
+            panel.flash_tilt(True)
+        elif isinstance(eff, AlertResolved) and self.state is not None and not self.state.alerts:
+            panel.flash_tilt(False)
+
+    # ------------------------------------------------------------------------------------------ timers
+
+    def _restart_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.state is None or self.state.bets_close_at is None:
+            return
+        delay = max(0.0, self.state.bets_close_at - self.clock())
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(delay, lambda: loop.create_task(self._close_by_timer()))
+
+    async def _close_by_timer(self) -> None:
+        assert self.state is not None
+        if self.game.expected_next(self.state.game).phase != "betting" or self.state.paused:
+            return
+        try:
+            self._commit([{"kind": "game", "event": CloseBets().to_json(), "via": "timer"}])
+        except IllegalEvent as exc:  # e.g. no bets: bets stay open until the dealer decides
+            log.info("bets stay open: %s", exc.reason)
+
+    async def _watchdog(self) -> None:
+        # Ready once the bus is bound (done) and the shoe answered; then ping only while the loop runs.
+        try:
+            await asyncio.wait_for(self.shoe_ready.wait(), 15)
+        except asyncio.TimeoutError:
+            notify("STATUS=waiting for the card shoe")
+            await self.shoe_ready.wait()
+        notify("READY=1")
+        notify(f"STATUS=table {self.config.table_id}: {self.game.title}")
+        interval = watchdog_interval()
+        while interval:
+            await asyncio.sleep(interval)
+            notify("WATCHDOG=1")
+
+
+def _text(args: dict[str, Any], key: str) -> str:
+    value = args[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} must be text")
+    return value
+
+
+def _int(args: dict[str, Any], key: str) -> int:
+    value = args[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{key} must be a whole number")
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    import json
+
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return repr(value)

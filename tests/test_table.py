@@ -1,0 +1,275 @@
+"""The table runtime over simulated drivers: journal-then-apply, recovery, dealer alerts, commands and views."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.autoplay import Autoplay
+from controller.bus import BusClient, CommandClient, Role, create_keys, load_public_key, load_secret_keys
+from controller.config import ConfigError, config_from_mapping
+from controller.games.base import RoundSettled, event_from_json
+from controller.journal import Journal
+from controller.rng import SeededRng
+from controller.table import Table
+from controller.tablestate import new_state, step
+from controller.views import leaks
+from tests.table_helpers import table_config
+
+
+def run(coro: Any, timeout: float = 120) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+async def started(cfg: Any, **kw: Any) -> Table:
+    table = Table(cfg, **kw)
+    await table.start()
+    return table
+
+
+def journal_settlements(path: Path, cfg: Any) -> tuple[Any, list[Any], list[dict]]:
+    """Replay a journal independently: the final state, every settlement, every record."""
+    with Journal(path, cfg.table_id) as j:
+        records = [e.record for e in j.entries()]
+    state = new_state(cfg.table_id, cfg.game, cfg.rules)
+    settlements = []
+    for r in records:
+        state, effects = step(state, r)
+        settlements += [e.settlement for e in effects if isinstance(e, RoundSettled)]
+    return state, settlements, records
+
+
+@pytest.mark.parametrize("game", ["baccarat", "blackjack", "three-card-poker"])
+def test_autoplayed_rounds_replay_to_the_same_state_and_meters(tmp_path: Path, game: str) -> None:
+    cfg = table_config(tmp_path, game)
+    published: list[tuple[int, dict]] = []
+
+    async def main() -> Any:
+        table = await started(cfg)
+        table.on_publish = lambda views: published.append(views)
+        await Autoplay(table, SeededRng(2), rounds=12).run()
+        await table.stop()
+        return table.state
+
+    live = run(main())
+    replayed, settlements, records = journal_settlements(cfg.journal, cfg)
+    assert replayed.game == live.game and replayed.meters == live.meters
+    assert len(settlements) == live.meters.rounds >= 12
+    assert live.meters.handle == sum(s.stakes for s in settlements)
+    assert live.meters.returned == sum(s.returned for s in settlements)
+    assert [r["kind"] for r in records].count("start") == 1
+    # every update carried the next seq, and no screen view ever held a face-down card
+    seqs = [seq for seq, _ in published]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    for _, views in published:
+        assert leaks(views["public"]) == [] and leaks(views["dealer"]) == []
+        assert "dealer_only" not in views["public"]
+
+
+def test_restart_mid_round_resumes_the_same_round(tmp_path: Path) -> None:
+    cfg = table_config(tmp_path, "blackjack", seed=5)
+
+    async def first() -> Any:
+        table = await started(cfg)
+        ap = Autoplay(table, SeededRng(3))
+        # play until cards are on the table in round 2, then stop as a power cut would (no settle)
+        while not (table.state.meters.rounds >= 1 and table.game.expected_next(table.state.game).phase == "deciding"):
+            seq = table.state.seq
+            await ap.step()
+            await table.wait_change(seq, 10)
+        snapshot = table.audit_view()["game"]
+        await table.stop()
+        return table.state, snapshot
+
+    before, snap_before = run(first())
+
+    async def second() -> Any:
+        table = await started(cfg)
+        restored = table.state
+        snap = table.audit_view()["game"]
+        await Autoplay(table, SeededRng(4), rounds=2).run()
+        await table.stop()
+        return restored, snap, table.state
+
+    restored, snap_after, after = run(second())
+    assert restored.game == before.game and snap_after == snap_before  # the round in progress, exactly
+    assert after.meters.rounds == before.meters.rounds + 2
+    assert after.meters.power_ups == 2 and after.meters.voids == 0
+
+
+def test_unexpected_card_raises_a_dealer_alert_and_pauses(tmp_path: Path) -> None:
+    cfg = table_config(tmp_path, "baccarat", seed=9)
+
+    async def main() -> None:
+        table = await started(cfg)
+        ap = Autoplay(table, SeededRng(1))
+        while table.game.expected_next(table.state.game).phase != "betting":
+            seq = table.state.seq
+            await ap.step()
+            await table.wait_change(seq, 10)
+        seq = table.state.seq
+        table.sim.deal()  # the dealer draws a card while bets are still open
+        assert await table.wait_change(seq, 10)
+        assert table.state.paused
+        alert = table.state.alerts[0]
+        assert alert.kind == "misdeal" and "drawn" in alert.text and alert.card
+        refused = await table.command(Role("dealer"), "close_bets", {})
+        assert not refused["ok"] and "paused" in refused["error"]
+        assert (await table.command(Role("spot", 2), "resolve", {"alert": alert.id, "action": "discard"}))["ok"] is False
+        done = await table.command(Role("dealer"), "resolve", {"alert": alert.id, "action": "discard"})
+        assert done["ok"] and not table.state.paused
+        await Autoplay(table, SeededRng(5), rounds=1).run()
+        await table.stop()
+
+    run(main())
+    _, _, records = journal_settlements(cfg.journal, cfg)
+    kinds = [r["kind"] for r in records]
+    assert "alert" in kinds and "resolve" in kinds and kinds.count("refused") == 2
+
+
+def test_commands_refused_by_role_and_shape_are_journaled(tmp_path: Path) -> None:
+    cfg = table_config(tmp_path, "blackjack")
+
+    async def main() -> list[dict]:
+        table = await started(cfg)
+        spot3 = Role("spot", 3)
+        replies = [
+            await table.command(spot3, "open_bets", {}),                                        # dealer only
+            await table.command(spot3, "place_bet", {"spot": 4, "box": "main", "amount": 10}),  # not its spot
+            await table.command(Role("ops"), "void", {"reason": "x"}),                          # ops cannot void
+            await table.command(Role("dealer"), "teleport", {}),                                # unknown
+            await table.command(Role("dealer"), "place_bet", {"spot": "3"}),                    # malformed
+            await table.command(Role("dealer"), "settle", {}),                                  # not legal now
+        ]
+        await table.stop()
+        return replies
+
+    replies = run(main())
+    assert [r["ok"] for r in replies] == [False] * 6
+    assert "spot:3 may not open bets" in replies[0]["error"]
+    assert "only for spot 3" in replies[1]["error"]
+    assert "unknown command" in replies[3]["error"]
+    assert "malformed" in replies[4]["error"]
+    _, _, records = journal_settlements(cfg.journal, cfg)
+    assert [r["kind"] for r in records].count("refused") == 6
+
+
+def test_authenticated_bus_commands_end_to_end(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    for name in ("server", "dealer", "spot3", "stranger"):
+        create_keys(keys, name)
+    cfg = table_config(tmp_path, "baccarat")
+    cfg = dataclasses.replace(cfg, bus=dataclasses.replace(
+        cfg.bus, keys=keys, clients=((keys / "dealer.key", "dealer"), (keys / "spot3.key", "spot:3"))))
+
+    async def main() -> list[dict]:
+        table = await started(cfg)
+        server = load_public_key(keys / "server.key")
+
+        def client(name: str, **kw: Any) -> CommandClient:
+            return CommandClient(cfg.bus.endpoints.commands, load_secret_keys(keys / f"{name}.key_secret"), server, **kw)
+
+        dealer, spot3, stranger = client("dealer"), client("spot3"), client("stranger")
+        out = [await dealer.send("status"), await spot3.send("open_bets"), await stranger.send("open_bets"),
+               await dealer.send_raw(b"\xff\xfe not json")]
+        plain = CommandClient(cfg.bus.endpoints.commands, timeout_s=0.5)
+        with pytest.raises(Exception, match="no answer"):
+            await plain.send("open_bets")
+        for c in (dealer, spot3, stranger, plain):
+            c.close()
+        seq = table.state.seq
+        await table.wait_change(seq, 5)  # the failed handshake is journaled by the bus monitor
+        await table.stop()
+        return out
+
+    status, wrong_role, unknown, malformed = run(main())
+    assert status["ok"] and "expected" in status["result"]
+    assert not wrong_role["ok"] and "may not open bets" in wrong_role["error"]
+    assert not unknown["ok"] and "unknown key" in unknown["error"]
+    assert not malformed["ok"] and "malformed" in malformed["error"]
+    _, _, records = journal_settlements(cfg.journal, cfg)
+    refused = [r for r in records if r["kind"] == "refused"]
+    assert {r["who"] for r in refused} >= {"spot:3", "unauthenticated"}
+    assert any("unknown key" in r["reason"] for r in refused)
+    assert any("handshake" in r["reason"] or "authentic" in r["reason"] for r in refused)
+
+
+def test_late_subscriber_follows_a_live_table_without_gaps(tmp_path: Path) -> None:
+    cfg = table_config(tmp_path, "baccarat")
+
+    async def main() -> tuple[list[int], BusClient]:
+        table = await started(cfg)
+        await Autoplay(table, SeededRng(8), rounds=3).run()
+        seen: list[int] = []
+        target = {"seq": 0}
+        caught_up = asyncio.Event()
+
+        def on_state(seq: int, state: dict) -> None:
+            seen.append(seq)
+            if seq >= target["seq"]:
+                caught_up.set()
+
+        client = BusClient(cfg.table_id, "public", cfg.bus.endpoints, on_state, heartbeat_s=0.2)
+        task = asyncio.create_task(client.run())
+        target["seq"] = table.state.seq
+        await asyncio.wait_for(caught_up.wait(), 10)   # the snapshot arrived
+        await Autoplay(table, SeededRng(9), rounds=3).run()
+        caught_up.clear()
+        target["seq"] = table.state.seq
+        await asyncio.wait_for(caught_up.wait(), 10)   # and every update after it
+        task.cancel()
+        await table.stop()
+        return seen, client
+
+    seen, client = run(main())
+    assert seen == list(range(seen[0], seen[0] + len(seen))) and client.gaps == 0 and client.snapshots == 1
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"id": "t 1", "game": "baccarat"}, "letters, digits"),
+    ({"id": "t1", "game": "roulette"}, "unknown game 'roulette'"),
+    ({"id": "t1"}, "which game"),
+    ({"id": "t1", "game": "baccarat", "betting_seconds": -1}, "betting_seconds"),
+    ({"id": "t1", "game": "baccarat", "colour": "red"}, "unknown key"),
+])
+def test_config_errors_name_the_key(tmp_path: Path, table: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_from_mapping({"table": table}, tmp_path / "t.toml")
+
+
+def test_config_errors_in_rules_shoe_and_bus(tmp_path: Path) -> None:
+    base = {"table": {"id": "t1", "game": "baccarat"}}
+    cases = [({"rules": {"decks": 9}}, r"\[rules\]: rules.decks: 1 to 8"), ({"shoe": {"decks": 0}}, r"\[shoe\].decks"),
+             ({"bus": {"keys": "nowhere"}}, "server.key_secret"), ({"bus": {"client": [{"key": "x.key", "role": "dealer"}]}},
+                                                                   "no such key file"),
+             ({"panel": {"file": "missing.toml"}}, "no such file"), ({"extra": {}}, "unknown key")]
+    for extra, message in cases:
+        with pytest.raises(ConfigError, match=message):
+            config_from_mapping({**base, **extra}, tmp_path / "t.toml")
+
+
+def test_a_broken_journal_refuses_to_start(tmp_path: Path) -> None:
+    import sqlite3
+
+    from controller.journal import JournalIntegrityError
+
+    cfg = table_config(tmp_path, "baccarat")
+
+    async def once() -> None:
+        table = await started(cfg)
+        await Autoplay(table, SeededRng(1), rounds=1).run()
+        await table.stop()
+
+    run(once())
+    db = sqlite3.connect(cfg.journal)
+    db.execute("UPDATE journal SET record = replace(record, '\"amount\":', '\"amount\":1') WHERE seq = "
+               "(SELECT min(seq) FROM journal WHERE record LIKE '%place_bet%')")
+    db.commit()
+    db.close()
+    with pytest.raises(JournalIntegrityError, match="altered"):
+        run(Table(cfg).start())
+    assert event_from_json  # imported for the journal's event shapes

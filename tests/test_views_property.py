@@ -1,0 +1,77 @@
+"""Property: over a thousand random rounds of every game (5,000 with --long), no face-down card reaches a screen-facing view."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+import pytest
+
+from controller.games import get_game
+from controller.games.base import Event, GameSpec
+from controller.views import leaks, project
+from tests.game_harness import play_rounds
+
+GAMES = ["blackjack", "baccarat", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud"]
+CARD = re.compile(r'"card": "([2-9TJQKA][CDHS]|JK)"')
+
+
+def _face_down_and_up(node: Any, down: list[str], up: list[str]) -> None:
+    if isinstance(node, dict):
+        if "card" in node and isinstance(node.get("up"), bool) and node["card"]:
+            (up if node["up"] else down).append(node["card"])
+        for value in node.values():
+            _face_down_and_up(value, down, up)
+    elif isinstance(node, list):
+        for value in node:
+            _face_down_and_up(value, down, up)
+
+
+def check_views(game: GameSpec, state: Any) -> None:
+    # The game's part of the picture is what can hold cards; the runtime adds none (tested in test_table).
+    pic = {"game": game.snapshot(state)}
+    down: list[str] = []
+    up: list[str] = []
+    _face_down_and_up(pic, down, up)
+    view = project(pic, "public")  # the dealer view masks cards identically
+    assert leaks(view) == [], f"{game.name} view leaks {leaks(view)}"
+    hidden = set(down) - set(up)
+    if hidden:
+        # A card's identity may appear in a screen view only where that card (or an identical one from
+        # another deck) lies face up: not in a hand name, a total, or any other field.
+        shown = set(CARD.findall(json.dumps(view)))
+        assert not hidden & shown, f"{game.name} view shows face-down {sorted(hidden & shown)}"
+
+
+def _rounds_for(name: str, long: bool) -> int:
+    return 5000 if long else 1000
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_no_face_down_card_on_a_screen(name: str, request: pytest.FixtureRequest) -> None:
+    import importlib
+
+    game = get_game(name)
+    module = name.replace("-", "_")
+    tests = importlib.import_module(f"tests.test_{module}")   # each game's own bet maker and decisions
+    legal = getattr(importlib.import_module(f"controller.games.{module}"), "legal_bets", None) or tests.legal_bets
+
+    def apply(state: Any, event: Event) -> Any:
+        new, effects = game.apply(state, event)
+        check_views(game, new)
+        return new, effects
+
+    checking = dataclasses.replace(game, apply=apply)
+    kwargs: dict[str, Any] = {}
+    if name == "blackjack":
+        kwargs["decide"] = tests.random_decide
+    if name == "chemin-de-fer":
+        kwargs["bets_from_state"] = True
+    if name in ("three-card-poker", "let-it-ride", "caribbean-stud"):
+        kwargs["deck_per_round"] = True
+    else:
+        kwargs["fresh_shoes"] = True
+    rounds = _rounds_for(name, request.config.getoption("--long"))
+    play_rounds(checking, game.rules({}), legal, seed=11, rounds=rounds, **kwargs)
