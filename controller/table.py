@@ -149,7 +149,8 @@ class Table:
             state, effects = step(state, record)
             staged.append((state, effects))
         seq_next = self.journal.last_seq + 1
-        if self.kill_at == ("before_journal", seq_next):
+        if self.kill_at is not None and self.kill_at[0] == "before_journal" and \
+                seq_next <= self.kill_at[1] < seq_next + len(records):
             os.kill(os.getpid(), signal.SIGKILL)
         entries = self.journal.append_many(records, int(self.clock() * 1e9)) if len(records) > 1 else \
             [self.journal.append(records[0], int(self.clock() * 1e9))]
