@@ -42,8 +42,8 @@ class Autoplay:
     async def run(self) -> None:
         while self.rounds is None or self.settled < self.rounds:
             seq = self.table.state.seq
-            acted = await self.step()
-            if acted and not await self.table.wait_change(seq, self.wait):
+            await self.step()
+            if self.table.state.seq == seq and not await self.table.wait_change(seq, self.wait):
                 log.warning("autoplay: the table did not move for %.0f s", self.wait)
             if self.pace:
                 await asyncio.sleep(self.pace)  # demo pacing, so a person can follow; not synchronisation
@@ -63,6 +63,8 @@ class Autoplay:
             alert = st.alerts[0]
             await self.command("resolve", alert=alert.id, action=alert.options[0])
             return True
+        if st.shoe.shuffling:
+            return False  # the shuffler is at work: its deck check starts the new shoe
         per_round = not table._accepts_new_shoe
         if exp.phase == "shuffling" or (exp.phase == "idle" and (st.shoe.shuffle_due or
                                                                  (per_round and self._shuffle_before_next))):
@@ -72,9 +74,10 @@ class Autoplay:
         if exp.phase == "idle":
             return (await self.command("open_bets"))["ok"]
         if exp.phase == "betting":
-            for bet in self._bets():
-                await self.command("place_bet", Role("spot", bet.spot), spot=bet.spot, box=bet.box, amount=bet.amount)
-            await self.command("close_bets")
+            # Every player bets at once and the dealer closes: the table journals them in one group commit.
+            bets = [self.command("place_bet", Role("spot", b.spot), spot=b.spot, box=b.box, amount=b.amount)
+                    for b in self._bets()]
+            await asyncio.gather(*bets, self.command("close_bets"))
             return True
         if exp.card_to is not None:
             from drivers.shoe import SimError

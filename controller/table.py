@@ -27,7 +27,7 @@ from controller.games.base import (
 from controller.journal import Journal
 from controller.sdnotify import notify, watchdog_interval
 from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, replay, step
-from controller.views import project
+from controller.views import project, screen_views
 
 __all__ = ["Table", "CommandRefused"]
 
@@ -53,6 +53,31 @@ def _shoe_records_for_deck_check(ev: Any) -> dict[str, Any]:
             "truncated": bool(ev.truncated)}
 
 
+class _Batch:
+    """Records staged one by one against a state; journaled together, or (for one input) undone together."""
+
+    def __init__(self, state: TableState) -> None:
+        self.base = state
+        self.state = state
+        self.staged: list[tuple[dict[str, Any], TableState, Effects]] = []
+        self.after: list[Callable[[], None]] = []  # actions that must wait until the records are journaled
+
+    def add(self, record: dict[str, Any]) -> Effects:
+        """Stage a record; a refused game event raises IllegalEvent and stages nothing."""
+        state, effects = step(self.state, record)
+        self.state = state
+        self.staged.append((record, state, effects))
+        return effects
+
+    def mark(self) -> tuple[int, int]:
+        return len(self.staged), len(self.after)
+
+    def undo(self, mark: tuple[int, int]) -> None:
+        del self.staged[mark[0]:]
+        del self.after[mark[1]:]
+        self.state = self.staged[-1][1] if self.staged else self.base
+
+
 class Table:
     """A running table. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
@@ -76,6 +101,7 @@ class Table:
         self._tasks: list[asyncio.Task[Any]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._accepts_new_shoe = True
+        self._inbox: asyncio.Queue[tuple[Callable[[_Batch], Any], asyncio.Future[Any]]] = asyncio.Queue()
         self._stopping = asyncio.Event()
         self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
 
@@ -98,8 +124,10 @@ class Table:
             self.game.apply(probe, NewShoe(getattr(rules, "decks", 1)))
         except IllegalEvent:
             self._accepts_new_shoe = False  # a fresh deck every round (single-deck poker games)
-        self._commit([{"kind": "start", "version": __version__, "game": self.game.name,
-                       "rules": cfg.rules.to_json()}])
+        batch = _Batch(self.state)
+        batch.add({"kind": "start", "version": __version__, "game": self.game.name, "rules": cfg.rules.to_json()})
+        self._write(batch)
+        self._tasks.append(asyncio.create_task(self._writer()))
         await self._start_bus()
         await self._start_shoe()
         self._start_panel()
@@ -139,33 +167,69 @@ class Table:
 
     # ------------------------------------------------------------------------------------------ the core
 
-    def _commit(self, records: list[dict[str, Any]]) -> list[Effects]:
-        """Check, journal (one durable transaction), adopt, publish and show. A refused game event raises
-        IllegalEvent before anything is written."""
-        assert self.state is not None and self.journal is not None
-        staged: list[tuple[TableState, Effects]] = []
-        state = self.state
-        for record in records:
-            state, effects = step(state, record)
-            staged.append((state, effects))
+    async def _submit(self, handler: Callable[[_Batch], Any]) -> Any:
+        """Queue an input for the writer; returns what the handler returned, after its records are journaled."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._inbox.put_nowait((handler, future))
+        return await future
+
+    async def _writer(self) -> None:
+        """The one writer: takes every input waiting, stages its records in order against the state, journals
+        them in one durable transaction (group commit), then adopts, publishes and shows them."""
+        while True:
+            items = [await self._inbox.get()]
+            while not self._inbox.empty():
+                items.append(self._inbox.get_nowait())
+            assert self.state is not None
+            batch = _Batch(self.state)
+            outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+            for handler, future in items:
+                mark = batch.mark()
+                try:
+                    outcomes.append((future, handler(batch), None))
+                except Exception as exc:  # noqa: BLE001 - the caller gets it; its partial records are undone
+                    batch.undo(mark)
+                    outcomes.append((future, None, exc))
+            try:
+                self._write(batch)
+            except BaseException as exc:  # the journal cannot be written: nothing may take effect, stop the table
+                log.critical("journal write failed, stopping the table: %s", exc)
+                for future, _, _ in outcomes:
+                    if not future.done():
+                        future.set_exception(RuntimeError(f"journal write failed: {exc}"))
+                self._stopping.set()
+                raise
+            for future, value, exc in outcomes:
+                if future.done():
+                    continue
+                if exc is None:
+                    future.set_result(value)
+                else:
+                    future.set_exception(exc)
+
+    def _write(self, batch: _Batch) -> None:
+        assert self.journal is not None
+        if not batch.staged:
+            return
+        records = [record for record, _, _ in batch.staged]
         seq_next = self.journal.last_seq + 1
         if self.kill_at is not None and self.kill_at[0] == "before_journal" and \
                 seq_next <= self.kill_at[1] < seq_next + len(records):
             os.kill(os.getpid(), signal.SIGKILL)
-        entries = self.journal.append_many(records, int(self.clock() * 1e9)) if len(records) > 1 else \
-            [self.journal.append(records[0], int(self.clock() * 1e9))]
+        stamp = int(self.clock() * 1e9)
+        entries = self.journal.append_many(records, stamp) if len(records) > 1 else \
+            [self.journal.append(records[0], stamp)]
         if self.kill_at is not None and self.kill_at[0] == "after_journal" and \
                 entries[0].seq <= self.kill_at[1] <= entries[-1].seq:
             os.kill(os.getpid(), signal.SIGKILL)
-        out = []
-        for entry, (st, effects) in zip(entries, staged):
-            self.state = replace(st, seq=entry.seq)
+        for entry, (_, state, effects) in zip(entries, batch.staged):
+            self.state = replace(state, seq=entry.seq)
             self._publish()
             self._show(effects)
-            out.append(effects)
+        for action in batch.after:
+            action()
         self._restart_timer()
         asyncio.get_running_loop().create_task(self._notify_changed())
-        return out
 
     async def _notify_changed(self) -> None:
         async with self._changed:
@@ -185,8 +249,7 @@ class Table:
 
     def _publish(self) -> None:
         assert self.state is not None
-        pic = picture(self.state)
-        self._views = (self.state.seq, {"public": project(pic, "public"), "dealer": project(pic, "dealer")})
+        self._views = (self.state.seq, screen_views(picture(self.state)))
         if self.bus is not None:
             self.bus.publish(*self._views)
         if self.on_publish is not None:
@@ -211,16 +274,15 @@ class Table:
             if spot != role.spot:
                 raise CommandRefused(f"{role} may act only for spot {role.spot}")
 
-    def _records_for(self, role: Role, command: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+    def _records_for(self, state: TableState, role: Role, command: str, args: dict[str, Any]) -> list[dict[str, Any]]:
         """The journal records a command asks for; raises CommandRefused or KeyError/TypeError on bad args."""
         via = str(role)
-        assert self.state is not None
 
         def game(event: Any, **extra: Any) -> dict[str, Any]:
             return {"kind": "game", "event": event.to_json(), "via": via, **extra}
 
-        if self.state.paused and command not in ("resolve", "void", "status", "meters", "audit", "shuffle"):
-            raise CommandRefused(f"the round is paused by a dealer alert: resolve alert {self.state.alerts[0].id} first")
+        if state.paused and command not in ("resolve", "void"):
+            raise CommandRefused(f"the round is paused by a dealer alert: resolve alert {state.alerts[0].id} first")
         if command == "open_bets":
             closes = self.clock() + self.config.betting_seconds if self.config.betting_seconds else None
             return [game(OpenBets(), closes_at=closes)]
@@ -247,13 +309,12 @@ class Table:
                 raise CommandRefused(str(exc)) from None
             return [game(CardDealt(card, "manual", args.get("target")))]
         if command == "resolve":
-            return self._resolution(role, args)
+            return self._resolution(state, role, args)
         raise CommandRefused(f"{command} is not a table event")
 
-    def _resolution(self, role: Role, args: dict[str, Any]) -> list[dict[str, Any]]:
-        assert self.state is not None
+    def _resolution(self, state: TableState, role: Role, args: dict[str, Any]) -> list[dict[str, Any]]:
         alert_id = _int(args, "alert")
-        alert = next((a for a in self.state.alerts if a.id == alert_id), None)
+        alert = next((a for a in state.alerts if a.id == alert_id), None)
         if alert is None:
             raise CommandRefused(f"no open alert {alert_id}")
         action = _text(args, "action")
@@ -264,49 +325,54 @@ class Table:
         if action == "void":
             records.append({"kind": "game", "event": VoidRound(str(args.get("reason") or alert.text)).to_json(),
                             "via": str(role)})
-        elif action == "accept" and alert.card:
-            from controller.cards import parse_card
-
-            records.append({"kind": "game", "event": CardDealt(parse_card(alert.card), "shoe").to_json(),
-                            "via": str(role)})
         return records
 
     async def command(self, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
         """A command from the bus (authenticated role), the panel or the autoplay. Refusals are journaled."""
+        return await self._submit(lambda batch: self._command(batch, role, command, args))
+
+    def _command(self, batch: _Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
         if role is None:
             if self.config.bus.keys is not None:
-                return self._refuse("unauthenticated", "commands need a CURVE key", command, args)
+                return self._refuse(batch, "unauthenticated", "commands need a CURVE key", command, args)
             role = DEALER  # no keys configured: a local, unauthenticated setup (demo, tests)
         try:
             self._check_role(role, command, args)
             if command == "status":
                 return {"ok": True, "result": self._views[1]["dealer" if role.kind != "spot" else "public"]}
             if command == "meters":
-                assert self.state is not None
-                return {"ok": True, "result": self.state.meters.json()}
+                return {"ok": True, "result": batch.state.meters.json()}
             if command == "audit":
                 return {"ok": True, "result": self.audit_view()}
             if command == "shuffle":
-                return await self._shuffle_command(role)
-            self._commit(self._records_for(role, command, args))
-            return {"ok": True, "result": {"seq": self.state.seq if self.state else 0}}
+                return self._shuffle(batch, role)
+            mark = batch.mark()
+            try:
+                for record in self._records_for(batch.state, role, command, args):
+                    batch.add(record)
+            except Exception:
+                batch.undo(mark)
+                raise
+            return {"ok": True, "result": {"records": len(batch.staged)}}
         except CommandRefused as exc:
-            return self._refuse(str(role), str(exc), command, args)
+            return self._refuse(batch, str(role), str(exc), command, args)
         except IllegalEvent as exc:
-            return self._refuse(str(role), exc.reason, command, args)
+            return self._refuse(batch, str(role), exc.reason, command, args)
         except (KeyError, TypeError, ValueError) as exc:
-            return self._refuse(str(role), f"malformed {command}: {exc}", command, args)
+            return self._refuse(batch, str(role), f"malformed {command}: {exc}", command, args)
 
-    def _refuse(self, who: str, reason: str, command: str | None, args: dict[str, Any] | None) -> dict[str, Any]:
+    def _refuse(self, batch: _Batch, who: str, reason: str, command: str | None,
+                args: dict[str, Any] | None) -> dict[str, Any]:
         log.warning("refused %s from %s: %s", command, who, reason)
-        self._commit([{"kind": "refused", "who": who, "reason": reason,
-                       "request": {"command": command, "args": _jsonable(args)} if command else None}])
+        batch.add({"kind": "refused", "who": who, "reason": reason,
+                   "request": {"command": command, "args": _jsonable(args)} if command else None})
         return {"ok": False, "error": reason}
 
     def _bus_refused(self, who: str, reason: str, request: dict[str, Any] | None) -> None:
         """Refusals the bus decides itself (unknown key, failed handshake, malformed message)."""
         req = request or {}
-        self._refuse(who, reason, req.get("command"), req.get("args"))
+        self._inbox.put_nowait((lambda batch: self._refuse(batch, who, reason, req.get("command"), req.get("args")),
+                                asyncio.get_running_loop().create_future()))
 
     # ------------------------------------------------------------------------------------------ bus
 
@@ -368,91 +434,91 @@ class Table:
         return self.config.shoe.cut if self.config.shoe.cut is not None else (52 * decks * 3) // 4 if decks > 1 else None
 
     async def _shoe_events(self) -> None:
-        from drivers.shoe import Anomaly, CardDrawn, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
-        from drivers.shoe import ShoeState as DeviceState
-
         assert self.shoe is not None
         async for ev in self.shoe:
             try:
-                if isinstance(ev, CardDrawn):
-                    self._card_drawn(ev)
-                elif isinstance(ev, LinkUp):
-                    self.shoe_ready.set()
-                    self._commit([{"kind": "shoe", "what": "link", "up": True, "identity": str(ev.identity)}])
-                elif isinstance(ev, LinkDown):
-                    self._commit([{"kind": "shoe", "what": "link", "up": False, "reason": ev.reason}])
-                elif isinstance(ev, DeviceState):
-                    flags = sorted(f.name for f in type(ev.flags) if f in ev.flags and f.name)
-                    if self.state is not None and tuple(flags) != self.state.shoe.flags:
-                        self._commit([{"kind": "shoe", "what": "flags", "flags": flags}])
-                elif isinstance(ev, Shuffle):
-                    self._commit([{"kind": "shoe", "what": "shuffle", "started": ev.started,
-                                   "per_round": not self._accepts_new_shoe}])
-                elif isinstance(ev, DeckCheck):
-                    self._deck_checked(ev)
-                elif isinstance(ev, (Anomaly, DeviceError)):
-                    text = f"shoe: {getattr(ev, 'kind', 'error')} {getattr(ev, 'detail', '') or getattr(ev, 'text', '')}"
-                    self._alert("shoe", text.strip(), None, ("confirm", "void"))
+                await self._submit(lambda batch, ev=ev: self._shoe_event(batch, ev))
             except Exception:  # one bad event must not stop the shoe
                 log.exception("shoe event %r failed", ev)
 
-    def _alert(self, kind: str, text: str, card: str | None, options: tuple[str, ...],
+    def _shoe_event(self, batch: _Batch, ev: Any) -> None:
+        from drivers.shoe import Anomaly, CardDrawn, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
+        from drivers.shoe import ShoeState as DeviceState
+
+        if isinstance(ev, CardDrawn):
+            self._card_drawn(batch, ev)
+        elif isinstance(ev, LinkUp):
+            self.shoe_ready.set()
+            batch.add({"kind": "shoe", "what": "link", "up": True, "identity": str(ev.identity)})
+        elif isinstance(ev, LinkDown):
+            batch.add({"kind": "shoe", "what": "link", "up": False, "reason": ev.reason})
+        elif isinstance(ev, DeviceState):
+            flags = sorted(f.name for f in type(ev.flags) if f in ev.flags and f.name)
+            if tuple(flags) != batch.state.shoe.flags:
+                batch.add({"kind": "shoe", "what": "flags", "flags": flags})
+        elif isinstance(ev, Shuffle):
+            batch.add({"kind": "shoe", "what": "shuffle", "started": ev.started})
+        elif isinstance(ev, DeckCheck):
+            self._deck_checked(batch, ev)
+        elif isinstance(ev, (Anomaly, DeviceError)):
+            text = f"shoe: {getattr(ev, 'kind', 'error')} {getattr(ev, 'detail', '') or getattr(ev, 'text', '')}"
+            self._alert(batch, "shoe", text.strip(), None, ("confirm", "void"))
+
+    def _alert(self, batch: _Batch, kind: str, text: str, card: str | None, options: tuple[str, ...],
                draw: list[int] | None = None) -> None:
-        assert self.state is not None
-        record: dict[str, Any] = {"kind": "alert", "alert": {"id": self.state.next_alert, "kind": kind, "text": text,
+        record: dict[str, Any] = {"kind": "alert", "alert": {"id": batch.state.next_alert, "kind": kind, "text": text,
                                                             "card": card, "options": list(options)}}
         if draw:
             record["draw"] = draw
         log.warning("dealer alert: %s", text)
-        self._commit([record])
+        batch.add(record)
 
-    def _card_drawn(self, ev: Any) -> None:
-        assert self.state is not None
-        if ev.draw <= self.state.shoe.draw_of(ev.shoe_id):
+    def _card_drawn(self, batch: _Batch, ev: Any) -> None:
+        state = batch.state
+        if ev.draw <= state.shoe.draw_of(ev.shoe_id):
             return  # journaled before a restart: the driver replays what it could not know we kept
         draw = [ev.shoe_id, ev.draw]
-        if self.state.paused:
-            self._alert("misdeal", f"{ev.card} drawn while the round is paused", str(ev.card), ("discard", "void"), draw)
+        if state.paused:
+            self._alert(batch, "misdeal", f"{ev.card} drawn while the round is paused", str(ev.card),
+                        ("discard", "void"), draw)
             return
-        record = {"kind": "game", "event": CardDealt(ev.card, "shoe").to_json(), "via": "shoe", "draw": draw}
         try:
-            self._commit([record])
+            batch.add({"kind": "game", "event": CardDealt(ev.card, "shoe").to_json(), "via": "shoe", "draw": draw})
         except IllegalEvent as exc:
-            options = ("discard", "void")
-            self._alert("misdeal", f"{ev.card} drawn: {exc.reason}", str(ev.card), options, draw)
+            self._alert(batch, "misdeal", f"{ev.card} drawn: {exc.reason}", str(ev.card), ("discard", "void"), draw)
 
-    def _deck_checked(self, ev: Any) -> None:
-        assert self.state is not None
-        records = [_shoe_records_for_deck_check(ev)]
+    def _deck_checked(self, batch: _Batch, ev: Any) -> None:
+        batch.add(_shoe_records_for_deck_check(ev))
         if not ev.complete:
             missing = " ".join(str(c) for c in ev.missing)
             extra = " ".join(str(c) for c in ev.extra)
             text = "deck check failed:" + (f" missing {missing}" if missing else "") + (f" extra {extra}" if extra else "")
-            self._commit(records)
-            self._alert("deck_check", text, None, ("confirm",))
-            return
-        if self._accepts_new_shoe:
-            records.append({"kind": "game", "event": NewShoe(ev.decks, self._cut()).to_json(), "via": "shuffler"})
-        try:
-            self._commit(records)
-        except IllegalEvent as exc:
-            self._commit(records[:1])
-            self._alert("deck_check", f"new shoe refused: {exc.reason}", None, ("confirm",))
+            self._alert(batch, "deck_check", text, None, ("confirm",))
+        elif self._accepts_new_shoe:
+            try:
+                batch.add({"kind": "game", "event": NewShoe(ev.decks, self._cut()).to_json(), "via": "shuffler"})
+            except IllegalEvent as exc:
+                self._alert(batch, "deck_check", f"new shoe refused: {exc.reason}", None, ("confirm",))
 
-    async def _shuffle_command(self, role: Role) -> dict[str, Any]:
+    def _shuffle(self, batch: _Batch, role: Role) -> dict[str, Any]:
         """The dealer asks for a shuffle: the simulated shuffler shuffles (a real one reports by itself)."""
         if self.sim is None:
             return {"ok": True, "result": "shuffle on the shuffler; the deck check starts the new shoe"}
         from controller.rng import system_rng
 
-        assert self.state is not None
+        state = batch.state
         seed = self.config.shoe.seed
-        shoe_seed = (seed * 1_000_003 + self.state.sim_shuffles + 1) if seed is not None else system_rng().randbits(63)
+        shoe_seed = (seed * 1_000_003 + state.sim_shuffles + 1) if seed is not None else system_rng().randbits(63)
         decks = self._shoe_decks()
-        self._commit([{"kind": "shoe", "what": "sim_order", "seed": shoe_seed, "draw": [1, self.state.shoe.draw_of(1)],
-                       "by": str(role)}])
-        self.sim.cut = self._cut()
-        self.sim.shuffle(self._sim_order(shoe_seed, decks), decks=decks)
+        batch.add({"kind": "shoe", "what": "sim_order", "seed": shoe_seed, "draw": [1, state.shoe.draw_of(1)],
+                   "by": str(role)})
+        sim = self.sim
+
+        def shuffle() -> None:  # after the order is journaled, so a restart deals the same shoe
+            sim.cut = self._cut()
+            sim.shuffle(self._sim_order(shoe_seed, decks), decks=decks)
+
+        batch.after.append(shuffle)
         return {"ok": True, "result": "shuffling"}
 
     # ------------------------------------------------------------------------------------------ panel
@@ -477,7 +543,8 @@ class Table:
     async def _panel_action(self, ev: Any, pressed: type, held: type, opened: type, closed: type) -> None:
         assert self.state is not None
         if isinstance(ev, (opened, closed)):
-            self._commit([{"kind": "door", "name": ev.name, "open": isinstance(ev, opened)}])
+            record = {"kind": "door", "name": ev.name, "open": isinstance(ev, opened)}
+            await self._submit(lambda batch: batch.add(record))
             return
         exp = self.game.expected_next(self.state.game)
         if isinstance(ev, held) and ev.name == "void":
@@ -554,13 +621,15 @@ class Table:
         self._timer = loop.call_later(delay, lambda: loop.create_task(self._close_by_timer()))
 
     async def _close_by_timer(self) -> None:
-        assert self.state is not None
-        if self.game.expected_next(self.state.game).phase != "betting" or self.state.paused:
-            return
-        try:
-            self._commit([{"kind": "game", "event": CloseBets().to_json(), "via": "timer"}])
-        except IllegalEvent as exc:  # e.g. no bets: bets stay open until the dealer decides
-            log.info("bets stay open: %s", exc.reason)
+        def close(batch: _Batch) -> None:
+            if self.game.expected_next(batch.state.game).phase != "betting" or batch.state.paused:
+                return
+            try:
+                batch.add({"kind": "game", "event": CloseBets().to_json(), "via": "timer"})
+            except IllegalEvent as exc:  # e.g. no bets: bets stay open until the dealer decides
+                log.info("bets stay open: %s", exc.reason)
+
+        await self._submit(close)
 
     async def _watchdog(self) -> None:
         # Ready once the bus is bound (done) and the shoe answered; then ping only while the loop runs.

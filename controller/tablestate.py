@@ -206,6 +206,7 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         what, shoe = record["what"], state.shoe
         if what == "sim_order":
             state = replace(state, shoe_sim=(record["seed"], record["draw"][1]), sim_shuffles=state.sim_shuffles + 1)
+            shoe = replace(shoe, shuffling=True)
         if what == "link":
             shoe = replace(shoe, link=bool(record["up"]))
         elif what == "flags":

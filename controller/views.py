@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AUDIENCES", "SCREEN_AUDIENCES", "project", "leaks"]
+__all__ = ["AUDIENCES", "SCREEN_AUDIENCES", "project", "screen_views", "leaks"]
 
 AUDIENCES = ("public", "dealer", "audit")
 SCREEN_AUDIENCES = ("public", "dealer")  # may be shown on a screen or published on the bus
@@ -20,20 +20,19 @@ def _is_card(node: dict[str, Any]) -> bool:
 
 
 def _mask(node: Any) -> Any:
-    if isinstance(node, dict):
-        if _is_card(node) and not node["up"]:
-            return {k: (None if k == "card" else _mask(v)) for k, v in node.items()}
-        return {k: _mask(v) for k, v in node.items() if k != "audit"}
-    if isinstance(node, list):
-        return [_mask(v) for v in node]
-    return node
+    # Recurse only into containers: views are built for every journal record, so leaves are not visited.
+    if type(node) is dict:
+        if node.get("up") is False and "card" in node:
+            return {k: (None if k == "card" else v) for k, v in node.items()}
+        return {k: (_mask(v) if type(v) in (dict, list) else v) for k, v in node.items() if k != "audit"}
+    return [(_mask(v) if type(v) in (dict, list) else v) for v in node]
 
 
 def project(state: dict[str, Any], audience: str) -> dict[str, Any]:
     """The view of `state` (a runtime picture holding the game snapshot) for `audience`.
 
     public: what players may see; dealer: the same cards plus what the dealer works with (the runtime
-    adds alerts, expected-next and meters under "dealer" keys, dropped for the public); audit: all.
+    adds alerts and meters under "dealer_only", dropped for the public); audit: all.
     """
     if audience == "audit":
         return state
@@ -43,6 +42,13 @@ def project(state: dict[str, Any], audience: str) -> dict[str, Any]:
     if audience == "public":
         masked.pop("dealer_only", None)
     return masked
+
+
+def screen_views(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Both screen views at once, masking once: {"public": ..., "dealer": ...}."""
+    dealer = _mask(state)
+    public = {k: v for k, v in dealer.items() if k != "dealer_only"}
+    return {"public": public, "dealer": dealer}
 
 
 def leaks(view: Any) -> list[str]:
