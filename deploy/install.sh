@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install Croupier on Raspberry Pi OS (bookworm): a venv in /opt/croupier, the croupier user, state and config
+# folders, the systemd unit and the udev rule. Run from a checkout: sudo deploy/install.sh [TABLE-ID]
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+table="${1:-}"
+[ "$(id -u)" -eq 0 ] || { echo "run as root (sudo $0)" >&2; exit 1; }
+
+apt-get update
+apt-get install -y python3-venv python3-dev libzmq5 sqlite3
+
+id croupier >/dev/null 2>&1 || useradd --system --home /var/lib/croupier --shell /usr/sbin/nologin croupier
+for group in dialout gpio video spi; do
+    getent group "$group" >/dev/null && usermod -aG "$group" croupier
+done
+install -d -o croupier -g croupier -m 0750 /var/lib/croupier
+install -d -o root -g croupier -m 0750 /etc/croupier /etc/croupier/keys
+
+python3 -m venv /opt/croupier/venv
+/opt/croupier/venv/bin/pip install --upgrade pip
+/opt/croupier/venv/bin/pip install "$here"
+
+install -m 0644 "$here/deploy/systemd/croupier@.service" /etc/systemd/system/
+install -m 0644 "$here/deploy/udev/99-croupier-shoe.rules" /etc/udev/rules.d/
+udevadm control --reload-rules && udevadm trigger
+systemctl daemon-reload
+
+if [ ! -f /etc/croupier/keys/server.key_secret ]; then
+    /opt/croupier/venv/bin/croupier keys server dealer ops --dir /etc/croupier/keys
+    chown -R root:croupier /etc/croupier/keys && chmod 0640 /etc/croupier/keys/*.key_secret
+fi
+if [ -n "$table" ]; then
+    [ -f "/etc/croupier/$table.toml" ] || install -m 0640 -g croupier "$here/deploy/config/table-blackjack.toml" \
+        "/etc/croupier/$table.toml"
+    echo "edit /etc/croupier/$table.toml, then: systemctl enable --now croupier@$table"
+fi
+echo "installed; a demo without hardware: /opt/croupier/venv/bin/croupier demo"
