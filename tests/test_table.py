@@ -273,3 +273,14 @@ def test_a_broken_journal_refuses_to_start(tmp_path: Path) -> None:
     with pytest.raises(JournalIntegrityError, match="altered"):
         run(Table(cfg).start())
     assert event_from_json  # imported for the journal's event shapes
+
+
+def test_example_configs() -> None:
+    from controller.config import load_config
+
+    root = Path(__file__).resolve().parent.parent / "deploy" / "config"
+    cfg = load_config(root / "table-baccarat.toml")
+    assert cfg.table_id == "bac-1" and cfg.game.name == "baccarat" and cfg.shoe.simulated
+    # The live example parses down to its keys folder, which only an installed Pi has.
+    with pytest.raises(ConfigError, match="no such key file /etc/croupier/keys/dealer.key"):
+        load_config(root / "table-blackjack.toml")
