@@ -333,8 +333,11 @@ def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
         if entry.record.get("kind") != "game":
             continue
         event = event_from_json(entry.record["event"])
-        if event.KIND == "open_bets" or current is None:
-            current = {"round": None, "started": entry.time, "bets": {}, "cards": [], "decisions": [], "result": None}
+        if event.KIND in ("open_bets", "new_shoe") or current is None or current["result"] is not None:
+            # A round runs from open bets to its settlement; a new shoe's burn cards are an entry of their own.
+            kind = "round" if event.KIND == "open_bets" else "shoe"
+            current = {"kind": kind, "round": None, "started": entry.time, "bets": {}, "cards": [], "decisions": [],
+                       "result": None}
             rounds.append(current)
         if isinstance(event, Decision):
             current["decisions"].append(f"{event.actor} {event.action}" + (f" {event.amount}" if event.amount else ""))
@@ -356,14 +359,20 @@ def _recall(args: argparse.Namespace) -> int:
     import json
     import time
 
-    state, rounds = _replay(args)
-    last = rounds[-args.last:] if args.last > 0 else []
+    state, entries = _replay(args)
+    # --last counts rounds; the shoe changes between them are shown too
+    starts = [i for i, r in enumerate(entries) if r["kind"] == "round"]
+    first = starts[-args.last] if 0 < args.last <= len(starts) else (0 if args.last > 0 else len(entries))
+    last = entries[first:]
     if args.json:
         print(json.dumps(last, indent=2))
         return 0
     for r in last:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["started"]))
-        print(f"round {r['round'] or '(in progress)'}  {when}")
+        if r["kind"] == "shoe":
+            print(f"new shoe  {when}")
+        else:
+            print(f"round {r['round'] or '(in progress)'}  {when}")
         for box, stake in r["bets"].items():
             print(f"    bet {box}: {stake}")
         for card in r["cards"]:

@@ -1,0 +1,117 @@
+"""The table's command line: demo, watch, command, recall and meters against a simulated table."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from controller.autoplay import Autoplay
+from controller.cli import main
+from controller.config import load_config
+from controller.rng import SeededRng
+from controller.table import Table
+from tests.table_helpers import free_ports
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_config(tmp: Path, game: str = "baccarat") -> Path:
+    p1, p2, p3 = free_ports(3)
+    path = tmp / "table.toml"
+    path.write_text(f"""
+[table]
+id = "t-{game}"
+game = "{game}"
+journal = "t.journal"
+[shoe]
+port = "sim"
+seed = 3
+[bus]
+publish = "tcp://127.0.0.1:{p1}"
+snapshot = "tcp://127.0.0.1:{p2}"
+commands = "tcp://127.0.0.1:{p3}"
+heartbeat = 0.2
+""")
+    return path
+
+
+def play(path: Path, rounds: int) -> None:
+    async def run() -> None:
+        table = Table(load_config(path))
+        await table.start()
+        await Autoplay(table, SeededRng(1), rounds=rounds).run()
+        await table.stop()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+
+
+def test_recall_and_meters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_config(tmp_path)
+    play(path, 4)
+    assert main(["recall", "--config", str(path), "--last", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("round ") >= 2 and "card player:" in out and "stakes" in out
+    assert main(["recall", "--config", str(path), "--json"]) == 0
+    rounds = [r for r in json.loads(capsys.readouterr().out) if r["kind"] == "round"]
+    assert [r["round"] for r in rounds] == [1, 2, 3, 4]
+    assert all(r["result"]["stakes"] == sum(r["bets"].values()) for r in rounds)
+    assert main(["meters", "--config", str(path), "--json"]) == 0
+    meters = json.loads(capsys.readouterr().out)
+    assert meters["rounds"] == 4 and meters["handle"] == sum(r["result"]["stakes"] for r in rounds)
+    assert meters["house_win"] == meters["handle"] - meters["paid"]
+
+
+def test_recall_without_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recall", "--config", str(write_config(tmp_path))]) == 2
+    assert "no journal" in capsys.readouterr().err
+
+
+def test_watch_and_command_against_a_running_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_config(tmp_path, "three-card-poker")  # a fresh deck each round: bets open at once
+    ready = threading.Event()
+    holder: dict = {}
+
+    def serve() -> None:
+        async def run() -> None:
+            table = Table(load_config(path))
+            await table.start()
+            holder["table"], holder["loop"] = table, asyncio.get_running_loop()
+            ready.set()
+            await table.run()
+            await table.stop()
+
+        asyncio.run(run())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    try:
+        assert main(["command", "--config", str(path), "open_bets"]) == 0
+        assert json.loads(capsys.readouterr().out)["ok"] is True
+        assert main(["command", "--config", str(path), "place_bet", "spot=2", "box=ante", "amount=20"]) == 0
+        capsys.readouterr()
+        assert main(["command", "--config", str(path), "place_bet", "spot=2", "box=dragon", "amount=20"]) == 1
+        assert "no box" in json.loads(capsys.readouterr().out)["error"]
+        assert main(["watch", "--config", str(path), "--count", "1", "--view", "dealer"]) == 0
+        out = capsys.readouterr().out
+        assert "round 1 betting" in out and "spot 2 ante 20" in out
+        assert main(["command", "--config", str(path), "place_bet", "spot"]) == 2  # not KEY=VALUE
+    finally:
+        holder["loop"].call_soon_threadsafe(holder["table"].request_stop)
+        thread.join(30)
+
+
+def test_demo_runs_to_the_end(tmp_path: Path) -> None:
+    ports = [str(p) for p in free_ports(3)]
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--game", "baccarat", "--rounds", "3",
+                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "croupier watch --table demo-baccarat" in out.stdout
+    assert "round 3 settled" in out.stdout
