@@ -34,7 +34,11 @@ def test_kill_and_restart(tmp_path: Path, game: str, kills: int) -> None:
 
     # Where the kills landed: inside betting, dealing and settlement, not only between rounds.
     landed = Counter((x["record"] or {}).get("event", {}).get("kind") for x in kill_lines if x["record"])
-    assert landed["place_bet"] and landed["card_dealt"] and landed["settle"], landed
+    assert landed["place_bet"] and landed["card_dealt"], landed
+    if kills >= 100:
+        assert landed["settle"], landed  # a kill right after a settlement was journaled
+    if game == "blackjack":
+        assert landed["decision"], landed
 
     with Journal(cfg.journal, cfg.table_id) as j:   # the chain verifies after every crash
         records = [e.record for e in j.entries()]
