@@ -107,15 +107,21 @@ class Policy:
 
 @dataclass(frozen=True)
 class SimResult:
-    spins: int                     # paid spins, all machines
-    machines: int
     bet: int                       # credits per paid spin
+    paid: np.ndarray               # (machines,) paid spins counted on each machine
     won: np.ndarray                # (machines,) credits won, free spins and features included
     won_sq: float                  # sum over paid spins of (credits the spin and its free spins won)^2
-    hits: int                      # paid spins that won something on the spin itself
+    hits: int                      # paid spins that paid something on the spin itself
     progressive_hits: int
     progressive_contribution: int  # whole credits fed to the progressive meter
-    extra: dict[str, Any]
+
+    @property
+    def spins(self) -> int:
+        return int(self.paid.sum())
+
+    @property
+    def machines(self) -> int:
+        return len(self.paid)
 
     @property
     def rtp(self) -> float:
@@ -123,10 +129,11 @@ class SimResult:
         return float(self.won.sum()) / (self.spins * self.bet)
 
     def ci95(self) -> float:
-        """95% half-width of the RTP from the spread between machines (each machine is independent, so
-        the meters' spin-to-spin correlation is accounted for)."""
-        per = self.won / (self.spins / self.machines * self.bet)
-        return float(1.959963984540054 * per.std(ddof=1) / np.sqrt(self.machines))
+        """95% half-width of the RTP, a ratio of sums over independent machines (delta method), so the
+        meters' spin-to-spin correlation is accounted for."""
+        stake = self.paid.astype(np.float64) * self.bet
+        residual = self.won - self.rtp * stake
+        return float(1.959963984540054 * residual.std(ddof=1) / np.sqrt(self.machines) / stake.mean())
 
 
 def _winning_combinations(t: Tables, paytable: int, coins: int, lines: int) -> tuple[np.ndarray, np.ndarray]:
@@ -279,10 +286,14 @@ class _Sim:
 
 
 def simulate(title: Title, spins: int, seed: int, machines: int = 200, coins: int | None = None,
-             lines: int | None = None, policy: Policy = Policy(), burn_in: int = 0) -> SimResult:
-    """Play `machines` cabinets, each for `burn_in` uncounted paid spins and then `spins // machines`
-    counted ones (with all the free spins they start), at the given bet (default: max bet). Each counted
-    paid spin is one "session": its own win plus the free spins it leads to. Seeded through controller/rng.py."""
+             lines: int | None = None, policy: Policy = Policy()) -> SimResult:
+    """Play `machines` cabinets at the given bet (default: max bet), seeded through controller/rng.py.
+
+    Regenerative: every machine starts from a fresh state and, once it has played its share of `spins`
+    paid spins, goes on to the next paid spin at which its meters are back at their starting values (a
+    piggy bank just won, a safe just cracked, ...). So every machine plays whole cycles of its meters and
+    the RTP has no start-up or cut-off bias. Each paid spin is a "session": its own win plus the free
+    spins it leads to."""
     from controller.rng import SeededRng
 
     coins = title.max_coins if coins is None else coins
@@ -290,20 +301,21 @@ def simulate(title: Title, spins: int, seed: int, machines: int = 200, coins: in
     sim = _Sim(title, coins, lines, machines, policy)
     gen = SeededRng(seed).numpy()
     virtual = np.array([r.virtual_size for r in title.reels])
-    target = burn_in + max(1, spins // machines)
-    seen = np.zeros(machines, dtype=np.int64)          # paid spins started, burn-in included
-    done = np.zeros(machines, dtype=bool)              # played its paid spins and their free spins
-    counting = np.zeros(machines, dtype=bool)          # the current session is counted
+    target = max(1, spins // machines)
+    fresh = {name: int(meter[0]) for name, meter in sim.meters.items()}
+    paid_spins = np.zeros(machines, dtype=np.int64)
+    done = np.zeros(machines, dtype=bool)              # played its spins and came back to a fresh state
     session = np.zeros(machines, dtype=np.int64)       # credits of the current session so far
     won_total = np.zeros(machines, dtype=np.int64)
     won_sq = 0.0
-    paid_spins = hits = prog = fed_total = 0
+    hits = prog = fed_total = 0
     while True:
         sim.cash_in()
         paid_next = sim.free == 0
-        finishing = paid_next & (seen >= target) & ~done
-        won_sq += float((session[finishing & counting].astype(np.float64) ** 2).sum())
-        counting &= ~finishing
+        finishing = paid_next & (paid_spins >= target) & ~done
+        for name, value in fresh.items():
+            finishing &= sim.meters[name] == value
+        won_sq += float((session[finishing].astype(np.float64) ** 2).sum())
         done |= finishing
         if done.all():
             break
@@ -313,20 +325,18 @@ def simulate(title: Title, spins: int, seed: int, machines: int = 200, coins: in
             combo[need] = sim.draw_winning(gen, len(need))
         draws = gen.integers(0, 2, size=machines) if sim.kind == "bullfight" else None
         paid, won, hit, progressive, fed = sim.step(combo, draws)
-        starting = paid & ~done
-        won_sq += float((session[starting & counting].astype(np.float64) ** 2).sum())
+        live = ~done
+        starting = paid & live
+        won_sq += float((session[starting & (paid_spins > 0)].astype(np.float64) ** 2).sum())
         session[starting] = 0
-        counting = np.where(starting, seen >= burn_in, counting) & ~done
-        seen += starting
-        won = np.where(counting, won, 0)
+        paid_spins += starting
+        won = np.where(live, won, 0)
         session += won
         won_total += won
-        paid_spins += int((starting & counting).sum())
-        hits += int((hit & starting & counting).sum())
-        prog += int((progressive & counting).sum())
-        fed_total += int(np.where(counting, fed, 0).sum())
-    extra = {name: meter.copy() for name, meter in sim.meters.items()}
-    return SimResult(paid_spins, machines, coins * lines, won_total, won_sq, hits, prog, fed_total, extra)
+        hits += int((hit & starting).sum())
+        prog += int((progressive & live).sum())
+        fed_total += int(np.where(live, fed, 0).sum())
+    return SimResult(coins * lines, paid_spins, won_total, won_sq, hits, prog, fed_total)
 
 
 def play(title: Title, virtual_stops: np.ndarray, coins: int | None = None, lines: int | None = None,

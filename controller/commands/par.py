@@ -85,16 +85,20 @@ def _print(s: dict[str, Any]) -> None:
     for name, details in s["features"].items():
         print(f"  feature {name}:")
         for key, value in details.items():
-            print(f"    {key}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
+            if key == "policies":
+                print("    Cash In! policies (return at each denomination; progressive odds):")
+                for policy, p in value.items():
+                    by = ", ".join(f"${int(d) / 100:.2f}: {_pct(r)}" for d, r in p["rtp_by_denomination"].items())
+                    print(f"      {policy}: {by}; progressive {_odds(p['progressive_one_in'])}")
+            else:
+                print(f"    {key}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
     if s["progressive"]:
         p = s["progressive"]
         print(f"  progressive: reset ${p['reset_cents'] / 100:,.2f}, contribution {_pct(p['contribution_rate'])} of "
-              f"each {p['qualifying_bet']}-coin bet, hit {_odds(p['one_in'])}")
+              f"each {p['qualifying_bet']}-coin bet, hit {_odds(p['one_in'])} (at max bet)")
         for denom, d in p["by_denomination"].items():
             print(f"    at ${int(denom) / 100:.2f}: reset {d['reset_credits']:,} credits, base {_pct(d['base_rtp'])} + "
                   f"reset {_pct(d['rtp_reset'])} + contribution = {_pct(d['rtp'])}")
-            for policy, rtp in d.get("policies", {}).items():
-                print(f"      {policy}: {_pct(rtp)}")
     for name, p in s.get("paytables", {}).items():
         print(f"  paytable {name}: RTP {_pct(p['rtp'])}, hit {_pct(p['hit_frequency'])}, volatility "
               f"{p['volatility']:.3f}; by bet " + ", ".join(f"{k}: {_pct(v)}" for k, v in p["rtp_by_bet"].items()))

@@ -15,6 +15,7 @@ File layout (see any title file; the design choices of each title are comments i
 from __future__ import annotations
 
 import hashlib
+import json
 import tomllib
 from functools import cache
 from importlib import resources
@@ -90,8 +91,11 @@ def _table(data: Mapping[str, Any], key: str, where: str, known: set[str], requi
     return value
 
 
-def parse_title(title_id: str, data: Mapping[str, Any], digest: str, where: str = "title") -> Title:
-    """Validate a title's TOML data (see the module docstring) and build the Title."""
+def parse_title(title_id: str, data: Mapping[str, Any], digest: str | None = None, where: str = "title") -> Title:
+    """Validate a title's TOML data (see the module docstring) and build the Title. Its digest (which
+    journaled states carry, and which caches key on) is the file's sha256, or else that of the data."""
+    if digest is None:
+        digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
     unknown = sorted(set(data) - _TOP)
     if unknown:
         raise TitleError(f"{where}: unknown key(s) {', '.join(unknown)}")

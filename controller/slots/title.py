@@ -239,7 +239,7 @@ class Title:
         out = []
         for reel, stop in zip(self.reels, stops):
             if not isinstance(stop, int) or isinstance(stop, bool) or not 0 <= stop < reel.virtual_size:
-                raise SlotError(f"reel stop {stop!r} is outside 0..{reel.virtual_size - 1}")
+                raise SlotError(f"reel stop {stop!r} is not one of the virtual stops 0..{reel.virtual_size - 1}")
             out.append(reel.physical[stop])
         return out[0], out[1], out[2]
 
