@@ -55,7 +55,7 @@ class _Classes:
     """Sums over the combinations grouped by a key: probability, E[pay; class], E[pay^2; class], P(no pay; class)."""
 
     def __init__(self, t: Tables, key: np.ndarray, pays: np.ndarray) -> None:
-        w = t.weights.astype(np.float64) / t.cycle
+        w = t.probability
         self.keys, inverse = np.unique(key, return_inverse=True)
         n = len(self.keys)
         self.p = np.bincount(inverse, w, n)
@@ -109,14 +109,13 @@ def _meter_chain(states: int, classes: _Classes, step: Callable[[int, Any], tupl
 
 
 # ---------------------------------------------------------------------------------------------------
-# One analyser per feature kind: (tables, title, feature, pays at this bet, bet, active, reset credits)
+# One analyser per feature kind, called when the feature plays at this bet:
+# (tables, title, feature, pays at this bet, bet, progressive reset in credits)
 
 
-def _piggy_bank(t, title, f, pays, bet, active, reset):
+def _piggy_bank(t, title, f, pays, bet, reset):
     base = _plain(t, pays)
-    if not active:
-        return base
-    w = t.weights.astype(np.float64) / t.cycle
+    w = t.probability
     fact = t.fact(0)
     p_fill, p_win = float(w[fact == f.FILL].sum()), float(w[fact == f.WIN].sum())
     q = p_fill / (p_fill + p_win)
@@ -132,9 +131,7 @@ def _piggy_bank(t, title, f, pays, bet, active, reset):
                                                   "the last win), geometric"}})
 
 
-def _safe(t, title, f, pays, bet, active, reset):
-    if not active:
-        return _plain(t, pays)
+def _safe(t, title, f, pays, bet, reset):
     classes = _Classes(t, t.fact(0), pays)
     bonus = f.bonus[bet.total - 1]
 
@@ -154,11 +151,9 @@ def _safe(t, title, f, pays, bet, active, reset):
     return m
 
 
-def _free_winning_spins(t, title, f, pays, bet, active, reset):
+def _free_winning_spins(t, title, f, pays, bet, reset):
     base = _plain(t, pays)
-    if not active:
-        return base
-    w = t.weights.astype(np.float64) / t.cycle
+    w = t.probability
     fact = t.fact(0)
     win = pays > 0
     p_win = float(w[win].sum())
@@ -187,10 +182,8 @@ def _free_winning_spins(t, title, f, pays, bet, active, reset):
     return Moments(mean, second, base.hit, method="markov", details={"free_winning_spins": extra})
 
 
-def _dragon_respins(t, title, f, pays, bet, active, reset):
+def _dragon_respins(t, title, f, pays, bet, reset):
     base = _plain(t, pays)
-    if not active:
-        return base
     classes = _Classes(t, t.fact(0), pays)
     add = [0, *f.respins]
     rmax = 256
@@ -215,7 +208,7 @@ def _dragon_respins(t, title, f, pays, bet, active, reset):
                                   "jackpot_probability": g[n, n]}
     # a trigger alone pays nothing on the spin itself, so the hit frequency is the paytable's
     return Moments(mean, second, base.hit, prog, "markov", details={"dragon_respins": {
-        **runs, "rtp_respins": (mean - base.mean - prog * reset) / bet.total,
+        **runs, "rtp": (mean - base.mean - prog * reset) / bet.total,
         "respins_per_respin": float(sum(add[k] * p for k, p in zip(classes.keys.tolist(), classes.p))),
         "law": f"absorbing chain over (re-spins left, run total < {f.jackpot_at}), solved exactly with at most "
                f"{rmax} re-spins left; chance of a run ever needing more: {max(starts):.1e}"}})
@@ -267,10 +260,8 @@ def _respin_run(classes: _Classes, add: list[int], jackpot: int, rmax: int, rese
     return {"value": v, "second": v2, "jackpots": g, "overflow": h}
 
 
-def _bullfight(t, title, f, pays, bet, active, reset):
+def _bullfight(t, title, f, pays, bet, reset):
     base = _plain(t, pays)
-    if not active:
-        return base
     w = t.weights
     trig = t.fact(0) == 1
     hits = int(w[trig].sum())
@@ -285,10 +276,8 @@ def _bullfight(t, title, f, pays, bet, active, reset):
         "law": "exact: trigger probability x (right pick + wrong pick) / 2, whichever side is picked"}})
 
 
-def _snowman(t, title, f, pays, bet, active, reset):
+def _snowman(t, title, f, pays, bet, reset):
     base = _plain(t, pays)
-    if not active:
-        return base
     classes = _Classes(t, t.fact(0), pays)
     n = f.target
     keys = classes.keys.tolist()
@@ -336,10 +325,8 @@ def _snowman(t, title, f, pays, bet, active, reset):
                                                "bonus meter's first two moments carried along"}})
 
 
-def _loss_meter(t, title, f, pays, bet, active, reset, policy: int | None = None):
+def _loss_meter(t, title, f, pays, bet, reset, policy: int | None = None):
     base = _plain(t, pays)
-    if not active:
-        return base
     classes = _Classes(t, (pays > 0).astype(np.int64), pays)
     mu_win = float(classes.s1[classes.keys == 1].sum() / classes.p[classes.keys == 1].sum())
     mu2_win = float(classes.s2[classes.keys == 1].sum() / classes.p[classes.keys == 1].sum())
@@ -366,6 +353,7 @@ def _loss_meter(t, title, f, pays, bet, active, reset, policy: int | None = None
     chosen = results[best]
     chosen.details = {"loss_meter": {
         "policy": policies[best], "cash_in_at": best, "mean_free_winning_spin_pay": mu_win,
+        "rtp": (chosen.mean - base.mean - chosen.progressive * reset) / bet.total,
         "policies": {policies[k]: {"cash_in_at": k, "rtp": m.mean / bet.total, "progressive_one_in":
                                    (1 / m.progressive if m.progressive else None)} for k, m in results.items()},
         "law": f"stationary distribution of the loss meter (0..{f.jackpot_at - 1}) under each Cash In! policy; the "
@@ -373,9 +361,7 @@ def _loss_meter(t, title, f, pays, bet, active, reset, policy: int | None = None
     return chosen
 
 
-def _light_speed(t, title, f, pays, bet, active, reset):
-    if not active:
-        return _plain(t, pays)
+def _light_speed(t, title, f, pays, bet, reset):
     fact = t.fact(0)
     classes = _Classes(t, fact * 2 + (pays > 0), pays)
 
@@ -389,7 +375,9 @@ def _light_speed(t, title, f, pays, bet, active, reset):
         return reached, 0.0, 0.0, 1, False
 
     m, pi = _meter_chain(f.top, classes, step)
-    m.details = {"light_speed": {"levels": {f"{i + 1}x": float(p) for i, p in enumerate(pi)},
+    base = _plain(t, pays)
+    m.details = {"light_speed": {"rtp": (m.mean - base.mean - m.progressive * reset) / bet.total,
+                                 "levels": {f"{i + 1}x": float(p) for i, p in enumerate(pi)},
                                  "law": f"stationary distribution of the meter (1x..{f.top}x)"}}
     return m
 
@@ -407,10 +395,11 @@ def moments(title: Title, bet: Bet, paytable: int = 0, reset: float = 0.0, cash_
     if not title.features:
         return _plain(t, pays)
     feature = title.features[0]
-    active = bet == title.max_bet or not feature.max_bet_only
+    if feature.max_bet_only and bet != title.max_bet:
+        return _plain(t, pays)  # the feature does not play below max bet
     if feature.kind == "loss_meter":
-        return _loss_meter(t, title, feature, pays, bet, active, reset, cash_in_at)
-    return ANALYSERS[feature.kind](t, title, feature, pays, bet, active, reset)
+        return _loss_meter(t, title, feature, pays, bet, reset, cash_in_at)
+    return ANALYSERS[feature.kind](t, title, feature, pays, bet, reset)
 
 
 # ---------------------------------------------------------------------------------------------------

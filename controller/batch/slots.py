@@ -39,14 +39,21 @@ class Tables:
     row: np.ndarray                      # (paytables, coins, T) paying row index, -1 for none
     mult: np.ndarray                     # (paytables, coins, T) wild multiplier of that row
     facts: tuple[np.ndarray, ...]        # per feature: (T,) its line fact for each triple
-    _line_pay: dict = field(default_factory=dict, repr=False)
+    _derived: dict = field(default_factory=dict, repr=False)  # arrays made from the above on first use
+
+    @property
+    def probability(self) -> np.ndarray:
+        """(C,) the chance of each combination."""
+        if "probability" not in self._derived:
+            self._derived["probability"] = self.weights / self.cycle
+        return self._derived["probability"]
 
     def line_pay(self, paytable: int, coins: int) -> np.ndarray:
         """(lines, C) credits each payline pays at `coins` coins per line."""
         key = (paytable, coins)
-        if key not in self._line_pay:
-            self._line_pay[key] = self.pay[paytable, coins - 1][self.triples]
-        return self._line_pay[key]
+        if key not in self._derived:
+            self._derived[key] = self.pay[paytable, coins - 1][self.triples]
+        return self._derived[key]
 
     def spin_pay(self, paytable: int, coins: int, lines: int) -> np.ndarray:
         """(C,) credits the paylines 1..lines pay together."""
