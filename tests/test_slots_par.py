@@ -235,3 +235,11 @@ def test_plain_and_multiline_titles_are_exact_fractions() -> None:
     for tid in ("pharaohs-gold", "diamond-mine"):
         s = par_sheet(get_title(tid))
         assert s["method"] == "exact" and s["rtp_exact"]
+
+
+def test_par_simulate_gives_the_cross_check_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["par", "light-speed", "--simulate", "20000", "--seed", "2", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["method"] == "simulation" and s["spins"] >= 20_000 and s["ci95"] > 0 and s["seed"] == 2
+    assert abs(s["z"]) < 5
+    assert main(["par", "its-good-to-be-bad", "--simulate", "10"]) == 2

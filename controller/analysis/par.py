@@ -8,7 +8,10 @@ Method (said in each sheet):
   meter, light-speed level) analysed exactly from the same enumeration: its stationary distribution
   (safe, snowman, loss meter, light speed), its renewal law (piggy bank, free winning spins) or the
   absorbing chain of a re-spin run (dragon, truncated where the leftover probability is below 1e-15).
-- "simulation" (seeded, with a 95% interval) is used by `simulate_sheet` for the cross-check only.
+- "simulation" (seeded, with a 95% interval): `simulate_sheet`, the cross-check of the two above; no title
+  needs it for its sheet.
+tests/test_slots_par.py proves each feature's analysis equal to the exact Markov chain obtained by
+playing the real spin() on every stop combination from every reachable state of a small title.
 
 Conventions: a "paid spin" is one the player pays for; its return includes the free spins and bonus
 awards it leads to. Hit frequency is the chance that a paid spin pays something on the spin itself.
@@ -29,7 +32,7 @@ import numpy as np
 from controller.batch.slots import Tables, tables
 from controller.slots.title import Bet, Title
 
-__all__ = ["par_sheet", "par_all", "Moments", "bet_key"]
+__all__ = ["par_sheet", "moments", "simulate_sheet", "Moments", "bet_key"]
 
 TRUNCATION = 1e-15
 
@@ -507,15 +510,6 @@ def par_sheet(title: Title, paytable: int | None = None) -> dict[str, Any]:
                                                                            "volatility", "rtp_exact", "top_award",
                                                                            "lines_table")}
                             for pt, s in sheets.items()}
-    return out
-
-
-def par_all(titles: list[Title], say: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    out = []
-    for title in titles:
-        out.append(par_sheet(title))
-        if say:
-            say(f"{title.id}: rtp {out[-1]['rtp']:.4%}")
     return out
 
 

@@ -175,6 +175,12 @@ class _Sim:
         self.carry = np.zeros(m, dtype=np.int64)
         self.winners, self.cum = _winning_combinations(self.t, policy.paytable, coins, lines)
 
+    def keep(self, rows: np.ndarray) -> None:
+        """Go on with the machines of `rows` (a boolean mask) only."""
+        self.m = int(rows.sum())
+        self.free, self.carry = self.free[rows], self.carry[rows]
+        self.meters = {name: meter[rows] for name, meter in self.meters.items()}
+
     def draw_winning(self, gen: np.random.Generator, n: int) -> np.ndarray:
         """n combinations drawn uniformly among the winning virtual stop combinations."""
         return self.winners[np.searchsorted(self.cum, gen.integers(0, int(self.cum[-1]), size=n), side="right")]
@@ -310,40 +316,44 @@ def simulate(title: Title, spins: int, seed: int, machines: int = 200, coins: in
     virtual = np.array([r.virtual_size for r in title.reels])
     target = max(1, spins // machines)
     fresh = {name: int(meter[0]) for name, meter in sim.meters.items()}
+    # Per machine still playing (finished machines leave the arrays, so a long tail costs little):
+    ids = np.arange(machines)                      # which machine each row is
     paid_spins = np.zeros(machines, dtype=np.int64)
-    done = np.zeros(machines, dtype=bool)              # played its spins and came back to a fresh state
-    session = np.zeros(machines, dtype=np.int64)       # credits of the current session so far
-    won_total = np.zeros(machines, dtype=np.int64)
+    session = np.zeros(machines, dtype=np.int64)   # credits of the current session so far
+    won = np.zeros(machines, dtype=np.int64)
+    out_paid = np.zeros(machines, dtype=np.int64)
+    out_won = np.zeros(machines, dtype=np.int64)
     won_sq = 0.0
     hits = prog = fed_total = 0
     while True:
         sim.cash_in()
         paid_next = sim.free == 0
-        finishing = paid_next & (paid_spins >= target) & ~done
+        finishing = paid_next & (paid_spins >= target)
         for name, value in fresh.items():
             finishing &= sim.meters[name] == value
-        won_sq += float((session[finishing].astype(np.float64) ** 2).sum())
-        done |= finishing
-        if done.all():
-            break
-        combo = sim.t.combination(gen.integers(0, virtual, size=(machines, 3)))
-        need = np.nonzero(sim.guaranteed_kind & ~paid_next)[0] if sim.guaranteed_kind else ()
+        if finishing.any():
+            won_sq += float((session[finishing].astype(np.float64) ** 2).sum())
+            out_paid[ids[finishing]], out_won[ids[finishing]] = paid_spins[finishing], won[finishing]
+            keep = ~finishing
+            sim.keep(keep)
+            ids, paid_spins, session, won, paid_next = ids[keep], paid_spins[keep], session[keep], won[keep], paid_next[keep]
+            if not len(ids):
+                break
+        combo = sim.t.combination(gen.integers(0, virtual, size=(len(ids), 3)))
+        need = np.nonzero(~paid_next)[0] if sim.guaranteed_kind else ()
         if len(need):
             combo[need] = sim.draw_winning(gen, len(need))
-        draws = gen.integers(0, 2, size=machines) if sim.kind == "bullfight" else None
-        paid, won, hit, progressive, fed = sim.step(combo, draws)
-        live = ~done
-        starting = paid & live
-        won_sq += float((session[starting & (paid_spins > 0)].astype(np.float64) ** 2).sum())
-        session[starting] = 0
-        paid_spins += starting
-        won = np.where(live, won, 0)
-        session += won
-        won_total += won
-        hits += int((hit & starting).sum())
-        prog += int((progressive & live).sum())
-        fed_total += int(np.where(live, fed, 0).sum())
-    return SimResult(coins * lines, paid_spins, won_total, won_sq, hits, prog, fed_total)
+        draws = gen.integers(0, 2, size=len(ids)) if sim.kind == "bullfight" else None
+        paid, credits, hit, progressive, fed = sim.step(combo, draws)
+        won_sq += float((session[paid & (paid_spins > 0)].astype(np.float64) ** 2).sum())
+        session[paid] = 0
+        paid_spins += paid
+        session += credits
+        won += credits
+        hits += int((hit & paid).sum())
+        prog += int(progressive.sum())
+        fed_total += int(fed.sum())
+    return SimResult(coins * lines, out_paid, out_won, won_sq, hits, prog, fed_total)
 
 
 def play(title: Title, virtual_stops: np.ndarray, coins: int | None = None, lines: int | None = None,

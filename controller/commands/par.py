@@ -18,6 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all", action="store_true", help="every title")
     p.add_argument("--paytable", type=int, help="headline paytable (titles with several; default the first)")
     p.add_argument("--json", action="store_true", help="print the sheet(s) as JSON")
+    p.add_argument("--simulate", type=int, metavar="SPINS",
+                   help="instead, a seeded simulation of SPINS max-bet spins with a 95%% interval, beside the exact "
+                        "figure (the cross-check)")
+    p.add_argument("--seed", type=int, default=1, help="simulation seed (default 1)")
+    p.add_argument("--cash-in-at", type=int, default=1, metavar="N",
+                   help="simulation: Cash In! when N free winning spins are banked, 0 never (default 1)")
     p.set_defaults(func=_run)
 
 
@@ -37,6 +43,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.paytable is not None and (args.all or not 0 <= args.paytable < len(titles[0].paytables)):
         raise CliError(f"--paytable is 0..{len(titles[0].paytables) - 1} for {titles[0].name}"
                        if not args.all else "--paytable goes with one title")
+    if args.simulate is not None:
+        return _simulate(args, titles)
     started = time.perf_counter()
     sheets = [par_sheet(t, args.paytable) for t in titles]
     seconds = time.perf_counter() - started
@@ -47,6 +55,24 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _print(sheets[0])
     print(f"{len(sheets)} PAR sheet(s) in {seconds:.2f} s", file=sys.stderr)
+    return 0
+
+
+def _simulate(args: argparse.Namespace, titles: list) -> int:
+    from controller.analysis.par import simulate_sheet
+    from controller.cli import CliError
+
+    if args.simulate < 1000 or args.cash_in_at < 0:
+        raise CliError("--simulate needs at least 1000 spins and --cash-in-at 0 or more")
+    sheets = [simulate_sheet(t, args.simulate, args.seed, paytable=args.paytable or 0, cash_in_at=args.cash_in_at)
+              for t in titles]
+    if args.json:
+        print(json.dumps(sheets if args.all else sheets[0], indent=2))
+        return 0
+    print(f"{'title':<22}{'spins':>12}{'simulated RTP':>15}{'95% +-':>10}{'exact':>11}{'z':>7}  (jackpot left out)")
+    for s in sheets:
+        print(f"{s['id']:<22}{s['spins']:>12,}{_pct(s['rtp']):>15}{_pct(s['ci95']):>10}{_pct(s['exact_rtp']):>11}"
+              f"{s['z']:>+7.2f}")
     return 0
 
 
