@@ -160,6 +160,8 @@ def test_spin_is_pure() -> None:
      "unknown key"),
     ({"features": [{"kind": "safe", "symbol": "Z", "clicks": 5, "bonus": [1, 2], "three_dials": 2}]},
      "unknown symbol"),
+    ({"features": [{"kind": "safe", "symbol": "A", "clicks": 5, "bonus": [1, 2, 3], "three_dials": 2}]},
+     "list of 2 whole numbers"),
     ({"features": [{"kind": "snowman", "flake": "A", "sun": "B", "target": 5, "bonus": 5}] * 2}, "same name"),
     ({"lines": 3, "features": [{"kind": "snowman", "flake": "A", "sun": "B", "target": 5, "bonus": 5}]}, "one-line"),
 ])

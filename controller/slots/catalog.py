@@ -166,7 +166,7 @@ def parse_title(title_id: str, data: Mapping[str, Any], digest: str | None = Non
         at = f"{where}.features[{i}]"
         if not isinstance(raw, dict):
             raise TitleError(f"{at}: expected a table")
-        feature = build_feature(Params(raw, at, symbol, pattern), probe.match)
+        feature = build_feature(Params(raw, at, symbol, pattern, probe.max_bet.total), probe.match)
         if feature.one_line and lines != 1:
             raise TitleError(f"{at}: {feature.kind} reads the centre payline and needs a one-line title")
         features.append(feature)

@@ -235,16 +235,16 @@ class SpinContext:
         return sum(w.credits for w in self.line_wins)
 
     def set_meter(self, meter: str, value: int, why: str) -> None:
-        before = self.meters[meter]
-        if value == before:
-            return
-        self.meters[meter] = value
+        if value != self.meters[meter]:
+            self._record(meter, self.meters[meter], value, why)
+            self.meters[meter] = value
+
+    def _record(self, meter: str, before: int, after: int, why: str) -> None:
         for i, change in enumerate(self.changes):
             if change.meter == meter:  # one entry per meter per spin: first value, last value, every reason
-                self.changes[i] = MeterChange(meter, change.before, value, f"{change.why}; {why}")
-                break
-        else:
-            self.changes.append(MeterChange(meter, before, value, why))
+                self.changes[i] = MeterChange(meter, change.before, after, f"{change.why}; {why}")
+                return
+        self.changes.append(MeterChange(meter, before, after, why))
 
     def award(self, feature: str, what: str, credits: int) -> None:
         if credits < 0:
@@ -262,13 +262,7 @@ class SpinContext:
 
     def _set_free(self, remaining: int, why: str) -> None:
         assert self.free is not None
-        before = self.free.remaining
-        for i, change in enumerate(self.changes):
-            if change.meter == FREE_SPINS:
-                self.changes[i] = MeterChange(FREE_SPINS, change.before, remaining, f"{change.why}; {why}")
-                break
-        else:
-            self.changes.append(MeterChange(FREE_SPINS, before, remaining, why))
+        self._record(FREE_SPINS, self.free.remaining, remaining, why)
         self.free = replace(self.free, remaining=remaining)
 
 

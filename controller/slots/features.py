@@ -28,9 +28,10 @@ class Params:
     """A feature's TOML table read strictly: every key is used once, unknown keys are errors naming the key."""
 
     def __init__(self, data: Mapping[str, Any], where: str, symbol: Callable[[str, str], str],
-                 pattern: Callable[[str, str], Pattern]) -> None:
+                 pattern: Callable[[str, str], Pattern], max_bet: int) -> None:
         self.data = dict(data)
         self.where = where
+        self.max_bet = max_bet  # coins of the title's max bet (a table by bet has this many entries)
         self._symbol = symbol
         self._pattern = pattern
         self.used = {"kind"}
@@ -163,7 +164,7 @@ class Safe(Feature):
         super().__init__(params, match)
         self.symbol = params.symbol("symbol")
         self.clicks = params.int("clicks", low=1)
-        self.bonus = params.ints("bonus")
+        self.bonus = params.ints("bonus", length=params.max_bet)
         self.three_dials = params.int("three_dials", low=1)
         self.meters = {"safe_clicks": 0}
 
@@ -195,7 +196,6 @@ class FreeWinningSpins(Feature):
     `for_three`; none can be won during them, and the `end` combination during them ends them."""
 
     kind = "free_winning_spins"
-    one_line = True
 
     def __init__(self, params: Params, match: Callable) -> None:
         super().__init__(params, match)
