@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# Property tests are derandomized by default so CI is repeatable (a failure reproduces on every run) and
+# carry no deadline (a loaded 2-core machine is not a bug). HYPOTHESIS_PROFILE=explore searches afresh.
+settings.register_profile("repeatable", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("explore", deadline=None, max_examples=500, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

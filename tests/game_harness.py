@@ -170,8 +170,15 @@ def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
                 mid_round = log.settlement is None and any(isinstance(e, OpenBets) for e in log.events)
                 cards.new_shoe(log.placed if mid_round else None)
         elif exp.phase == "betting":
+            first_pass = placed_noise == 0
             for bet in legal_bets(state if bets_from_state else rules, rng):
-                state = _apply(game, state, bet, log)
+                try:
+                    state = _apply(game, state, bet, log)
+                except IllegalEvent:
+                    # `legal_bets` is legal on an empty layout; on a later pass (bets could not close yet) a
+                    # game may refuse a second bet of the same kind, and that refusal is itself correct.
+                    if first_pass:
+                        raise
             if placed_noise < 3:
                 placed_noise += 1
                 try:
