@@ -1,0 +1,246 @@
+"""Find and name the cards in a frame: a small detector on the downscaled frame, then a classifier on corner crops.
+
+Two ONNX models run through OpenCV's DNN module (no deep-learning framework at run time):
+
+1. the detector (CenterNet-style, stride 4) marks the centre of each card's visible part and regresses
+   its visible box and the whole card's rectangle (centre, long-axis direction, half-length, half-width);
+2. the classifier reads the two index corners of each card (top-left and bottom-right of the upright
+   card: the same picture once each is turned upright, so the card's 180-degree ambiguity never
+   matters) and gives rank (2..A, joker), "back" or "none" (covered), and suit probabilities. The two
+   corners are pooled, weighted by how sure each is that it sees an index, so a covered corner does not
+   vote.
+
+`Recogniser.identify(frame)` returns `Detection`s with the card (or None when unreadable), a confidence
+for the identity and one for the detection, the visible box and the card's quad, all in frame pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from controller.cards import Card, JOKER, Suit
+from vision.render import INDEX_REGION as _REGION
+
+__all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "MODELS_DIR", "CROP_W", "CROP_H",
+           "STRIDE", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "letterbox", "decode"]
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+CROP_W, CROP_H = 32, 48
+STRIDE = 4
+DET_CHANNELS = 11
+# Classifier rank head: 0..12 are ranks 2..14, then the joker, a card back, and "no index here".
+RANK_CLASSES = 16
+JOKER_CLASS, BACK, NONE = 13, 14, 15
+_PAD = 114  # grey used to pad the detector input (the same in training)
+
+
+@dataclass(frozen=True)
+class CardRect:
+    """A card as a rectangle in image pixels: centre, unit vector towards its top, half-length, half-width."""
+
+    cx: float
+    cy: float
+    ux: float
+    uy: float
+    half_l: float
+    half_w: float
+
+    def quad(self) -> np.ndarray:
+        """Corners (4, 2): top-left, top-right, bottom-right, bottom-left of the card as if upright."""
+        c = np.array([self.cx, self.cy])
+        up = np.array([self.ux, self.uy])
+        right = np.array([-self.uy, self.ux])
+        return np.array([c + up * self.half_l - right * self.half_w, c + up * self.half_l + right * self.half_w,
+                         c - up * self.half_l + right * self.half_w, c - up * self.half_l - right * self.half_w])
+
+    def flipped(self) -> CardRect:
+        return CardRect(self.cx, self.cy, -self.ux, -self.uy, self.half_l, self.half_w)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One card seen in a frame. `card` is None when no index could be read (face down or covered);
+    `confidence` is the probability of the named identity, `score` the detector's certainty that a card
+    is there. `box` is the visible part (x0, y0, x1, y1), `rect` the whole card, in frame pixels."""
+
+    card: Card | None
+    confidence: float
+    score: float
+    box: tuple[float, float, float, float]
+    rect: CardRect
+    face_down: bool = False
+    rank_confidence: float = 0.0
+    suit_confidence: float = 0.0
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.rect.cx, self.rect.cy)
+
+    def to_json(self) -> dict:
+        """The shape printed by `croupier vision identify --json`."""
+        card = self.card
+        return {
+            "card": str(card) if card is not None else None,
+            "rank": card.rank_char if card is not None else None,
+            "suit": card.suit.letter if card is not None and card.suit is not None else None,
+            "box": [round(v) for v in self.box],
+            "confidence": round(self.confidence, 4),
+        }
+
+
+def corner_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
+    """The two index corners of every card, each turned upright: uint8 (2 * len(rects), CROP_H, CROP_W, 3).
+
+    Crop 2k is the top-left corner of card k as its rect's `up` points, crop 2k+1 the opposite corner.
+    """
+    out = np.empty((2 * len(rects), CROP_H, CROP_W, 3), np.uint8)
+    x0r, y0r, x1r, y1r = _REGION
+    for k, rect in enumerate(rects):
+        for j, r in enumerate((rect, rect.flipped())):
+            up = np.array([r.ux, r.uy])
+            right = np.array([-r.uy, r.ux])
+            down = -up
+            origin = np.array([r.cx, r.cy]) - right * r.half_w - down * r.half_l  # top-left of the card
+            # Pixel (px, py) of the crop samples card point (u, v) = region start + (p + 0.5) * step.
+            du = (x1r - x0r) * 2 * r.half_w / CROP_W
+            dv = (y1r - y0r) * 2 * r.half_l / CROP_H
+            start = origin + right * (x0r * 2 * r.half_w + du / 2) + down * (y0r * 2 * r.half_l + dv / 2)
+            M = np.array([[right[0] * du, down[0] * dv, start[0]], [right[1] * du, down[1] * dv, start[1]]])
+            shrink = max(du, dv)
+            if shrink > 1.6:  # bilinear sampling would alias: sample finer, then area-average
+                out[2 * k + j] = _shrunk_crop(image, M, shrink)
+            else:
+                out[2 * k + j] = cv2.warpAffine(image, M, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                                borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float) -> np.ndarray:
+    """A crop that shrinks by `shrink`: sample at an intermediate size from a local window, then area-resize."""
+    f = int(math.ceil(shrink))
+    M2 = M.copy()
+    M2[:, :2] /= f
+    M2[:, 2] = M[:, 2] - (M[:, 0] + M[:, 1]) * (1 - 1 / f) / 2
+    big = cv2.warpAffine(image, M2, (CROP_W * f, CROP_H * f), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(big, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float]:
+    """Scale `image` so its longer side is `size`, pad right/bottom to multiples of 32: (input, scale)."""
+    h, w = image.shape[:2]
+    s = size / max(h, w)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+    pw, ph = -(-nw // 32) * 32, -(-nh // 32) * 32
+    if (pw, ph) != (nw, nh):
+        small = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_CONSTANT, value=(_PAD, _PAD, _PAD))
+    return small, s
+
+
+def decode(out: np.ndarray, scale: float, threshold: float) -> list[tuple[float, tuple[float, float, float, float],
+                                                                         CardRect]]:
+    """Peaks of the detector's output (DET_CHANNELS, h, w) as (score, visible box, card rect) in frame pixels."""
+    heat = out[0]
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
+    ys, xs = np.nonzero(peaks)
+    k = STRIDE / scale
+    found = []
+    for y, x in zip(ys.tolist(), xs.tolist()):
+        v = out[:, y, x]
+        vx, vy = (x + v[1]) * k, (y + v[2]) * k
+        vw, vh = math.exp(min(v[3], 8.0)) * k, math.exp(min(v[4], 8.0)) * k
+        cx, cy = vx + v[5] * 4 * k, vy + v[6] * 4 * k
+        theta = math.atan2(v[8], v[7]) / 2
+        half_l, half_w = math.exp(min(v[9], 8.0)) * k, math.exp(min(v[10], 8.0)) * k
+        rect = CardRect(cx, cy, math.cos(theta), math.sin(theta), half_l, half_w)
+        found.append((float(heat[y, x]), (vx - vw / 2, vy - vh / 2, vx + vw / 2, vy + vh / 2), rect))
+    found.sort(key=lambda f: -f[0])
+    return found
+
+
+class Recogniser:
+    """The detector and classifier loaded once; `identify(frame)` per frame. Single-threaded by default
+    (OpenCV's own threads would fight the rest of the table runtime on a Pi)."""
+
+    def __init__(self, models: Path | str | None = None, *, det_size: int = 320, threshold: float = 0.35,
+                 threads: int | None = 1) -> None:
+        folder = Path(models) if models is not None else MODELS_DIR
+        det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
+        for p in (det_path, cls_path):
+            if not p.is_file():
+                raise FileNotFoundError(f"card model {p} is missing (train with `croupier vision train`)")
+        if threads is not None:
+            cv2.setNumThreads(threads)
+        self.detector = cv2.dnn.readNetFromONNX(str(det_path))
+        self.classifier = cv2.dnn.readNetFromONNX(str(cls_path))
+        self.det_size = det_size
+        self.threshold = threshold
+
+    def detect(self, frame: np.ndarray) -> list[tuple[float, tuple[float, float, float, float], CardRect]]:
+        """Cards in `frame` (BGR uint8) as (score, visible box, rect), strongest first, duplicates merged."""
+        _check_frame(frame)
+        small, s = letterbox(frame, self.det_size)
+        self.detector.setInput(cv2.dnn.blobFromImage(small, 1 / 255))
+        out = self.detector.forward()[0]
+        found = decode(out, s, self.threshold)
+        kept: list[tuple[float, tuple[float, float, float, float], CardRect]] = []
+        for f in found:
+            r = f[2]
+            # Two peaks on one card (its visible part split by a hand, say) name the same rectangle.
+            if any(math.hypot(r.cx - k[2].cx, r.cy - k[2].cy) < 0.35 * min(r.half_w, k[2].half_w)
+                   and abs(r.ux * k[2].ux + r.uy * k[2].uy) > 0.9 for k in kept):
+                continue
+            kept.append(f)
+        return kept
+
+    def classify(self, frame: np.ndarray, rects: Sequence[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+        """Per-corner probabilities: ranks (2n, RANK_CLASSES) and suits (2n, 4)."""
+        if not rects:
+            return np.zeros((0, RANK_CLASSES), np.float32), np.zeros((0, 4), np.float32)
+        crops = corner_crops(frame, rects)
+        self.classifier.setInput(cv2.dnn.blobFromImages(list(crops), 1 / 255))
+        out = self.classifier.forward()
+        return out[:, :RANK_CLASSES], out[:, RANK_CLASSES:]
+
+    def identify(self, frame: np.ndarray) -> list[Detection]:
+        """Every card in `frame` with its identity and confidences."""
+        found = self.detect(frame)
+        ranks, suits = self.classify(frame, [f[2] for f in found])
+        return [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
+                for k, (score, box, rect) in enumerate(found)]
+
+
+def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, ranks: np.ndarray,
+          suits: np.ndarray) -> Detection:
+    readable = 1 - ranks[:, NONE] - ranks[:, BACK]
+    back = float(ranks[:, BACK].max())
+    w = np.clip(readable, 0, 1)
+    if w.max() < 0.5:
+        return Detection(None, back if back >= 0.5 else float(ranks[:, NONE].max()), score, box, rect,
+                         face_down=back >= 0.5)
+    w = w * (w >= 0.5 * w.max())  # a corner much less sure than the other does not vote
+    rank_p = (ranks[:, :BACK] * w[:, None]).sum(0)
+    rank_p /= max(rank_p.sum(), 1e-9)
+    cls = int(rank_p.argmax())
+    if cls == JOKER_CLASS:
+        return Detection(JOKER, float(rank_p[cls]), score, box, rect, rank_confidence=float(rank_p[cls]))
+    suit_p = (suits * w[:, None]).sum(0)
+    suit_p /= max(suit_p.sum(), 1e-9)
+    suit = int(suit_p.argmax())
+    card = Card(cls + 2, Suit(suit))
+    return Detection(card, float(rank_p[cls] * suit_p[suit]), score, box, rect, rank_confidence=float(rank_p[cls]),
+                     suit_confidence=float(suit_p[suit]))
+
+
+def _check_frame(frame: np.ndarray) -> None:
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError("a frame must be a BGR uint8 image (height, width, 3)")
+    if frame.shape[0] < 32 or frame.shape[1] < 32:
+        raise ValueError(f"frame {frame.shape[1]}x{frame.shape[0]} is too small (at least 32x32)")
