@@ -28,7 +28,7 @@ from controller.cards import Card, JOKER, Suit
 from vision.render import INDEX_REGION as _REGION
 
 __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "MODELS_DIR", "CROP_W", "CROP_H",
-           "STRIDE", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "letterbox", "decode"]
+           "STRIDE", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "letterbox", "decode", "refine_rect"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 CROP_W, CROP_H = 32, 48
@@ -170,7 +170,7 @@ class Recogniser:
     (OpenCV's own threads would fight the rest of the table runtime on a Pi)."""
 
     def __init__(self, models: Path | str | None = None, *, det_size: int = 320, threshold: float = 0.35,
-                 threads: int | None = 1) -> None:
+                 threads: int | None = 1, refine: bool = True) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path, cls_path):
@@ -182,6 +182,7 @@ class Recogniser:
         self.classifier = cv2.dnn.readNetFromONNX(str(cls_path))
         self.det_size = det_size
         self.threshold = threshold
+        self.refine = refine
 
     def detect(self, frame: np.ndarray) -> list[tuple[float, tuple[float, float, float, float], CardRect]]:
         """Cards in `frame` (BGR uint8) as (score, visible box, rect), strongest first, duplicates merged."""
@@ -190,6 +191,8 @@ class Recogniser:
         self.detector.setInput(cv2.dnn.blobFromImage(small, 1 / 255))
         out = self.detector.forward()[0]
         found = decode(out, s, self.threshold)
+        if self.refine:
+            found = [(score, box, refine_rect(small, rect, s)) for score, box, rect in found]
         kept: list[tuple[float, tuple[float, float, float, float], CardRect]] = []
         for f in found:
             r = f[2]
@@ -215,6 +218,70 @@ class Recogniser:
         ranks, suits = self.classify(frame, [f[2] for f in found])
         return [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
                 for k, (score, box, rect) in enumerate(found)]
+
+
+def refine_rect(small: np.ndarray, rect: CardRect, scale: float) -> CardRect:
+    """Sharpen a card's rectangle from the paper itself when the card lies apart (a bright, unsaturated
+    rectangle of the predicted size around the predicted centre); otherwise keep the detector's. The
+    detector's angle is good to about ten degrees; an isolated card's outline is good to one or two."""
+    q = rect.quad() * scale
+    h, w = small.shape[:2]
+    pad = 0.15 * (rect.half_w + rect.half_l) * scale
+    x0, y0 = max(0, int(q[:, 0].min() - pad)), max(0, int(q[:, 1].min() - pad))
+    x1, y1 = min(w, int(q[:, 0].max() + pad) + 1), min(h, int(q[:, 1].max() + pad) + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return rect
+    hsv = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
+    _, bright = cv2.threshold(hsv[..., 2], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    paper = bright & ((hsv[..., 1] < 110).astype(np.uint8) * 255)
+    paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
+    cx, cy = int(rect.cx * scale) - x0, int(rect.cy * scale) - y0
+    if not (0 <= cx < x1 - x0 and 0 <= cy < y1 - y0) or labels[cy, cx] == 0:
+        return _edge_axis(small[y0:y1, x0:x1], rect, scale, x0, y0)
+    comp = (labels == labels[cy, cx]).astype(np.uint8)
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    c = max(contours, key=cv2.contourArea)
+    (mx, my), (rw, rh), ang = cv2.minAreaRect(c)
+    long_, short = max(rw, rh), min(rw, rh)
+    hl, hw = rect.half_l * scale, rect.half_w * scale
+    # Accept only a lone card: the right size, solidly rectangular, where the detector put it.
+    if not (0.7 < long_ / (2 * hl) < 1.3 and 0.7 < short / (2 * hw) < 1.3 and 0.6 < short / long_ < 0.82) or \
+            cv2.contourArea(c) < 0.82 * rw * rh or np.hypot(mx - cx, my - cy) > 0.35 * hw:
+        return _edge_axis(small[y0:y1, x0:x1], rect, scale, x0, y0)
+    a = math.radians(ang)
+    ux, uy = (math.cos(a), math.sin(a)) if rw >= rh else (-math.sin(a), math.cos(a))
+    return CardRect((mx + x0) / scale, (my + y0) / scale, ux, uy, long_ / 2 / scale, short / 2 / scale)
+
+
+def _edge_axis(roi: np.ndarray, rect: CardRect, scale: float, x0: int, y0: int) -> CardRect:
+    """Turn the rect to the dominant edge direction inside it (card edges, borders and index strokes run
+    along the card's axes; the fourfold mean of gradient angles finds them modulo 90 degrees), taking the
+    axis nearest the detector's. Keeps the detector's angle when the edges have no clear direction."""
+    gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    # Only inside the card as predicted (a little shrunk), so neighbours' edges count less.
+    mask = np.zeros(gray.shape, np.uint8)
+    inner = CardRect(rect.cx * scale - x0, rect.cy * scale - y0, rect.ux, rect.uy, rect.half_l * scale * 1.05,
+                     rect.half_w * scale * 1.05)
+    cv2.fillConvexPoly(mask, np.round(inner.quad()).astype(np.int32), 1)
+    w = (gx * gx + gy * gy) * mask
+    total = float(w.sum())
+    if total <= 0:
+        return rect
+    a4 = 4 * np.arctan2(gy, gx)
+    c, s = float((w * np.cos(a4)).sum()) / total, float((w * np.sin(a4)).sum()) / total
+    if math.hypot(c, s) < 0.25:  # no dominant direction
+        return rect
+    axis = math.atan2(s, c) / 4  # an edge normal; the card's axes are this modulo 90 degrees
+    current = math.atan2(rect.uy, rect.ux)
+    # The candidate (axis + k * 90 degrees) nearest the detector's up, modulo 180.
+    best = min((axis + k * math.pi / 2 for k in range(4)),
+               key=lambda a: abs(math.remainder(a - current, math.pi)))
+    if abs(math.remainder(best - current, math.pi)) > math.radians(30):
+        return rect
+    return CardRect(rect.cx, rect.cy, math.cos(best), math.sin(best), rect.half_l, rect.half_w)
 
 
 def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, ranks: np.ndarray,

@@ -33,7 +33,7 @@ __all__ = [
 CARD_W, CARD_H = 200, 280  # canonical pixels; a poker card is 63 x 88 mm
 CARD_MM = (63.0, 88.0)
 # The corner the classifier reads, as fractions of the upright card: (x0, y0, x1, y1). 2:3 like its input.
-INDEX_REGION = (0.0, 0.0, 0.26, 0.278)
+INDEX_REGION = (0.0, 0.0, 0.30, 0.32)
 ALL_CARDS: tuple[Card, ...] = deck() + (JOKER,)
 
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,

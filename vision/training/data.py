@@ -168,18 +168,23 @@ def detector_targets(objects: Sequence[DetObject], size: tuple[int, int]) -> np.
         if ob.rect is not None:
             r = ob.rect
             theta2 = 2 * math.atan2(r.uy, r.ux)
-            t[5:11, iy, ix] = ((r.cx / STRIDE - vx) / 4, (r.cy / STRIDE - vy) / 4, math.cos(theta2),
-                               math.sin(theta2), math.log(max(r.half_l, 1) / STRIDE), math.log(max(r.half_w, 1) / STRIDE))
-            t[DET_CHANNELS + 2, iy, ix] = 1.0
+            # Geometry is the same seen from any cell near the centre: supervise the 3x3 around it, so a
+            # peak one cell off still knows the card (and the head gets nine times the examples).
+            ys, xs = slice(max(0, iy - 1), min(H, iy + 2)), slice(max(0, ix - 1), min(W, ix + 2))
+            geo = ((r.cx / STRIDE - vx) / 4, (r.cy / STRIDE - vy) / 4, math.cos(theta2), math.sin(theta2),
+                   math.log(max(r.half_l, 1) / STRIDE), math.log(max(r.half_w, 1) / STRIDE))
+            for ch, v in enumerate(geo):
+                t[5 + ch, ys, xs] = v
+            t[DET_CHANNELS + 2, ys, xs] = 1.0
     return t
 
 
 def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> CardRect:
     """The rect as the detector might see it: a little off in place, turn, size and aspect."""
-    a = math.atan2(r.uy, r.ux) + rng.normal(0, math.radians(3.0)) * amount
-    s = math.exp(rng.normal(0, 0.06) * amount)
-    asp = math.exp(rng.normal(0, 0.04) * amount)
-    dx, dy = rng.normal(0, 0.05 * r.half_w, 2) * amount
+    a = math.atan2(r.uy, r.ux) + rng.normal(0, math.radians(6.0)) * amount
+    s = math.exp(rng.normal(0, 0.08) * amount)
+    asp = math.exp(rng.normal(0, 0.05) * amount)
+    dx, dy = rng.normal(0, 0.08 * r.half_w, 2) * amount
     return CardRect(r.cx + dx, r.cy + dy, math.cos(a), math.sin(a), r.half_l * s * asp, r.half_w * s / asp)
 
 

@@ -107,7 +107,7 @@ def _det_loss(out: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, dict[st
     off = (F.l1_loss(out[:, 5:7], t[:, 5:7], reduction="none").sum(1) * geo_m).sum() / ng
     ang = (F.l1_loss(out[:, 7:9], t[:, 7:9], reduction="none").sum(1) * geo_m).sum() / ng
     size = (F.l1_loss(out[:, 9:11], t[:, 9:11], reduction="none").sum(1) * geo_m).sum() / ng
-    total = heat + box + 2 * off + ang + 2 * size
+    total = heat + box + 2 * off + 3 * ang + 2 * size
     return total, {k: float(v.detach()) for k, v in (("heat", heat), ("box", box), ("off", off), ("ang", ang),
                                                     ("size", size))}
 
@@ -312,6 +312,8 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
     targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
     say(f"rendered {len(images)} detector scenes in {time.time() - t:.0f} s")
     det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.save(det.state_dict(), out / "detector.pt")  # for fine-tuning; not shipped
     del images, targets
     t = time.time()
     jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
@@ -329,6 +331,7 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
         say(f"added {len(rc)} real corner crops")
     assert ranks.max() < RANK_CLASSES
     cls = _train_classifier(say, rng, crops, ranks, suits, cls_epochs, 256)
+    torch.save(cls.state_dict(), out / "classifier.pt")
     _export(det, cls, out, say)
     summary = {"seconds": round(time.time() - started), "det_scenes": det_scenes, "cls_scenes": cls_scenes,
                "det_epochs": det_epochs, "cls_epochs": cls_epochs, "classifier_crops": int(len(crops)),
