@@ -66,7 +66,7 @@ def test_a_card_slid_to_another_zone_moves() -> None:
     run(t, [[seen(AS)]] * 2)
     frames = [[seen(AS, x=100 + 15 * i, zone="spot 1" if i < 3 else "spot 2")] for i in range(1, 8)]
     ev = run(t, frames)
-    assert ev == [CardMoved(AS, "spot 1", "spot 2", ev[0].confidence, True, False, ev[0].x, ev[0].y)]
+    assert ev == [CardMoved(AS, "spot 2", ev[0].confidence, True, False, ev[0].x, ev[0].y, from_zone="spot 1")]
 
 
 def test_a_card_lifted_and_put_down_elsewhere_moves() -> None:
@@ -74,7 +74,7 @@ def test_a_card_lifted_and_put_down_elsewhere_moves() -> None:
     run(t, [[seen(AS)]] * 2)
     ev = run(t, [[]] * 3 + [[seen(AS, x=600, zone="dealer")]] * 2)
     assert len(ev) == 1 and isinstance(ev[0], CardMoved)
-    assert (ev[0].from_zone, ev[0].to_zone) == ("spot 1", "dealer")
+    assert (ev[0].from_zone, ev[0].zone) == ("spot 1", "dealer")
     assert run(t, [[seen(AS, x=600, zone="dealer")]] * 20) == []
 
 
@@ -88,7 +88,7 @@ def test_face_down_then_turned_up() -> None:
 
 
 def test_events_round_trip_through_json() -> None:
-    for e in (CardAppeared(AS, "dealer", 0.97, True), CardMoved(KD, "spot 1", "discard", 0.9, True),
+    for e in (CardAppeared(AS, "dealer", 0.97, True), CardMoved(KD, "discard", 0.9, True, from_zone="spot 1"),
               CardRemoved(None, "spot 2", True), CardAppeared(None, None, 0.5, False, True)):
         back = event_from_json(e.to_json())
         assert back == e or (back.to_json() == e.to_json())

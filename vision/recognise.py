@@ -196,9 +196,10 @@ class Recogniser:
         kept: list[tuple[float, tuple[float, float, float, float], CardRect]] = []
         for f in found:
             r = f[2]
-            # Two peaks on one card (its visible part split by a hand, say) name the same rectangle.
-            if any(math.hypot(r.cx - k[2].cx, r.cy - k[2].cy) < 0.35 * min(r.half_w, k[2].half_w)
-                   and abs(r.ux * k[2].ux + r.uy * k[2].uy) > 0.9 for k in kept):
+            # Two peaks on one card (a big card's flat heatmap, or its visible part split by a hand) name
+            # nearly the same rectangle or the same visible box.
+            if any(math.hypot(r.cx - k[2].cx, r.cy - k[2].cy) < 0.4 * min(r.half_w, k[2].half_w)
+                   or _iou(f[1], k[1]) > 0.6 for k in kept):
                 continue
             kept.append(f)
         return kept
@@ -216,8 +217,16 @@ class Recogniser:
         """Every card in `frame` with its identity and confidences."""
         found = self.detect(frame)
         ranks, suits = self.classify(frame, [f[2] for f in found])
-        return [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
-                for k, (score, box, rect) in enumerate(found)]
+        cards = [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
+                 for k, (score, box, rect) in enumerate(found)]
+        # The same card named twice within a card's width of itself is one card seen twice: keep the surer.
+        out: list[Detection] = []
+        for d in sorted(cards, key=lambda d: -d.confidence * d.score):
+            if d.card is not None and any(o.card == d.card and math.hypot(o.rect.cx - d.rect.cx, o.rect.cy - d.rect.cy)
+                                          < 2 * max(o.rect.half_w, d.rect.half_w) for o in out):
+                continue
+            out.append(d)
+        return out
 
 
 def refine_rect(small: np.ndarray, rect: CardRect, scale: float) -> CardRect:
@@ -304,6 +313,14 @@ def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, 
     card = Card(cls + 2, Suit(suit))
     return Detection(card, float(rank_p[cls] * suit_p[suit]), score, box, rect, rank_confidence=float(rank_p[cls]),
                      suit_confidence=float(suit_p[suit]))
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = iw * ih
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
 
 
 def _check_frame(frame: np.ndarray) -> None:

@@ -5,7 +5,7 @@ position in table millimetres or pixels, zone) and returns the events that becam
 
 - `CardAppeared(card, zone, confidence, certain)`: a card has been seen in the same place with the same
   identity for `stable_frames` frames in a row;
-- `CardMoved(card, from_zone, to_zone, ...)`: a known card now lies stably in another zone (slid there,
+- `CardMoved(card, zone, ..., from_zone)`: a known card now lies stably in another zone (slid there,
   or lifted from its place and put down elsewhere before it counted as removed);
 - `CardRemoved(card, zone)`: a known card has not been seen for `remove_frames` frames.
 
@@ -65,8 +65,9 @@ class VisionEvent:
 
 
 @dataclass(frozen=True)
-class CardAppeared(VisionEvent):
-    KIND: ClassVar[str] = "card_appeared"
+class _CardAt(VisionEvent):
+    """A card now lying (stably) in `zone`; x, y where, in the tracker's units."""
+
     card: Card | None
     zone: str | None
     confidence: float
@@ -77,16 +78,16 @@ class CardAppeared(VisionEvent):
 
 
 @dataclass(frozen=True)
-class CardMoved(VisionEvent):
+class CardAppeared(_CardAt):
+    KIND: ClassVar[str] = "card_appeared"
+
+
+@dataclass(frozen=True)
+class CardMoved(_CardAt):
+    """`zone` is where the card is now, `from_zone` where it was."""
+
     KIND: ClassVar[str] = "card_moved"
-    card: Card | None
-    from_zone: str | None
-    to_zone: str | None
-    confidence: float
-    certain: bool
-    face_down: bool = False
-    x: float = 0.0
-    y: float = 0.0
+    from_zone: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,7 @@ class Tracker:
             # The same card, gone from where it was and now stable elsewhere: it was picked up and put down.
             self.tracks.remove(lost)
             if lost.reported_zone != t.zone:
-                out.append(CardMoved(_card(t.key), lost.reported_zone, t.zone, t.confidence, certain, False, t.x, t.y))
+                out.append(CardMoved(_card(t.key), t.zone, t.confidence, certain, False, t.x, t.y, lost.reported_zone))
         elif not t.confirmed:
             out.append(CardAppeared(_card(t.key), t.zone, t.confidence, certain, t.key == _DOWN, t.x, t.y))
         elif t.key != t.reported_key:
@@ -211,8 +212,8 @@ class Tracker:
             out.append(CardRemoved(_card(t.reported_key), t.reported_zone, t.reported_key == _DOWN))
             out.append(CardAppeared(_card(t.key), t.zone, t.confidence, certain, t.key == _DOWN, t.x, t.y))
         else:
-            out.append(CardMoved(_card(t.key), t.reported_zone, t.zone, t.confidence, certain, t.key == _DOWN,
-                                 t.x, t.y))
+            out.append(CardMoved(_card(t.key), t.zone, t.confidence, certain, t.key == _DOWN, t.x, t.y,
+                                 t.reported_zone))
         t.confirmed, t.reported_key, t.reported_zone = True, t.key, t.zone
         return out
 
