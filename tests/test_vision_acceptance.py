@@ -6,7 +6,7 @@ import pytest
 
 from controller.rng import SeededRng
 from vision import evaluate, realdata
-from vision.recognise import Recogniser
+from vision.recognise import PHOTO_SIZES, Recogniser
 
 pytestmark = pytest.mark.long
 SEED = 20261122  # = croupier vision evaluate's default seed
@@ -20,7 +20,7 @@ def rec() -> Recogniser:
 def test_held_out_real_photos(rec: Recogniser) -> None:
     if realdata.photos_dir() is None:
         pytest.skip("real card photos not found (../shared/data/real-card-photos or CROUPIER_CARD_PHOTOS)")
-    figures = evaluate.real_photos(rec)
+    figures = evaluate.real_photos(Recogniser(det_size=PHOTO_SIZES))
     assert figures["recall"] >= 0.95, figures
 
 

@@ -28,9 +28,13 @@ from controller.cards import Card, JOKER, Suit
 from vision.render import INDEX_REGION as _REGION
 
 __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "MODELS_DIR", "CROP_W", "CROP_H",
-           "STRIDE", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "letterbox", "decode", "refine_rect"]
+           "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "letterbox", "decode", "refine_rect"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
+# Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
+# hold a card filling the frame or several small ones: two passes, merged.
+TABLE_SIZES = (384,)
+PHOTO_SIZES = (320, 224)
 CROP_W, CROP_H = 32, 48
 STRIDE = 4
 DET_CHANNELS = 11
@@ -169,7 +173,8 @@ class Recogniser:
     """The detector and classifier loaded once; `identify(frame)` per frame. Single-threaded by default
     (OpenCV's own threads would fight the rest of the table runtime on a Pi)."""
 
-    def __init__(self, models: Path | str | None = None, *, det_size: int = 320, threshold: float = 0.35,
+    def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
+                 threshold: float = 0.35,
                  threads: int | None = 1, refine: bool = True) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
@@ -180,19 +185,24 @@ class Recogniser:
             cv2.setNumThreads(threads)
         self.detector = cv2.dnn.readNetFromONNX(str(det_path))
         self.classifier = cv2.dnn.readNetFromONNX(str(cls_path))
-        self.det_size = det_size
+        # One size for a fixed camera; several (e.g. 320, 192) for photos whose cards may be any size.
+        self.det_sizes = (det_size,) if isinstance(det_size, int) else tuple(det_size)
         self.threshold = threshold
         self.refine = refine
 
     def detect(self, frame: np.ndarray) -> list[tuple[float, tuple[float, float, float, float], CardRect]]:
         """Cards in `frame` (BGR uint8) as (score, visible box, rect), strongest first, duplicates merged."""
         _check_frame(frame)
-        small, s = letterbox(frame, self.det_size)
-        self.detector.setInput(cv2.dnn.blobFromImage(small, 1 / 255))
-        out = self.detector.forward()[0]
-        found = decode(out, s, self.threshold)
-        if self.refine:
-            found = [(score, box, refine_rect(small, rect, s)) for score, box, rect in found]
+        found = []
+        for size in self.det_sizes:
+            small, s = letterbox(frame, size)
+            self.detector.setInput(cv2.dnn.blobFromImage(small, 1 / 255))
+            out = self.detector.forward()[0]
+            here = decode(out, s, self.threshold)
+            if self.refine:
+                here = [(score, box, refine_rect(small, rect, s)) for score, box, rect in here]
+            found += here
+        found.sort(key=lambda f: -f[0])
         kept: list[tuple[float, tuple[float, float, float, float], CardRect]] = []
         for f in found:
             r = f[2]
@@ -219,6 +229,16 @@ class Recogniser:
         ranks, suits = self.classify(frame, [f[2] for f in found])
         cards = [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
                  for k, (score, box, rect) in enumerate(found)]
+        # A card read badly may have been taken the wrong way round (long and short sides swapped): read
+        # it again turned by 90 degrees and keep the better reading.
+        doubtful = [k for k, d in enumerate(cards) if not d.face_down and d.confidence < 0.6]
+        if doubtful:
+            turned = [CardRect(r.cx, r.cy, -r.uy, r.ux, r.half_l, r.half_w) for r in (cards[k].rect for k in doubtful)]
+            ranks2, suits2 = self.classify(frame, turned)
+            for j, k in enumerate(doubtful):
+                again = _pool(cards[k].score, cards[k].box, turned[j], ranks2[2 * j:2 * j + 2], suits2[2 * j:2 * j + 2])
+                if again.card is not None and again.confidence > cards[k].confidence:
+                    cards[k] = again
         # The same card named twice within a card's width of itself is one card seen twice: keep the surer.
         out: list[Detection] = []
         for d in sorted(cards, key=lambda d: -d.confidence * d.score):

@@ -51,11 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "Seeded: the same seed gives the same models on the same machine.")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--out", type=Path, default=None, help="output folder (default: vision/models)")
-    p.add_argument("--det-scenes", type=int, default=8000)
+    p.add_argument("--det-scenes", type=int, default=5000)
     p.add_argument("--cls-scenes", type=int, default=12000)
-    p.add_argument("--det-epochs", type=int, default=14)
-    p.add_argument("--cls-epochs", type=int, default=12)
+    p.add_argument("--det-epochs", type=int, default=12)
+    p.add_argument("--cls-epochs", type=int, default=8)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--detector-weights", type=Path, default=None,
+                   help="reuse this detector.pt (saved by an earlier run) and train only the classifier")
     p.set_defaults(func=_train)
 
     p = vs.add_parser("evaluate", help="the acceptance figures: held-out real photos and a synthetic test set",
@@ -71,11 +73,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_evaluate)
 
 
-def _recogniser(models: Path | None):
-    from vision.recognise import Recogniser
+def _recogniser(models: Path | None, photos: bool = False):
+    from vision.recognise import PHOTO_SIZES, TABLE_SIZES, Recogniser
 
     try:
-        return Recogniser(models)
+        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from None
 
@@ -83,7 +85,7 @@ def _recogniser(models: Path | None):
 def _identify(args: argparse.Namespace) -> int:
     import cv2
 
-    rec = _recogniser(args.models)
+    rec = _recogniser(args.models, photos=True)
     results = []
     for name in args.images:
         image = cv2.imread(name, cv2.IMREAD_COLOR)
@@ -148,7 +150,7 @@ def _train(args: argparse.Namespace) -> int:
 
     train(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, det_scenes=args.det_scenes,
           cls_scenes=args.cls_scenes, det_epochs=args.det_epochs, cls_epochs=args.cls_epochs, workers=args.workers,
-          say=lambda line: print(line, flush=True))
+          detector_weights=args.detector_weights, say=lambda line: print(line, flush=True))
     return 0
 
 
@@ -156,13 +158,14 @@ def _evaluate(args: argparse.Namespace) -> int:
     from controller.rng import SeededRng
     from vision import evaluate
 
-    rec = _recogniser(args.models)
     say = lambda line: print(line, flush=True)  # noqa: E731
     figures: dict = {}
+    # Photos are read as `identify` reads them; the synthetic table frames as the table camera's are.
     if not args.no_real:
-        figures["real"] = evaluate.real_photos(rec, say=say)
+        figures["real"] = evaluate.real_photos(_recogniser(args.models, photos=True), say=say)
     if args.synthetic > 0:
-        figures["synthetic"] = evaluate.synthetic(rec, SeededRng(args.seed).numpy(), args.synthetic, say=say)
+        figures["synthetic"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+                                                  args.synthetic, say=say)
         figures["synthetic"]["seed"] = args.seed
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")

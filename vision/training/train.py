@@ -282,10 +282,11 @@ def _export(det: Detector, cls: Classifier, out: Path, say: Callable[[str], None
 
 # ------------------------------------------------------------------------------------------- entry
 
-def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 8000, cls_scenes: int = 12000,
-          det_epochs: int = 14, cls_epochs: int = 12, workers: int = 2, real_share: float = 0.25,
-          say: Callable[[str], None] = print) -> dict:
-    """Train both models from `rng` (seeded by the caller) and write them to `out`; returns a summary."""
+def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 5000, cls_scenes: int = 12000,
+          det_epochs: int = 12, cls_epochs: int = 8, workers: int = 2, real_share: float = 0.25,
+          detector_weights: Path | None = None, say: Callable[[str], None] = print) -> dict:
+    """Train both models from `rng` (seeded by the caller) and write them to `out`; returns a summary.
+    With `detector_weights` (a detector.pt an earlier run saved), only the classifier is trained."""
     started = time.time()
     torch.manual_seed(int(rng.integers(2**31)))
     torch.set_num_threads(max(1, workers))
@@ -306,15 +307,21 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
         backgrounds = data.background_patches(train_photos)
     t = time.time()
     chunk = 200
-    jobs = [(int(rng.integers(2**63)), min(chunk, det_scenes - i), 256) for i in range(0, det_scenes, chunk)]
-    parts = _generate(_det_chunk, jobs, backgrounds, workers)
-    images = np.concatenate([p[0] for p in parts])
-    targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
-    say(f"rendered {len(images)} detector scenes in {time.time() - t:.0f} s")
-    det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share)
     out.mkdir(parents=True, exist_ok=True)
-    torch.save(det.state_dict(), out / "detector.pt")  # for fine-tuning; not shipped
-    del images, targets
+    if detector_weights is not None:
+        det = Detector()
+        det.load_state_dict(torch.load(detector_weights))
+        det.eval()
+        say(f"detector loaded from {detector_weights}")
+    else:
+        jobs = [(int(rng.integers(2**63)), min(chunk, det_scenes - i), 256) for i in range(0, det_scenes, chunk)]
+        parts = _generate(_det_chunk, jobs, backgrounds, workers)
+        images = np.concatenate([p[0] for p in parts])
+        targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
+        say(f"rendered {len(images)} detector scenes in {time.time() - t:.0f} s")
+        det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share)
+        torch.save(det.state_dict(), out / "detector.pt")  # for a classifier-only run; not shipped
+        del images, targets
     t = time.time()
     jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
     parts = _generate(_cls_chunk, jobs, backgrounds, workers)
