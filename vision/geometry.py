@@ -153,6 +153,13 @@ class TableGeometry:
                 return z
         return None
 
+    def on_marker(self, x: float, y: float, margin: float = 15.0) -> bool:
+        """Whether image pixel (x, y) lies on one of the four corner calibration markers (plus `margin` mm)."""
+        tx, ty = self.table_point(x, y)
+        W, H = self.calibration.table_mm
+        reach = MARKER_INSET_MM + MARKER_MM + margin
+        return (tx < reach or tx > W - reach) and (ty < reach or ty > H - reach)
+
     def table_point(self, x: float, y: float) -> tuple[float, float]:
         tx, ty = self.calibration.to_table([[x, y]])[0]
         return float(tx), float(ty)

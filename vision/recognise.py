@@ -229,14 +229,14 @@ class Recogniser:
         ranks, suits = self.classify(frame, [f[2] for f in found])
         cards = [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
                  for k, (score, box, rect) in enumerate(found)]
-        # A card read badly may have been taken the wrong way round (long and short sides swapped): read
-        # it again turned by 90 degrees and keep the better reading.
+        # A card read badly may have been taken a little off, or the wrong way round (long and short sides
+        # swapped): read it again from rectangles nudged and turned, and keep the surest reading.
         doubtful = [k for k, d in enumerate(cards) if not d.face_down and d.confidence < 0.6]
         if doubtful:
-            turned = [CardRect(r.cx, r.cy, -r.uy, r.ux, r.half_l, r.half_w) for r in (cards[k].rect for k in doubtful)]
-            ranks2, suits2 = self.classify(frame, turned)
-            for j, k in enumerate(doubtful):
-                again = _pool(cards[k].score, cards[k].box, turned[j], ranks2[2 * j:2 * j + 2], suits2[2 * j:2 * j + 2])
+            variants = [(k, v) for k in doubtful for v in _variants(cards[k].rect)]
+            ranks2, suits2 = self.classify(frame, [v for _, v in variants])
+            for j, (k, v) in enumerate(variants):
+                again = _pool(cards[k].score, cards[k].box, v, ranks2[2 * j:2 * j + 2], suits2[2 * j:2 * j + 2])
                 if again.card is not None and again.confidence > cards[k].confidence:
                     cards[k] = again
         # The same card named twice within a card's width of itself is one card seen twice: keep the surer.
@@ -263,7 +263,8 @@ def refine_rect(small: np.ndarray, rect: CardRect, scale: float) -> CardRect:
     hsv = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
     _, bright = cv2.threshold(hsv[..., 2], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     paper = bright & ((hsv[..., 1] < 110).astype(np.uint8) * 255)
-    paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    # A light closing only: cards laid side by side a few pixels apart must stay apart.
+    paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
     cx, cy = int(rect.cx * scale) - x0, int(rect.cy * scale) - y0
     if not (0 <= cx < x1 - x0 and 0 <= cy < y1 - y0) or labels[cy, cx] == 0:
@@ -333,6 +334,19 @@ def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, 
     card = Card(cls + 2, Suit(suit))
     return Detection(card, float(rank_p[cls] * suit_p[suit]), score, box, rect, rank_confidence=float(rank_p[cls]),
                      suit_confidence=float(suit_p[suit]))
+
+
+def _variants(r: CardRect) -> list[CardRect]:
+    """The rectangle turned by 90 degrees, shifted a little along each axis, and a little bigger and smaller."""
+    out = [CardRect(r.cx, r.cy, -r.uy, r.ux, r.half_l, r.half_w)]
+    right = (-r.uy, r.ux)
+    for du, dv in ((0.15, 0), (-0.15, 0), (0, 0.15), (0, -0.15)):
+        dx = (right[0] * du + r.ux * dv) * r.half_w
+        dy = (right[1] * du + r.uy * dv) * r.half_w
+        out.append(CardRect(r.cx + dx, r.cy + dy, r.ux, r.uy, r.half_l, r.half_w))
+    for k in (0.88, 1.12):
+        out.append(CardRect(r.cx, r.cy, r.ux, r.uy, r.half_l * k, r.half_w * k))
+    return out
 
 
 def _iou(a: Sequence[float], b: Sequence[float]) -> float:

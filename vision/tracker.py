@@ -121,6 +121,7 @@ class _Track:
     reported_key: Card | str | None = None
     reported_zone: str | None = None
     votes: list[float] = field(default_factory=list)
+    dead: bool = False            # handed over to another track (the card was lifted and put down)
 
 
 class Tracker:
@@ -143,7 +144,9 @@ class Tracker:
         for ti, t in enumerate(self.tracks):
             for si, s in enumerate(sightings):
                 d = math.hypot(t.x - s.x, t.y - s.y)
-                if d <= self.match_radius * max(t.size, s.size):
+                # The track's own size sets the reach: one wild sighting (a hand taken for a huge card)
+                # must not capture tracks across the table.
+                if d <= self.match_radius * t.size:
                     # Prefer the same identity, then the nearest.
                     same = 0 if (s.key is None or s.key == t.key) else 1
                     pairs.append((same, d, ti, si))
@@ -151,7 +154,7 @@ class Tracker:
         used_t: set[int] = set()
         used_s: set[int] = set()
         for _, _, ti, si in pairs:
-            if ti in used_t or si in used_s:
+            if ti in used_t or si in used_s or self.tracks[ti].dead:
                 continue
             used_t.add(ti)
             used_s.add(si)
@@ -159,6 +162,8 @@ class Tracker:
         unmatched = [si for si in unmatched if si not in used_s]
         survivors = []
         for ti, t in enumerate(self.tracks):
+            if t.dead:
+                continue
             if ti not in used_t:
                 t.misses += 1
                 t.run = 0
@@ -175,6 +180,7 @@ class Tracker:
             t = _Track(s.x, s.y, s.size, s.key, s.zone, confidence=s.confidence, votes=[s.confidence])
             self.tracks.append(t)
             events += self._maybe_confirm(t)
+        self.tracks = [t for t in self.tracks if not t.dead]
         return events
 
     def _observe(self, t: _Track, s: Sighting) -> list[VisionEvent]:
@@ -182,7 +188,8 @@ class Tracker:
         if s.key is None:
             # Covered or unreadable: the card is still there, but this frame says nothing new about it.
             return []
-        t.x, t.y, t.size = s.x, s.y, s.size  # follow a sliding card without lag
+        t.x, t.y = s.x, s.y  # follow a sliding card without lag
+        t.size = 0.8 * t.size + 0.2 * s.size
         if s.key == t.key and s.zone == t.zone:
             t.run += 1
             t.votes = (t.votes + [s.confidence])[-self.stable_frames:]
@@ -198,11 +205,11 @@ class Tracker:
             return []
         certain = t.key == _DOWN or t.confidence >= self.min_confidence
         out: list[VisionEvent] = []
-        lost = next((o for o in self.tracks if o is not t and o.confirmed and o.misses > 0 and isinstance(t.key, Card)
-                     and o.reported_key == t.key), None) if not t.confirmed else None
+        lost = next((o for o in self.tracks if o is not t and o.confirmed and not o.dead and o.misses > 0
+                     and isinstance(t.key, Card) and o.reported_key == t.key), None) if not t.confirmed else None
         if lost is not None:
             # The same card, gone from where it was and now stable elsewhere: it was picked up and put down.
-            self.tracks.remove(lost)
+            lost.dead = True  # dropped at the end of this update, without a removal
             if lost.reported_zone != t.zone:
                 out.append(CardMoved(_card(t.key), t.zone, t.confidence, certain, False, t.x, t.y, lost.reported_zone))
         elif not t.confirmed:
@@ -239,6 +246,8 @@ class TableWatcher:
                 continue
             x, y, size, zone = d.rect.cx, d.rect.cy, d.rect.half_w, None
             if self.geometry is not None:
+                if self.geometry.on_marker(x, y):
+                    continue  # the calibration markers are table furniture, never cards
                 z = self.geometry.zone_at(x, y)
                 zone = z.name if z is not None else None
                 tx, ty = self.geometry.table_point(x, y)

@@ -50,14 +50,13 @@ class SimulatedCamera:
         self.show(())
 
     def place(self, card: Card, zone: str, *, face_up: bool = True, angle: float = 0.0) -> TableCard:
-        """Put `card` in the next free place of `zone` (cards in a zone go left to right, overlapping a
-        little when the zone is full, as a dealer spreads them)."""
+        """Put `card` in the next free place of `zone`: cards in a zone go left to right a third of a card
+        apart; once the zone is full they pile up at its right end."""
         z = self._zone(zone)
         with self._lock:
             inside = [c for c in self._cards if z.contains(c.x, c.y)]
             x0, y0, x1, y1 = z.rect
-            step = min(CARD_MM[0] * 1.15, max(CARD_MM[0] * 0.45, (x1 - x0 - CARD_MM[0]) / max(1, len(inside) + 1)))
-            x = x0 + CARD_MM[0] / 2 + 4 + len(inside) * step
+            x = x0 + CARD_MM[0] / 2 + 4 + len(inside) * CARD_MM[0] * 1.33
             tc = TableCard(card, min(x, x1 - CARD_MM[0] / 2), (y0 + y1) / 2, angle, face_up)
             self._cards.append(tc)
         return tc
