@@ -175,16 +175,16 @@ class Recogniser:
 
     def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
                  threshold: float = 0.35,
-                 threads: int | None = 1, refine: bool = True) -> None:
+                 threads: int | None = 1, refine: bool = True, detector_only: bool = False) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
-        for p in (det_path, cls_path):
+        for p in (det_path,) if detector_only else (det_path, cls_path):
             if not p.is_file():
                 raise FileNotFoundError(f"card model {p} is missing (train with `croupier vision train`)")
         if threads is not None:
             cv2.setNumThreads(threads)
         self.detector = cv2.dnn.readNetFromONNX(str(det_path))
-        self.classifier = cv2.dnn.readNetFromONNX(str(cls_path))
+        self.classifier = None if detector_only else cv2.dnn.readNetFromONNX(str(cls_path))
         # One size for a fixed camera; several (e.g. 320, 192) for photos whose cards may be any size.
         self.det_sizes = (det_size,) if isinstance(det_size, int) else tuple(det_size)
         self.threshold = threshold

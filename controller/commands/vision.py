@@ -58,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--detector-weights", type=Path, default=None,
                    help="reuse this detector.pt (saved by an earlier run) and train only the classifier")
+    p.add_argument("--detector-crops", action="store_true",
+                   help="also train the classifier on the corners the trained detector cuts from rendered scenes")
     p.set_defaults(func=_train)
 
     p = vs.add_parser("evaluate", help="the acceptance figures: held-out real photos and a synthetic test set",
@@ -150,7 +152,7 @@ def _train(args: argparse.Namespace) -> int:
 
     train(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, det_scenes=args.det_scenes,
           cls_scenes=args.cls_scenes, det_epochs=args.det_epochs, cls_epochs=args.cls_epochs, workers=args.workers,
-          detector_weights=args.detector_weights, say=lambda line: print(line, flush=True))
+          detector_weights=args.detector_weights, detector_crops=args.detector_crops, say=lambda line: print(line, flush=True))
     return 0
 
 

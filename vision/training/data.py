@@ -188,9 +188,11 @@ def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> C
     return CardRect(r.cx + dx, r.cy + dy, math.cos(a), math.sin(a), r.half_l * s * asp, r.half_w * s / asp)
 
 
-def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = ()
+def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Corner crops from one rendered scene: (crops, rank classes, suit classes or -1)."""
+    """Corner crops from one rendered scene: (crops, rank classes, suit classes or -1). With `detect` (a
+    `Recogniser.detect`), also the corners of the rectangles the detector finds, labelled from the card
+    whose corner they land on: the classifier learns the detector's real errors."""
     w, h = [(640, 384), (512, 512), (384, 512), (800, 450)][int(rng.integers(4))]
     scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.4), backgrounds=backgrounds, hand=0.35,
                                 count=(1, 8), face_down=0.08)
@@ -212,6 +214,33 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
             rects.append(r)
             ranks.append(label)
             suits.append(int(pc.card.suit) if pc.card is not None and not pc.card.joker and label < BACK else -1)
+    if detect is not None:
+        truths = [(pc, rect_of_quad(pc.quad)) for pc in scene.cards if pc.visible >= 0.05]
+        for _, _, pred in detect(scene.image):
+            for r in (pred, pred.flipped()):
+                px, py = corner_point(r)
+                best, dist = None, 1e9
+                for pc, t in truths:
+                    for j, tr in enumerate((t, t.flipped())):
+                        qx, qy = corner_point(tr)
+                        d = math.hypot(px - qx, py - qy) / max(t.half_w, 1.0)
+                        if d < dist:
+                            best, dist = (pc, j), d
+                if best is None:
+                    continue
+                pc, j = best
+                vis = pc.index_visible[j]
+                if dist > 0.6 or vis < 0.3:
+                    label = NONE if dist > 0.6 or vis < 0.3 else -1
+                elif dist < 0.25 and vis > 0.8:
+                    label = rank_class(pc.card)
+                else:
+                    continue
+                if pc.card is None and label != NONE:
+                    label = BACK
+                rects.append(r)
+                ranks.append(label)
+                suits.append(int(pc.card.suit) if label < JOKER_CLASS and pc.card is not None else -1)
     # Some crops of nothing in particular (background, hands, card middles) teach "none".
     for _ in range(int(rng.integers(0, 2))):
         hw = rng.uniform(0.04, 0.2) * max(w, h)

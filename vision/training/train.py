@@ -54,12 +54,17 @@ These model files are derived from those photos. The photos themselves are not i
 # ------------------------------------------------------------------------------------------- generation
 
 _BACKGROUNDS: list[np.ndarray] = []
+_DETECT = None
 
 
-def _init_worker(backgrounds: list[np.ndarray]) -> None:
-    global _BACKGROUNDS
+def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None) -> None:
+    global _BACKGROUNDS, _DETECT
     _BACKGROUNDS = backgrounds
     cv2.setNumThreads(1)
+    if detector_onnx:
+        from vision.recognise import Recogniser
+
+        _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect
 
 
 def _det_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list]:
@@ -76,16 +81,17 @@ def _det_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list]:
 def _cls_chunk(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     seed, count = args
     rng = np.random.default_rng(seed)
-    parts = [data.classifier_scene(rng, _BACKGROUNDS) for _ in range(count)]
+    parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT) for _ in range(count)]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
 
 
-def _generate(fn: Callable, jobs: list, backgrounds: list[np.ndarray], workers: int) -> list:
+def _generate(fn: Callable, jobs: list, backgrounds: list[np.ndarray], workers: int,
+              detector_onnx: str | None = None) -> list:
     if workers <= 1:
-        _init_worker(backgrounds)
+        _init_worker(backgrounds, detector_onnx)
         return [fn(j) for j in jobs]
-    with mp.get_context("spawn").Pool(workers, _init_worker, (backgrounds,)) as pool:
+    with mp.get_context("spawn").Pool(workers, _init_worker, (backgrounds, detector_onnx)) as pool:
         return pool.map(fn, jobs)
 
 
@@ -255,13 +261,17 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
 
 # ------------------------------------------------------------------------------------------- export
 
+def _export_detector(det: Detector, path: Path) -> None:
+    torch.onnx.export(DetectorExport(det).eval(), torch.zeros(1, 3, 192, 320), str(path), input_names=["image"],
+                      output_names=["maps"], dynamic_axes={"image": {2: "h", 3: "w"}, "maps": {2: "h4", 3: "w4"}},
+                      opset_version=13, dynamo=False)
+
+
 def _export(det: Detector, cls: Classifier, out: Path, say: Callable[[str], None]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
     kwargs = {"opset_version": 13, "dynamo": False}
-    torch.onnx.export(DetectorExport(det).eval(), torch.zeros(1, 3, 192, 320), str(det_path), input_names=["image"],
-                      output_names=["maps"], dynamic_axes={"image": {2: "h", 3: "w"}, "maps": {2: "h4", 3: "w4"}},
-                      **kwargs)
+    _export_detector(det, det_path)
     torch.onnx.export(ClassifierExport(cls).eval(), torch.zeros(2, 3, 48, 32), str(cls_path), input_names=["crops"],
                       output_names=["probs"], dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
     # OpenCV must read them and agree with PyTorch.
@@ -284,7 +294,8 @@ def _export(det: Detector, cls: Classifier, out: Path, say: Callable[[str], None
 
 def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 5000, cls_scenes: int = 12000,
           det_epochs: int = 12, cls_epochs: int = 8, workers: int = 2, real_share: float = 0.25,
-          detector_weights: Path | None = None, say: Callable[[str], None] = print) -> dict:
+          detector_weights: Path | None = None, detector_crops: bool = False,
+          say: Callable[[str], None] = print) -> dict:
     """Train both models from `rng` (seeded by the caller) and write them to `out`; returns a summary.
     With `detector_weights` (a detector.pt an earlier run saved), only the classifier is trained."""
     started = time.time()
@@ -324,7 +335,12 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
         del images, targets
     t = time.time()
     jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
-    parts = _generate(_cls_chunk, jobs, backgrounds, workers)
+    onnx_for_crops = None
+    if detector_crops:
+        # The classifier also learns from the corners the detector itself cuts (needs it as ONNX now).
+        _export_detector(det, out / "detector.onnx")
+        onnx_for_crops = str(out / "detector.onnx")
+    parts = _generate(_cls_chunk, jobs, backgrounds, workers, onnx_for_crops)
     crops = np.concatenate([p[0] for p in parts])
     ranks = np.concatenate([p[1] for p in parts])
     suits = np.concatenate([p[2] for p in parts])
