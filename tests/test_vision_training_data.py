@@ -42,12 +42,9 @@ def test_targets_decode_back_to_the_cards() -> None:
 
 
 def test_mirrored_targets_match_the_mirrored_image() -> None:
-    pytest.importorskip("torch")
-    from vision.training.train import _mirror_targets
-
     gen = SeededRng(9).numpy()
     img, objects = data.detector_scene(gen, 256)
-    t = _mirror_targets(data.detector_targets(objects, (256, 256)))
+    t = data.mirror_targets(data.detector_targets(objects, (256, 256)))
     out = t[:DET_CHANNELS].copy()
     out[0] = (out[0] >= 1).astype(np.float32)
     decoded = decode(out, 1.0, 0.5)

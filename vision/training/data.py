@@ -23,7 +23,7 @@ from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, JOKER_CLASS, N
 
 __all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
            "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
-           "rank_class", "corner_point"]
+           "rank_class", "corner_point", "mirror_targets"]
 
 
 @dataclass
@@ -177,6 +177,18 @@ def detector_targets(objects: Sequence[DetObject], size: tuple[int, int]) -> np.
                 t[5 + ch, ys, xs] = v
             t[DET_CHANNELS + 2, ys, xs] = 1.0
     return t
+
+
+def mirror_targets(t: np.ndarray) -> np.ndarray:
+    """Targets of a mirrored image: x offsets change sign around the cell, angles mirror."""
+    m = t[:, :, ::-1].copy()
+    centres = m[DET_CHANNELS + 1] > 0
+    # A centre at cell x with offset o (position x + o) moves to W - x - o = (W - 1 - x) + (1 - o).
+    m[1][centres] = 1 - m[1][centres]
+    geo = m[DET_CHANNELS + 2] > 0
+    m[5][geo] = -m[5][geo]
+    m[8][geo] = -m[8][geo]  # sin(2 theta) flips; cos(2 theta) stays
+    return m
 
 
 def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> CardRect:

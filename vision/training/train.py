@@ -146,7 +146,7 @@ def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images
             y = [targets[i] for i in idx]
             if rng.random() < 0.5:  # mirror half the synthetic batches (geometry mirrors with them)
                 x = [im[:, ::-1] for im in x]
-                y = [_mirror_targets(tt) for tt in y]
+                y = [data.mirror_targets(tt) for tt in y]
             for _ in range(n_real):
                 img, photo, rects = real[int(rng.integers(len(real)))]
                 im, obs = data.real_detector_sample(rng, img, photo, rects, size)
@@ -167,20 +167,6 @@ def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images
             f" ({time.time() - t0:.0f} s)")
     net.eval()
     return net
-
-
-def _mirror_targets(t: np.ndarray) -> np.ndarray:
-    """Targets of a mirrored image: x offsets change sign around the cell, angles mirror."""
-    m = t[:, :, ::-1].copy()
-    W = t.shape[2]
-    centres = m[DET_CHANNELS + 1] > 0
-    # A centre at cell x with offset o (position x + o) moves to W - x - o = (W - 1 - x) + (1 - o).
-    m[1][centres] = 1 - m[1][centres]
-    geo = m[DET_CHANNELS + 2] > 0
-    m[5][geo] = -m[5][geo]
-    m[8][geo] = -m[8][geo]  # sin(2 theta) flips; cos(2 theta) stays
-    del W
-    return m
 
 
 def _harvest_real(net: Detector, real: list[tuple[np.ndarray, realdata.Photo, list]], rng: np.random.Generator,
