@@ -55,16 +55,21 @@ These model files are derived from those photos. The photos themselves are not i
 
 _BACKGROUNDS: list[np.ndarray] = []
 _DETECT = None
+_INIT_ERROR: BaseException | None = None
 
 
 def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None) -> None:
-    global _BACKGROUNDS, _DETECT
+    # An initializer that raises makes a Pool restart workers forever: keep the error, raise it per task.
+    global _BACKGROUNDS, _DETECT, _INIT_ERROR
     _BACKGROUNDS = backgrounds
     cv2.setNumThreads(1)
     if detector_onnx:
-        from vision.recognise import Recogniser
+        try:
+            from vision.recognise import Recogniser
 
-        _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect
+            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect
+        except Exception as exc:  # noqa: BLE001 - re-raised in the task
+            _INIT_ERROR = exc
 
 
 def _det_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list]:
@@ -80,6 +85,8 @@ def _det_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list]:
 
 def _cls_chunk(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     seed, count = args
+    if _INIT_ERROR is not None:
+        raise _INIT_ERROR
     rng = np.random.default_rng(seed)
     parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT) for _ in range(count)]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
