@@ -26,7 +26,6 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
-    import cv2
     import numpy as np
 
     from controller.cards import deck
@@ -47,7 +46,6 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
         cam.place(card, zones[rng.randbelow(len(zones))])
     frames = [cam.read() for _ in range(8)]  # a few noise patterns, cycled
     rec = Recogniser(args.models, threads=args.threads)
-    cv2.setNumThreads(args.threads)
     seen = rec.identify(frames[0])
     right = sorted(str(d.card) for d in seen if d.card is not None)
     truth = sorted(str(c.card) for c in cam.cards)
