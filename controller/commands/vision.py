@@ -1,0 +1,176 @@
+"""`croupier vision ...`: identify cards in images, calibrate the table camera, train and evaluate the card models."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from controller.cli import CliError
+
+DEFAULT_SEED = 20261121
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("vision", help="card recognition from camera images",
+                            description="Card recognition: identify cards in images, calibrate the table camera, "
+                                        "train and evaluate the models.")
+    vs = parser.add_subparsers(dest="vision_command", metavar="ACTION", required=True)
+
+    p = vs.add_parser("identify", help="print the cards found in each image",
+                      description="Print the cards found in each image (rank, suit, box in image pixels, "
+                                  "confidence).")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--json", action="store_true", help="print JSON: [{image, cards: [{card, rank, suit, box, "
+                                                       "confidence}]}]")
+    p.add_argument("--models", type=Path, default=None, help="folder with detector.onnx and classifier.onnx")
+    p.add_argument("--min-confidence", type=float, default=0.0,
+                   help="leave out cards named with less confidence (default: report all)")
+    p.set_defaults(func=_identify)
+
+    p = vs.add_parser("calibrate", help="find the table in a camera image and save its homography",
+                      description="Compute the homography from image pixels to table millimetres, from the four "
+                                  "ArUco markers (DICT_4X4_50 ids 0..3 clockwise from top-left) or from four "
+                                  "corners given by hand, and write it to the camera config (TOML).")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--image", type=Path, help="a still from the table camera")
+    src.add_argument("--camera", help="grab one frame from this source (device index, /dev/v4l/by-id path, "
+                                      "video file or rtsp:// URL)")
+    src.add_argument("--sim", action="store_true", help="use a frame of the simulated camera")
+    p.add_argument("--corners", help="table corners in image pixels, clockwise from top-left: "
+                                     "'x,y x,y x,y x,y' (instead of markers)")
+    p.add_argument("--table-mm", nargs=2, type=float, metavar=("WIDTH", "HEIGHT"), default=None,
+                   help="table size in millimetres (default: from the config, else 1200 675)")
+    p.add_argument("--config", type=Path, default=Path("camera.toml"),
+                   help="camera config to update (default camera.toml; created if missing)")
+    p.set_defaults(func=_calibrate)
+
+    p = vs.add_parser("train", help="train the card models (needs pip install -e '.[train]')",
+                      description="Render training data, train the detector and classifier, export ONNX. "
+                                  "Seeded: the same seed gives the same models on the same machine.")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--out", type=Path, default=None, help="output folder (default: vision/models)")
+    p.add_argument("--det-scenes", type=int, default=5000)
+    p.add_argument("--cls-scenes", type=int, default=12000)
+    p.add_argument("--det-epochs", type=int, default=12)
+    p.add_argument("--cls-epochs", type=int, default=8)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--detector-weights", type=Path, default=None,
+                   help="reuse this detector.pt (saved by an earlier run) and train only the classifier")
+    p.add_argument("--detector-crops", action="store_true",
+                   help="also train the classifier on the corners the trained detector cuts from rendered scenes")
+    p.set_defaults(func=_train)
+
+    p = vs.add_parser("evaluate", help="the acceptance figures: held-out real photos and a synthetic test set",
+                      description="Score the models on the held-out real photos (rank found inside the label "
+                                  "box; precision) and on a seeded synthetic test set (rank and suit).")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED + 1)
+    p.add_argument("--synthetic", type=int, default=2000, metavar="CARDS",
+                   help="cards in the synthetic test set (default 2000; 0 skips it)")
+    p.add_argument("--no-real", action="store_true", help="skip the real photos")
+    p.add_argument("--models", type=Path, default=None)
+    p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
+                   help="also write the figures as JSON (default path: vision-evaluate.json)")
+    p.set_defaults(func=_evaluate)
+
+
+def _recogniser(models: Path | None, photos: bool = False):
+    from vision.recognise import PHOTO_SIZES, TABLE_SIZES, Recogniser
+
+    try:
+        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES)
+    except FileNotFoundError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _identify(args: argparse.Namespace) -> int:
+    import cv2
+
+    rec = _recogniser(args.models, photos=True)
+    results = []
+    for name in args.images:
+        image = cv2.imread(name, cv2.IMREAD_COLOR)
+        if image is None:
+            raise CliError(f"cannot read image {name!r}")
+        cards = [d for d in rec.identify(image) if d.card is not None and d.confidence >= args.min_confidence]
+        cards.sort(key=lambda d: (d.box[0], d.box[1]))
+        results.append({"image": name, "cards": [d.to_json() for d in cards]})
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        print()
+    else:
+        for r in results:
+            found = ", ".join(f"{c['card']} ({c['confidence']:.2f}) at {c['box']}" for c in r["cards"])
+            print(f"{r['image']}: {found or 'no cards'}")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision import geometry
+
+    config = geometry.load_config(args.config) if args.config.exists() else {}
+    table_mm = tuple(args.table_mm) if args.table_mm else tuple(config.get("table_mm", (1200.0, 675.0)))
+    if args.image:
+        frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise CliError(f"cannot read image {str(args.image)!r}")
+    elif args.sim:
+        from drivers.camera.sim import SimulatedCamera
+
+        frame = SimulatedCamera(table_mm=table_mm).read()
+    else:
+        from drivers.camera.capture import CameraError, OpenCVCamera
+
+        try:
+            with OpenCVCamera(args.camera, retries=2) as cam:
+                frame = cam.read()
+        except CameraError as exc:
+            raise CliError(str(exc)) from None
+    try:
+        if args.corners:
+            corners = geometry.parse_corners(args.corners)
+            calib = geometry.Calibration.from_corners(corners, table_mm, frame.shape[1::-1])
+        else:
+            calib = geometry.Calibration.from_markers(frame, table_mm)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    geometry.save_calibration(args.config, calib)
+    print(f"calibrated from {calib.source}: reprojection error {calib.error_px:.2f} px; wrote {args.config}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    try:
+        from vision.training.train import train
+    except ImportError as exc:
+        raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
+    from controller.rng import SeededRng
+    from vision.recognise import MODELS_DIR
+
+    train(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, det_scenes=args.det_scenes,
+          cls_scenes=args.cls_scenes, det_epochs=args.det_epochs, cls_epochs=args.cls_epochs, workers=args.workers,
+          detector_weights=args.detector_weights, detector_crops=args.detector_crops, say=lambda line: print(line, flush=True))
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from controller.rng import SeededRng
+    from vision import evaluate
+
+    say = lambda line: print(line, flush=True)  # noqa: E731
+    figures: dict = {}
+    # Photos are read as `identify` reads them; the synthetic table frames as the table camera's are.
+    if not args.no_real:
+        figures["real"] = evaluate.real_photos(_recogniser(args.models, photos=True), say=say)
+    if args.synthetic > 0:
+        figures["synthetic"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+                                                  args.synthetic, say=say)
+        figures["synthetic"]["seed"] = args.seed
+    if args.json is not None:
+        path = Path(args.json or "vision-evaluate.json")
+        path.write_text(json.dumps(figures, indent=2) + "\n")
+        print(f"wrote {path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,95 @@
+"""The synthetic renderer: every card face, seeded determinism, and ground truth that matches the pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from controller.cards import JOKER, Suit, deck, parse_card
+from controller.rng import SeededRng
+from vision import render
+
+
+def test_every_face_renders_with_round_corners() -> None:
+    faces = {}
+    for card in render.ALL_CARDS:
+        face = render.card_face(card)
+        assert face.shape == (render.CARD_H, render.CARD_W, 4) and face.dtype == np.uint8
+        assert face[0, 0, 3] == 0 and face[render.CARD_H // 2, render.CARD_W // 2, 3] == 255
+        faces[str(card)] = face
+    assert len(faces) == 53
+    # No two identities look the same.
+    keys = {face[..., :3].tobytes() for face in faces.values()}
+    assert len(keys) == 53
+
+
+@pytest.mark.parametrize("text", ["AS", "TD", "7H", "QC", "JK"])
+def test_the_bottom_index_is_the_top_index_turned(text: str) -> None:
+    card = JOKER if text == "JK" else parse_card(text)
+    face = render.card_face(card).astype(int)
+    x1, y1 = int(render.INDEX_REGION[2] * render.CARD_W), int(render.INDEX_REGION[3] * render.CARD_H)
+    top = face[:y1, :x1, :3]
+    bottom = face[render.CARD_H - y1:, render.CARD_W - x1:, :3][::-1, ::-1]
+    assert (top < 128).any(), "the index has ink"
+    assert np.abs(top - bottom).mean() < 3
+
+
+def test_red_suits_are_red() -> None:
+    for suit in Suit:
+        face = render.card_face(parse_card("5" + suit.letter))[..., :3].astype(int)
+        ink = face[(face.sum(axis=2) < 500)]
+        red = (ink[:, 2] - ink[:, 0]).mean() > 60
+        assert red == suit.is_red
+
+
+def test_scenes_are_seeded() -> None:
+    a = render.render_scene(SeededRng(7).numpy(), (320, 192))
+    b = render.render_scene(SeededRng(7).numpy(), (320, 192))
+    c = render.render_scene(SeededRng(8).numpy(), (320, 192))
+    assert np.array_equal(a.image, b.image)
+    assert [str(p.card) for p in a.cards] == [str(p.card) for p in b.cards]
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_ground_truth_follows_the_cards() -> None:
+    gen = SeededRng(3).numpy()
+    for _ in range(10):
+        scene = render.render_scene(gen, (400, 300), fan=1.0, strength=0.0, hand=0.0)
+        for pc in scene.cards:
+            if pc.visible == 0:
+                continue
+            x0, y0, x1, y1 = pc.box
+            qx0, qy0 = pc.quad.min(axis=0)
+            qx1, qy1 = pc.quad.max(axis=0)
+            # The visible box lies inside the card's outline (and the image).
+            assert qx0 - 2 <= x0 and y0 >= qy0 - 2 and x1 <= qx1 + 2 and y1 <= qy1 + 2
+            assert 0 <= pc.visible <= 1 and all(0 <= v <= 1 for v in pc.index_visible)
+        # The top card of every scene is never covered by another card.
+        top = scene.cards[-1]
+        inside = (top.quad >= 0).all() and (top.quad[:, 0] < 400).all() and (top.quad[:, 1] < 300).all()
+        if inside:
+            assert top.visible > 0.97 and min(top.index_visible) == 1.0
+
+
+def test_a_card_under_another_is_hidden() -> None:
+    cards = [parse_card("AS"), parse_card("KD")]
+    img = np.zeros((300, 400, 3), np.uint8)
+    idmap = np.full((300, 400), -1, np.int32)
+    quad = np.array([[150, 80], [250, 90], [240, 230], [140, 220]], np.float64)
+    placed = [render.PlacedCard(cards[0], quad), render.PlacedCard(cards[1], quad.copy())]
+    for i, pc in enumerate(placed):
+        render._composite(img, idmap, render.card_face(pc.card), pc.quad, i, 1.0)
+    render._visibility(placed, idmap)
+    assert placed[0].visible < 0.02 and max(placed[0].index_visible) == 0.0
+    assert placed[1].index_visible == (1.0, 1.0) and placed[1].visible > 0.97
+    assert placed[1].box[0] in (139, 140, 141) and placed[1].box[3] in (229, 230, 231)
+
+
+def test_table_frames_show_markers_and_cards() -> None:
+    tc = [render.TableCard(c, 200 + 80 * i, 300) for i, c in enumerate(deck()[:5])]
+    frame = render.render_table(tc, SeededRng(1).numpy(), noise=2.0)
+    assert frame.shape == (720, 1280, 3)
+    empty = render.render_table([], SeededRng(1).numpy(), noise=2.0)
+    # Cards are white on green felt.
+    x, y = int(200 * 1280 / 1200), int(300 * 720 / 675)
+    assert frame[y, x].mean() > 150 and empty[y, x].mean() < 120

@@ -1,0 +1,91 @@
+"""Training data (numpy only): detector targets decode back to the cards, mirroring keeps them right, the
+classical finder recovers a card's rectangle, classifier crops carry the right labels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from controller.rng import SeededRng
+from vision import render
+from vision.recognise import BACK, CROP_H, CROP_W, DET_CHANNELS, NONE, RANK_CLASSES, CardRect, decode
+from vision.training import data
+
+
+def _check(decoded, rect: CardRect) -> None:
+    best = min(decoded, key=lambda d: math.hypot(d[2].cx - rect.cx, d[2].cy - rect.cy))[2]
+    assert abs(best.cx - rect.cx) < 0.5 and abs(best.cy - rect.cy) < 0.5
+    assert abs(abs(best.ux * rect.ux + best.uy * rect.uy) - 1) < 1e-3
+    assert abs(best.half_l - rect.half_l) < 0.5 and abs(best.half_w - rect.half_w) < 0.5
+
+
+def test_targets_decode_back_to_the_cards() -> None:
+    gen = SeededRng(4).numpy()
+    checked = 0
+    for _ in range(4):
+        img, objects = data.detector_scene(gen, 256)
+        assert img.shape == (256, 256, 3)
+        t = data.detector_targets(objects, (256, 256))
+        assert t.shape == (DET_CHANNELS + 3, 64, 64)
+        out = t[:DET_CHANNELS].copy()
+        out[0] = (out[0] >= 1).astype(np.float32)
+        decoded = decode(out, 1.0, 0.5)
+        for ob in objects:
+            cx, cy = (ob.box[0] + ob.box[2]) / 2, (ob.box[1] + ob.box[3]) / 2
+            if ob.ignore or not (0 <= cx < 256 and 0 <= cy < 256) or ob.rect is None:
+                continue
+            _check(decoded, ob.rect)
+            checked += 1
+    assert checked >= 5
+
+
+def test_mirrored_targets_match_the_mirrored_image() -> None:
+    gen = SeededRng(9).numpy()
+    img, objects = data.detector_scene(gen, 256)
+    t = data.mirror_targets(data.detector_targets(objects, (256, 256)))
+    out = t[:DET_CHANNELS].copy()
+    out[0] = (out[0] >= 1).astype(np.float32)
+    decoded = decode(out, 1.0, 0.5)
+    for ob in objects:
+        if ob.ignore or ob.rect is None or not 0 <= (ob.box[0] + ob.box[2]) / 2 < 256 or \
+                not 0 <= (ob.box[1] + ob.box[3]) / 2 < 256:
+            continue
+        r = ob.rect
+        _check(decoded, CardRect(256 - r.cx, r.cy, -r.ux, r.uy, r.half_l, r.half_w))
+
+
+def test_classical_rect_finds_a_lone_card() -> None:
+    img = np.full((400, 400, 3), (40, 90, 30), np.uint8)
+    idmap = np.full((400, 400), -1, np.int32)
+    a = math.radians(20)
+    local = np.array([[-60, -84], [60, -84], [60, 84], [-60, 84]], np.float64)
+    quad = local @ np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]).T + 200
+    render._composite(img, idmap, render.card_face(render.ALL_CARDS[30]), quad, 0, 1.0)
+    ys, xs = np.nonzero(idmap == 0)
+    rect = data.classical_rect(img, (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())))
+    assert rect is not None
+    truth = data.rect_of_quad(quad)
+    assert math.hypot(rect.cx - truth.cx, rect.cy - truth.cy) < 3
+    assert abs(abs(rect.ux * truth.ux + rect.uy * truth.uy) - 1) < 0.01
+    assert abs(rect.half_l - truth.half_l) < 4 and abs(rect.half_w - truth.half_w) < 4
+    # Nothing card-like in the box: no rectangle.
+    assert data.classical_rect(np.full((400, 400, 3), 90, np.uint8), (100, 100, 200, 240)) is None
+
+
+def test_classifier_crops_and_labels() -> None:
+    gen = SeededRng(2).numpy()
+    crops, ranks, suits = [], [], []
+    for _ in range(6):
+        c, r, s = data.classifier_scene(gen)
+        assert c.shape[1:] == (CROP_H, CROP_W, 3) and len(c) == len(r) == len(s)
+        crops.append(c)
+        ranks.append(r)
+        suits.append(s)
+    r, s = np.concatenate(ranks), np.concatenate(suits)
+    assert r.min() >= 0 and r.max() < RANK_CLASSES
+    # A suit is labelled exactly for suited faces.
+    assert ((s >= 0) == (r < 13)).all()
+    assert (r == NONE).any() and (r < 13).sum() > 10
+    assert not ((r == BACK) & (s >= 0)).any()

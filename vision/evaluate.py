@@ -1,0 +1,110 @@
+"""The acceptance measurements: the held-out real photos and a seeded synthetic test set of cards on felt.
+
+Run with `croupier vision evaluate` (figures printed, `--json` to keep them) or `pytest --long -m long`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from vision import realdata, render
+from vision.recognise import Recogniser
+
+__all__ = ["real_photos", "synthetic", "synthetic_scene"]
+
+
+def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confidence: float = 0.0) -> dict[str, Any]:
+    """Score the held-out real photos: labelled cards found with the right rank (box centre inside the
+    label box) and precision of the reports. The photos know ranks 9..A only, so only the rank is judged."""
+    root = realdata.photos_dir()
+    if root is None:
+        say("real card photos not found (set CROUPIER_CARD_PHOTOS or put them in ../shared/data/real-card-photos)")
+        return {"skipped": "photos not found"}
+    _, held = realdata.split(realdata.load_photos(root))
+    total = realdata.Score()
+    misses = []
+    t0 = time.perf_counter()
+    for photo in held:
+        image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
+        dets = [d for d in rec.identify(image) if d.card is not None and not d.card.joker
+                and d.confidence >= min_confidence]
+        score = realdata.match(photo.cards, [(d.card.rank, d.box) for d in dets])  # type: ignore[union-attr]
+        total.add(score)
+        if score.found < score.labelled or score.false:
+            misses.append(f"{photo.path.name}: {score.found}/{score.labelled} found, {score.false} false "
+                          f"(reported {', '.join(str(d.card) for d in dets) or 'nothing'})")
+    seconds = time.perf_counter() - t0
+    say(f"real held-out photos: {len(held)} photos, {total.labelled} labelled cards")
+    say(f"  found with the right rank: {total.found}/{total.labelled} = {total.recall:.2%} (goal >= 95%)")
+    say(f"  found, any rank:           {total.found_any_rank}/{total.labelled}")
+    say(f"  precision: {total.reported - total.false}/{total.reported} reports right = {total.precision:.2%}")
+    for m in misses:
+        say(f"    {m}")
+    return {"photos": len(held), "labelled": total.labelled, "found": total.found, "recall": round(total.recall, 4),
+            "found_any_rank": total.found_any_rank, "reported": total.reported, "false": total.false,
+            "precision": round(total.precision, 4), "seconds": round(seconds, 1), "misses": misses}
+
+
+def synthetic_scene(rng: np.random.Generator) -> render.Scene:
+    """One test frame: 1280x720, 4 to 8 cards on felt, spread or overlapping a little, camera effects on."""
+    return render.render_scene(rng, (1280, 720), count=(4, 8), card_width=(0.07, 0.12), fan=0.3, face_down=0.0,
+                               busy=0.0, hand=0.0, tilt=0.08, strength=1.0)
+
+
+def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say: Callable[[str], None] = print
+              ) -> dict[str, Any]:
+    """Render frames until `cards` readable cards (an index at least 80% visible) have been shown; a card
+    counts as right when a reported card of the same rank and suit has its box centre in the card's
+    visible box. Cards whose indices are both covered are not counted (nobody can read them)."""
+    shown = right = rank_right = reported = false = frames = 0
+    wrong: dict[str, int] = {}
+    t0 = time.perf_counter()
+    while shown < cards:
+        scene = synthetic_scene(rng)
+        frames += 1
+        dets = [d for d in rec.identify(scene.image) if d.card is not None]
+        reported += len(dets)
+        used = [False] * len(dets)
+        readable_boxes = []
+        for pc in scene.cards:
+            inside = [i for i, d in enumerate(dets) if _inside(d.box, pc.box)]
+            readable = max(pc.index_visible) >= 0.8 and pc.visible >= 0.2
+            if readable:
+                readable_boxes.append(pc.box)
+                shown += 1
+                hit = next((i for i in inside if not used[i] and dets[i].card == pc.card), None)
+                if hit is not None:
+                    used[hit] = True
+                    right += 1
+                    rank_right += 1
+                else:
+                    if any(dets[i].card.rank == pc.card.rank for i in inside):  # type: ignore[union-attr]
+                        rank_right += 1
+                    got = ", ".join(str(dets[i].card) for i in inside) or "nothing"
+                    wrong[f"{pc.card} read as {got}"] = wrong.get(f"{pc.card} read as {got}", 0) + 1
+            else:
+                for i in inside:  # a report of a covered card is neither right nor false
+                    if dets[i].card == pc.card:
+                        used[i] = True
+        false += sum(1 for i, d in enumerate(dets) if not used[i] and not any(_inside(d.box, pc.box) and
+                                                                           d.card == pc.card for pc in scene.cards))
+    seconds = time.perf_counter() - t0
+    acc = right / shown
+    say(f"synthetic test set: {frames} frames of 1280x720 felt, {shown} readable cards")
+    say(f"  right rank and suit: {right}/{shown} = {acc:.2%} (goal >= 99.5%); right rank: {rank_right / shown:.2%}")
+    say(f"  precision: {reported - false}/{reported} = {(reported - false) / max(reported, 1):.2%}")
+    for k, v in sorted(wrong.items(), key=lambda kv: -kv[1])[:15]:
+        say(f"    {v} x {k}")
+    return {"frames": frames, "cards": shown, "right": right, "accuracy": round(acc, 5),
+            "rank_accuracy": round(rank_right / shown, 5), "reported": reported, "false": false,
+            "precision": round((reported - false) / max(reported, 1), 5), "seconds": round(seconds, 1),
+            "errors": dict(sorted(wrong.items(), key=lambda kv: -kv[1])[:30])}
+
+
+def _inside(box: tuple[float, ...], label: tuple[float, ...]) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return label[0] <= cx <= label[2] and label[1] <= cy <= label[3]

@@ -1,0 +1,364 @@
+"""Find and name the cards in a frame: a small detector on the downscaled frame, then a classifier on corner crops.
+
+Two ONNX models run through OpenCV's DNN module (no deep-learning framework at run time):
+
+1. the detector (CenterNet-style, stride 4) marks the centre of each card's visible part and regresses
+   its visible box and the whole card's rectangle (centre, long-axis direction, half-length, half-width);
+2. the classifier reads the two index corners of each card (top-left and bottom-right of the upright
+   card: the same picture once each is turned upright, so the card's 180-degree ambiguity never
+   matters) and gives rank (2..A, joker), "back" or "none" (covered), and suit probabilities. The two
+   corners are pooled, weighted by how sure each is that it sees an index, so a covered corner does not
+   vote.
+
+`Recogniser.identify(frame)` returns `Detection`s with the card (or None when unreadable), a confidence
+for the identity and one for the detection, the visible box and the card's quad, all in frame pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from controller.cards import Card, JOKER, Suit
+from vision.render import INDEX_REGION as _REGION
+
+__all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "MODELS_DIR", "CROP_W", "CROP_H",
+           "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "letterbox", "decode", "refine_rect"]
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+# Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
+# hold a card filling the frame or several small ones: two passes, merged.
+TABLE_SIZES = (384,)
+PHOTO_SIZES = (320, 224)
+CROP_W, CROP_H = 32, 48
+STRIDE = 4
+DET_CHANNELS = 11
+# Classifier rank head: 0..12 are ranks 2..14, then the joker, a card back, and "no index here".
+RANK_CLASSES = 16
+JOKER_CLASS, BACK, NONE = 13, 14, 15
+_PAD = 114  # grey used to pad the detector input (the same in training)
+
+
+@dataclass(frozen=True)
+class CardRect:
+    """A card as a rectangle in image pixels: centre, unit vector towards its top, half-length, half-width."""
+
+    cx: float
+    cy: float
+    ux: float
+    uy: float
+    half_l: float
+    half_w: float
+
+    def quad(self) -> np.ndarray:
+        """Corners (4, 2): top-left, top-right, bottom-right, bottom-left of the card as if upright."""
+        c = np.array([self.cx, self.cy])
+        up = np.array([self.ux, self.uy])
+        right = np.array([-self.uy, self.ux])
+        return np.array([c + up * self.half_l - right * self.half_w, c + up * self.half_l + right * self.half_w,
+                         c - up * self.half_l + right * self.half_w, c - up * self.half_l - right * self.half_w])
+
+    def flipped(self) -> CardRect:
+        return CardRect(self.cx, self.cy, -self.ux, -self.uy, self.half_l, self.half_w)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One card seen in a frame. `card` is None when no index could be read (face down or covered);
+    `confidence` is the probability of the named identity, `score` the detector's certainty that a card
+    is there. `box` is the visible part (x0, y0, x1, y1), `rect` the whole card, in frame pixels."""
+
+    card: Card | None
+    confidence: float
+    score: float
+    box: tuple[float, float, float, float]
+    rect: CardRect
+    face_down: bool = False
+    rank_confidence: float = 0.0
+    suit_confidence: float = 0.0
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.rect.cx, self.rect.cy)
+
+    def to_json(self) -> dict:
+        """The shape printed by `croupier vision identify --json`."""
+        card = self.card
+        return {
+            "card": str(card) if card is not None else None,
+            "rank": card.rank_char if card is not None else None,
+            "suit": card.suit.letter if card is not None and card.suit is not None else None,
+            "box": [round(v) for v in self.box],
+            "confidence": round(self.confidence, 4),
+        }
+
+
+def corner_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
+    """The two index corners of every card, each turned upright: uint8 (2 * len(rects), CROP_H, CROP_W, 3).
+
+    Crop 2k is the top-left corner of card k as its rect's `up` points, crop 2k+1 the opposite corner.
+    """
+    out = np.empty((2 * len(rects), CROP_H, CROP_W, 3), np.uint8)
+    x0r, y0r, x1r, y1r = _REGION
+    for k, rect in enumerate(rects):
+        for j, r in enumerate((rect, rect.flipped())):
+            up = np.array([r.ux, r.uy])
+            right = np.array([-r.uy, r.ux])
+            down = -up
+            origin = np.array([r.cx, r.cy]) - right * r.half_w - down * r.half_l  # top-left of the card
+            # Pixel (px, py) of the crop samples card point (u, v) = region start + (p + 0.5) * step.
+            du = (x1r - x0r) * 2 * r.half_w / CROP_W
+            dv = (y1r - y0r) * 2 * r.half_l / CROP_H
+            start = origin + right * (x0r * 2 * r.half_w + du / 2) + down * (y0r * 2 * r.half_l + dv / 2)
+            M = np.array([[right[0] * du, down[0] * dv, start[0]], [right[1] * du, down[1] * dv, start[1]]])
+            shrink = max(du, dv)
+            if shrink > 1.6:  # bilinear sampling would alias: sample finer, then area-average
+                out[2 * k + j] = _shrunk_crop(image, M, shrink)
+            else:
+                out[2 * k + j] = cv2.warpAffine(image, M, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                                borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float) -> np.ndarray:
+    """A crop that shrinks by `shrink`: sample at an intermediate size from a local window, then area-resize."""
+    f = int(math.ceil(shrink))
+    M2 = M.copy()
+    M2[:, :2] /= f
+    M2[:, 2] = M[:, 2] - (M[:, 0] + M[:, 1]) * (1 - 1 / f) / 2
+    big = cv2.warpAffine(image, M2, (CROP_W * f, CROP_H * f), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(big, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float]:
+    """Scale `image` so its longer side is `size`, pad right/bottom to multiples of 32: (input, scale)."""
+    h, w = image.shape[:2]
+    s = size / max(h, w)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+    pw, ph = -(-nw // 32) * 32, -(-nh // 32) * 32
+    if (pw, ph) != (nw, nh):
+        small = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_CONSTANT, value=(_PAD, _PAD, _PAD))
+    return small, s
+
+
+def decode(out: np.ndarray, scale: float, threshold: float) -> list[tuple[float, tuple[float, float, float, float],
+                                                                         CardRect]]:
+    """Peaks of the detector's output (DET_CHANNELS, h, w) as (score, visible box, card rect) in frame pixels."""
+    heat = out[0]
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
+    ys, xs = np.nonzero(peaks)
+    k = STRIDE / scale
+    found = []
+    for y, x in zip(ys.tolist(), xs.tolist()):
+        v = out[:, y, x]
+        vx, vy = (x + v[1]) * k, (y + v[2]) * k
+        vw, vh = math.exp(min(v[3], 8.0)) * k, math.exp(min(v[4], 8.0)) * k
+        cx, cy = vx + v[5] * 4 * k, vy + v[6] * 4 * k
+        theta = math.atan2(v[8], v[7]) / 2
+        half_l, half_w = math.exp(min(v[9], 8.0)) * k, math.exp(min(v[10], 8.0)) * k
+        rect = CardRect(cx, cy, math.cos(theta), math.sin(theta), half_l, half_w)
+        found.append((float(heat[y, x]), (vx - vw / 2, vy - vh / 2, vx + vw / 2, vy + vh / 2), rect))
+    found.sort(key=lambda f: -f[0])
+    return found
+
+
+class Recogniser:
+    """The detector and classifier loaded once; `identify(frame)` per frame. Single-threaded by default
+    (OpenCV's own threads would fight the rest of the table runtime on a Pi)."""
+
+    def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
+                 threshold: float = 0.35,
+                 threads: int | None = 1, refine: bool = True, detector_only: bool = False) -> None:
+        folder = Path(models) if models is not None else MODELS_DIR
+        det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
+        for p in (det_path,) if detector_only else (det_path, cls_path):
+            if not p.is_file():
+                raise FileNotFoundError(f"card model {p} is missing (train with `croupier vision train`)")
+        if threads is not None:
+            cv2.setNumThreads(threads)
+        self.detector = cv2.dnn.readNetFromONNX(str(det_path))
+        self.classifier = None if detector_only else cv2.dnn.readNetFromONNX(str(cls_path))
+        # One size for a fixed camera; several (e.g. 320, 192) for photos whose cards may be any size.
+        self.det_sizes = (det_size,) if isinstance(det_size, int) else tuple(det_size)
+        self.threshold = threshold
+        self.refine = refine
+
+    def detect(self, frame: np.ndarray) -> list[tuple[float, tuple[float, float, float, float], CardRect]]:
+        """Cards in `frame` (BGR uint8) as (score, visible box, rect), strongest first, duplicates merged."""
+        _check_frame(frame)
+        found = []
+        for size in self.det_sizes:
+            small, s = letterbox(frame, size)
+            self.detector.setInput(cv2.dnn.blobFromImage(small, 1 / 255))
+            out = self.detector.forward()[0]
+            here = decode(out, s, self.threshold)
+            if self.refine:
+                here = [(score, box, refine_rect(small, rect, s)) for score, box, rect in here]
+            found += here
+        found.sort(key=lambda f: -f[0])
+        kept: list[tuple[float, tuple[float, float, float, float], CardRect]] = []
+        for f in found:
+            r = f[2]
+            # Two peaks on one card (a big card's flat heatmap, or its visible part split by a hand) name
+            # nearly the same rectangle or the same visible box.
+            if any(math.hypot(r.cx - k[2].cx, r.cy - k[2].cy) < 0.4 * min(r.half_w, k[2].half_w)
+                   or _iou(f[1], k[1]) > 0.6 for k in kept):
+                continue
+            kept.append(f)
+        return kept
+
+    def classify(self, frame: np.ndarray, rects: Sequence[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+        """Per-corner probabilities: ranks (2n, RANK_CLASSES) and suits (2n, 4)."""
+        if not rects:
+            return np.zeros((0, RANK_CLASSES), np.float32), np.zeros((0, 4), np.float32)
+        crops = corner_crops(frame, rects)
+        self.classifier.setInput(cv2.dnn.blobFromImages(list(crops), 1 / 255))
+        out = self.classifier.forward()
+        return out[:, :RANK_CLASSES], out[:, RANK_CLASSES:]
+
+    def identify(self, frame: np.ndarray) -> list[Detection]:
+        """Every card in `frame` with its identity and confidences."""
+        found = self.detect(frame)
+        ranks, suits = self.classify(frame, [f[2] for f in found])
+        cards = [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
+                 for k, (score, box, rect) in enumerate(found)]
+        # A card read badly may have been taken a little off, or the wrong way round (long and short sides
+        # swapped): read it again from rectangles nudged and turned, and keep the surest reading.
+        doubtful = [k for k, d in enumerate(cards) if not d.face_down and d.confidence < 0.6]
+        if doubtful:
+            variants = [(k, v) for k in doubtful for v in _variants(cards[k].rect)]
+            ranks2, suits2 = self.classify(frame, [v for _, v in variants])
+            for j, (k, v) in enumerate(variants):
+                again = _pool(cards[k].score, cards[k].box, v, ranks2[2 * j:2 * j + 2], suits2[2 * j:2 * j + 2])
+                if again.card is not None and again.confidence > cards[k].confidence:
+                    cards[k] = again
+        # The same card named twice within a card's width of itself is one card seen twice: keep the surer.
+        out: list[Detection] = []
+        for d in sorted(cards, key=lambda d: -d.confidence * d.score):
+            if d.card is not None and any(o.card == d.card and math.hypot(o.rect.cx - d.rect.cx, o.rect.cy - d.rect.cy)
+                                          < 2 * max(o.rect.half_w, d.rect.half_w) for o in out):
+                continue
+            out.append(d)
+        return out
+
+
+def refine_rect(small: np.ndarray, rect: CardRect, scale: float) -> CardRect:
+    """Sharpen a card's rectangle from the paper itself when the card lies apart (a bright, unsaturated
+    rectangle of the predicted size around the predicted centre); otherwise keep the detector's. The
+    detector's angle is good to about ten degrees; an isolated card's outline is good to one or two."""
+    q = rect.quad() * scale
+    h, w = small.shape[:2]
+    pad = 0.15 * (rect.half_w + rect.half_l) * scale
+    x0, y0 = max(0, int(q[:, 0].min() - pad)), max(0, int(q[:, 1].min() - pad))
+    x1, y1 = min(w, int(q[:, 0].max() + pad) + 1), min(h, int(q[:, 1].max() + pad) + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return rect
+    hsv = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2HSV)
+    _, bright = cv2.threshold(hsv[..., 2], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    paper = bright & ((hsv[..., 1] < 110).astype(np.uint8) * 255)
+    # A light closing only: cards laid side by side a few pixels apart must stay apart.
+    paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
+    cx, cy = int(rect.cx * scale) - x0, int(rect.cy * scale) - y0
+    if not (0 <= cx < x1 - x0 and 0 <= cy < y1 - y0) or labels[cy, cx] == 0:
+        return _edge_axis(small[y0:y1, x0:x1], rect, scale, x0, y0)
+    comp = (labels == labels[cy, cx]).astype(np.uint8)
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    c = max(contours, key=cv2.contourArea)
+    (mx, my), (rw, rh), ang = cv2.minAreaRect(c)
+    long_, short = max(rw, rh), min(rw, rh)
+    hl, hw = rect.half_l * scale, rect.half_w * scale
+    # Accept only a lone card: the right size, solidly rectangular, where the detector put it.
+    if not (0.7 < long_ / (2 * hl) < 1.3 and 0.7 < short / (2 * hw) < 1.3 and 0.6 < short / long_ < 0.82) or \
+            cv2.contourArea(c) < 0.82 * rw * rh or np.hypot(mx - cx, my - cy) > 0.35 * hw:
+        return _edge_axis(small[y0:y1, x0:x1], rect, scale, x0, y0)
+    a = math.radians(ang)
+    ux, uy = (math.cos(a), math.sin(a)) if rw >= rh else (-math.sin(a), math.cos(a))
+    return CardRect((mx + x0) / scale, (my + y0) / scale, ux, uy, long_ / 2 / scale, short / 2 / scale)
+
+
+def _edge_axis(roi: np.ndarray, rect: CardRect, scale: float, x0: int, y0: int) -> CardRect:
+    """Turn the rect to the dominant edge direction inside it (card edges, borders and index strokes run
+    along the card's axes; the fourfold mean of gradient angles finds them modulo 90 degrees), taking the
+    axis nearest the detector's. Keeps the detector's angle when the edges have no clear direction."""
+    gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    # Only inside the card as predicted (a little shrunk), so neighbours' edges count less.
+    mask = np.zeros(gray.shape, np.uint8)
+    inner = CardRect(rect.cx * scale - x0, rect.cy * scale - y0, rect.ux, rect.uy, rect.half_l * scale * 1.05,
+                     rect.half_w * scale * 1.05)
+    cv2.fillConvexPoly(mask, np.round(inner.quad()).astype(np.int32), 1)
+    w = (gx * gx + gy * gy) * mask
+    total = float(w.sum())
+    if total <= 0:
+        return rect
+    a4 = 4 * np.arctan2(gy, gx)
+    c, s = float((w * np.cos(a4)).sum()) / total, float((w * np.sin(a4)).sum()) / total
+    if math.hypot(c, s) < 0.25:  # no dominant direction
+        return rect
+    axis = math.atan2(s, c) / 4  # an edge normal; the card's axes are this modulo 90 degrees
+    current = math.atan2(rect.uy, rect.ux)
+    # The candidate (axis + k * 90 degrees) nearest the detector's up, modulo 180.
+    best = min((axis + k * math.pi / 2 for k in range(4)),
+               key=lambda a: abs(math.remainder(a - current, math.pi)))
+    if abs(math.remainder(best - current, math.pi)) > math.radians(30):
+        return rect
+    return CardRect(rect.cx, rect.cy, math.cos(best), math.sin(best), rect.half_l, rect.half_w)
+
+
+def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, ranks: np.ndarray,
+          suits: np.ndarray) -> Detection:
+    readable = 1 - ranks[:, NONE] - ranks[:, BACK]
+    back = float(ranks[:, BACK].max())
+    w = np.clip(readable, 0, 1)
+    if w.max() < 0.5:
+        return Detection(None, back if back >= 0.5 else float(ranks[:, NONE].max()), score, box, rect,
+                         face_down=back >= 0.5)
+    w = w * (w >= 0.5 * w.max())  # a corner much less sure than the other does not vote
+    rank_p = (ranks[:, :BACK] * w[:, None]).sum(0)
+    rank_p /= max(rank_p.sum(), 1e-9)
+    cls = int(rank_p.argmax())
+    if cls == JOKER_CLASS:
+        return Detection(JOKER, float(rank_p[cls]), score, box, rect, rank_confidence=float(rank_p[cls]))
+    suit_p = (suits * w[:, None]).sum(0)
+    suit_p /= max(suit_p.sum(), 1e-9)
+    suit = int(suit_p.argmax())
+    card = Card(cls + 2, Suit(suit))
+    return Detection(card, float(rank_p[cls] * suit_p[suit]), score, box, rect, rank_confidence=float(rank_p[cls]),
+                     suit_confidence=float(suit_p[suit]))
+
+
+def _variants(r: CardRect) -> list[CardRect]:
+    """The rectangle turned by 90 degrees, shifted a little along each axis, and a little bigger and smaller."""
+    out = [CardRect(r.cx, r.cy, -r.uy, r.ux, r.half_l, r.half_w)]
+    right = (-r.uy, r.ux)
+    for du, dv in ((0.15, 0), (-0.15, 0), (0, 0.15), (0, -0.15)):
+        dx = (right[0] * du + r.ux * dv) * r.half_w
+        dy = (right[1] * du + r.uy * dv) * r.half_w
+        out.append(CardRect(r.cx + dx, r.cy + dy, r.ux, r.uy, r.half_l, r.half_w))
+    for k in (0.88, 1.12):
+        out.append(CardRect(r.cx, r.cy, r.ux, r.uy, r.half_l * k, r.half_w * k))
+    return out
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = iw * ih
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _check_frame(frame: np.ndarray) -> None:
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError("a frame must be a BGR uint8 image (height, width, 3)")
+    if frame.shape[0] < 32 or frame.shape[1] < 32:
+        raise ValueError(f"frame {frame.shape[1]}x{frame.shape[0]} is too small (at least 32x32)")

@@ -1,0 +1,332 @@
+"""Training data for the card models: rendered scenes and the real photos' training split, as arrays.
+
+No deep-learning framework here (numpy and OpenCV only), so the data can be built and checked anywhere.
+Detector samples are (image, objects); `detector_targets` turns objects into the output maps. Classifier
+samples are corner crops taken exactly as `vision.recognise.corner_crops` takes them at run time, from
+rectangles jittered the way the detector errs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from vision import render
+from vision.render import INDEX_REGION
+from vision.realdata import Photo
+from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, JOKER_CLASS, NONE, STRIDE, CardRect,
+                              corner_crops)
+
+__all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
+           "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
+           "rank_class", "corner_point", "mirror_targets"]
+
+
+@dataclass
+class DetObject:
+    """One card for the detector: visible box, card rect (None: unknown, geometry loss off), ignore flag."""
+
+    box: tuple[float, float, float, float]
+    rect: CardRect | None
+    ignore: bool = False
+
+
+def rect_of_quad(quad: np.ndarray) -> CardRect:
+    centre, up, half_l, half_w = render.quad_to_rect(quad)
+    return CardRect(float(centre[0]), float(centre[1]), float(up[0]), float(up[1]), half_l, half_w)
+
+
+def rank_class(card) -> int:
+    if card is None:
+        return BACK
+    return JOKER_CLASS if card.joker else card.rank - 2
+
+
+def background_patches(photos: Sequence[Photo], limit: int = 400) -> list[np.ndarray]:
+    """Pieces of the training photos with no labelled card in them: real carpets, wood, clutter."""
+    patches = []
+    for p in photos:
+        img = cv2.imread(str(p.path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        mask = np.zeros((h, w), bool)
+        for c in p.cards:
+            x0, y0, x1, y1 = c.box
+            mask[max(0, y0 - 10):y1 + 10, max(0, x0 - 10):x1 + 10] = True
+        # The card-free bands above, below, left and right of all the cards.
+        rows = np.nonzero(mask.any(axis=1))[0]
+        cols = np.nonzero(mask.any(axis=0))[0]
+        bands = []
+        if len(rows):
+            bands += [img[:rows[0]], img[rows[-1] + 1:]]
+        if len(cols):
+            bands += [img[:, :cols[0]], img[:, cols[-1] + 1:]]
+        for b in bands:
+            if b.shape[0] >= 48 and b.shape[1] >= 48:
+                patches.append(b.copy())
+        if len(patches) >= limit:
+            break
+    return patches
+
+
+def detector_scene(rng: np.random.Generator, size: int = 256,
+                   backgrounds: Sequence[np.ndarray] = ()) -> tuple[np.ndarray, list[DetObject]]:
+    """A rendered scene at twice `size`, shrunk like a camera frame is shrunk for the detector."""
+    big = 2 * size
+    aspect = rng.choice([1.0, 16 / 9, 4 / 3, 3 / 4])
+    w, h = (big, int(big / aspect)) if aspect >= 1 else (int(big * aspect), big)
+    scene = render.render_scene(rng, (w, h), card_width=(0.06, 0.42), backgrounds=backgrounds,
+                                hand=0.3, count=(0, 9))
+    small = cv2.resize(scene.image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas[:small.shape[0], :small.shape[1]] = small
+    objects = []
+    for pc in scene.cards:
+        if pc.visible <= 0:
+            continue
+        rect = rect_of_quad(pc.quad / 2)
+        box = tuple(v / 2 for v in pc.box)
+        # Slivers and cards whose indices are both hidden are neither required nor punished.
+        ignore = pc.visible < 0.12 or max(pc.index_visible) < 0.3 and pc.visible < 0.5
+        objects.append(DetObject(box, rect, ignore))  # type: ignore[arg-type]
+    return canvas, objects
+
+
+def real_detector_sample(rng: np.random.Generator, image: np.ndarray, photo: Photo,
+                         rects: Sequence[CardRect | None], size: int = 256) -> tuple[np.ndarray, list[DetObject]]:
+    """A real training photo scaled, flipped, tinted and placed on the detector's square input."""
+    h, w = image.shape[:2]
+    s = size * rng.uniform(0.7, 1.3) / max(h, w)
+    img = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    flip = rng.random() < 0.5
+    if flip:
+        img = img[:, ::-1]
+    ih, iw = img.shape[:2]
+    ox = int(rng.integers(min(0, size - iw), max(0, size - iw) + 1))
+    oy = int(rng.integers(min(0, size - ih), max(0, size - ih) + 1))
+    canvas = np.full((size, size, 3), 114, np.uint8)
+    sx0, sy0 = max(0, -ox), max(0, -oy)
+    dx0, dy0 = max(0, ox), max(0, oy)
+    cw, ch = min(iw - sx0, size - dx0), min(ih - sy0, size - dy0)
+    canvas[dy0:dy0 + ch, dx0:dx0 + cw] = img[sy0:sy0 + ch, sx0:sx0 + cw]
+    canvas = _tint(rng, canvas)
+
+    def tx(x: float) -> float:
+        return ((w - x) if flip else x) * s + ox
+
+    objects = []
+    for card, rect in zip(photo.cards, rects):
+        x0, y0, x1, y1 = card.box
+        bx0, bx1 = sorted((tx(x0), tx(x1)))
+        box = (bx0, y0 * s + oy, bx1, y1 * s + oy)
+        r = None
+        if rect is not None:
+            ux = -rect.ux if flip else rect.ux
+            r = CardRect(tx(rect.cx), rect.cy * s + oy, ux, rect.uy, rect.half_l * s, rect.half_w * s)
+        objects.append(DetObject(box, r))
+    return canvas, objects
+
+
+def _tint(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    f = img.astype(np.float32) * rng.uniform(0.7, 1.25) + rng.uniform(-20, 20)
+    f *= 1 + rng.uniform(-0.08, 0.08, 3).astype(np.float32)
+    if rng.random() < 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
+    f += rng.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def detector_targets(objects: Sequence[DetObject], size: tuple[int, int]) -> np.ndarray:
+    """Output-map targets (DET_CHANNELS + 2, h/STRIDE, w/STRIDE): heatmap, regressions, then two masks:
+    where the heatmap counts (0 around ignored cards) and where geometry is known (1 at centres)."""
+    H, W = size[1] // STRIDE, size[0] // STRIDE
+    t = np.zeros((DET_CHANNELS + 3, H, W), np.float32)
+    t[DET_CHANNELS] = 1.0  # heatmap weight
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    for ob in objects:
+        x0, y0, x1, y1 = ob.box
+        vx, vy = (x0 + x1) / 2 / STRIDE, (y0 + y1) / 2 / STRIDE
+        vw, vh = max(x1 - x0, 1.0) / STRIDE, max(y1 - y0, 1.0) / STRIDE
+        if ob.ignore:
+            t[DET_CHANNELS, max(0, int(y0 / STRIDE)):int(math.ceil(y1 / STRIDE)) + 1,
+              max(0, int(x0 / STRIDE)):int(math.ceil(x1 / STRIDE)) + 1] = 0
+            continue
+        ix, iy = int(vx), int(vy)
+        if not (0 <= ix < W and 0 <= iy < H):
+            continue
+        sigma = max(0.7, min(vw, vh) / 6)
+        g = np.exp(-((xx - ix) ** 2 + (yy - iy) ** 2) / (2 * sigma * sigma))
+        t[0] = np.maximum(t[0], g)
+        t[0, iy, ix] = 1.0
+        t[1:5, iy, ix] = (vx - ix, vy - iy, math.log(vw), math.log(vh))
+        t[DET_CHANNELS + 1, iy, ix] = 1.0  # box regression counts here
+        if ob.rect is not None:
+            r = ob.rect
+            theta2 = 2 * math.atan2(r.uy, r.ux)
+            # Geometry is the same seen from any cell near the centre: supervise the 3x3 around it, so a
+            # peak one cell off still knows the card (and the head gets nine times the examples).
+            ys, xs = slice(max(0, iy - 1), min(H, iy + 2)), slice(max(0, ix - 1), min(W, ix + 2))
+            geo = ((r.cx / STRIDE - vx) / 4, (r.cy / STRIDE - vy) / 4, math.cos(theta2), math.sin(theta2),
+                   math.log(max(r.half_l, 1) / STRIDE), math.log(max(r.half_w, 1) / STRIDE))
+            for ch, v in enumerate(geo):
+                t[5 + ch, ys, xs] = v
+            t[DET_CHANNELS + 2, ys, xs] = 1.0
+    return t
+
+
+def mirror_targets(t: np.ndarray) -> np.ndarray:
+    """Targets of a mirrored image: x offsets change sign around the cell, angles mirror."""
+    m = t[:, :, ::-1].copy()
+    centres = m[DET_CHANNELS + 1] > 0
+    # A centre at cell x with offset o (position x + o) moves to W - x - o = (W - 1 - x) + (1 - o).
+    m[1][centres] = 1 - m[1][centres]
+    geo = m[DET_CHANNELS + 2] > 0
+    m[5][geo] = -m[5][geo]
+    m[8][geo] = -m[8][geo]  # sin(2 theta) flips; cos(2 theta) stays
+    return m
+
+
+def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> CardRect:
+    """The rect as the detector might see it: a little off in place, turn, size and aspect."""
+    a = math.atan2(r.uy, r.ux) + rng.normal(0, math.radians(6.0)) * amount
+    s = math.exp(rng.normal(0, 0.08) * amount)
+    asp = math.exp(rng.normal(0, 0.05) * amount)
+    dx, dy = rng.normal(0, 0.08 * r.half_w, 2) * amount
+    return CardRect(r.cx + dx, r.cy + dy, math.cos(a), math.sin(a), r.half_l * s * asp, r.half_w * s / asp)
+
+
+def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Corner crops from one rendered scene: (crops, rank classes, suit classes or -1). With `detect` (a
+    `Recogniser.detect`), also the corners of the rectangles the detector finds, labelled from the card
+    whose corner they land on: the classifier learns the detector's real errors."""
+    w, h = [(640, 384), (512, 512), (384, 512), (800, 450)][int(rng.integers(4))]
+    scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.4), backgrounds=backgrounds, hand=0.35,
+                                count=(1, 8), face_down=0.08)
+    rects, ranks, suits = [], [], []
+    for pc in scene.cards:
+        if pc.visible < 0.05:
+            continue
+        rect = jitter_rect(rng, rect_of_quad(pc.quad))
+        for j, vis in enumerate(pc.index_visible):
+            r = rect if j == 0 else rect.flipped()
+            if pc.card is None:
+                label = BACK if vis > 0.7 else (NONE if vis < 0.3 else -1)
+            else:
+                label = rank_class(pc.card) if vis > 0.8 else (NONE if vis < 0.3 else -1)
+            if label == NONE and rng.random() < 0.6:  # covered corners are plentiful; keep some
+                continue
+            if label < 0:
+                continue
+            rects.append(r)
+            ranks.append(label)
+            suits.append(int(pc.card.suit) if pc.card is not None and not pc.card.joker and label < BACK else -1)
+    if detect is not None:
+        truths = [(pc, rect_of_quad(pc.quad)) for pc in scene.cards if pc.visible >= 0.05]
+        for _, _, pred in detect(scene.image):
+            for r in (pred, pred.flipped()):
+                px, py = corner_point(r)
+                best, dist = None, 1e9
+                for pc, t in truths:
+                    for j, tr in enumerate((t, t.flipped())):
+                        qx, qy = corner_point(tr)
+                        d = math.hypot(px - qx, py - qy) / max(t.half_w, 1.0)
+                        if d < dist:
+                            best, dist = (pc, j), d
+                if best is None:
+                    continue
+                pc, j = best
+                vis = pc.index_visible[j]
+                if dist > 0.6 or vis < 0.3:
+                    label = NONE if dist > 0.6 or vis < 0.3 else -1
+                elif dist < 0.25 and vis > 0.8:
+                    label = rank_class(pc.card)
+                else:
+                    continue
+                if pc.card is None and label != NONE:
+                    label = BACK
+                rects.append(r)
+                ranks.append(label)
+                suits.append(int(pc.card.suit) if label < JOKER_CLASS and pc.card is not None else -1)
+    # Some crops of nothing in particular (background, hands, card middles) teach "none".
+    for _ in range(int(rng.integers(0, 2))):
+        hw = rng.uniform(0.04, 0.2) * max(w, h)
+        a = rng.uniform(-math.pi, math.pi)
+        rects.append(CardRect(rng.uniform(0, w), rng.uniform(0, h), math.cos(a), math.sin(a), hw * 1.4, hw))
+        ranks.append(NONE)
+        suits.append(-1)
+    crops = corner_crops(scene.image, rects) if rects else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+    # corner_crops gives two per rect; keep the first of each (each rect here is one corner already).
+    return crops[0::2], np.array(ranks, np.int64), np.array(suits, np.int64)
+
+
+def classical_rect(image: np.ndarray, box: Sequence[int]) -> CardRect | None:
+    """The card's rectangle inside a labelled box, found the classical way (a bright paper-white region
+    filling the box); None unless it agrees with the box. Used only to label real training photos."""
+    x0, y0, x1, y1 = box
+    h, w = image.shape[:2]
+    mx, my = int((x1 - x0) * 0.08) + 2, int((y1 - y0) * 0.08) + 2
+    X0, Y0, X1, Y1 = max(0, x0 - mx), max(0, y0 - my), min(w, x1 + mx), min(h, y1 + my)
+    roi = image[Y0:Y1, X0:X1]
+    if roi.size == 0:
+        return None
+    hsv = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)
+    # Paper: bright (Otsu on brightness) and unsaturated; closing fills the ink.
+    _, bright = cv2.threshold(hsv[..., 2], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    paper = bright & ((hsv[..., 1] < 150).astype(np.uint8) * 255)
+    k = max(3, int(min(x1 - x0, y1 - y0) * 0.12)) | 1
+    paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    c = max(contours, key=cv2.contourArea)
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
+    if min(rw, rh) < 8:
+        return None
+    if not 0.6 <= min(rw, rh) / max(rw, rh) <= 0.82:
+        return None
+    bx, by, bw, bh = cv2.boundingRect(c)
+    # The found card must match the human's box.
+    bb = (bx + X0, by + Y0, bx + X0 + bw, by + Y0 + bh)
+    inter = max(0, min(bb[2], x1) - max(bb[0], x0)) * max(0, min(bb[3], y1) - max(bb[1], y0))
+    union = (bb[2] - bb[0]) * (bb[3] - bb[1]) + (x1 - x0) * (y1 - y0) - inter
+    if inter / union < 0.8:
+        return None
+    a = math.radians(ang)
+    # minAreaRect's width runs along angle `ang`; the card's long axis is the longer side.
+    if rw >= rh:
+        ux, uy = math.cos(a), math.sin(a)
+    else:
+        ux, uy = -math.sin(a), math.cos(a)
+    return CardRect(cx + X0, cy + Y0, ux, uy, max(rw, rh) / 2, min(rw, rh) / 2)
+
+
+def corner_point(rect: CardRect) -> tuple[float, float]:
+    """Where the top-left index of `rect` sits in the image (the middle of the classifier's region)."""
+    x = (INDEX_REGION[0] + INDEX_REGION[2]) / 2
+    y = (INDEX_REGION[1] + INDEX_REGION[3]) / 2
+    right = (-rect.uy, rect.ux)
+    return (rect.cx + rect.ux * rect.half_l * (1 - 2 * y) - right[0] * rect.half_w * (1 - 2 * x),
+            rect.cy + rect.uy * rect.half_l * (1 - 2 * y) - right[1] * rect.half_w * (1 - 2 * x))
+
+
+def real_classifier_crops(rng: np.random.Generator, image: np.ndarray, rect: CardRect, rank: int,
+                          copies: int, others: Sequence[Sequence[int]] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """Jittered corner crops of one real card, `copies` per corner; the suit is not labelled. A corner
+    inside another labelled card's box may be covered by it, so it is left out."""
+    rects = []
+    for r in (rect, rect.flipped()):
+        px, py = corner_point(r)
+        if any(b[0] < px < b[2] and b[1] < py < b[3] for b in others):
+            continue
+        rects += [jitter_rect(rng, r) for _ in range(copies)]
+    if not rects:
+        return np.zeros((0, CROP_H, CROP_W, 3), np.uint8), np.zeros(0, np.int64)
+    crops = corner_crops(image, rects)[0::2]
+    return crops, np.full(len(crops), rank - 2, np.int64)

@@ -1,0 +1,86 @@
+"""The two card networks in PyTorch, built from plain conv/batch-norm/ReLU so OpenCV's DNN module runs them."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from vision.recognise import DET_CHANNELS, RANK_CLASSES
+
+__all__ = ["Detector", "Classifier", "DetectorExport", "ClassifierExport"]
+
+
+def _cbr(cin: int, cout: int, stride: int = 1, k: int = 3) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, k, stride, k // 2, bias=False), nn.BatchNorm2d(cout),
+                         nn.ReLU(inplace=True))
+
+
+class Detector(nn.Module):
+    """Stride-32 encoder with a light top-down path back to stride 4, where the heads sit."""
+
+    def __init__(self, c: tuple[int, int, int, int, int] = (16, 24, 48, 64, 96)) -> None:
+        super().__init__()
+        self.s2 = _cbr(3, c[0], 2)
+        self.s4 = nn.Sequential(_cbr(c[0], c[1], 2), _cbr(c[1], c[1]))
+        self.s8 = nn.Sequential(_cbr(c[1], c[2], 2), _cbr(c[2], c[2]))
+        self.s16 = nn.Sequential(_cbr(c[2], c[3], 2), _cbr(c[3], c[3]), _cbr(c[3], c[3]))
+        self.s32 = nn.Sequential(_cbr(c[3], c[4], 2), _cbr(c[4], c[4]), _cbr(c[4], c[4]))
+        self.l16 = _cbr(c[4], c[3], 1, 1)
+        self.l8 = _cbr(c[3], c[2], 1, 1)
+        self.l4 = _cbr(c[2], c[1], 1, 1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.head = nn.Sequential(_cbr(c[1], 32), nn.Conv2d(32, DET_CHANNELS, 1))
+        with torch.no_grad():
+            self.head[1].bias.zero_()
+            self.head[1].bias[0] = -2.2  # heatmap starts near 0.1
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = self.s4(self.s2(x))
+        b = self.s8(a)
+        c = self.s16(b)
+        d = self.s32(c)
+        c = c + self.up(self.l16(d))
+        b = b + self.up(self.l8(c))
+        a = a + self.up(self.l4(b))
+        return self.head(a)
+
+
+class Classifier(nn.Module):
+    """Corner crop (3 x 48 x 32) to rank logits (RANK_CLASSES) and suit logits (4)."""
+
+    def __init__(self, c: tuple[int, int, int, int] = (16, 32, 48, 96)) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            _cbr(3, c[0], 2), _cbr(c[0], c[1]), _cbr(c[1], c[2], 2), _cbr(c[2], c[2]), _cbr(c[2], c[3], 2),
+            _cbr(c[3], c[3]), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.drop = nn.Dropout(0.2)
+        self.rank = nn.Linear(c[3], RANK_CLASSES)
+        self.suit = nn.Linear(c[3], 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.drop(self.features(x))
+        return self.rank(f), self.suit(f)
+
+
+class DetectorExport(nn.Module):
+    """The detector as shipped: sigmoid on the heatmap channel."""
+
+    def __init__(self, net: Detector) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.net(x)
+        return torch.cat([torch.sigmoid(y[:, :1]), y[:, 1:]], 1)
+
+
+class ClassifierExport(nn.Module):
+    """The classifier as shipped: rank and suit probabilities side by side (RANK_CLASSES + 4)."""
+
+    def __init__(self, net: Classifier) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        r, s = self.net(x)
+        return torch.cat([torch.softmax(r, 1), torch.softmax(s, 1)], 1)

@@ -1,0 +1,357 @@
+"""Train the card detector and classifier from rendered scenes plus the real photos' training split; export ONNX.
+
+Run through `croupier vision train` (needs `pip install -e '.[train]'`), which passes the seeded generator
+from `controller.rng`. Steps, all seeded:
+
+1. render detector scenes and classifier crops (two worker processes);
+2. train the detector on rendered scenes and the real training photos (heatmap and visible box from
+   every label; card rectangles where the classical finder agrees with the label);
+3. run that detector over the real training photos and cut corner crops of every labelled card it
+   finds (the suit is unknown there, so only the rank head learns from them);
+4. train the classifier on rendered crops plus those real crops;
+5. export both as ONNX, check OpenCV's DNN module gives the same outputs, write them with the NOTICE.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision import realdata
+from vision.recognise import BACK, DET_CHANNELS, MODELS_DIR, NONE, RANK_CLASSES, decode
+from vision.training import data
+from vision.training.nets import Classifier, ClassifierExport, Detector, DetectorExport
+
+__all__ = ["train", "NOTICE"]
+
+NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx)
+
+Trained by `croupier vision train` on synthetic renders (vision/render.py) and on the training split of
+real card photos taken from the `images/train` folder of the public repository
+EdjeElectronics/TensorFlow-Object-Detection-API-Tutorial-Train-Multiple-Objects-Windows-10, which is
+licensed under the Apache License, Version 2.0:
+
+    Licensed under the Apache License, Version 2.0 (the "License"); you may not use these files except in
+    compliance with the License. You may obtain a copy of the License at
+    http://www.apache.org/licenses/LICENSE-2.0
+    Unless required by applicable law or agreed to in writing, software distributed under the License is
+    distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+    See the License for the specific language governing permissions and limitations under the License.
+
+These model files are derived from those photos. The photos themselves are not in this repository.
+"""
+
+
+# ------------------------------------------------------------------------------------------- generation
+
+_BACKGROUNDS: list[np.ndarray] = []
+_DETECT = None
+_INIT_ERROR: BaseException | None = None
+
+
+def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None) -> None:
+    # An initializer that raises makes a Pool restart workers forever: keep the error, raise it per task.
+    global _BACKGROUNDS, _DETECT, _INIT_ERROR
+    _BACKGROUNDS = backgrounds
+    cv2.setNumThreads(1)
+    if detector_onnx:
+        try:
+            from vision.recognise import Recogniser
+
+            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect
+        except Exception as exc:  # noqa: BLE001 - re-raised in the task
+            _INIT_ERROR = exc
+
+
+def _det_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list]:
+    seed, count, size = args
+    rng = np.random.default_rng(seed)
+    images, objects = [], []
+    for _ in range(count):
+        img, obs = data.detector_scene(rng, size, _BACKGROUNDS)
+        images.append(img)
+        objects.append(obs)
+    return np.stack(images), objects
+
+
+def _cls_chunk(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seed, count = args
+    if _INIT_ERROR is not None:
+        raise _INIT_ERROR
+    rng = np.random.default_rng(seed)
+    parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT) for _ in range(count)]
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
+
+
+def _generate(fn: Callable, jobs: list, backgrounds: list[np.ndarray], workers: int,
+              detector_onnx: str | None = None) -> list:
+    if workers <= 1:
+        _init_worker(backgrounds, detector_onnx)
+        return [fn(j) for j in jobs]
+    with mp.get_context("spawn").Pool(workers, _init_worker, (backgrounds, detector_onnx)) as pool:
+        return pool.map(fn, jobs)
+
+
+# ------------------------------------------------------------------------------------------- losses
+
+def _det_loss(out: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+    heat_w, box_m, geo_m = t[:, DET_CHANNELS], t[:, DET_CHANNELS + 1], t[:, DET_CHANNELS + 2]
+    gt = t[:, 0]
+    p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos = (gt >= 1.0).float()
+    # CenterNet's focal loss: positives at centres, negatives softened near them.
+    lpos = -(torch.log(p) * (1 - p) ** 2 * pos)
+    lneg = -(torch.log(1 - p) * p ** 2 * (1 - gt) ** 4 * (1 - pos))
+    n = pos.sum().clamp(min=1)
+    heat = ((lpos + lneg) * heat_w).sum() / n
+    nb = box_m.sum().clamp(min=1)
+    ng = geo_m.sum().clamp(min=1)
+    box = (F.l1_loss(out[:, 1:5], t[:, 1:5], reduction="none").sum(1) * box_m).sum() / nb
+    off = (F.l1_loss(out[:, 5:7], t[:, 5:7], reduction="none").sum(1) * geo_m).sum() / ng
+    ang = (F.l1_loss(out[:, 7:9], t[:, 7:9], reduction="none").sum(1) * geo_m).sum() / ng
+    size = (F.l1_loss(out[:, 9:11], t[:, 9:11], reduction="none").sum(1) * geo_m).sum() / ng
+    total = heat + box + 2 * off + 3 * ang + 2 * size
+    return total, {k: float(v.detach()) for k, v in (("heat", heat), ("box", box), ("off", off), ("ang", ang),
+                                                    ("size", size))}
+
+
+# ------------------------------------------------------------------------------------------- training
+
+def _to_tensor(images: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(images)).permute(0, 3, 1, 2).float() / 255
+
+
+def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images: np.ndarray, targets: np.ndarray,
+                    real: list[tuple[np.ndarray, realdata.Photo, list]], epochs: int, batch: int,
+                    real_share: float) -> Detector:
+    net = Detector()
+    steps_per_epoch = math.ceil(len(images) / batch)
+    total = epochs * steps_per_epoch
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=total, pct_start=0.1)
+    n_real = int(round(batch * real_share)) if real else 0
+    size = images.shape[1]
+    step = 0
+    for epoch in range(epochs):
+        net.train()
+        order = rng.permutation(len(images))
+        t0 = time.time()
+        logs: dict[str, float] = {}
+        for b in range(steps_per_epoch):
+            idx = order[b * batch:(b + 1) * batch][: batch - n_real]
+            x = [images[i] for i in idx]
+            y = [targets[i] for i in idx]
+            if rng.random() < 0.5:  # mirror half the synthetic batches (geometry mirrors with them)
+                x = [im[:, ::-1] for im in x]
+                y = [data.mirror_targets(tt) for tt in y]
+            for _ in range(n_real):
+                img, photo, rects = real[int(rng.integers(len(real)))]
+                im, obs = data.real_detector_sample(rng, img, photo, rects, size)
+                x.append(im)
+                y.append(data.detector_targets(obs, (size, size)))
+            xt = _to_tensor(np.stack(x))
+            yt = torch.from_numpy(np.stack(y))
+            loss, parts = _det_loss(net(xt), yt)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+            opt.step()
+            sched.step()
+            step += 1
+            for k, v in parts.items():
+                logs[k] = logs.get(k, 0.0) + v / steps_per_epoch
+        say(f"detector epoch {epoch + 1}/{epochs}: " + " ".join(f"{k} {v:.3f}" for k, v in logs.items()) +
+            f" ({time.time() - t0:.0f} s)")
+    net.eval()
+    return net
+
+
+def _harvest_real(net: Detector, real: list[tuple[np.ndarray, realdata.Photo, list]], rng: np.random.Generator,
+                  copies: int, say: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray]:
+    """Corner crops of the real training cards, cut where the trained detector puts them."""
+    from vision.recognise import letterbox
+
+    crops, labels = [], []
+    found = 0
+    total = 0
+    with torch.no_grad():
+        for img, photo, classical in real:
+            small, s = letterbox(img, 320)
+            out = net(_to_tensor(small[None]))[0].numpy()
+            out[0] = 1 / (1 + np.exp(-out[0]))
+            dets = decode(out, s, 0.2)
+            for n, (card, known) in enumerate(zip(photo.cards, classical)):
+                others = [c.box for m, c in enumerate(photo.cards) if m != n]
+                total += 1
+                x0, y0, x1, y1 = card.box
+                best = None
+                for score, box, rect in dets:
+                    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+                    if x0 <= cx <= x1 and y0 <= cy <= y1:
+                        best = rect
+                        break
+                rects = [r for r in (best, known) if r is not None]
+                if best is not None:
+                    found += 1
+                for r in rects:
+                    c, lab = data.real_classifier_crops(rng, img, r, card.rank, copies, others)
+                    crops.append(c)
+                    labels.append(lab)
+    say(f"real training cards located by the detector: {found}/{total}")
+    return np.concatenate(crops), np.concatenate(labels)
+
+
+def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, ranks: np.ndarray,
+                      suits: np.ndarray, epochs: int, batch: int) -> Classifier:
+    net = Classifier()
+    steps = math.ceil(len(crops) / batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps, pct_start=0.1)
+    x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
+    r_all = torch.from_numpy(ranks)
+    s_all = torch.from_numpy(suits)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.from_numpy(rng.permutation(len(crops)))
+        t0 = time.time()
+        tot = right = 0
+        lsum = 0.0
+        for b in range(steps):
+            idx = order[b * batch:(b + 1) * batch]
+            x = x_all[idx].float() / 255
+            # Light and colour vary per crop.
+            gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)).astype(np.float32))
+            bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (len(idx), 1, 1, 1)).astype(np.float32))
+            x = (x * gain + bias).clamp(0, 1)
+            r_logit, s_logit = net(x)
+            rt, st = r_all[idx], s_all[idx]
+            loss = F.cross_entropy(r_logit, rt, label_smoothing=0.05)
+            has_suit = st >= 0
+            if has_suit.any():
+                loss = loss + F.cross_entropy(s_logit[has_suit], st[has_suit], label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            lsum += float(loss.detach())
+            tot += len(idx)
+            right += int((r_logit.argmax(1) == rt).sum())
+        say(f"classifier epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} rank acc {right / tot:.4f} "
+            f"({time.time() - t0:.0f} s)")
+    net.eval()
+    return net
+
+
+# ------------------------------------------------------------------------------------------- export
+
+def _export_detector(det: Detector, path: Path) -> None:
+    torch.onnx.export(DetectorExport(det).eval(), torch.zeros(1, 3, 192, 320), str(path), input_names=["image"],
+                      output_names=["maps"], dynamic_axes={"image": {2: "h", 3: "w"}, "maps": {2: "h4", 3: "w4"}},
+                      opset_version=13, dynamo=False)
+
+
+def _export(det: Detector, cls: Classifier, out: Path, say: Callable[[str], None]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
+    kwargs = {"opset_version": 13, "dynamo": False}
+    _export_detector(det, det_path)
+    torch.onnx.export(ClassifierExport(cls).eval(), torch.zeros(2, 3, 48, 32), str(cls_path), input_names=["crops"],
+                      output_names=["probs"], dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
+    # OpenCV must read them and agree with PyTorch.
+    for path, model, shape in ((det_path, DetectorExport(det).eval(), (1, 3, 192, 320)),
+                               (cls_path, ClassifierExport(cls).eval(), (5, 3, 48, 32))):
+        x = np.random.default_rng(0).random(shape, dtype=np.float32)
+        net = cv2.dnn.readNetFromONNX(str(path))
+        net.setInput(x)
+        got = net.forward()
+        with torch.no_grad():
+            want = model(torch.from_numpy(x)).numpy()
+        err = float(np.abs(got - want).max())
+        say(f"{path.name}: {path.stat().st_size / 1e6:.2f} MB, OpenCV vs PyTorch max difference {err:.2e}")
+        if err > 1e-3:
+            raise RuntimeError(f"{path.name}: OpenCV's output differs from PyTorch's by {err}")
+    (out / "NOTICE").write_text(NOTICE)
+
+
+# ------------------------------------------------------------------------------------------- entry
+
+def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 5000, cls_scenes: int = 12000,
+          det_epochs: int = 12, cls_epochs: int = 8, workers: int = 2, real_share: float = 0.25,
+          detector_weights: Path | None = None, detector_crops: bool = False,
+          say: Callable[[str], None] = print) -> dict:
+    """Train both models from `rng` (seeded by the caller) and write them to `out`; returns a summary.
+    With `detector_weights` (a detector.pt an earlier run saved), only the classifier is trained."""
+    started = time.time()
+    torch.manual_seed(int(rng.integers(2**31)))
+    torch.set_num_threads(max(1, workers))
+    root = realdata.photos_dir()
+    real: list[tuple[np.ndarray, realdata.Photo, list]] = []
+    backgrounds: list[np.ndarray] = []
+    if root is None:
+        say("real card photos not found: training on renders only")
+    else:
+        train_photos, held = realdata.split(realdata.load_photos(root))
+        say(f"real photos: {len(train_photos)} for training, {len(held)} held out (never read here)")
+        for p in train_photos:
+            img = cv2.imread(str(p.path))
+            real.append((img, p, [data.classical_rect(img, c.box) for c in p.cards]))
+        known = sum(r is not None for _, _, rs in real for r in rs)
+        say(f"card rectangles found the classical way on {known}/{sum(len(p.cards) for p in train_photos)} "
+            "real training cards")
+        backgrounds = data.background_patches(train_photos)
+    t = time.time()
+    chunk = 200
+    out.mkdir(parents=True, exist_ok=True)
+    if detector_weights is not None:
+        det = Detector()
+        det.load_state_dict(torch.load(detector_weights))
+        det.eval()
+        say(f"detector loaded from {detector_weights}")
+    else:
+        jobs = [(int(rng.integers(2**63)), min(chunk, det_scenes - i), 256) for i in range(0, det_scenes, chunk)]
+        parts = _generate(_det_chunk, jobs, backgrounds, workers)
+        images = np.concatenate([p[0] for p in parts])
+        targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
+        say(f"rendered {len(images)} detector scenes in {time.time() - t:.0f} s")
+        det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share)
+        torch.save(det.state_dict(), out / "detector.pt")  # for a classifier-only run; not shipped
+        del images, targets
+    t = time.time()
+    jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
+    onnx_for_crops = None
+    if detector_crops:
+        # The classifier also learns from the corners the detector itself cuts (needs it as ONNX now).
+        _export_detector(det, out / "detector.onnx")
+        onnx_for_crops = str(out / "detector.onnx")
+    parts = _generate(_cls_chunk, jobs, backgrounds, workers, onnx_for_crops)
+    crops = np.concatenate([p[0] for p in parts])
+    ranks = np.concatenate([p[1] for p in parts])
+    suits = np.concatenate([p[2] for p in parts])
+    say(f"rendered {len(crops)} classifier crops from {cls_scenes} scenes in {time.time() - t:.0f} s "
+        f"({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
+    if real:
+        rc, rr = _harvest_real(det, real, rng, 8, say)
+        crops = np.concatenate([crops, rc])
+        ranks = np.concatenate([ranks, rr])
+        suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
+        say(f"added {len(rc)} real corner crops")
+    assert ranks.max() < RANK_CLASSES
+    cls = _train_classifier(say, rng, crops, ranks, suits, cls_epochs, 256)
+    torch.save(cls.state_dict(), out / "classifier.pt")
+    _export(det, cls, out, say)
+    summary = {"seconds": round(time.time() - started), "det_scenes": det_scenes, "cls_scenes": cls_scenes,
+               "det_epochs": det_epochs, "cls_epochs": cls_epochs, "classifier_crops": int(len(crops)),
+               "real_training_photos": len(real)}
+    (out / "training.json").write_text(json.dumps(summary, indent=2) + "\n")
+    say(f"trained in {summary['seconds']} s; models in {out}")
+    return summary
