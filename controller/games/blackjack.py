@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from controller.cards import ACE, TEN, Card
 from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
@@ -38,9 +38,11 @@ from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import BlackjackTotal, blackjack_total
 
 __all__ = ["GAME", "Rules", "State", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "legal_actions", "legal_bets", "INSURANCE_PAYS"]
+           "legal_actions", "legal_bets", "INSURANCE_PAYS", "current_hand", "replace_hand", "hand_label", "hand_words",
+           "double_down", "split_pair", "is_pair"]
 
 BOXES = ("main",)
+_S = TypeVar("_S")
 INSURANCE_PAYS = Payout(2, 1)
 HIT, STAND, DOUBLE, SPLIT, SURRENDER = "hit", "stand", "double", "split", "surrender"
 INSURE, DECLINE = "insure", "decline"
@@ -139,19 +141,20 @@ def _live(hand: Hand) -> bool:
     return hand.done in ("stood", "doubled")
 
 
-def _hand_label(seat: Seat, index: int) -> str:
+def hand_label(seat: Seat, index: int) -> str:
     """Where a card for this hand goes: 'spot:3', or 'spot:3/hand:1' once the spot has split (hands from 0)."""
     return spot_actor(seat.spot) if len(seat.hands) == 1 else f"{spot_actor(seat.spot)}/hand:{index}"
 
 
-def _hand_words(label: str) -> str:
+def hand_words(label: str) -> str:
     """'spot:3/hand:1' -> 'spot 3, hand 2' (hands counted from 1 for the dealer)."""
     spot, _, hand = label.partition("/hand:")
     return spot.replace(":", " ") + (f", hand {int(hand) + 1}" if hand else "")
 
 
-def _current(state: State) -> tuple[int, int] | None:
-    """(seat index, hand index) of the hand in play, or None when every hand is done."""
+def current_hand(state: Any) -> tuple[int, int] | None:
+    """(seat index, hand index) of the hand in play, or None when every hand is done (any state whose `seats` are
+    Seats: pontoon's too)."""
     for si, seat in enumerate(state.seats):
         for hi, hand in enumerate(seat.hands):
             if not hand.done:
@@ -159,7 +162,7 @@ def _current(state: State) -> tuple[int, int] | None:
     return None
 
 
-def _pair(rules: Rules, hand: Hand) -> bool:
+def is_pair(rules: Rules, hand: Hand) -> bool:
     a, b = hand.cards
     return a.rank == b.rank or (rules.split_unlike_tens and _ten(a) and _ten(b))
 
@@ -167,7 +170,7 @@ def _pair(rules: Rules, hand: Hand) -> bool:
 def legal_actions(rules: Rules, seat: Seat, hand: Hand) -> tuple[str, ...]:
     """What the player may do with `hand` (two or more cards, in play)."""
     two = len(hand.cards) == 2
-    can_split = (two and _pair(rules, hand) and len(seat.hands) < rules.max_hands
+    can_split = (two and is_pair(rules, hand) and len(seat.hands) < rules.max_hands
                  and (not hand.split_aces or rules.resplit_aces))
     if hand.split_aces:  # one card to a split ace; only a resplit of a second ace remains
         return (SPLIT, STAND) if can_split else (STAND,)
@@ -204,12 +207,12 @@ def _card_wanted(state: State) -> tuple[str, bool] | None:
     if state.stage == "deal":
         return _deal_position(state)
     if state.stage == "play":
-        cur = _current(state)
+        cur = current_hand(state)
         if cur is not None:
             seat = state.seats[cur[0]]
             hand = seat.hands[cur[1]]
             if len(hand.cards) == 1 or hand.drawing:
-                return _hand_label(seat, cur[1]), True
+                return hand_label(seat, cur[1]), True
     if state.stage == "dealer":
         return "dealer", True
     return None
@@ -232,18 +235,18 @@ def expected_next(state: State) -> Expected:
         if state.shoe.remaining == 0:
             return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
                             actions=("new_shoe",))
-        return Expected("dealing", f"card to {_hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+        return Expected("dealing", f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
                         face_up=up)
     up_card = state.dealer[0]
     if stage == "insurance":
         seat = next(s for s in state.seats if not s.answered)
         return Expected("deciding", f"spot {seat.spot}: insurance against the dealer's ace, up to {seat.bet // 2}",
                         actor=spot_actor(seat.spot), actions=(INSURE, DECLINE), amount_range=(1, seat.bet // 2))
-    si, hi = _current(state)  # type: ignore[misc]
+    si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
     actions = legal_actions(r, seat, hand)
-    return Expected("deciding", f"{_hand_words(_hand_label(seat, hi))}: {hand.total} against a dealer "
+    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {hand.total} against a dealer "
                     f"{up_card.rank_char}: {', '.join(actions)}", actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
@@ -338,8 +341,8 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
         if not _dealer_draws(state):
             state = replace(state, stage="settling")
         return state, tuple(effects)
-    si, hi = _current(state)  # type: ignore[misc]
-    state = _replace_hand(state, si, hi, _hand_after_card(state.rules, state.seats[si], state.seats[si].hands[hi],
+    si, hi = current_hand(state)  # type: ignore[misc]
+    state = replace_hand(state, si, hi, _hand_after_card(state.rules, state.seats[si], state.seats[si].hands[hi],
                                                           event.card))
     state, more = _advance_play(state)
     return state, tuple(effects) + more
@@ -359,11 +362,12 @@ def _hand_after_card(rules: Rules, seat: Seat, hand: Hand, card: Card) -> Hand:
     return hand
 
 
-def _replace_hand(state: State, si: int, hi: int, hand: Hand, extra: Hand | None = None) -> State:
-    seat = state.seats[si]
+def replace_hand(state: _S, si: int, hi: int, hand: Hand, extra: Hand | None = None) -> _S:
+    """The state with hand `hi` of seat `si` replaced (and `extra`, a split-off hand, inserted after it)."""
+    seat = state.seats[si]  # type: ignore[attr-defined]
     hands = seat.hands[:hi] + ((hand, extra) if extra is not None else (hand,)) + seat.hands[hi + 1:]
-    seats = state.seats[:si] + (replace(seat, hands=hands),) + state.seats[si + 1:]
-    return replace(state, seats=seats)
+    seats = state.seats[:si] + (replace(seat, hands=hands),) + state.seats[si + 1:]  # type: ignore[attr-defined]
+    return replace(state, seats=seats)  # type: ignore[type-var]
 
 
 def _after_deal(state: State) -> tuple[State, Effects]:
@@ -383,7 +387,7 @@ def _peek(state: State) -> tuple[State, Effects]:
 
 
 def _advance_play(state: State) -> tuple[State, Effects]:
-    if _current(state) is not None:
+    if current_hand(state) is not None:
         return replace(state, stage="play"), ()
     reveal: Effects = (CardsRevealed("dealer", state.dealer),) if not state.hole_shown else ()
     state = replace(state, hole_shown=True)
@@ -405,26 +409,36 @@ def _decision(state: State, event: Decision) -> tuple[State, Effects]:
         return _insurance(state, event, exp)
     if event.amount:
         raise IllegalEvent(f"{event.action} takes no amount: a double or a split matches the bet")
-    si, hi = _current(state)  # type: ignore[misc]
+    si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
     if event.action == HIT:
-        return _replace_hand(state, si, hi, replace(hand, drawing=True)), ()
+        return replace_hand(state, si, hi, replace(hand, drawing=True)), ()
     if event.action == STAND:
-        return _advance_play(_replace_hand(state, si, hi, replace(hand, done="stood")))
+        return _advance_play(replace_hand(state, si, hi, replace(hand, done="stood")))
     if event.action == SURRENDER:
-        return _advance_play(_replace_hand(state, si, hi, replace(hand, done="surrendered")))
+        return _advance_play(replace_hand(state, si, hi, replace(hand, done="surrendered")))
     if event.action == DOUBLE:
-        doubled = replace(hand, stake=2 * hand.stake, doubled=True, drawing=True)
-        return (_replace_hand(state, si, hi, doubled),
-                (StakeChanged(seat.spot, hand.box, doubled.stake, hand.stake),))
-    # split: the hand keeps its first card; the second starts a new hand to its right with an equal bet
+        doubled, changed = double_down(seat, hand)
+        return replace_hand(state, si, hi, doubled), (changed,)
+    left, right, changed = split_pair(seat, hand)
+    return replace_hand(state, si, hi, left, right), (changed,)
+
+
+def double_down(seat: Seat, hand: Hand) -> tuple[Hand, StakeChanged]:
+    """The hand with its bet doubled, waiting for its one card."""
+    doubled = replace(hand, stake=2 * hand.stake, doubled=True, drawing=True)
+    return doubled, StakeChanged(seat.spot, hand.box, doubled.stake, hand.stake)
+
+
+def split_pair(seat: Seat, hand: Hand) -> tuple[Hand, Hand, StakeChanged]:
+    """A pair split: the hand keeps its first card; the second starts a new hand to its right with an equal bet."""
     first, second = hand.cards
     aces = first.rank == ACE
     box = f"split:{len(seat.hands)}"
     left = replace(hand, cards=(first,), split=True, split_aces=aces)
     right = Hand(box, (second,), hand.stake, split=True, split_aces=aces)
-    return _replace_hand(state, si, hi, left, right), (StakeChanged(seat.spot, box, hand.stake, hand.stake),)
+    return left, right, StakeChanged(seat.spot, box, hand.stake, hand.stake)
 
 
 def _insurance(state: State, event: Decision, exp: Expected) -> tuple[State, Effects]:
