@@ -119,8 +119,8 @@ def test_void_of_the_deal_reshuffles_and_a_later_void_replays_the_turn() -> None
 
 
 @pytest.mark.parametrize("event, reason", [
-    (Decision("spot:3", "bet", 1), "spot:2's"), (Decision("spot:2", "bet", 4), "a bet is 1 to 3"),
-    (Decision("spot:2", "forfeit", 1), "no amount"), (Decision("spot:2", "raise", 1), "bets or forfeits"),
+    (Decision("spot:3", "bet", 1), "spot:2's"), (Decision("spot:2", "bet", 4), "bet takes 1 to 3"),
+    (Decision("spot:2", "forfeit", 1), "no amount"), (Decision("spot:2", "raise", 1), "is not allowed now"),
     (Settle(), "cannot settle"), (NewShoe(1), "before its first turn"), (OpenBets(), "cannot open"),
 ])
 def test_refusals_say_why_and_change_nothing(event: Event, reason: str) -> None:

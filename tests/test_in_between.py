@@ -93,7 +93,7 @@ def test_a_pair_on_the_spread_pays_chips_from_the_pot(rules: dict[str, Any], pai
 
 def test_bets_are_capped_by_the_pot_and_an_emptied_pot_is_refilled() -> None:
     state, _ = run(GAME, table(), [OpenBets()] + deal("2C AH"))
-    with pytest.raises(IllegalEvent, match="a bet is 1 to 4"):
+    with pytest.raises(IllegalEvent, match="bet takes 1 to 4"):
         GAME.apply(state, Decision("spot:2", "bet", 5))
     state, effects = run(GAME, state, [Decision("spot:2", "bet", 4)] + deal("7D") + [Settle()])
     assert state.pot.chips == 0
@@ -125,8 +125,8 @@ def test_void_gives_back_the_antes_and_the_bet_and_replays_the_turn() -> None:
 
 
 @pytest.mark.parametrize("event, reason", [
-    (Decision("spot:3", "bet", 1), "spot:2 bets"), (Decision("spot:2", "raise", 1), "spot:2 bets"),
-    (Decision("spot:2", "bet", 0), "a bet is 1 to 4"), (Settle(), "cannot settle"), (OpenBets(), "cannot open"),
+    (Decision("spot:3", "bet", 1), "spot:2's"), (Decision("spot:2", "raise", 1), "is not allowed now"),
+    (Decision("spot:2", "bet", 0), "bet takes 1 to 4"), (Settle(), "cannot settle"), (OpenBets(), "cannot open"),
     (PlaceBet(2, "bet", 1), "not part of in-between"), (NewShoe(1), "between turns"),
 ])
 def test_refusals_say_why_and_change_nothing(event: Event, reason: str) -> None:

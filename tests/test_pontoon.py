@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from controller.cards import Composition, parse_cards
 from controller.games._shoe import ShoeState
 from controller.games.base import (
-    CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet, RulesError,
+    CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet,
+    RulesError,
     Settle, StakeChanged, VoidRound,
 )
 from controller.games.blackjack import Hand
@@ -215,7 +216,8 @@ def test_a_double_is_allowed_on_9_to_11_and_a_hidden_card_is_not_told() -> None:
 def test_a_split_turns_the_hidden_card_up() -> None:
     state, _ = dealt("8S 9C 8H KD", {2: 2})
     state, effects = run(GAME, state, [Decision("spot:2", "split")])
-    assert StakeChanged(2, "split:1", 2, 2) in effects and CardsRevealed("spot:2", tuple(parse_cards("8S 8H"))) in effects
+    assert StakeChanged(2, "split:1", 2, 2) in effects
+    assert CardsRevealed("spot:2", tuple(parse_cards("8S 8H"))) in effects
     assert GAME.expected_next(state).card_to == "spot:2/hand:0"
     assert all(c["up"] for h in GAME.snapshot(state)["spots"][0]["hands"] for c in h["cards"])
     state, _ = dealt("8S 9C 7H KD", {2: 2})
@@ -256,7 +258,8 @@ def test_void_gives_back_every_stake_including_a_double() -> None:
 
 @pytest.mark.parametrize("event, reason", [
     (Decision("spot:3", "hit"), "spot:2's"), (Decision("spot:2", "hit", 5), "no amount"),
-    (Decision("spot:2", "surrender"), "not an action"), (Settle(), "cannot settle"), (NewShoe(1), "between rounds"),
+    (Decision("spot:2", "surrender"), "is not allowed now"), (Settle(), "cannot settle"),
+    (NewShoe(1), "between rounds"),
     (Decision("spot:1", "pass"), "spot:2's"),
 ])
 def test_refusals_say_why_and_change_nothing(event: Event, reason: str) -> None:

@@ -52,7 +52,7 @@ def test_the_raise_after_the_spread_is_paid_with_the_ante() -> None:
     state = dealt("5C 9H")
     exp = GAME.expected_next(state)
     assert (exp.actor, exp.actions, exp.amount_range) == ("spot:1", ("raise", "stand"), (1, 10))
-    with pytest.raises(IllegalEvent, match="a raise is 1 to 10"):
+    with pytest.raises(IllegalEvent, match="raise takes 1 to 10"):
         GAME.apply(state, Decision("spot:1", "raise", 11))
     state, effects = run(GAME, state, [Decision("spot:1", "raise", 10)])
     assert effects == [StakeChanged(1, "raise", 10, 10)]
@@ -87,7 +87,7 @@ def test_a_pair_on_the_spread_deals_a_third_card_with_no_raise(third: str, outco
 def test_standing_takes_no_amount_and_decisions_go_in_order() -> None:
     state = dealt("5C 9H")
     for event, reason in [(Decision("spot:1", "stand", 3), "no amount"), (Decision("spot:2", "stand"), "spot:1's"),
-                          (Decision("spot:1", "double"), "raises or stands"), (Settle(), "cannot settle"),
+                          (Decision("spot:1", "double"), "is not allowed now"), (Settle(), "cannot settle"),
                           (PlaceBet(3, "ante", 10), "not open"), (NewShoe(6), "between rounds")]:
         before = repr(state)
         with pytest.raises(IllegalEvent, match=reason):

@@ -19,8 +19,8 @@ from controller.analysis.trente_et_quarante import (
 from controller.cards import Composition, parse_cards
 from controller.games._shoe import ShoeState
 from controller.games.base import (
-    CardDealt, CloseBets, Decision, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet, RemoveBet, RoundSettled,
-    RulesError, Settle, StakeChanged, VoidRound,
+    CardDealt, CloseBets, Decision, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet, RemoveBet, RulesError, Settle,
+    StakeChanged, VoidRound,
 )
 from controller.games.trente_et_quarante import GAME, State, legal_bets, pips
 from tests.game_harness import play_rounds
@@ -198,7 +198,7 @@ def test_refusals_say_why_and_change_nothing(event: Event, reason: str) -> None:
 
 def test_decision_refusals() -> None:
     state, _ = coup([(1, "rouge", 100), (2, "noir", 10)], f"{NOIR_31} {ROUGE_31}", {"en_prison": True})
-    for event, reason in [(Decision("spot:2", "half"), "spot:1's"), (Decision("spot:1", "keep"), "half or prison"),
+    for event, reason in [(Decision("spot:2", "half"), "spot:1's"), (Decision("spot:1", "keep"), "is not allowed now"),
                           (Decision("spot:1", "half", 5), "no amount")]:
         with pytest.raises(IllegalEvent, match=reason):
             GAME.apply(state, event)

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar
+from typing import Any, Callable, Literal, TypeVar
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
@@ -39,7 +39,8 @@ from controller.hands.points import BlackjackTotal, blackjack_total
 
 __all__ = ["GAME", "Rules", "State", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next", "snapshot",
            "legal_actions", "legal_bets", "INSURANCE_PAYS", "current_hand", "replace_hand", "hand_label", "hand_words",
-           "double_down", "split_pair", "is_pair"]
+           "double_down", "split_pair", "is_pair", "first_deal_position", "add_dealt_card", "hand_wanting_card",
+           "layout", "table_cards", "play_action"]
 
 BOXES = ("main",)
 _S = TypeVar("_S")
@@ -192,27 +193,52 @@ def legal_actions(rules: Rules, seat: Seat, hand: Hand) -> tuple[str, ...]:
 
 
 def _deal_position(state: State) -> tuple[str, bool] | None:
-    """During the first deal: where the next card goes and whether face up; None once it is complete."""
+    """During the first deal: where the next card goes and whether face up (all but the hole card); None once it
+    is complete."""
+    position = first_deal_position(state)
+    if position is None:
+        return None
+    to, deal_round = position
+    return to, not (to == "dealer" and deal_round == 1)
+
+
+def first_deal_position(state: Any) -> tuple[str, int] | None:
+    """During the first deal of any game with `seats` and a `dealer` hand: where the next card goes ("spot:3" or
+    "dealer": the seats in order, the dealer last) and in which round of the deal (0 or 1); None once complete."""
     n = len(state.seats)
     dealt = sum(len(s.hands[0].cards) for s in state.seats) + len(state.dealer)
     if dealt >= 2 * n + 2:
         return None
     k = dealt % (n + 1)
-    if k == n:
-        return "dealer", dealt < n + 1
-    return spot_actor(state.seats[k].spot), True
+    return ("dealer" if k == n else spot_actor(state.seats[k].spot)), dealt // (n + 1)
+
+
+def add_dealt_card(state: _S, to: str, card: Card) -> _S:
+    """The state with a card of the first deal added to the dealer's hand or to a seat's first hand."""
+    if to == "dealer":
+        return replace(state, dealer=state.dealer + (card,))  # type: ignore[attr-defined,type-var]
+    seats = tuple(replace(s, hands=(replace(s.hands[0], cards=s.hands[0].cards + (card,)),))
+                  if spot_actor(s.spot) == to else s for s in state.seats)  # type: ignore[attr-defined]
+    return replace(state, seats=seats)  # type: ignore[type-var]
+
+
+def hand_wanting_card(state: Any) -> str | None:
+    """Where the hand in play wants its card ("spot:3", "spot:3/hand:1"), if it is waiting for one."""
+    cur = current_hand(state)
+    if cur is None:
+        return None
+    seat = state.seats[cur[0]]
+    hand = seat.hands[cur[1]]
+    return hand_label(seat, cur[1]) if len(hand.cards) == 1 or hand.drawing else None
 
 
 def _card_wanted(state: State) -> tuple[str, bool] | None:
     if state.stage == "deal":
         return _deal_position(state)
     if state.stage == "play":
-        cur = current_hand(state)
-        if cur is not None:
-            seat = state.seats[cur[0]]
-            hand = seat.hands[cur[1]]
-            if len(hand.cards) == 1 or hand.drawing:
-                return hand_label(seat, cur[1]), True
+        to = hand_wanting_card(state)
+        if to is not None:
+            return to, True
     if state.stage == "dealer":
         return "dealer", True
     return None
@@ -281,7 +307,8 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     raise IllegalEvent(f"{event.KIND} is not part of blackjack")
 
 
-def _table_cards(state: State) -> list[Card]:
+def table_cards(state: Any) -> list[Card]:
+    """The cards on the table: every hand's and the dealer's (they stay out of a shoe reshuffled mid-round)."""
     return [c for seat in state.seats for h in seat.hands for c in h.cards] + list(state.dealer)
 
 
@@ -290,7 +317,7 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
     if state.stage in ("shuffling", "idle"):
         return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
     if state.stage in ("deal", "play", "dealer") and state.shoe.remaining == 0:
-        shoe = load_shoe(event, r.decks, r.cards_behind_cut, on_table=_table_cards(state))
+        shoe = load_shoe(event, r.decks, r.cards_behind_cut, on_table=table_cards(state))
         return replace(state, shoe=shoe), ()
     raise IllegalEvent("a new shoe goes in between rounds (or when the shoe runs out mid-round)")
 
@@ -299,8 +326,8 @@ def _after_round(state: State) -> State:
     return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", shoe=state.shoe)
 
 
-def _layout(state: State) -> list[tuple[int, str, int]]:
-    """Every stake on the table now: (spot, box, credits)."""
+def layout(state: Any) -> list[tuple[int, str, int]]:
+    """Every stake on the table now: (spot, box, credits) (any game with `bets` and `seats` of Seats)."""
     if not state.seats:
         return list(state.bets)
     out = []
@@ -314,9 +341,9 @@ def _layout(state: State) -> list[tuple[int, str, int]]:
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     if state.stage in ("shuffling", "idle"):
         raise IllegalEvent("no round in progress to void")
-    layout = _layout(state)
-    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in layout)
-    return _after_round(state), back + (RoundVoided(state.round, event.reason, sum(a for _, _, a in layout)),)
+    stakes = layout(state)
+    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in stakes)
+    return _after_round(state), back + (RoundVoided(state.round, event.reason, sum(a for _, _, a in stakes)),)
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
@@ -326,12 +353,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *shuffle]
     state = replace(state, shoe=shoe)
     if state.stage == "deal":
-        if to == "dealer":
-            state = replace(state, dealer=state.dealer + (event.card,))
-        else:
-            seats = tuple(replace(s, hands=(replace(s.hands[0], cards=s.hands[0].cards + (event.card,)),))
-                          if spot_actor(s.spot) == to else s for s in state.seats)
-            state = replace(state, seats=seats)
+        state = add_dealt_card(state, to, event.card)
         if _deal_position(state) is None:
             state, more = _after_deal(state)
             effects += more
@@ -397,28 +419,25 @@ def _advance_play(state: State) -> tuple[State, Effects]:
 
 def _decision(state: State, event: Decision) -> tuple[State, Effects]:
     exp = expected_next(state)
-    if exp.phase != "deciding":
-        raise IllegalEvent(f"no decision expected now: {exp.text}")
-    if event.actor != exp.actor:
-        raise IllegalEvent(f"the decision is {exp.actor}'s, not {event.actor}'s")
-    if event.hand != exp.hand:
-        raise IllegalEvent(f"the hand in play is hand {exp.hand + 1}, not hand {event.hand + 1}")
-    if event.action not in exp.actions:
-        raise IllegalEvent(f"{event.action!r} is not allowed now ({exp.text})")
+    check_decision(exp, event, (INSURE,))   # a double or a split matches the bet: no amount
     if state.stage == "insurance":
-        return _insurance(state, event, exp)
-    if event.amount:
-        raise IllegalEvent(f"{event.action} takes no amount: a double or a split matches the bet")
+        return _insurance(state, event)
+    return play_action(state, event.action, _advance_play)
+
+
+def play_action(state: _S, action: str, advance: Callable[[_S], tuple[_S, Effects]]) -> tuple[_S, Effects]:
+    """Hit, stand, surrender, double or split the hand in play (any game whose `seats` are Seats: pontoon's too);
+    `advance` moves the play on once a hand is finished."""
     si, hi = current_hand(state)  # type: ignore[misc]
-    seat = state.seats[si]
+    seat = state.seats[si]  # type: ignore[attr-defined]
     hand = seat.hands[hi]
-    if event.action == HIT:
+    if action == HIT:
         return replace_hand(state, si, hi, replace(hand, drawing=True)), ()
-    if event.action == STAND:
-        return _advance_play(replace_hand(state, si, hi, replace(hand, done="stood")))
-    if event.action == SURRENDER:
-        return _advance_play(replace_hand(state, si, hi, replace(hand, done="surrendered")))
-    if event.action == DOUBLE:
+    if action == STAND:
+        return advance(replace_hand(state, si, hi, replace(hand, done="stood")))
+    if action == SURRENDER:
+        return advance(replace_hand(state, si, hi, replace(hand, done="surrendered")))
+    if action == DOUBLE:
         doubled, changed = double_down(seat, hand)
         return replace_hand(state, si, hi, doubled), (changed,)
     left, right, changed = split_pair(seat, hand)
@@ -441,19 +460,15 @@ def split_pair(seat: Seat, hand: Hand) -> tuple[Hand, Hand, StakeChanged]:
     return left, right, StakeChanged(seat.spot, box, hand.stake, hand.stake)
 
 
-def _insurance(state: State, event: Decision, exp: Expected) -> tuple[State, Effects]:
+def _insurance(state: State, event: Decision) -> tuple[State, Effects]:
+    """An insurance answer, checked against the offer (up to half the bet) by `check_decision`."""
     si = next(i for i, s in enumerate(state.seats) if not s.answered)
     seat = state.seats[si]
     effects: Effects = ()
     if event.action == INSURE:
-        lo, hi = exp.amount_range  # type: ignore[misc]
-        if isinstance(event.amount, bool) or not lo <= event.amount <= hi:
-            raise IllegalEvent(f"insurance is 1 to {hi} credits (half the bet of {seat.bet}), not {event.amount}")
         seat = replace(seat, insurance=event.amount, answered=True)
         effects = (StakeChanged(seat.spot, "insurance", event.amount, event.amount),)
     else:
-        if event.amount:
-            raise IllegalEvent("declining insurance takes no amount")
         seat = replace(seat, answered=True)
     state = replace(state, seats=state.seats[:si] + (seat,) + state.seats[si + 1:])
     if all(s.answered for s in state.seats):
@@ -527,7 +542,7 @@ def snapshot(state: State) -> dict[str, Any]:
                          "doubled": h.doubled} for h in s.hands]} for s in state.seats]
     return {
         "game": "blackjack", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in _layout(state)],
+        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"cards": dealer_cards, "showing": str(blackjack_total(shown)) if shown else None},
         "shoe": state.shoe.json(),

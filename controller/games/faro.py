@@ -31,7 +31,8 @@ from controller.cards import RANKS, Card, Composition
 from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase,
+    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding,
+    RulesBase,
     RulesError, Settle, Settlement, StakeChanged, VoidRound,
 )
 from controller.games.bets import Bets, Limit, check_limits
@@ -111,7 +112,8 @@ def _left(state: State) -> Composition:
 
 def rank_left(state: State, rank: int) -> int:
     """Cards of `rank` still in the dealing box."""
-    return sum(_left(state).count(Card(rank, s)) for s in range(4))  # type: ignore[arg-type]
+    first = (rank - 2) * 4                   # card indices are rank-major: the four suits of a rank are adjacent
+    return sum(_left(state).counts[first:first + 4])
 
 
 def casekeeper(state: State) -> dict[str, dict[str, int]]:
@@ -150,7 +152,6 @@ def _turn_roles(state: State) -> tuple[str, ...]:
 
 
 def expected_next(state: State) -> Expected:
-    r = state.rules
     if state.stage == "shuffling":
         return Expected("shuffling", "shuffle a deck into the dealing box (new shoe of 1 deck)", actions=("new_shoe",))
     if state.stage == "soda":

@@ -22,7 +22,7 @@ from typing import Any
 
 from controller.cards import Card, Composition
 from controller.games._pot import DealerChanged, Pot, turn_order
-from controller.games._shoe import ShoeState, card_target, check_range
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games.base import (
     BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, Settle, StakeChanged,
@@ -199,22 +199,11 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    if exp.phase != "deciding":
-        raise IllegalEvent(f"no decision expected now: {exp.text}")
-    if event.actor != exp.actor or event.hand:
-        raise IllegalEvent(f"the decision is {exp.actor}'s, not {event.actor}'s")
+    check_decision(expected_next(state), event, (BET,))
     spot = player(state)
     if event.action == FORFEIT:
-        if event.amount:
-            raise IllegalEvent(f"a forfeit is {state.rules.forfeit} chip(s): it takes no amount")
         forfeit = state.rules.forfeit
         return replace(state, stage="settling", forfeited=True), (StakeChanged(spot, FORFEIT, forfeit, forfeit),)
-    if event.action != BET:
-        raise IllegalEvent(f"{exp.actor} bets or forfeits, not {event.action!r}")
-    lo, hi = exp.amount_range  # type: ignore[misc]
-    if isinstance(event.amount, bool) or not lo <= event.amount <= hi:
-        raise IllegalEvent(f"a bet is {lo} to {hi} (the pot), not {event.amount}")
     return replace(state, stage="turning", bet=event.amount), (StakeChanged(spot, BET, event.amount, event.amount),)
 
 

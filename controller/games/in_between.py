@@ -25,7 +25,7 @@ from typing import Any
 
 from controller.cards import Card
 from controller.games._pot import DealerChanged, Pot, turn_order
-from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe,
     OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, Settle, StakeChanged, VoidRound, BetsOpened,
@@ -158,14 +158,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, CardDealt):
         return _card(state, event)
     if isinstance(event, Decision):
-        exp = expected_next(state)
-        if exp.phase != "deciding":
-            raise IllegalEvent(f"no decision expected now: {exp.text}")
-        if event.actor != exp.actor or event.action != BET or event.hand:
-            raise IllegalEvent(f"{exp.actor} bets now ({exp.text})")
-        lo, hi = exp.amount_range  # type: ignore[misc]
-        if isinstance(event.amount, bool) or not lo <= event.amount <= hi:
-            raise IllegalEvent(f"a bet is {lo} to {hi} (the pot holds {state.pot.chips}), not {event.amount}")
+        check_decision(expected_next(state), event, (BET,))
         return (replace(state, stage="dealing", bet=event.amount),
                 (StakeChanged(player(state), BET, event.amount, event.amount),))
     if isinstance(event, Settle):

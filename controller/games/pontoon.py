@@ -36,7 +36,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from controller.cards import Card, Composition
-from controller.games._shoe import ShoeState, betting_step, card_target, check_range
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
@@ -44,8 +44,8 @@ from controller.games.base import (
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.blackjack import (
-    DOUBLE, HIT, SPLIT, STAND, Hand, Seat, current_hand, double_down, hand_label, hand_words, legal_actions,
-    replace_hand, split_pair,
+    DOUBLE, HIT, SPLIT, STAND, Hand, Seat, add_dealt_card, current_hand, first_deal_position, hand_label,
+    hand_wanting_card, hand_words, layout, legal_actions, play_action, replace_hand, table_cards,
 )
 from controller.games.chemin_de_fer import BankerChanged
 from controller.hands.points import blackjack_total
@@ -182,27 +182,14 @@ def _order(state: State) -> list[int]:
     return [(state.banker + i - 1) % n + 1 for i in range(1, n)]
 
 
-def _deal_position(state: State) -> tuple[str, bool] | None:
-    """During the deal: where the next card goes and whether face up; None once both rounds are dealt."""
-    n = len(state.seats)
-    dealt = sum(len(s.hands[0].cards) for s in state.seats) + len(state.dealer)
-    if dealt >= 2 * (n + 1):
-        return None
-    k = dealt % (n + 1)
-    up = dealt >= n + 1
-    return ("dealer" if k == n else spot_actor(state.seats[k].spot)), up
-
-
 def _card_wanted(state: State) -> tuple[str, bool] | None:
     if state.stage == "deal":
-        return _deal_position(state)
+        position = first_deal_position(state)    # the first round face down, the second face up, for everyone
+        return None if position is None else (position[0], position[1] == 1)
     if state.stage == "play":
-        cur = current_hand(state)
-        if cur is not None:
-            seat = state.seats[cur[0]]
-            hand = seat.hands[cur[1]]
-            if len(hand.cards) == 1 or hand.drawing:
-                return hand_label(seat, cur[1]), True
+        to = hand_wanting_card(state)
+        if to is not None:
+            return to, True
     if state.stage == "dealer" and state.dealer_drawing:
         return "dealer", True
     return None
@@ -239,8 +226,8 @@ def expected_next(state: State) -> Expected:
     seat = state.seats[si]
     hand = seat.hands[hi]
     actions = _offered(state, seat, hand)
-    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {', '.join(actions)}", actor=spot_actor(seat.spot),
-                    hand=hi, actions=actions)
+    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {', '.join(actions)}",
+                    actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -277,17 +264,13 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     raise IllegalEvent(f"{event.KIND} is not part of pontoon")
 
 
-def _table_cards(state: State) -> list[Card]:
-    return [c for seat in state.seats for h in seat.hands for c in h.cards] + list(state.dealer)
-
-
 def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
     if event.decks != 1 or event.cut is not None:
         raise IllegalEvent("pontoon is dealt from one pack with no cut card (the burned card marks its end)")
     if state.stage in ("shuffling", "idle"):
         resume, on_table = "", []
     elif state.stage in ("deal", "play", "dealer") and state.shoe.remaining == 0 and _card_wanted(state):
-        resume, on_table = state.stage, _table_cards(state)
+        resume, on_table = state.stage, table_cards(state)
     else:
         raise IllegalEvent("the pack is shuffled between rounds, or when the burned card is reached")
     left = Composition.of(1).remove_all(on_table)
@@ -299,21 +282,15 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     if state.stage in ("shuffling", "idle") or (state.stage == "burning" and not state.resume):
         raise IllegalEvent("no round in progress to void")
-    layout = _layout(state)
-    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in layout)
+    stakes = layout(state)
+    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in stakes)
     return _between_rounds(state, state.banker), back + (
-        RoundVoided(state.round, event.reason, sum(a for _, _, a in layout)),)
+        RoundVoided(state.round, event.reason, sum(a for _, _, a in stakes)),)
 
 
 def _between_rounds(state: State, banker: int) -> State:
     stage = "shuffling" if state.shoe.remaining == 0 else "idle"
     return State(state.rules, state.round, stage, banker, burned=state.burned, shoe=state.shoe)
-
-
-def _layout(state: State) -> list[tuple[int, str, int]]:
-    if not state.seats:
-        return list(state.bets)
-    return [(seat.spot, h.box, h.stake) for seat in state.seats for h in seat.hands]
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
@@ -326,13 +303,8 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
         stage = state.resume or "idle"
         return replace(state, stage=stage, resume="", burned=event.card), tuple(effects)
     if state.stage == "deal":
-        if to == "dealer":
-            state = replace(state, dealer=state.dealer + (event.card,))
-        else:
-            seats = tuple(replace(s, hands=(replace(s.hands[0], cards=s.hands[0].cards + (event.card,)),))
-                          if spot_actor(s.spot) == to else s for s in state.seats)
-            state = replace(state, seats=seats)
-        if _deal_position(state) is None:
+        state = add_dealt_card(state, to, event.card)
+        if first_deal_position(state) is None:
             state, more = _after_deal(state)
             effects += more
         return state, tuple(effects)
@@ -414,15 +386,7 @@ def _decision(state: State, event: Decision) -> tuple[State, Effects]:
             raise IllegalEvent(f"only the banker (spot {state.banker}) or the croupier passes the bank")
         nxt = state.banker % state.rules.spots + 1
         return replace(state, banker=nxt), (BankerChanged(nxt, f"spot {state.banker} passed the bank"),)
-    exp = expected_next(state)
-    if exp.phase != "deciding":
-        raise IllegalEvent(f"no decision expected now: {exp.text}")
-    if event.actor != exp.actor:
-        raise IllegalEvent(f"the decision is {exp.actor}'s, not {event.actor}'s")
-    if event.hand != exp.hand:
-        raise IllegalEvent(f"the hand in play is hand {exp.hand + 1}, not hand {event.hand + 1}")
-    if event.action not in exp.actions or event.amount:
-        raise IllegalEvent(f"{event.action!r} is not an action now ({exp.text}; no amount)")
+    check_decision(expected_next(state), event)
     if state.stage == "dealer":
         if event.action == HIT:
             return replace(state, dealer_drawing=True), ()
@@ -432,21 +396,11 @@ def _decision(state: State, event: Decision) -> tuple[State, Effects]:
         raise IllegalEvent(f"{event.action} is not allowed with this hand")
     si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
-    hand = seat.hands[hi]
-    if event.action == HIT:
-        return replace_hand(state, si, hi, replace(hand, drawing=True)), ()
-    if event.action == STAND:
-        return _advance_play(replace_hand(state, si, hi, replace(hand, done="stood")))
-    if event.action == DOUBLE:
-        doubled, changed = double_down(seat, hand)
-        return replace_hand(state, si, hi, doubled), (changed,)
-    left, right, changed = split_pair(seat, hand)
-    new = replace_hand(state, si, hi, left, right)
-    reveal: Effects = ()
-    if seat.spot not in state.shown:        # splitting turns the face-down card up
+    new, effects = play_action(state, event.action, _advance_play)
+    if event.action == SPLIT and seat.spot not in state.shown:     # splitting turns the face-down card up
         new = replace(new, shown=state.shown + (seat.spot,))
-        reveal = (CardsRevealed(spot_actor(seat.spot), hand.cards),)
-    return new, (changed,) + reveal
+        effects += (CardsRevealed(spot_actor(seat.spot), seat.hands[hi].cards),)
+    return new, effects
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -522,7 +476,7 @@ def snapshot(state: State) -> dict[str, Any]:
     dealer_cards = [Placed(c, dealer_up or i > 0).json() for i, c in enumerate(state.dealer)]
     return {
         "game": "pontoon", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-        "banker": state.banker, "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in _layout(state)],
+        "banker": state.banker, "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"spot": state.banker, "cards": dealer_cards,
                    "total": str(blackjack_total(state.dealer)) if dealer_up and state.dealer else None},

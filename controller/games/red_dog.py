@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesBase,
@@ -159,25 +159,14 @@ def _after_round(state: State) -> State:
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    if exp.phase != "deciding":
-        raise IllegalEvent(f"no decision expected now: {exp.text}")
-    if event.actor != exp.actor or event.hand:
-        raise IllegalEvent(f"the decision is {exp.actor}'s, not {event.actor}'s")
-    if event.action not in exp.actions:
-        raise IllegalEvent(f"{exp.actor} raises or stands, not {event.action!r}")
+    check_decision(expected_next(state), event, (RAISE,))
     spot = parse_spot_actor(event.actor)
     assert spot is not None
     effects: Effects = ()
     bets = state.bets
     if event.action == RAISE:
-        lo, hi = exp.amount_range  # type: ignore[misc]
-        if isinstance(event.amount, bool) or not lo <= event.amount <= hi:
-            raise IllegalEvent(f"a raise is {lo} to {hi} (up to the ante), not {event.amount}")
         bets = bets.with_amount(spot, RAISE, event.amount)
         effects = (StakeChanged(spot, RAISE, event.amount, event.amount),)
-    elif event.amount:
-        raise IllegalEvent("standing takes no amount")
     new = replace(state, bets=bets, decided=state.decided + (spot,))
     if not _to_decide(new):
         new = replace(new, stage="dealing")

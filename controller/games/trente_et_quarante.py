@@ -24,13 +24,13 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding,
     RulesBase, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
 )
-from controller.games.bets import Bets, Limit, check_limits
+from controller.games.bets import Bets, Limit, check_limits, sample_bets
 
 __all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "pips",
            "row_total", "coup_result", "CoupResult", "legal_bets", "HALF", "PRISON"]
@@ -240,13 +240,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    if exp.phase != "deciding":
-        raise IllegalEvent(f"no decision expected now: {exp.text}")
-    if event.actor != exp.actor:
-        raise IllegalEvent(f"the choice is {exp.actor}'s, not {event.actor}'s")
-    if event.action not in exp.actions or event.amount or event.hand:
-        raise IllegalEvent(f"{exp.actor} chooses {HALF} or {PRISON} (no amount, no hand)")
+    check_decision(expected_next(state), event)
     new = replace(state, choices=state.choices + ((_choosing(state)[0], event.action),))
     if not _choosing(new):
         new = replace(new, stage="settling")
@@ -320,11 +314,4 @@ GAME = GameSpec("trente-et-quarante", "Trente et quarante", Rules, new_table, ap
 
 def legal_bets(rules: Rules, rng: Any) -> list[Event]:
     """Bets a table might see in one coup (for the property-test harness)."""
-    bets: list[Event] = []
-    for spot in range(1, rules.spots + 1):
-        if rng.randbelow(3) == 0:
-            box = rng.choice(BOXES)
-            limit = rules.limits[box]
-            bets.append(PlaceBet(spot, box, limit.min + rng.randbelow(max(1, min(limit.max - limit.min,
-                                                                                  limit.min)))))
-    return bets or [PlaceBet(1, "rouge", rules.limits["rouge"].min)]
+    return list(sample_bets(rules.spots, rules.limits, BOXES, rng))
