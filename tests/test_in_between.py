@@ -15,6 +15,7 @@ from controller.games.base import (
     Decision, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet, RulesError, Settle, StakeChanged, VoidRound,
 )
 from controller.games.in_between import GAME, State, between, legal_bets, spread
+from controller.tablestate import new_state, step
 from tests.game_harness import play_rounds
 from tests.game_steps import deal, run, settlement
 
@@ -142,6 +143,19 @@ def test_refusals_say_why_and_change_nothing(event: Event, reason: str) -> None:
 def test_rules_errors_name_the_key(data: dict[str, Any], message: str) -> None:
     with pytest.raises(RulesError, match=message):
         GAME.rules(data)
+
+
+def test_meters_keep_the_pot_out_of_the_house_win() -> None:
+    rules = GAME.rules({"spots": 4})
+    table = new_state("t", GAME, rules)
+    state = table.game
+    for event in [NewShoe(1), OpenBets(), *deal("3C JH"), Decision("spot:2", "bet", 3), *deal("7D"), Settle(),
+                  OpenBets(), *deal("4C 9H"), Decision("spot:3", "bet", 1), *deal("KD"), Settle()]:
+        table, _ = step(table, {"kind": "game", "event": event.to_json()})
+        state, _ = GAME.apply(state, event)
+    m = table.meters
+    assert (m.handle, m.returned, m.pot, m.house_win) == (4 + 3 + 1, 6, 2, 0) and m.pot == state.pot.chips
+    assert m.json()["pot"] == 2
 
 
 @pytest.mark.parametrize("rules", [{}, {"spots": 10, "pair_pays": 3, "ante": 2, "min_bet": 3, "max_bet": 7}])

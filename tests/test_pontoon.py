@@ -23,6 +23,7 @@ from controller.games.blackjack import Hand
 from controller.games.chemin_de_fer import BankerChanged
 from controller.games.pontoon import GAME, State, bonus, legal_bets, playable
 from controller.rng import Rng
+from controller.tablestate import new_state, step
 from controller.views import leaks, project
 from tests.game_harness import play_rounds
 from tests.game_steps import deal, results, run, settlement
@@ -117,6 +118,16 @@ def test_a_players_natural_is_paid_double_and_takes_the_bank() -> None:
     assert got[(2, "main")] == ("natural", 4, "natural 2:1") and got[(3, "main")][:2] == ("win", 2)
     assert BankerChanged(2, "spot 2 was dealt a natural against a dealer without one") in effects
     assert settlement(effects).banker == 1 and settlement(effects).house_win == -6
+
+
+def test_meters_credit_the_player_bank_not_the_house() -> None:
+    table = new_state("t", GAME, GAME.rules({"spots": 4}))
+    events = [NewShoe(1), *deal("2C"), OpenBets(), PlaceBet(2, "main", 2), PlaceBet(3, "main", 2), CloseBets(),
+              *deal("AS 9H 8C KD KC 9D"), Decision("spot:3", "stand"), Decision("spot:1", "stand"), Settle()]
+    for event in events:
+        table, _ = step(table, {"kind": "game", "event": event.to_json()})
+    m = table.meters
+    assert (m.handle, m.returned, m.banked, m.house_win) == (4, 10, -6, 0)
 
 
 def test_the_first_natural_from_the_dealers_left_takes_the_bank() -> None:

@@ -464,7 +464,7 @@ class BoxResult:
 class Settlement:
     """The boxes decided in one round, and the credits that stay on the table between rounds.
 
-    Most games decide every box every round and leave the four carry fields at 0. Where credits outlive a
+    Most games decide every box every round and leave the carry fields at 0. Where credits outlive a
     round the settlement says how many, so every credit stays traced:
 
     - open bets (faro's bets that stay until their rank shows, trente et quarante's bets en prison) are listed
