@@ -80,15 +80,17 @@ class Meters:
     refused: int = 0
     power_ups: int = 0
     spots: tuple[tuple[int, SpotMeters], ...] = ()
+    pot: int = 0          # net credits the pot games' pots took (pot_out - pot_in): players' money, not the house's
+    banked: int = 0       # net won by players banking a round (pontoon's bank): not the house's either
 
     @property
     def house_win(self) -> int:
-        return self.handle - self.returned
+        return self.handle - self.returned - self.pot - self.banked
 
     def json(self) -> dict[str, Any]:
         return {"rounds": self.rounds, "voids": self.voids, "handle": self.handle, "paid": self.returned,
                 "house_win": self.house_win, "commission": self.commission, "refused_commands": self.refused,
-                "power_ups": self.power_ups,
+                "power_ups": self.power_ups, "pot": self.pot, "banked_by_players": self.banked,
                 "spots": {str(s): {"rounds": m.rounds, "handle": m.handle, "paid": m.returned,
                                    "house_win": m.house_win, "commission": m.commission} for s, m in self.spots}}
 
@@ -144,7 +146,8 @@ def _add_settlement(meters: Meters, eff: RoundSettled) -> Meters:
     s = eff.settlement
     return replace(meters, rounds=meters.rounds + 1, handle=meters.handle + s.stakes,
                    returned=meters.returned + s.returned, commission=meters.commission + s.commission,
-                   spots=tuple(sorted(spots.items())))
+                   spots=tuple(sorted(spots.items())), pot=meters.pot + s.pot_out - s.pot_in,
+                   banked=meters.banked + (s.house_win if s.banker else 0))
 
 
 def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:

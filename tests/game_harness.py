@@ -199,8 +199,11 @@ def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
             state = _apply(game, state, event, log)
     settlement = log.settlement
     assert settlement is not None
-    assert settlement.stakes == log.committed, (
-        f"stakes settled {settlement.stakes} != credits committed {log.committed}")
+    # Open bets (faro, en prison) outlive a round: what was committed plus what stayed from earlier rounds is
+    # what this round decided plus what stays on (for every other game both carries are 0).
+    assert settlement.stakes + settlement.carried_out == log.committed + settlement.carried_in, (
+        f"stakes settled {settlement.stakes} + carried out {settlement.carried_out} != credits committed "
+        f"{log.committed} + carried in {settlement.carried_in}")
     for r in settlement.results:
         assert r.commission <= r.paid, f"{r}: commission above the winnings"
         assert r.returned <= r.stake + r.paid - r.commission, f"{r}: returns more than stake and net winnings"
@@ -219,12 +222,18 @@ def play_rounds(game: GameSpec, rules: RulesBase, legal_bets: Callable[[Any, Rng
     state = game.new_table(rules)
     initial = state
     journal: list[Event] = []
+    carried = pot = 0   # open bets and pot left by the rounds so far: the next settlement must start from them
     for _ in range(rounds):
         if deck_per_round:
             cards = iter(card_rng.shuffled(shoe(decks, jokers)))
         state, log = play_round(game, state, rng, cards, legal_bets, decide, void_chance,
                                 bets_from_state=bets_from_state)
         journal.extend(log.events)
+        if log.settlement is not None and log.voided is None:
+            s = log.settlement
+            assert (s.carried_in, s.pot_in) == (carried, pot), (
+                f"round opened with open bets {s.carried_in} and pot {s.pot_in}; the last left {carried} and {pot}")
+            carried, pot = s.carried_out, s.pot_out
     replayed = initial
     for event in journal:
         replayed, _ = game.apply(replayed, event_from_json(json.loads(json.dumps(event.to_json()))))

@@ -130,6 +130,24 @@ def test_settlement_arithmetic() -> None:
         BoxResult(1, "main", 10, "win", -1, 0, 9, "x")
 
 
+def test_settlement_carries_open_bets_a_pot_and_a_player_bank() -> None:
+    plain = Settlement((BoxResult(1, "main", 10, "lose", 0, 0, 0, "x"),))
+    assert plain.json() == {"results": [_encode_result(plain.results[0])], "stakes": 10, "returned": 0,
+                            "commission": 0, "house_win": 10}
+    pot = Settlement((BoxResult(1, "ante", 1, "ante", 0, 0, 0, "to the pot"),
+                      BoxResult(1, "bet", 4, "win", 4, 0, 8, "1:1 from the pot")), pot_in=9, pot_out=6)
+    assert (pot.stakes, pot.returned, pot.house_win) == (5, 8, 0)          # the pot paid, not the house
+    assert pot.json()["pot_in"] == 9 and "carried_in" not in pot.json()
+    assert Settlement((), carried_in=5, carried_out=5, banker=3).json()["banker"] == 3
+    with pytest.raises(ValueError, match="pot_out"):
+        Settlement((), pot_out=-1)
+
+
+def _encode_result(r: BoxResult) -> dict:
+    return {"spot": r.spot, "box": r.box, "stake": r.stake, "outcome": r.outcome, "paid": r.paid,
+            "commission": r.commission, "returned": r.returned, "line": r.line}
+
+
 def test_spot_actor() -> None:
     assert spot_actor(3) == "spot:3" and parse_spot_actor("spot:3") == 3
     assert parse_spot_actor("dealer") is None and parse_spot_actor("spot:x") is None

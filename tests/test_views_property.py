@@ -14,7 +14,10 @@ from controller.games.base import Event, GameSpec
 from controller.views import leaks, project
 from tests.game_harness import play_rounds
 
-GAMES = ["blackjack", "baccarat", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud"]
+GAMES = ["blackjack", "baccarat", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud",
+         "trente-et-quarante", "faro", "stuss", "in-between", "red-dog", "high-card-pool", "pontoon"]
+DECIDE_FROM_TESTS = {"blackjack": "random_decide", "red-dog": "decide", "high-card-pool": "decide", "pontoon": "decide"}
+BETS_FROM_STATE = {"chemin-de-fer", "faro", "stuss", "pontoon"}
 CARD = re.compile(r'"card": "([2-9TJQKA][CDHS]|JK)"')
 
 
@@ -55,8 +58,10 @@ def test_no_face_down_card_on_a_screen(name: str, request: pytest.FixtureRequest
 
     game = get_game(name)
     module = name.replace("-", "_")
-    tests = importlib.import_module(f"tests.test_{module}")   # each game's own bet maker and decisions
-    legal = getattr(importlib.import_module(f"controller.games.{module}"), "legal_bets", None) or tests.legal_bets
+    legal = getattr(importlib.import_module(f"controller.games.{module}"), "legal_bets", None)
+    if legal is None or name in DECIDE_FROM_TESTS:
+        tests = importlib.import_module(f"tests.test_{module}")   # the game's own bet maker and decisions
+        legal = legal or tests.legal_bets
 
     def apply(state: Any, event: Event) -> Any:
         new, effects = game.apply(state, event)
@@ -65,9 +70,9 @@ def test_no_face_down_card_on_a_screen(name: str, request: pytest.FixtureRequest
 
     checking = dataclasses.replace(game, apply=apply)
     kwargs: dict[str, Any] = {}
-    if name == "blackjack":
-        kwargs["decide"] = tests.random_decide
-    if name == "chemin-de-fer":
+    if name in DECIDE_FROM_TESTS:
+        kwargs["decide"] = getattr(tests, DECIDE_FROM_TESTS[name])
+    if name in BETS_FROM_STATE:
         kwargs["bets_from_state"] = True
     if name in ("three-card-poker", "let-it-ride", "caribbean-stud"):
         kwargs["deck_per_round"] = True

@@ -1,5 +1,6 @@
-"""What the shoe games (blackjack, baccarat, chemin de fer) share: the shoe as the table tracks it (a card it
-cannot hold is refused, the cut card, reshuffles), the betting steps and the check of a card's destination.
+"""What the shoe games (blackjack, baccarat, chemin de fer, and table games III) share: the shoe as the table tracks
+it (a card it cannot hold is refused, the cut card, reshuffles), the betting steps, the check of a card's destination
+and of a decision.
 
 Pure and immutable like the games themselves. `cut` counts the cards dealt before the cut card comes out
 (as `controller.cards.Shoe.cut`): once that many are dealt the game emits `ShuffleDue` and asks for a
@@ -9,15 +10,16 @@ Pure and immutable like the games themselves. `cut` counts the cards dealt befor
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping
+from typing import Collection, Iterable, Mapping
 
 from controller.cards import Card, Composition
 from controller.games.base import (
-    CardDealt, CloseBets, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet, RulesError, ShuffleDue,
+    CardDealt, CloseBets, Decision, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet, RulesError,
+    ShuffleDue,
 )
 from controller.games.bets import Bets, Limit
 
-__all__ = ["ShoeState", "load_shoe", "betting_step", "card_target", "check_range"]
+__all__ = ["ShoeState", "load_shoe", "betting_step", "card_target", "check_decision", "check_range"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,26 @@ def card_target(expected: Expected, event: CardDealt) -> str:
     if event.target is not None and event.target != expected.card_to:
         raise IllegalEvent(f"the next card goes to {expected.card_to}, not {event.target}")
     return expected.card_to
+
+
+def check_decision(expected: Expected, event: Decision, amount_actions: Collection[str] = ()) -> None:
+    """A decision is legal now: one is expected, from this actor, for this hand, one of the actions offered; an
+    action in `amount_actions` takes an amount within `expected.amount_range`, any other takes none."""
+    if expected.phase != "deciding":
+        raise IllegalEvent(f"no decision expected now: {expected.text}")
+    if event.actor != expected.actor:
+        raise IllegalEvent(f"the decision is {expected.actor}'s, not {event.actor}'s")
+    if event.hand != expected.hand:
+        raise IllegalEvent(f"the hand in play is hand {expected.hand + 1}, not hand {event.hand + 1}")
+    if event.action not in expected.actions:
+        raise IllegalEvent(f"{event.action!r} is not allowed now ({expected.text})")
+    if event.action in amount_actions:
+        assert expected.amount_range is not None
+        lo, hi = expected.amount_range
+        if isinstance(event.amount, bool) or not isinstance(event.amount, int) or not lo <= event.amount <= hi:
+            raise IllegalEvent(f"{event.action} takes {lo} to {hi} credits now, not {event.amount!r}")
+    elif event.amount:
+        raise IllegalEvent(f"{event.action} takes no amount")
 
 
 def check_range(key: str, value: int, low: int, high: int, what: str = "") -> None:

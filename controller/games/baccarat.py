@@ -27,7 +27,7 @@ from controller.games.base import (
     IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding,
     RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound,
 )
-from controller.games.bets import Bets, Limit, check_limits
+from controller.games.bets import Bets, Limit, check_limits, sample_bets
 from controller.hands.points import baccarat_points
 
 __all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "banker_draws",
@@ -303,11 +303,4 @@ GAME = GameSpec("baccarat", "Baccarat (punto banco)", Rules, new_table, apply, e
 
 def legal_bets(rules: Rules, rng: Any) -> list[Event]:
     """Bets a table might see in one round (for the property-test harness)."""
-    bets: list[Event] = []
-    for spot in range(1, rules.spots + 1):
-        if rng.randbelow(3) == 0:
-            box = rng.choice(BOXES)
-            limit = rules.limits[box]
-            # small bets: the harness may ask again (noise can leave a bet under its minimum)
-            bets.append(PlaceBet(spot, box, limit.min + rng.randbelow(max(1, min(limit.max - limit.min, limit.min)))))
-    return bets or [PlaceBet(1, "banker", rules.limits["banker"].min)]
+    return list(sample_bets(rules.spots, rules.limits, BOXES, rng, default="banker"))

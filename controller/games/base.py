@@ -462,7 +462,33 @@ class BoxResult:
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
+    """The boxes decided in one round, and the credits that stay on the table between rounds.
+
+    Most games decide every box every round and leave the carry fields at 0. Where credits outlive a
+    round the settlement says how many, so every credit stays traced:
+
+    - open bets (faro's bets that stay until their rank shows, trente et quarante's bets en prison) are listed
+      in `results` only in the round that decides them; `carried_in`/`carried_out` are the open bets on the
+      layout when the round opened / after it settled. Each round: credits committed (StakeChanged deltas)
+      + carried_in = stakes + carried_out.
+    - a pot (in-between, the high-card pool) belongs to no player and no house: `pot_in`/`pot_out` are the pot
+      when the round opened and the pot carried on. Each round: stakes = returned + (pot_out - pot_in) + house_win.
+    - `banker` is the spot banking the round in a changing-bank game (pontoon), 0 when the house banks: the
+      house_win of such a round is that player's win, not the house's.
+    """
+
     results: tuple[BoxResult, ...]
+    carried_in: int = 0
+    carried_out: int = 0
+    pot_in: int = 0
+    pot_out: int = 0
+    banker: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("carried_in", "carried_out", "pot_in", "pot_out", "banker"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a non-negative whole number, got {value!r}")
 
     @property
     def stakes(self) -> int:
@@ -478,14 +504,20 @@ class Settlement:
 
     @property
     def house_win(self) -> int:
-        return self.stakes - self.returned
+        """What the bank (the house, or the banking spot) won: what the pot did not take or pay."""
+        return self.stakes - self.returned - (self.pot_out - self.pot_in)
 
     def for_spot(self, spot: int) -> tuple[BoxResult, ...]:
         return tuple(r for r in self.results if r.spot == spot)
 
     def json(self) -> dict[str, Any]:
-        return {"results": [_encode(r) for r in self.results], "stakes": self.stakes, "returned": self.returned,
-                "commission": self.commission, "house_win": self.house_win}
+        out = {"results": [_encode(r) for r in self.results], "stakes": self.stakes, "returned": self.returned,
+               "commission": self.commission, "house_win": self.house_win}
+        # Carry fields only where a game uses them, so the settlements of every other game read as before.
+        for name in ("carried_in", "carried_out", "pot_in", "pot_out", "banker"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        return out
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from controller.games.base import IllegalEvent, PlaceBet, RemoveBet, RulesError, StakeChanged
 
-__all__ = ["Limit", "Bets", "check_limits"]
+__all__ = ["Limit", "Bets", "check_limits", "sample_bets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,21 @@ def check_limits(limits: Mapping[str, Limit], boxes: tuple[str, ...], where: str
     missing = [b for b in boxes if b not in limits]
     if missing:
         raise RulesError(f"{where}: no limit for box {', '.join(missing)}")
+
+
+def sample_bets(spots: int, limits: Mapping[str, Limit], boxes: Sequence[str], rng: Any,
+                default: str | None = None) -> list[PlaceBet]:
+    """Bets a table might see in one round, for the property-test harness and the demo: about a third of the spots
+    bet on one box each, small amounts (a later pass may add to a bet that noise left under its minimum), and spot
+    1 bets the minimum on `default` (the first box) if nobody else bet."""
+    bets = []
+    for spot in range(1, spots + 1):
+        if rng.randbelow(3) == 0:
+            box = rng.choice(boxes)
+            limit = limits[box]
+            bets.append(PlaceBet(spot, box, limit.min + rng.randbelow(max(1, min(limit.max - limit.min, limit.min)))))
+    box = default or boxes[0]
+    return bets or [PlaceBet(1, box, limits[box].min)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Callable, Literal, TypeVar
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
@@ -38,9 +38,12 @@ from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import BlackjackTotal, blackjack_total
 
 __all__ = ["GAME", "Rules", "State", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "legal_actions", "legal_bets", "INSURANCE_PAYS"]
+           "legal_actions", "legal_bets", "INSURANCE_PAYS", "current_hand", "replace_hand", "hand_label", "hand_words",
+           "double_down", "split_pair", "is_pair", "first_deal_position", "add_dealt_card", "hand_wanting_card",
+           "layout", "table_cards", "play_action"]
 
 BOXES = ("main",)
+_S = TypeVar("_S")
 INSURANCE_PAYS = Payout(2, 1)
 HIT, STAND, DOUBLE, SPLIT, SURRENDER = "hit", "stand", "double", "split", "surrender"
 INSURE, DECLINE = "insure", "decline"
@@ -139,19 +142,20 @@ def _live(hand: Hand) -> bool:
     return hand.done in ("stood", "doubled")
 
 
-def _hand_label(seat: Seat, index: int) -> str:
+def hand_label(seat: Seat, index: int) -> str:
     """Where a card for this hand goes: 'spot:3', or 'spot:3/hand:1' once the spot has split (hands from 0)."""
     return spot_actor(seat.spot) if len(seat.hands) == 1 else f"{spot_actor(seat.spot)}/hand:{index}"
 
 
-def _hand_words(label: str) -> str:
+def hand_words(label: str) -> str:
     """'spot:3/hand:1' -> 'spot 3, hand 2' (hands counted from 1 for the dealer)."""
     spot, _, hand = label.partition("/hand:")
     return spot.replace(":", " ") + (f", hand {int(hand) + 1}" if hand else "")
 
 
-def _current(state: State) -> tuple[int, int] | None:
-    """(seat index, hand index) of the hand in play, or None when every hand is done."""
+def current_hand(state: Any) -> tuple[int, int] | None:
+    """(seat index, hand index) of the hand in play, or None when every hand is done (any state whose `seats` are
+    Seats: pontoon's too)."""
     for si, seat in enumerate(state.seats):
         for hi, hand in enumerate(seat.hands):
             if not hand.done:
@@ -159,7 +163,7 @@ def _current(state: State) -> tuple[int, int] | None:
     return None
 
 
-def _pair(rules: Rules, hand: Hand) -> bool:
+def is_pair(rules: Rules, hand: Hand) -> bool:
     a, b = hand.cards
     return a.rank == b.rank or (rules.split_unlike_tens and _ten(a) and _ten(b))
 
@@ -167,7 +171,7 @@ def _pair(rules: Rules, hand: Hand) -> bool:
 def legal_actions(rules: Rules, seat: Seat, hand: Hand) -> tuple[str, ...]:
     """What the player may do with `hand` (two or more cards, in play)."""
     two = len(hand.cards) == 2
-    can_split = (two and _pair(rules, hand) and len(seat.hands) < rules.max_hands
+    can_split = (two and is_pair(rules, hand) and len(seat.hands) < rules.max_hands
                  and (not hand.split_aces or rules.resplit_aces))
     if hand.split_aces:  # one card to a split ace; only a resplit of a second ace remains
         return (SPLIT, STAND) if can_split else (STAND,)
@@ -189,27 +193,52 @@ def legal_actions(rules: Rules, seat: Seat, hand: Hand) -> tuple[str, ...]:
 
 
 def _deal_position(state: State) -> tuple[str, bool] | None:
-    """During the first deal: where the next card goes and whether face up; None once it is complete."""
+    """During the first deal: where the next card goes and whether face up (all but the hole card); None once it
+    is complete."""
+    position = first_deal_position(state)
+    if position is None:
+        return None
+    to, deal_round = position
+    return to, not (to == "dealer" and deal_round == 1)
+
+
+def first_deal_position(state: Any) -> tuple[str, int] | None:
+    """During the first deal of any game with `seats` and a `dealer` hand: where the next card goes ("spot:3" or
+    "dealer": the seats in order, the dealer last) and in which round of the deal (0 or 1); None once complete."""
     n = len(state.seats)
     dealt = sum(len(s.hands[0].cards) for s in state.seats) + len(state.dealer)
     if dealt >= 2 * n + 2:
         return None
     k = dealt % (n + 1)
-    if k == n:
-        return "dealer", dealt < n + 1
-    return spot_actor(state.seats[k].spot), True
+    return ("dealer" if k == n else spot_actor(state.seats[k].spot)), dealt // (n + 1)
+
+
+def add_dealt_card(state: _S, to: str, card: Card) -> _S:
+    """The state with a card of the first deal added to the dealer's hand or to a seat's first hand."""
+    if to == "dealer":
+        return replace(state, dealer=state.dealer + (card,))  # type: ignore[attr-defined,type-var]
+    seats = tuple(replace(s, hands=(replace(s.hands[0], cards=s.hands[0].cards + (card,)),))
+                  if spot_actor(s.spot) == to else s for s in state.seats)  # type: ignore[attr-defined]
+    return replace(state, seats=seats)  # type: ignore[type-var]
+
+
+def hand_wanting_card(state: Any) -> str | None:
+    """Where the hand in play wants its card ("spot:3", "spot:3/hand:1"), if it is waiting for one."""
+    cur = current_hand(state)
+    if cur is None:
+        return None
+    seat = state.seats[cur[0]]
+    hand = seat.hands[cur[1]]
+    return hand_label(seat, cur[1]) if len(hand.cards) == 1 or hand.drawing else None
 
 
 def _card_wanted(state: State) -> tuple[str, bool] | None:
     if state.stage == "deal":
         return _deal_position(state)
     if state.stage == "play":
-        cur = _current(state)
-        if cur is not None:
-            seat = state.seats[cur[0]]
-            hand = seat.hands[cur[1]]
-            if len(hand.cards) == 1 or hand.drawing:
-                return _hand_label(seat, cur[1]), True
+        to = hand_wanting_card(state)
+        if to is not None:
+            return to, True
     if state.stage == "dealer":
         return "dealer", True
     return None
@@ -232,18 +261,18 @@ def expected_next(state: State) -> Expected:
         if state.shoe.remaining == 0:
             return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
                             actions=("new_shoe",))
-        return Expected("dealing", f"card to {_hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+        return Expected("dealing", f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
                         face_up=up)
     up_card = state.dealer[0]
     if stage == "insurance":
         seat = next(s for s in state.seats if not s.answered)
         return Expected("deciding", f"spot {seat.spot}: insurance against the dealer's ace, up to {seat.bet // 2}",
                         actor=spot_actor(seat.spot), actions=(INSURE, DECLINE), amount_range=(1, seat.bet // 2))
-    si, hi = _current(state)  # type: ignore[misc]
+    si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
     actions = legal_actions(r, seat, hand)
-    return Expected("deciding", f"{_hand_words(_hand_label(seat, hi))}: {hand.total} against a dealer "
+    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {hand.total} against a dealer "
                     f"{up_card.rank_char}: {', '.join(actions)}", actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
@@ -278,7 +307,8 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     raise IllegalEvent(f"{event.KIND} is not part of blackjack")
 
 
-def _table_cards(state: State) -> list[Card]:
+def table_cards(state: Any) -> list[Card]:
+    """The cards on the table: every hand's and the dealer's (they stay out of a shoe reshuffled mid-round)."""
     return [c for seat in state.seats for h in seat.hands for c in h.cards] + list(state.dealer)
 
 
@@ -287,7 +317,7 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
     if state.stage in ("shuffling", "idle"):
         return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
     if state.stage in ("deal", "play", "dealer") and state.shoe.remaining == 0:
-        shoe = load_shoe(event, r.decks, r.cards_behind_cut, on_table=_table_cards(state))
+        shoe = load_shoe(event, r.decks, r.cards_behind_cut, on_table=table_cards(state))
         return replace(state, shoe=shoe), ()
     raise IllegalEvent("a new shoe goes in between rounds (or when the shoe runs out mid-round)")
 
@@ -296,8 +326,8 @@ def _after_round(state: State) -> State:
     return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", shoe=state.shoe)
 
 
-def _layout(state: State) -> list[tuple[int, str, int]]:
-    """Every stake on the table now: (spot, box, credits)."""
+def layout(state: Any) -> list[tuple[int, str, int]]:
+    """Every stake on the table now: (spot, box, credits) (any game with `bets` and `seats` of Seats)."""
     if not state.seats:
         return list(state.bets)
     out = []
@@ -311,9 +341,9 @@ def _layout(state: State) -> list[tuple[int, str, int]]:
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     if state.stage in ("shuffling", "idle"):
         raise IllegalEvent("no round in progress to void")
-    layout = _layout(state)
-    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in layout)
-    return _after_round(state), back + (RoundVoided(state.round, event.reason, sum(a for _, _, a in layout)),)
+    stakes = layout(state)
+    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in stakes)
+    return _after_round(state), back + (RoundVoided(state.round, event.reason, sum(a for _, _, a in stakes)),)
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
@@ -323,12 +353,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *shuffle]
     state = replace(state, shoe=shoe)
     if state.stage == "deal":
-        if to == "dealer":
-            state = replace(state, dealer=state.dealer + (event.card,))
-        else:
-            seats = tuple(replace(s, hands=(replace(s.hands[0], cards=s.hands[0].cards + (event.card,)),))
-                          if spot_actor(s.spot) == to else s for s in state.seats)
-            state = replace(state, seats=seats)
+        state = add_dealt_card(state, to, event.card)
         if _deal_position(state) is None:
             state, more = _after_deal(state)
             effects += more
@@ -338,8 +363,8 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
         if not _dealer_draws(state):
             state = replace(state, stage="settling")
         return state, tuple(effects)
-    si, hi = _current(state)  # type: ignore[misc]
-    state = _replace_hand(state, si, hi, _hand_after_card(state.rules, state.seats[si], state.seats[si].hands[hi],
+    si, hi = current_hand(state)  # type: ignore[misc]
+    state = replace_hand(state, si, hi, _hand_after_card(state.rules, state.seats[si], state.seats[si].hands[hi],
                                                           event.card))
     state, more = _advance_play(state)
     return state, tuple(effects) + more
@@ -359,11 +384,12 @@ def _hand_after_card(rules: Rules, seat: Seat, hand: Hand, card: Card) -> Hand:
     return hand
 
 
-def _replace_hand(state: State, si: int, hi: int, hand: Hand, extra: Hand | None = None) -> State:
-    seat = state.seats[si]
+def replace_hand(state: _S, si: int, hi: int, hand: Hand, extra: Hand | None = None) -> _S:
+    """The state with hand `hi` of seat `si` replaced (and `extra`, a split-off hand, inserted after it)."""
+    seat = state.seats[si]  # type: ignore[attr-defined]
     hands = seat.hands[:hi] + ((hand, extra) if extra is not None else (hand,)) + seat.hands[hi + 1:]
-    seats = state.seats[:si] + (replace(seat, hands=hands),) + state.seats[si + 1:]
-    return replace(state, seats=seats)
+    seats = state.seats[:si] + (replace(seat, hands=hands),) + state.seats[si + 1:]  # type: ignore[attr-defined]
+    return replace(state, seats=seats)  # type: ignore[type-var]
 
 
 def _after_deal(state: State) -> tuple[State, Effects]:
@@ -383,7 +409,7 @@ def _peek(state: State) -> tuple[State, Effects]:
 
 
 def _advance_play(state: State) -> tuple[State, Effects]:
-    if _current(state) is not None:
+    if current_hand(state) is not None:
         return replace(state, stage="play"), ()
     reveal: Effects = (CardsRevealed("dealer", state.dealer),) if not state.hole_shown else ()
     state = replace(state, hole_shown=True)
@@ -393,53 +419,56 @@ def _advance_play(state: State) -> tuple[State, Effects]:
 
 def _decision(state: State, event: Decision) -> tuple[State, Effects]:
     exp = expected_next(state)
-    if exp.phase != "deciding":
-        raise IllegalEvent(f"no decision expected now: {exp.text}")
-    if event.actor != exp.actor:
-        raise IllegalEvent(f"the decision is {exp.actor}'s, not {event.actor}'s")
-    if event.hand != exp.hand:
-        raise IllegalEvent(f"the hand in play is hand {exp.hand + 1}, not hand {event.hand + 1}")
-    if event.action not in exp.actions:
-        raise IllegalEvent(f"{event.action!r} is not allowed now ({exp.text})")
+    check_decision(exp, event, (INSURE,))   # a double or a split matches the bet: no amount
     if state.stage == "insurance":
-        return _insurance(state, event, exp)
-    if event.amount:
-        raise IllegalEvent(f"{event.action} takes no amount: a double or a split matches the bet")
-    si, hi = _current(state)  # type: ignore[misc]
-    seat = state.seats[si]
+        return _insurance(state, event)
+    return play_action(state, event.action, _advance_play)
+
+
+def play_action(state: _S, action: str, advance: Callable[[_S], tuple[_S, Effects]]) -> tuple[_S, Effects]:
+    """Hit, stand, surrender, double or split the hand in play (any game whose `seats` are Seats: pontoon's too);
+    `advance` moves the play on once a hand is finished."""
+    si, hi = current_hand(state)  # type: ignore[misc]
+    seat = state.seats[si]  # type: ignore[attr-defined]
     hand = seat.hands[hi]
-    if event.action == HIT:
-        return _replace_hand(state, si, hi, replace(hand, drawing=True)), ()
-    if event.action == STAND:
-        return _advance_play(_replace_hand(state, si, hi, replace(hand, done="stood")))
-    if event.action == SURRENDER:
-        return _advance_play(_replace_hand(state, si, hi, replace(hand, done="surrendered")))
-    if event.action == DOUBLE:
-        doubled = replace(hand, stake=2 * hand.stake, doubled=True, drawing=True)
-        return (_replace_hand(state, si, hi, doubled),
-                (StakeChanged(seat.spot, hand.box, doubled.stake, hand.stake),))
-    # split: the hand keeps its first card; the second starts a new hand to its right with an equal bet
+    if action == HIT:
+        return replace_hand(state, si, hi, replace(hand, drawing=True)), ()
+    if action == STAND:
+        return advance(replace_hand(state, si, hi, replace(hand, done="stood")))
+    if action == SURRENDER:
+        return advance(replace_hand(state, si, hi, replace(hand, done="surrendered")))
+    if action == DOUBLE:
+        doubled, changed = double_down(seat, hand)
+        return replace_hand(state, si, hi, doubled), (changed,)
+    left, right, changed = split_pair(seat, hand)
+    return replace_hand(state, si, hi, left, right), (changed,)
+
+
+def double_down(seat: Seat, hand: Hand) -> tuple[Hand, StakeChanged]:
+    """The hand with its bet doubled, waiting for its one card."""
+    doubled = replace(hand, stake=2 * hand.stake, doubled=True, drawing=True)
+    return doubled, StakeChanged(seat.spot, hand.box, doubled.stake, hand.stake)
+
+
+def split_pair(seat: Seat, hand: Hand) -> tuple[Hand, Hand, StakeChanged]:
+    """A pair split: the hand keeps its first card; the second starts a new hand to its right with an equal bet."""
     first, second = hand.cards
     aces = first.rank == ACE
     box = f"split:{len(seat.hands)}"
     left = replace(hand, cards=(first,), split=True, split_aces=aces)
     right = Hand(box, (second,), hand.stake, split=True, split_aces=aces)
-    return _replace_hand(state, si, hi, left, right), (StakeChanged(seat.spot, box, hand.stake, hand.stake),)
+    return left, right, StakeChanged(seat.spot, box, hand.stake, hand.stake)
 
 
-def _insurance(state: State, event: Decision, exp: Expected) -> tuple[State, Effects]:
+def _insurance(state: State, event: Decision) -> tuple[State, Effects]:
+    """An insurance answer, checked against the offer (up to half the bet) by `check_decision`."""
     si = next(i for i, s in enumerate(state.seats) if not s.answered)
     seat = state.seats[si]
     effects: Effects = ()
     if event.action == INSURE:
-        lo, hi = exp.amount_range  # type: ignore[misc]
-        if isinstance(event.amount, bool) or not lo <= event.amount <= hi:
-            raise IllegalEvent(f"insurance is 1 to {hi} credits (half the bet of {seat.bet}), not {event.amount}")
         seat = replace(seat, insurance=event.amount, answered=True)
         effects = (StakeChanged(seat.spot, "insurance", event.amount, event.amount),)
     else:
-        if event.amount:
-            raise IllegalEvent("declining insurance takes no amount")
         seat = replace(seat, answered=True)
     state = replace(state, seats=state.seats[:si] + (seat,) + state.seats[si + 1:])
     if all(s.answered for s in state.seats):
@@ -513,7 +542,7 @@ def snapshot(state: State) -> dict[str, Any]:
                          "doubled": h.doubled} for h in s.hands]} for s in state.seats]
     return {
         "game": "blackjack", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in _layout(state)],
+        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"cards": dealer_cards, "showing": str(blackjack_total(shown)) if shown else None},
         "shoe": state.shoe.json(),

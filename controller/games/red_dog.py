@@ -1,0 +1,221 @@
+"""Red dog: the casino in-between, banked by the house. Every spot plays the same three cards: a pay by the spread,
+consecutive cards a push, a pair then three of a kind paying 11:1, and the raise once the spread is announced.
+
+Rules as casinos deal it (rules text 000_* describes the home game, in-between, of which this is the casino
+variant; the paytable is the usual one, Wizard of Odds "Red Dog", and each line is configurable):
+
+- A shoe of `decks` decks (six by default), aces high, suits irrelevant. Each spot bets its ante; the dealer
+  turns two cards up.
+- Consecutive cards: every ante pushes. A pair: a third card is turned at once (no raise); three of a kind pays
+  11:1, anything else pushes.
+- Otherwise the dealer announces the spread (ranks strictly between, 1 to 11). Each spot in turn may raise up
+  to its ante, or stand. The third card: strictly between pays ante and raise by the spread, 5:1 for 1, 4:1 for
+  2, 2:1 for 3, 1:1 for 4 or more; outside, or matching either card, both lose.
+- The cut card `cards_behind_cut` from the end of the shoe; the round that brings it out is the last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from controller.cards import Card
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe
+from controller.games.base import (
+    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effects, Event, Expected, GameSpec,
+    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesBase,
+    Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+)
+from controller.games.bets import Bets, Limit, check_limits
+from controller.games.in_between import between, spread
+
+__all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "legal_bets",
+           "RAISE", "STAND", "spread_pays"]
+
+BOXES = ("ante",)
+RAISE, STAND = "raise", "stand"
+
+
+@dataclass(frozen=True)
+class Rules(RulesBase):
+    decks: int = 6
+    spots: int = 7
+    spread_1: Payout = Payout(5, 1)
+    spread_2: Payout = Payout(4, 1)
+    spread_3: Payout = Payout(2, 1)
+    spread_4_plus: Payout = Payout(1, 1)
+    three_of_a_kind: Payout = Payout(11, 1)
+    cards_behind_cut: int = 26
+    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"ante": Limit(5, 1_000)}))
+
+    def validate(self) -> None:
+        check_range("decks", self.decks, 1, 8, " decks")
+        check_range("spots", self.spots, 1, 9, " spots")
+        check_range("cards_behind_cut", self.cards_behind_cut, 3, self.decks * 26, " (a round needs three cards)")
+        check_limits(self.limits, BOXES)
+
+
+def spread_pays(rules: Rules, gap: int) -> Payout:
+    """The paytable line for a spread of `gap` (1 to 11)."""
+    return (rules.spread_1, rules.spread_2, rules.spread_3)[gap - 1] if gap <= 3 else rules.spread_4_plus
+
+
+@dataclass(frozen=True)
+class State:
+    rules: Rules
+    round: int = 0
+    stage: str = "shuffling"    # shuffling, idle, betting, dealing, deciding, settling
+    bets: Bets = Bets()         # antes, then raises
+    decided: tuple[int, ...] = ()   # spots that have raised or stood
+    cards: tuple[Card, ...] = ()
+    shoe: ShoeState = ShoeState()
+
+
+def new_table(rules: Rules) -> State:
+    return State(rules)
+
+
+def _antes(state: State) -> list[tuple[int, int]]:
+    return [(s, a) for s, b, a in state.bets if b == "ante"]
+
+
+def _to_decide(state: State) -> list[tuple[int, int]]:
+    return [(s, a) for s, a in _antes(state) if s not in state.decided]
+
+
+def expected_next(state: State) -> Expected:
+    r = state.rules
+    if state.stage == "shuffling":
+        return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
+    if state.stage == "idle":
+        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
+    if state.stage == "betting":
+        return Expected("betting", "bets open: antes", actions=("place_bet", "remove_bet", "close_bets"))
+    if state.stage == "dealing":
+        n = len(state.cards)
+        what = ("the first card", "the second card", "the third card")[n]
+        return Expected("dealing", f"{what}, face up", card_to=("first", "second", "third")[n], face_up=True)
+    if state.stage == "deciding":
+        spot, ante = _to_decide(state)[0]
+        gap = spread(*state.cards)
+        return Expected("deciding", f"spread of {gap} pays {spread_pays(r, gap)}: spot {spot} raises up to {ante} "
+                        "or stands", actor=spot_actor(spot), actions=(RAISE, STAND), amount_range=(1, ante))
+    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+
+
+def _result_text(state: State) -> str:
+    first, second = state.cards[:2]
+    gap = spread(first, second)
+    if gap == 0:
+        return "consecutive: push"
+    third = state.cards[2]
+    if gap == -1:
+        return "three of a kind" if third.rank == first.rank else "pair, no three of a kind: push"
+    return f"{third.rank_char} {'between' if between(third, first, second) else 'not between'}, spread of {gap}"
+
+
+def apply(state: State, event: Event) -> tuple[State, Effects]:
+    r = state.rules
+    if isinstance(event, NewShoe):
+        if state.stage not in ("shuffling", "idle"):
+            raise IllegalEvent("a new shoe goes in between rounds")
+        return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
+    if isinstance(event, VoidRound):
+        if state.stage not in ("betting", "dealing", "deciding", "settling"):
+            raise IllegalEvent("no round in progress to void")
+        back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in state.bets)
+        return _after_round(state), back + (RoundVoided(state.round, event.reason, state.bets.total),)
+    if isinstance(event, OpenBets):
+        if state.stage != "idle":
+            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
+        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
+        bets, effects = betting_step(state.bets, event, state.stage == "betting", r.spots, r.limits)
+        if isinstance(event, CloseBets):
+            return replace(state, stage="dealing"), (BetsClosed(state.round),)
+        return replace(state, bets=bets), effects
+    if isinstance(event, CardDealt):
+        exp = expected_next(state)
+        to = card_target(exp, event)
+        shoe, shuffle = state.shoe.take(event.card)
+        new = replace(state, shoe=shoe, cards=state.cards + (event.card,))
+        if len(new.cards) == 3 or (len(new.cards) == 2 and spread(*new.cards) == 0):
+            new = replace(new, stage="settling")
+        elif len(new.cards) == 2 and spread(*new.cards) > 0:
+            new = replace(new, stage="deciding")
+        return new, (CardPlaced(event.card, to, True),) + shuffle
+    if isinstance(event, Decision):
+        return _decide(state, event)
+    if isinstance(event, Settle):
+        if state.stage != "settling":
+            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
+        return _after_round(state), (RoundSettled(state.round, settle_round(state)),)
+    raise IllegalEvent(f"{event.KIND} is not part of red dog")
+
+
+def _after_round(state: State) -> State:
+    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", shoe=state.shoe)
+
+
+def _decide(state: State, event: Decision) -> tuple[State, Effects]:
+    check_decision(expected_next(state), event, (RAISE,))
+    spot = parse_spot_actor(event.actor)
+    assert spot is not None
+    effects: Effects = ()
+    bets = state.bets
+    if event.action == RAISE:
+        bets = bets.with_amount(spot, RAISE, event.amount)
+        effects = (StakeChanged(spot, RAISE, event.amount, event.amount),)
+    new = replace(state, bets=bets, decided=state.decided + (spot,))
+    if not _to_decide(new):
+        new = replace(new, stage="dealing")
+    return new, effects
+
+
+def settle_round(state: State) -> Settlement:
+    r = state.rules
+    first, second = state.cards[:2]
+    gap = spread(first, second)
+    results = []
+    for spot, box, stake in state.bets:
+        if gap == 0:
+            results.append(BoxResult(spot, box, stake, "push", 0, 0, stake,
+                                     f"{first.rank_char}-{second.rank_char} consecutive: push"))
+        elif gap == -1:
+            if state.cards[2].rank == first.rank:
+                paid = r.three_of_a_kind.on(stake)
+                results.append(BoxResult(spot, box, stake, "win", paid, 0, stake + paid,
+                                         f"three of a kind {r.three_of_a_kind}"))
+            else:
+                results.append(BoxResult(spot, box, stake, "push", 0, 0, stake,
+                                         f"pair of {first.rank_char}s, no three of a kind: push"))
+        elif between(state.cards[2], first, second):
+            pays = spread_pays(r, gap)
+            paid = pays.on(stake)
+            results.append(BoxResult(spot, box, stake, "win", paid, 0, stake + paid, f"spread of {gap} pays {pays}"))
+        else:
+            results.append(BoxResult(spot, box, stake, "lose", 0, 0, 0,
+                                     f"{state.cards[2].rank_char} not between {first.rank_char} and "
+                                     f"{second.rank_char}"))
+    return Settlement(tuple(results))
+
+
+def snapshot(state: State) -> dict[str, Any]:
+    """Every card is face up; the spread and its payout once announced."""
+    gap = spread(*state.cards[:2]) if len(state.cards) >= 2 else None
+    return {"game": "red-dog", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
+            "bets": state.bets.json(), "cards": [Placed(c, True).json() for c in state.cards], "spread": gap,
+            "pays": str(spread_pays(state.rules, gap)) if gap is not None and gap > 0 else None,
+            "shoe": state.shoe.json()}
+
+
+GAME = GameSpec("red-dog", "Red dog", Rules, new_table, apply, expected_next, snapshot, BOXES + (RAISE,))
+
+
+def legal_bets(rules: Rules, rng: Any) -> list[Event]:
+    """Antes a table might see in one round (for the property-test harness)."""
+    limit = rules.limits["ante"]
+    spots = [s for s in range(1, rules.spots + 1) if rng.randbelow(2)] or [1]
+    return [PlaceBet(s, "ante", limit.min + rng.randbelow(max(1, min(limit.max - limit.min, 9 * limit.min)))) for s in
+            spots]
