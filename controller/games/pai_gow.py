@@ -1,0 +1,488 @@
+"""Pai gow poker: seven cards set into a five-card back and a two-card front hand against the banker's, 53 cards with the joker as a bug (seed 000_*).
+
+Round (000_*): bets -> the hand order (three dice, or the shuffler's number) -> seven hands of seven
+cards, face down -> every playing spot sets its hand -> the dealer's hand is turned up and set by the
+house way, the players' hands are turned up -> settle.
+
+- The hand order. Seven positions: the dealer is position 1 and the spots follow in the dice's count,
+  counter-clockwise from the dealer's right (spot N is position N + 1; the table's spot numbers follow
+  the count). Three dice totalling 1, 8 or 15 give the first hand to the dealer, 2, 9 or 16 to spot 1,
+  and so on: position = (total - 1) mod 7 + 1; the hands go on round the positions in count order.
+  With `hand_order = "shuffler"` the shuffler's random number (1-7, same odds as the dice) names the
+  position instead. A position without a bet still gets its hand, which goes to the discards face down.
+- Dealing. Seven hands of seven cards in a line (`deal = "rounds"`: one card to each hand in turn as the
+  seed's dealer does; `"hands"`: hand by hand, as a hand-forming shuffler delivers them); 49 of the 53
+  cards are dealt, the last four are never read.
+- Setting. A decision `set:<two front cards>` (e.g. "set:AS KD"; the other five are the back) or
+  `house_way` (the player asks the dealer to set it, which 000_* allows). The back must outrank the front
+  (`controller.hands.paigow`: the joker a bug, A-2-3-4-5 the second straight); a fouled hand loses
+  (`foul = "loses"`, the seed) or is set the house way (`foul = "house_way"`, some casinos).
+- The dealer sets by the house way (`controller/games/_house_way.py`, configurable under `house_way`).
+- Settlement: each hand against the banker's like hand; copies (exact ties) go to the banker. Both won:
+  1:1 less the commission (5%, rounded per `commission_rounding`); one each: push; both lost: the bet is
+  lost.
+- Player banking (`player_banking`): a spot may put up a bank (box "bank") instead of a bet. It must cover
+  every bet against it. The other spots play against the banker's hand, which the banker sets freely; the
+  dealer's hand then plays as a player against the bank for the banker's last bet as a player (000_*:
+  "betting the last amount that the player-banker bet on the previous hand"), none if it has none. The
+  banker's wins and losses are netted; the commission is taken on a net win. The bank's row names the
+  result against every hand; the house's gain or loss against the bank is in the settlement's house win.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Sequence
+
+from controller.cards import ACE, Card, parse_cards
+from controller.games._house_poker import Deal, deal_plan
+from controller.games._house_way import HouseWay, house_way, setting_kind
+from controller.games.base import (
+    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
+    Event, Expected, GameSpec, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided,
+    Rounding, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+)
+from controller.games.bets import Bets, Limit, check_limits
+from controller.hands import poker
+from controller.hands.paigow import back_value, front_value
+
+__all__ = ["GAME", "Rules", "State", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES", "POSITIONS", "new_table",
+           "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text"]
+
+NAME = "pai-gow"
+BOXES = ("main", "bank")
+POSITIONS = 7            # the dealer and six spots: the dice count all seven, seated or not
+HAND_SIZE = 7
+
+
+class HandOrder(enum.Enum):
+    DICE = "dice"           # three dice thrown by a player (000_*)
+    SHUFFLER = "shuffler"   # the shuffler's random number 1..7
+
+
+class Foul(enum.Enum):
+    LOSES = "loses"          # 000_*: "the player's hands are fouled, and the bet is automatically lost"
+    HOUSE_WAY = "house_way"  # the dealer resets a fouled hand by the house way
+
+
+@dataclass(frozen=True)
+class Rules(RulesBase):
+    """Pai gow poker as dealt in Nevada casinos; every default is the seed's or the usual casino rule."""
+
+    spots: int = 6
+    hand_order: HandOrder = HandOrder.DICE
+    deal: Deal = Deal.ROUNDS
+    commission_percent: int = 5
+    commission_rounding: Rounding = Rounding.UP   # a fraction of a credit of commission goes to the house
+    foul: Foul = Foul.LOSES
+    house_way: HouseWay = HouseWay()
+    player_banking: bool = False
+    house_bets_against_banker: bool = True
+    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
+        {"main": Limit(20, 5_000), "bank": Limit(20, 100_000)}))
+
+    def validate(self) -> None:
+        if not 1 <= self.spots <= POSITIONS - 1:
+            raise RulesError(f"rules.spots: 1 to {POSITIONS - 1} spots (seven positions with the dealer), got {self.spots}")
+        if not 0 <= self.commission_percent <= 25:
+            raise RulesError(f"rules.commission_percent: 0 to 25, got {self.commission_percent}")
+        check_limits(self.limits, BOXES)
+
+
+@dataclass(frozen=True)
+class State:
+    rules: Rules
+    round: int = 0
+    phase: str = "idle"        # idle, betting, ordering, dealing, setting, settling
+    bets: Bets = Bets()
+    roll: int = 0              # the dice total or the shuffler's number
+    first: int = 0             # the position that receives the first hand
+    cards: tuple[tuple[str, Placed], ...] = ()
+    settings: tuple[tuple[str, tuple[Card, Card], str], ...] = ()   # (where, front cards, set by)
+    last_bets: tuple[tuple[int, int], ...] = ()   # each spot's last bet as a player (the house's stake vs a banker)
+
+    def hand(self, to: str) -> tuple[Card, ...]:
+        return tuple(p.card for where, p in self.cards if where == to)
+
+    def placed(self, to: str) -> tuple[Placed, ...]:
+        return tuple(p for where, p in self.cards if where == to)
+
+    def setting(self, to: str) -> tuple[tuple[Card, ...], tuple[Card, Card], str] | None:
+        """(back, front, set by) of a set hand."""
+        for where, front, how in self.settings:
+            if where == to:
+                return tuple(c for c in self.hand(to) if c not in front), front, how
+        return None
+
+    @property
+    def banker(self) -> int:
+        """The spot banking this round, 0 when the house banks."""
+        return next((s for s, b, _ in self.bets if b == "bank"), 0)
+
+    def last_bet(self, spot: int) -> int:
+        return next((a for s, a in self.last_bets if s == spot), 0)
+
+
+def new_table(rules: Rules) -> State:
+    return State(rules)
+
+
+def first_position(order: HandOrder, roll: int) -> int:
+    """The position (1 = dealer) that receives the first hand for a dice total or a shuffler number."""
+    return roll if order is HandOrder.SHUFFLER else (roll - 1) % POSITIONS + 1
+
+
+def _target(state: State, position: int) -> str:
+    if position == 1:
+        return "dealer"
+    spot = position - 1
+    return spot_actor(spot) if spot in state.bets.spots() else "discard"
+
+
+def _plan(state: State) -> tuple[tuple[str, bool], ...]:
+    hands = [(_target(state, (state.first - 1 + h) % POSITIONS + 1), (False,) * HAND_SIZE) for h in range(POSITIONS)]
+    return deal_plan(hands, state.rules.deal)
+
+
+def _players(state: State) -> tuple[int, ...]:
+    """Spots that set a hand this round: every spot with a bet or the bank."""
+    return state.bets.spots()
+
+
+def _house_stake(state: State) -> int:
+    banker = state.banker
+    if not banker or not state.rules.house_bets_against_banker:
+        return 0
+    return state.last_bet(banker)
+
+
+# ---------------------------------------------------------------------------------------------------
+# What the table waits for
+
+
+def expected_next(state: State) -> Expected:
+    r = state.rules
+    if state.phase == "idle":
+        return Expected("idle", "open bets", actions=("open_bets",))
+    if state.phase == "betting":
+        bank = "; a spot may bank" if r.player_banking else ""
+        return Expected("betting", f"bets are open{bank}", actions=("place_bet", "remove_bet", "close_bets"))
+    if state.phase == "ordering":
+        if r.hand_order is HandOrder.DICE:
+            return Expected("deciding", "throw the three dice: enter their total (3 to 18)", actor="dealer",
+                            actions=("dice",), amount_range=(3, 18))
+        return Expected("deciding", "enter the shuffler's number (1 to 7)", actor="dealer", actions=("shuffler",),
+                        amount_range=(1, POSITIONS))
+    if state.phase == "dealing":
+        plan = _plan(state)
+        n = len(state.cards)
+        to, up = plan[n]
+        if r.deal is Deal.ROUNDS:
+            hand, card = n % POSITIONS + 1, n // POSITIONS + 1
+        else:
+            hand, card = n // HAND_SIZE + 1, n % HAND_SIZE + 1
+        who = "the discards (no bet there)" if to == "discard" else to.replace(":", " ")
+        return Expected("dealing", f"hand {hand} of {POSITIONS} to {who}: card {card} of {HAND_SIZE}, face down",
+                        card_to=to, face_up=up)
+    if state.phase == "setting":
+        waiting = [s for s in _players(state) if state.setting(spot_actor(s)) is None]
+        more = f"; {len(waiting) - 1} more to set" if len(waiting) > 1 else ""
+        return Expected("deciding", f"spot {waiting[0]}: set the hand (set: and the two front cards, e.g. set:AS KD) "
+                        f"or ask for the house way{more}", actor=spot_actor(waiting[0]), actions=("set", "house_way"))
+    return Expected("settling", "settle the round", actions=("settle",))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Events
+
+
+def apply(state: State, event: Event) -> tuple[State, Effects]:
+    if isinstance(event, VoidRound):
+        if state.phase == "idle":
+            raise IllegalEvent("no round to void")
+        effects: list[Effect] = [StakeChanged(s, b, 0, -a) for s, b, a in state.bets]
+        effects.append(RoundVoided(state.round, event.reason, state.bets.total))
+        return State(state.rules, state.round, last_bets=state.last_bets), tuple(effects)
+    if isinstance(event, OpenBets):
+        if state.phase != "idle":
+            raise IllegalEvent(f"a round is already in progress: {expected_next(state).text}")
+        return replace(state, round=state.round + 1, phase="betting"), (BetsOpened(state.round + 1),)
+    if isinstance(event, (PlaceBet, RemoveBet)):
+        return _bet(state, event)
+    if isinstance(event, CloseBets):
+        return _close(state)
+    if isinstance(event, Decision):
+        if state.phase == "ordering":
+            return _order(state, event)
+        return _set(state, event)
+    if isinstance(event, CardDealt):
+        return _card(state, event)
+    if isinstance(event, Settle):
+        if state.phase != "settling":
+            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
+        settlement = settle(state)
+        last = dict(state.last_bets)
+        last.update({s: a for s, b, a in state.bets if b == "main"})
+        return (State(state.rules, state.round, last_bets=tuple(sorted(last.items()))),
+                (RoundSettled(state.round, settlement),))
+    raise IllegalEvent(f"{event.KIND} is not part of pai gow poker")
+
+
+def _bet(state: State, event: PlaceBet | RemoveBet) -> tuple[State, Effects]:
+    r = state.rules
+    if state.phase != "betting":
+        raise IllegalEvent("bets are not open")
+    if isinstance(event, PlaceBet) and event.box == "bank":
+        if not r.player_banking:
+            raise IllegalEvent("this table does not allow a player to bank")
+        if state.banker not in (0, event.spot):
+            raise IllegalEvent(f"spot {state.banker} is already banking this round")
+        if state.bets.get(event.spot, "main"):
+            raise IllegalEvent(f"spot {event.spot} has a bet and cannot also bank")
+    if isinstance(event, PlaceBet) and event.box == "main" and state.banker == event.spot:
+        raise IllegalEvent(f"spot {event.spot} is banking and cannot also bet")
+    op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
+    bets, changed = op(event, r.spots, r.limits)  # type: ignore[arg-type]
+    return replace(state, bets=bets), (changed,)
+
+
+def _close(state: State) -> tuple[State, Effects]:
+    if state.phase != "betting":
+        raise IllegalEvent("bets are not open")
+    players = [s for s, b, _ in state.bets if b == "main"]
+    if not players and not (state.banker and _house_stake(state)):
+        raise IllegalEvent("no bets on the table" if not state.banker else "nobody plays against the bank")
+    state.bets.check_minimums(state.rules.limits)
+    if state.banker:
+        covered = sum(a for _, b, a in state.bets if b == "main") + _house_stake(state)
+        bank = state.bets.get(state.banker, "bank")
+        if bank < covered:
+            raise IllegalEvent(f"spot {state.banker}'s bank of {bank} does not cover the {covered} bet against it")
+    return replace(state, phase="ordering"), (BetsClosed(state.round),)
+
+
+def _order(state: State, event: Decision) -> tuple[State, Effects]:
+    r = state.rules
+    action = "dice" if r.hand_order is HandOrder.DICE else "shuffler"
+    low, high = (3, 18) if action == "dice" else (1, POSITIONS)
+    if event.actor != "dealer" or event.action != action:
+        raise IllegalEvent(f"the dealer enters the {'dice total' if action == 'dice' else 'shuffler number'} now "
+                           f"(decision 'dealer' '{action}'), not {event.actor!r} {event.action!r}")
+    if isinstance(event.amount, bool) or not low <= event.amount <= high or event.hand != 0:
+        raise IllegalEvent(f"the {action} gives {low} to {high}, not {event.amount!r}")
+    return replace(state, phase="dealing", roll=event.amount, first=first_position(r.hand_order, event.amount)), ()
+
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    if state.phase != "dealing":
+        raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
+    plan = _plan(state)
+    to, up = plan[len(state.cards)]
+    if event.target is not None and event.target != to:
+        raise IllegalEvent(f"card expected for {to}, not {event.target}")
+    for where, p in state.cards:
+        if p.card == event.card:
+            raise IllegalEvent(f"{event.card} is already on the table this round (at {where}): the deck holds one")
+    cards = state.cards + ((to, Placed(event.card, up)),)
+    new = replace(state, cards=cards, phase="setting" if len(cards) == len(plan) else "dealing")
+    return new, (CardPlaced(event.card, to, up),)
+
+
+def _set(state: State, event: Decision) -> tuple[State, Effects]:
+    if state.phase != "setting":
+        raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
+    spot = parse_spot_actor(event.actor)
+    if spot is None or spot not in _players(state):
+        raise IllegalEvent(f"{event.actor!r} has no hand to set")
+    to = spot_actor(spot)
+    if state.setting(to) is not None:
+        raise IllegalEvent(f"spot {spot} has already set the hand")
+    if event.amount != 0 or event.hand != 0:
+        raise IllegalEvent("setting a hand takes no amount")
+    hand = state.hand(to)
+    if event.action == "house_way":
+        front, how = house_way(hand, state.rules.house_way)[1], "house way"
+    elif event.action.startswith("set:"):
+        try:
+            front_cards = parse_cards(event.action[4:])
+        except ValueError as exc:
+            raise IllegalEvent(f"spot {spot}: {exc}") from None
+        if len(front_cards) != 2 or front_cards[0] == front_cards[1]:
+            raise IllegalEvent(f"spot {spot}: the front hand is two different cards, e.g. set:AS KD")
+        if any(c not in hand for c in front_cards):
+            raise IllegalEvent(f"spot {spot}: the front hand must come from the spot's own seven cards")
+        front, how = (front_cards[0], front_cards[1]), "player"
+        back = [c for c in hand if c not in front]
+        if back_value(back) <= front_value(front) and state.rules.foul is Foul.HOUSE_WAY:
+            front, how = house_way(hand, state.rules.house_way)[1], "house way (foul reset)"
+    else:
+        raise IllegalEvent(f"spot {spot} may set the hand (set:<front cards>) or ask for the house way, "
+                           f"not {event.action!r}")
+    state = replace(state, settings=state.settings + ((to, front, how),))
+    if any(state.setting(spot_actor(s)) is None for s in _players(state)):
+        return state, ()
+    # Every hand is set: the dealer's hand is turned up and set the house way, then the players' hands.
+    dealer_front = house_way(state.hand("dealer"), state.rules.house_way)[1]
+    state = replace(state, settings=state.settings + (("dealer", dealer_front, "house way"),))
+    shown: list[Effect] = []
+    cards = list(state.cards)
+    for where in ["dealer"] + [spot_actor(s) for s in _players(state)]:
+        turned = []
+        for i, (w, p) in enumerate(cards):
+            if w == where and not p.up:
+                cards[i] = (w, Placed(p.card, True))
+                turned.append(p.card)
+        shown.append(CardsRevealed(where, tuple(turned)))
+    return replace(state, cards=tuple(cards), phase="settling"), tuple(shown)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Settlement
+
+
+def front_text(front: Sequence[Card]) -> str:
+    hi, lo = sorted((ACE if c.joker else c.rank for c in front), reverse=True)
+    chars = {10: "T", 11: "J", 12: "Q", 13: "K", 14: "A"}
+    if hi == lo:
+        return f"pair of {poker.describe(poker.pack(poker.PAIR, [hi])).split(' of ')[1]}"
+    return f"{chars.get(hi, str(hi))}-{chars.get(lo, str(lo))}"
+
+
+@dataclass(frozen=True)
+class _Set:
+    back: int
+    front: int
+    foul: bool
+    words: str
+
+    @classmethod
+    def of(cls, state: State, to: str) -> _Set:
+        setting = state.setting(to)
+        assert setting is not None
+        back, front, _ = setting
+        bv, fv = back_value(back), front_value(front)
+        return cls(bv, fv, bv <= fv, f"{poker.describe(bv)} / {front_text(front)}")
+
+
+def compare(bettor: _Set, banker: _Set) -> tuple[int, int]:
+    """(hands the bettor wins, hands the banker wins); copies go to the banker. A fouled hand loses both;
+    when both foul the bettor's foul counts first."""
+    if bettor.foul:
+        return 0, 2
+    if banker.foul:
+        return 2, 0
+    won = (bettor.back > banker.back) + (bettor.front > banker.front)
+    return won, 2 - won
+
+
+def _commission(rules: Rules, amount: int) -> int:
+    return rules.commission_rounding.divide(amount * rules.commission_percent, 100)
+
+
+def _outcome(won: int) -> str:
+    return {2: "win", 1: "push", 0: "lose"}[won]
+
+
+def settle(state: State) -> Settlement:
+    """Every bet against the banker's hand (the dealer's, or the banking spot's), and the bank's net."""
+    r = state.rules
+    banker = state.banker
+    bank_to = spot_actor(banker) if banker else "dealer"
+    bank = _Set.of(state, bank_to)
+    who = f"spot {banker}" if banker else "dealer"
+    results: list[BoxResult] = []
+    net = 0
+    against: list[str] = []
+    for spot, box, stake in state.bets:
+        if box != "main":
+            continue
+        mine = _Set.of(state, spot_actor(spot))
+        won, _ = compare(mine, bank)
+        detail = f"{'foul' if mine.foul else mine.words} against {who}'s {'foul' if bank.foul else bank.words}"
+        if won == 2:
+            fee = _commission(r, stake)
+            results.append(BoxResult(spot, box, stake, "win", stake, fee, 2 * stake - fee,
+                                     f"wins both hands ({detail}): 1:1 less {r.commission_percent}% commission"))
+            net -= stake
+        elif won == 1:
+            results.append(BoxResult(spot, box, stake, "push", 0, 0, stake, f"one hand each ({detail}): push"))
+        else:
+            line = "foul: the back hand must outrank the front" if mine.foul else f"banker wins both hands ({detail})"
+            results.append(BoxResult(spot, box, stake, "lose", 0, 0, 0, line))
+            net += stake
+        against.append(f"spot {spot} {_outcome(won)}")
+    if banker:
+        house = _house_stake(state)
+        if house:
+            won, _ = compare(_Set.of(state, "dealer"), bank)
+            net += {2: -house, 1: 0, 0: house}[won]
+            against.append(f"the house ({house} on the dealer's hand) {_outcome(won)}")
+        stake = state.bets.get(banker, "bank")
+        summary = "; ".join(against) or "no bets against the bank"
+        if net > 0:
+            fee = _commission(r, net)
+            results.append(BoxResult(banker, "bank", stake, "win", net, fee, stake + net - fee,
+                                     f"bank wins {net} net ({summary}) less {r.commission_percent}% commission"))
+        elif net == 0:
+            results.append(BoxResult(banker, "bank", stake, "push", 0, 0, stake, f"bank breaks even ({summary})"))
+        else:
+            results.append(BoxResult(banker, "bank", stake, "lose", 0, 0, stake + net,
+                                     f"bank loses {-net} net ({summary})"))
+    return Settlement(tuple(results))
+
+
+# ---------------------------------------------------------------------------------------------------
+# View
+
+
+def snapshot(state: State) -> dict[str, Any]:
+    """Hands face down until the rules turn them up; a hand's name and foul only once all its cards are up
+    (before that under "audit")."""
+    hands = []
+    audit: dict[str, Any] = {}
+    for to in ["dealer"] + [spot_actor(s) for s in _players(state)]:
+        placed = state.placed(to)
+        if not placed:
+            continue
+        entry: dict[str, Any] = {"to": to, "cards": [p.json() for p in placed]}
+        setting = state.setting(to)
+        if setting is not None:
+            back, front, how = setting
+            up = {p.card: p.up for p in placed}
+            entry |= {"back": [Placed(c, up[c]).json() for c in back],
+                      "front": [Placed(c, up[c]).json() for c in front], "set_by": how}
+            s = _Set.of(state, to)
+            words = {"back": poker.describe(s.back), "front": front_text(front), "foul": s.foul}
+            if to == "dealer":
+                words["house_way"] = setting_kind(state.hand(to), state.rules.house_way)
+            if all(p.up for p in placed):
+                entry |= words
+            else:
+                audit[to] = words
+        hands.append(entry)
+    order = None
+    if state.first:
+        first = "dealer" if state.first == 1 else f"spot {state.first - 1}"
+        order = {"by": state.rules.hand_order.value, "roll": state.roll, "first": first}
+    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+            "bets": state.bets.json(), "banker": state.banker or None, "house_stake": _house_stake(state) or None,
+            "hand_order": order, "hands": hands,
+            "discards": [p.json() for where, p in state.cards if where == "discard"],
+            "settings_done": [where for where, _, _ in state.settings], "audit": {"hands": audit}}
+
+
+GAME = GameSpec(NAME, "Pai Gow Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)
+
+
+def legal_bets(rules: Rules, rng: Any) -> list[Event]:
+    """Bets a table might see in one round (for the property-test harness and the demo)."""
+    limit = rules.limits["main"]
+    spots = [s for s in range(1, rules.spots + 1) if rng.randbelow(2)] or [1 + rng.randbelow(rules.spots)]
+    bets: list[Event] = [PlaceBet(s, "main", limit.min + rng.randbelow(4) * limit.min) for s in spots]
+    if rules.player_banking and len(spots) < rules.spots and rng.randbelow(3) == 0:
+        banker = next(s for s in range(1, rules.spots + 1) if s not in spots)
+        need = sum(e.amount for e in bets if isinstance(e, PlaceBet)) + 4 * limit.min * rules.spots
+        bets.append(PlaceBet(banker, "bank", min(rules.limits["bank"].max, max(rules.limits["bank"].min, need))))
+    return bets
