@@ -454,7 +454,7 @@ def snapshot(state: State) -> dict[str, Any]:
             entry |= {"back": [Placed(c, up[c]).json() for c in back],
                       "front": [Placed(c, up[c]).json() for c in front], "set_by": how}
             s = _Set.of(state, to)
-            words = {"back": poker.describe(s.back), "front": front_text(front), "foul": s.foul}
+            words = {"back_hand": poker.describe(s.back), "front_hand": front_text(front), "foul": s.foul}
             if to == "dealer":
                 words["house_way"] = setting_kind(state.hand(to), state.rules.house_way)
             if all(p.up for p in placed):
