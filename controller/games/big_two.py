@@ -51,7 +51,7 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit, check_limits
 
 __all__ = ["GAME", "Rules", "State", "Straights", "Doublings", "Combo", "BOXES", "new_table", "apply",
-           "expected_next", "snapshot", "legal_bets", "combo", "beats", "points", "legal_plays", "lowest_card"]
+           "expected_next", "snapshot", "legal_bets", "combo", "beats", "points", "legal_plays", "lowest_card", "autoplay_decision"]
 
 NAME = "big-two"
 BOXES = ("play",)
@@ -605,4 +605,13 @@ def legal_bets(rules: Rules, rng: Any) -> list[Event]:
     limit = rules.limits["play"]
     stake = limit.min + rng.randbelow(min(limit.max - limit.min, 4) + 1)
     return [PlaceBet(s, "play", stake) for s in spots]
+
+
+def autoplay_decision(state: State, exp: Expected, rng: Any) -> tuple[str, int]:
+    """The demo's players shed their lowest legal play, passing now and then when they may."""
+    plays = legal_plays(state, state.turn)
+    if not plays or ("pass" in exp.actions and rng.randbelow(5) == 0):
+        return "pass", 0
+    low = min(plays, key=lambda cards: (len(cards) == 1, min(card_key(c, state.rules) for c in cards)))
+    return "play:" + format_cards(low), 0
 

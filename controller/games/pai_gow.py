@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Sequence
 
-from controller.cards import ACE, Card, parse_cards
+from controller.cards import ACE, Card, parse_cards, rank_key
 from controller.games._house_poker import Deal, deal_plan
 from controller.games._house_way import HouseWay, house_way, setting_kind
 from controller.games.base import (
@@ -49,7 +49,7 @@ from controller.hands import poker
 from controller.hands.paigow import back_value, front_value
 
 __all__ = ["GAME", "Rules", "State", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES", "POSITIONS", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text"]
+           "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text", "autoplay_decision"]
 
 NAME = "pai-gow"
 BOXES = ("main", "bank")
@@ -113,7 +113,8 @@ class State:
         """(back, front, set by) of a set hand."""
         for where, front, how in self.settings:
             if where == to:
-                return tuple(c for c in self.hand(to) if c not in front), front, how
+                back = sorted((c for c in self.hand(to) if c not in front), reverse=True, key=rank_key)
+                return tuple(back), front, how
         return None
 
     @property
@@ -486,3 +487,10 @@ def legal_bets(rules: Rules, rng: Any) -> list[Event]:
         need = sum(e.amount for e in bets if isinstance(e, PlaceBet)) + 4 * limit.min * rules.spots
         bets.append(PlaceBet(banker, "bank", min(rules.limits["bank"].max, max(rules.limits["bank"].min, need))))
     return bets
+
+
+def autoplay_decision(state: State, exp: Expected, rng: Any) -> tuple[str, int]:
+    """The demo's dealer throws three dice (or reads the shuffler's number); its players ask for the house way."""
+    if exp.actor == "dealer":
+        return ("dice", sum(rng.dice(3, 6))) if "dice" in exp.actions else ("shuffler", 1 + rng.randbelow(POSITIONS))
+    return "house_way", 0

@@ -43,7 +43,7 @@ from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
 
 __all__ = ["GAME", "Rules", "State", "Deal", "BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "legal_bets", "five_value", "front_value", "is_foul", "royalty", "simple_setting", "parse_setting"]
+           "legal_bets", "five_value", "front_value", "is_foul", "royalty", "simple_setting", "parse_setting", "autoplay_decision"]
 
 NAME = "pusoy"
 BOXES = ("main",)
@@ -423,3 +423,8 @@ def legal_bets(rules: Rules, rng: Any) -> list[Event]:
     """Every spot bets (pusoy deals only to a full table)."""
     limit = rules.limits["main"]
     return [PlaceBet(s, "main", limit.min * (1 + rng.randbelow(5))) for s in range(1, rules.spots + 1)]
+
+
+def autoplay_decision(state: State, exp: Expected, rng: Any) -> tuple[str, int]:
+    """The demo's players and dealer set the simple way."""
+    return "house_way", 0

@@ -56,7 +56,7 @@ from controller.games.bets import Limit, check_limits
 from controller.hands import poker
 
 __all__ = ["GAME", "Rules", "State", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order", "legal_decisions"]
+           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order", "legal_decisions", "autoplay_decision"]
 
 NAME = "texas-holdem"
 BOXES = ("stack",)
@@ -637,13 +637,16 @@ def snapshot(state: State) -> dict[str, Any]:
     seats = []
     audit: dict[str, str] = {}
     index = {s: i for i, s in enumerate(state.players)}
+    # Bets stay in front of the seats while their round is on (and the blinds while the hole cards are dealt).
+    in_front = state.phase == "acting" or (state.phase == "dealing" and state.street == PREFLOP)
     for spot, chips in state.stacks:
         seat: dict[str, Any] = {"spot": spot, "stack": chips, "button": spot == state.button}
         i = index.get(spot)
         if i is not None and state.phase != "idle":
             placed = [p for where, p in state.cards if where == spot_actor(spot)]
             seat |= {"in_hand": True, "folded": state.folded[i], "all_in": chips == 0 and not state.folded[i],
-                     "bet": state.street_bets[i], "put": state.put[i], "cards": [p.json() for p in placed]}
+                     "bet": state.street_bets[i] if in_front else 0, "put": state.put[i],
+                     "cards": [p.json() for p in placed]}
             if len(placed) == 2 and len(state.board) >= 3 and not state.folded[i]:
                 name = poker.describe(_value(state, i) if len(state.board) == 5 else
                                       poker.best_value([p.card for p in placed] + list(state.board)))
@@ -652,9 +655,9 @@ def snapshot(state: State) -> dict[str, Any]:
                 else:
                     audit[spot_actor(spot)] = name
         seats.append(seat)
-    collected = [a - b for a, b in zip(state.put, state.street_bets)] if state.players else []
+    collected = [a - (b if in_front else 0) for a, b in zip(state.put, state.street_bets)]
     shown = [{"name": p.name, "amount": p.amount, "eligible": [state.players[i] for i in p.eligible]}
-             for p in pots(collected, state.folded)] if collected else []
+             for p in pots(collected, state.folded)]
     picture: dict[str, Any] = {
         "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
         "structure": state.rules.structure.value, "blinds": [state.rules.small_blind, state.rules.big_blind],
@@ -695,3 +698,14 @@ def legal_bets(state: State, rng: Any) -> list[Event]:
             bets.append(PlaceBet(spot, "stack", limit.min))
             seated.add(spot)
     return bets
+
+
+def autoplay_decision(state: State, exp: Expected, rng: Any) -> tuple[str, int]:
+    """The demo's players: mostly check or call, sometimes bet or raise (a random legal size), now and then fold."""
+    o = options(state)
+    roll = rng.randbelow(10)
+    if o.raise_name and roll >= 8:
+        return o.raise_name, o.min_to + rng.randbelow(o.max_to - o.min_to + 1)
+    if "fold" in o.actions and roll == 0:
+        return "fold", 0
+    return ("call" if "call" in o.actions else "check"), 0
