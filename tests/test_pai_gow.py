@@ -9,7 +9,7 @@ import pytest
 
 from controller.cards import Card, JOKER, deck, format_cards, parse_cards
 from controller.games.base import (
-    CardDealt, CardsRevealed, CloseBets, Decision, Event, IllegalEvent, OpenBets, PlaceBet, RemoveBet, RoundSettled,
+    CardDealt, CardsRevealed, CloseBets, Decision, Event, IllegalEvent, OpenBets, PlaceBet, RoundSettled,
     RulesError, Settle, StakeChanged, VoidRound,
 )
 from controller.games.pai_gow import GAME, POSITIONS, HandOrder, State, first_position, legal_bets

@@ -27,7 +27,6 @@ its own generator taken in order from `SeededRng(seed)`, so the figures do not d
 from __future__ import annotations
 
 import math
-import os
 import time
 from functools import lru_cache
 from typing import Any, Callable
@@ -35,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 from controller.analysis import mean_and_ci95, report
+from controller.analysis._parallel import map_chunks
 from controller.cards import JOKER, JOKER_INDEX, Card, Suit, from_index
 from controller.games._house_way import HouseWay, house_way
 from controller.games.pai_gow import Rules, _commission
@@ -128,25 +128,10 @@ def simulate(rules: Rules, rounds: int, seed: int, say: Callable[[str], None] = 
         left -= n
     totals: dict[str, int] = {"stake": stake}
     started = time.monotonic()
-
-    def add(part: dict[str, int]) -> None:
+    for part in map_chunks(_chunk, jobs, processes):
         for k, v in part.items():
             totals[k] = totals.get(k, 0) + v
         say(f"pai gow: {totals['rounds']:,} of {rounds:,} rounds ({time.monotonic() - started:.0f} s)")
-
-    procs = min(processes or os.cpu_count() or 1, 2, len(jobs))
-    if procs <= 1:
-        for job in jobs:
-            add(_chunk(job))
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:
-            for part in pool.map(_chunk, jobs):
-                add(part)
     return totals
 
 

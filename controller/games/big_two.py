@@ -43,10 +43,11 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, Suit, format_cards, parse_cards
+from controller.games._house_poker import betting
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, GameSpec, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec,
+    IllegalEvent, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
+    parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 
@@ -385,30 +386,14 @@ def expected_next(state: State) -> Expected:
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
     r = state.rules
-    if isinstance(event, VoidRound):
-        if state.phase == "idle":
-            raise IllegalEvent("no game to void")
-        effects: list[Effect] = [StakeChanged(s, b, 0, -a) for s, b, a in state.bets]
-        return State(r, state.round), (*effects, RoundVoided(state.round, event.reason, state.bets.total))
-    if isinstance(event, OpenBets):
-        if state.phase != "idle":
-            raise IllegalEvent(f"a game is already in progress: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, phase="betting"), (BetsOpened(state.round + 1),)
-    if isinstance(event, (PlaceBet, RemoveBet)):
-        if state.phase != "betting":
-            raise IllegalEvent("stakes are not open")
-        op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
-        bets, changed = op(event, r.spots, r.limits)  # type: ignore[arg-type]
-        return replace(state, bets=bets), (changed,)
-    if isinstance(event, CloseBets):
-        if state.phase != "betting":
-            raise IllegalEvent("stakes are not open")
+    if isinstance(event, CloseBets) and state.phase == "betting":
         if len(state.players()) < 2:
             raise IllegalEvent("big two needs two to four players")
         if len({a for _, _, a in state.bets}) != 1:
             raise IllegalEvent("every player plays for the same stake per point: make the stakes alike")
-        state.bets.check_minimums(r.limits)
-        return replace(state, phase="dealing"), (BetsClosed(state.round),)
+    done = betting(state, event, r.spots, r.limits, idle=lambda s: State(s.rules, s.round))
+    if done is not None:
+        return done
     if isinstance(event, CardDealt):
         return _card(state, event)
     if isinstance(event, Decision):

@@ -37,12 +37,12 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, Card, parse_cards, rank_key
-from controller.games._house_poker import Deal, deal_plan
+from controller.games._house_poker import Deal, accept_card, betting, deal_plan
 from controller.games._house_way import HouseWay, house_way, setting_kind
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, GameSpec, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided,
-    Rounding, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle, Settlement,
+    parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
@@ -200,26 +200,21 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, VoidRound):
-        if state.phase == "idle":
-            raise IllegalEvent("no round to void")
-        effects: list[Effect] = [StakeChanged(s, b, 0, -a) for s, b, a in state.bets]
-        effects.append(RoundVoided(state.round, event.reason, state.bets.total))
-        return State(state.rules, state.round, last_bets=state.last_bets), tuple(effects)
-    if isinstance(event, OpenBets):
-        if state.phase != "idle":
-            raise IllegalEvent(f"a round is already in progress: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, phase="betting"), (BetsOpened(state.round + 1),)
-    if isinstance(event, (PlaceBet, RemoveBet)):
-        return _bet(state, event)
-    if isinstance(event, CloseBets):
-        return _close(state)
+    r = state.rules
+    if isinstance(event, CloseBets) and state.phase == "betting":
+        _check_cover(state)
+    done = betting(state, event, r.spots, r.limits, place=lambda bets, ev: _place(r, bets, ev),
+                   idle=lambda s: State(s.rules, s.round, last_bets=s.last_bets))
+    if done is not None:
+        new, effects = done
+        return (replace(new, phase="ordering") if isinstance(event, CloseBets) else new), effects
     if isinstance(event, Decision):
         if state.phase == "ordering":
             return _order(state, event)
         return _set(state, event)
     if isinstance(event, CardDealt):
-        return _card(state, event)
+        state, effects, dealt = accept_card(state, event, _plan(state), joker=True)
+        return (replace(state, phase="setting") if dealt else state), effects
     if isinstance(event, Settle):
         if state.phase != "settling":
             raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
@@ -231,37 +226,33 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     raise IllegalEvent(f"{event.KIND} is not part of pai gow poker")
 
 
-def _bet(state: State, event: PlaceBet | RemoveBet) -> tuple[State, Effects]:
-    r = state.rules
-    if state.phase != "betting":
-        raise IllegalEvent("bets are not open")
+def _place(rules: Rules, bets: Bets, event: PlaceBet | RemoveBet) -> tuple[Bets, Effects]:
+    """A bet or a bank: one bank a round, and a spot either bets or banks."""
+    banker = next((s for s, b, _ in bets if b == "bank"), 0)
     if isinstance(event, PlaceBet) and event.box == "bank":
-        if not r.player_banking:
+        if not rules.player_banking:
             raise IllegalEvent("this table does not allow a player to bank")
-        if state.banker not in (0, event.spot):
-            raise IllegalEvent(f"spot {state.banker} is already banking this round")
-        if state.bets.get(event.spot, "main"):
+        if banker not in (0, event.spot):
+            raise IllegalEvent(f"spot {banker} is already banking this round")
+        if bets.get(event.spot, "main"):
             raise IllegalEvent(f"spot {event.spot} has a bet and cannot also bank")
-    if isinstance(event, PlaceBet) and event.box == "main" and state.banker == event.spot:
+    if isinstance(event, PlaceBet) and event.box == "main" and banker == event.spot:
         raise IllegalEvent(f"spot {event.spot} is banking and cannot also bet")
-    op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
-    bets, changed = op(event, r.spots, r.limits)  # type: ignore[arg-type]
-    return replace(state, bets=bets), (changed,)
+    op = bets.place if isinstance(event, PlaceBet) else bets.remove
+    new, changed = op(event, rules.spots, rules.limits)  # type: ignore[arg-type]
+    return new, (changed,)
 
 
-def _close(state: State) -> tuple[State, Effects]:
-    if state.phase != "betting":
-        raise IllegalEvent("bets are not open")
+def _check_cover(state: State) -> None:
+    """At the close of betting: someone plays, and a player's bank covers every bet against it."""
     players = [s for s, b, _ in state.bets if b == "main"]
-    if not players and not (state.banker and _house_stake(state)):
-        raise IllegalEvent("no bets on the table" if not state.banker else "nobody plays against the bank")
-    state.bets.check_minimums(state.rules.limits)
+    if state.banker and not players and not _house_stake(state):
+        raise IllegalEvent("nobody plays against the bank")
     if state.banker:
         covered = sum(a for _, b, a in state.bets if b == "main") + _house_stake(state)
         bank = state.bets.get(state.banker, "bank")
         if bank < covered:
             raise IllegalEvent(f"spot {state.banker}'s bank of {bank} does not cover the {covered} bet against it")
-    return replace(state, phase="ordering"), (BetsClosed(state.round),)
 
 
 def _order(state: State, event: Decision) -> tuple[State, Effects]:
@@ -274,21 +265,6 @@ def _order(state: State, event: Decision) -> tuple[State, Effects]:
     if isinstance(event.amount, bool) or not low <= event.amount <= high or event.hand != 0:
         raise IllegalEvent(f"the {action} gives {low} to {high}, not {event.amount!r}")
     return replace(state, phase="dealing", roll=event.amount, first=first_position(r.hand_order, event.amount)), ()
-
-
-def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    if state.phase != "dealing":
-        raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    plan = _plan(state)
-    to, up = plan[len(state.cards)]
-    if event.target is not None and event.target != to:
-        raise IllegalEvent(f"card expected for {to}, not {event.target}")
-    for where, p in state.cards:
-        if p.card == event.card:
-            raise IllegalEvent(f"{event.card} is already on the table this round (at {where}): the deck holds one")
-    cards = state.cards + ((to, Placed(event.card, up)),)
-    new = replace(state, cards=cards, phase="setting" if len(cards) == len(plan) else "dealing")
-    return new, (CardPlaced(event.card, to, up),)
 
 
 def _set(state: State, event: Decision) -> tuple[State, Effects]:

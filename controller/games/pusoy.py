@@ -32,12 +32,12 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any, Sequence
 
-from controller.cards import ACE, Card, parse_cards
-from controller.games._house_poker import Deal, deal_plan
+from controller.cards import Card, parse_cards
+from controller.games._house_poker import Deal, accept_card, betting, deal_plan
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, GameSpec, IllegalEvent, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RoundVoided, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, Payout, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
+    parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
@@ -221,32 +221,17 @@ def expected_next(state: State) -> Expected:
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
     r = state.rules
-    if isinstance(event, VoidRound):
-        if state.phase == "idle":
-            raise IllegalEvent("no round to void")
-        effects: list[Effect] = [StakeChanged(s, b, 0, -a) for s, b, a in state.bets]
-        return State(r, state.round), (*effects, RoundVoided(state.round, event.reason, state.bets.total))
-    if isinstance(event, OpenBets):
-        if state.phase != "idle":
-            raise IllegalEvent(f"a round is already in progress: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, phase="betting"), (BetsOpened(state.round + 1),)
-    if isinstance(event, (PlaceBet, RemoveBet)):
-        if state.phase != "betting":
-            raise IllegalEvent("bets are not open")
-        op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
-        bets, changed = op(event, r.spots, r.limits)  # type: ignore[arg-type]
-        return replace(state, bets=bets), (changed,)
-    if isinstance(event, CloseBets):
-        if state.phase != "betting":
-            raise IllegalEvent("bets are not open")
+    if isinstance(event, CloseBets) and state.phase == "betting":
         missing = [s for s in range(1, r.spots + 1) if s not in state.bets.spots()]
         if missing:
             raise IllegalEvent(f"pusoy needs all {r.participants} participants: no bet on spot "
                                f"{', '.join(map(str, missing))}")
-        state.bets.check_minimums(r.limits)
-        return replace(state, phase="dealing"), (BetsClosed(state.round),)
+    done = betting(state, event, r.spots, r.limits, idle=lambda s: State(s.rules, s.round))
+    if done is not None:
+        return done
     if isinstance(event, CardDealt):
-        return _card(state, event)
+        state, effects, dealt = accept_card(state, event, _plan(state))
+        return (replace(state, phase="setting") if dealt else state), effects
     if isinstance(event, Decision):
         return _decide(state, event)
     if isinstance(event, Settle):
@@ -255,22 +240,6 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         doubles, settlement = settle(state)
         return State(r, state.round), (*doubles, RoundSettled(state.round, settlement))
     raise IllegalEvent(f"{event.KIND} is not part of pusoy")
-
-
-def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    if state.phase != "dealing":
-        raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    plan = _plan(state)
-    to, up = plan[len(state.cards)]
-    if event.target is not None and event.target != to:
-        raise IllegalEvent(f"card expected for {to}, not {event.target}")
-    if event.card.joker:
-        raise IllegalEvent("pusoy is played without the joker")
-    if any(p.card == event.card for _, p in state.cards):
-        raise IllegalEvent(f"{event.card} is already on the table this round: the pack holds one")
-    cards = state.cards + ((to, Placed(event.card, up)),)
-    return replace(state, cards=cards, phase="setting" if len(cards) == len(plan) else "dealing"), \
-        (CardPlaced(event.card, to, up),)
 
 
 def _turn_up(state: State, seats: Sequence[str]) -> tuple[State, Effects]:

@@ -50,7 +50,7 @@ from controller.cards import Card
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, GameSpec, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
