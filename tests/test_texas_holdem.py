@@ -172,33 +172,30 @@ def test_no_limit_minimum_raise_is_the_last_full_raise() -> None:
         h.act(1, "raise", 19)
 
 
-def test_an_incomplete_all_in_does_not_reopen_the_betting() -> None:
-    h = Hand({1: 1000, 2: 1000, 3: 25})
+def flop_bet(stacks: dict[int, int]) -> Hand:
+    """Everyone limps (button 1, blinds 2 and 3, then any more seats); on the flop spot 2 bets 10."""
+    h = Hand(stacks)
     h.deal()
-    for spot, action in ((1, "call"), (2, "call"), (3, "check")):
-        h.act(spot, action)
+    while GAME.expected_next(h.state).phase == "deciding":
+        h.act(h.options.spot, "check" if "check" in h.options.actions else "call")
     h.deal()
     h.act(2, "bet", 10)
+    return h
+
+
+def test_an_incomplete_all_in_does_not_reopen_the_betting() -> None:
+    h = flop_bet({1: 1000, 2: 1000, 3: 25})
     h.act(3, "all_in")                                               # 23 behind: a raise of 13 over 10 is full
     assert h.options.actions == ("fold", "call", "raise", "all_in")
-    h = Hand({1: 1000, 2: 1000, 3: 17})
-    h.deal()
-    for spot, action in ((1, "call"), (2, "call"), (3, "check")):
-        h.act(spot, action)
-    h.deal()
-    h.act(2, "bet", 10)
+    h = flop_bet({1: 1000, 2: 1000, 3: 17})
     h.act(3, "all_in")                                               # to 15: five more, not a full raise
-    h.act(1, "call")                                                 # the button has not acted: it may raise
+    assert "raise" in h.options.actions                              # the button has not acted: it may raise
+    h.act(1, "call")
     assert h.options.spot == 2 and h.options.actions == ("fold", "call")   # the bettor may only call or fold
 
 
 def test_short_all_ins_that_add_up_to_a_full_raise_reopen_it() -> None:
-    h = Hand({1: 1000, 2: 1000, 3: 16, 4: 22})
-    h.deal()
-    for spot, action in ((4, "call"), (1, "call"), (2, "call"), (3, "check")):
-        h.act(spot, action)
-    h.deal()
-    h.act(2, "bet", 10)
+    h = flop_bet({1: 1000, 2: 1000, 3: 16, 4: 22})
     h.act(3, "all_in")                                               # to 14
     h.act(4, "all_in")                                               # to 20: ten more than the bettor's 10
     h.act(1, "call")

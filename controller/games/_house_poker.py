@@ -21,7 +21,7 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit
 
 __all__ = [
-    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "reveal", "take_decision", "set_stake",
+    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "place_card", "reveal", "take_decision", "set_stake",
     "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
     "check_paytable", "not_in_game",
 ]
@@ -125,7 +125,17 @@ def expect_text(state: State) -> str:
 
 def accept_card(state: T, event: CardDealt, plan: DealPlan, joker: bool = False) -> tuple[T, Effects, bool]:
     """Put the dealt card where the plan says; returns the new state, its effect and whether the deal is done.
-    Any game whose state has `phase` and `cards` (as this module's State) may use it; `joker` admits the joker.
+    Any game whose state has `phase` and `cards` (as this module's State) may use it; `joker` admits the joker."""
+    s: Any = state
+    if s.phase != "dealing":
+        raise IllegalEvent(f"no card expected now ({expect_text(s)})")
+    to, up = plan[len(s.cards)]
+    new, effects = place_card(state, event, to, up, joker)
+    return new, effects, len(plan) == len(new.cards)  # type: ignore[attr-defined]
+
+
+def place_card(state: T, event: CardDealt, to: str, up: bool, joker: bool = False) -> tuple[T, Effects]:
+    """Put the dealt card at `to` (games that work out where each card goes as they deal).
 
     A second copy of a card in one round is refused: these games deal from one deck, so it is a misread
     (or a foreign card) and must not be paid on.
@@ -133,7 +143,6 @@ def accept_card(state: T, event: CardDealt, plan: DealPlan, joker: bool = False)
     s: Any = state
     if s.phase != "dealing":
         raise IllegalEvent(f"no card expected now ({expect_text(s)})")
-    to, up = plan[len(s.cards)]
     if event.target is not None and event.target != to:
         raise IllegalEvent(f"card expected for {to}, not {event.target}")
     if event.card.joker and not joker:
@@ -141,8 +150,7 @@ def accept_card(state: T, event: CardDealt, plan: DealPlan, joker: bool = False)
     for where, p in s.cards:
         if p.card == event.card:
             raise IllegalEvent(f"{event.card} is already on the table this round (at {where}): one deck holds one")
-    cards = s.cards + ((to, Placed(event.card, up)),)
-    return replace(s, cards=cards), (CardPlaced(event.card, to, up),), len(cards) == len(plan)
+    return replace(s, cards=s.cards + ((to, Placed(event.card, up)),)), (CardPlaced(event.card, to, up),)
 
 
 def reveal(state: State, positions: Sequence[str], first: int | None = None) -> tuple[State, Effects]:

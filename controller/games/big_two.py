@@ -43,9 +43,9 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, Suit, format_cards, parse_cards
-from controller.games._house_poker import betting
+from controller.games._house_poker import betting, place_card
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec,
+    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec,
     IllegalEvent, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
     parse_spot_actor, spot_actor,
 )
@@ -409,15 +409,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     if state.phase != "dealing":
         raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    to = _next_target(state)
-    if event.target is not None and event.target != to:
-        raise IllegalEvent(f"card expected for {to}, not {event.target}")
-    if event.card.joker:
-        raise IllegalEvent("big two is played without jokers")
-    if any(p.card == event.card for _, p in state.cards):
-        raise IllegalEvent(f"{event.card} is already dealt this game: the pack holds one")
-    state = replace(state, cards=state.cards + ((to, Placed(event.card, False)),))
-    placed: Effects = (CardPlaced(event.card, to, False),)
+    state, placed = place_card(state, event, _next_target(state), False)
     if len(state.cards) < _deal_size(state):
         return state, placed
     opener = parse_spot_actor(next(w for w, p in state.cards if p.card == _opening_card(state)))

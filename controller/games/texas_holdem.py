@@ -47,8 +47,9 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Sequence
 
 from controller.cards import Card
+from controller.games._house_poker import place_card
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
+    BetsClosed, BetsOpened, BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, GameSpec, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided,
     RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
 )
@@ -449,15 +450,7 @@ def _showdown(state: State, effects: list[Effect]) -> tuple[State, Effects]:
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     if state.phase != "dealing":
         raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    to, up = _next_card(state)
-    if event.target is not None and event.target != to:
-        raise IllegalEvent(f"card expected for {to}, not {event.target}")
-    if event.card.joker:
-        raise IllegalEvent("hold'em is played without the joker")
-    if any(p.card == event.card for _, p in state.cards):
-        raise IllegalEvent(f"{event.card} is already on the table this hand: the deck holds one")
-    state = replace(state, cards=state.cards + ((to, Placed(event.card, up)),))
-    placed: Effects = (CardPlaced(event.card, to, up),)
+    state, placed = place_card(state, event, *_next_card(state))
     n = len(state.players)
     holes = sum(1 for where, _ in state.cards if where.startswith("spot:"))
     if (state.street == PREFLOP and holes == 2 * n) or (
