@@ -321,8 +321,9 @@ def test_rules_validation_names_the_key() -> None:
 # Properties over random rounds
 
 
-@pytest.mark.parametrize("rules", [{}, {"player_banking": True}, {"hand_order": "shuffler", "deal": "hands",
-                                                                    "foul": "house_way", "commission_rounding": "down"}])
+@pytest.mark.parametrize("rules", [{}, {"player_banking": True},
+                                   {"hand_order": "shuffler", "deal": "hands", "foul": "house_way",
+                                    "commission_rounding": "down"}])
 def test_money_is_conserved_and_refusals_change_nothing(rules: dict) -> None:
     play_rounds(GAME, GAME.rules(rules), legal_bets, seed=5, rounds=150, decide=random_decide, jokers=1,
                 deck_per_round=True, void_chance=40)

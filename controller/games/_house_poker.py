@@ -21,7 +21,8 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit
 
 __all__ = [
-    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "place_card", "reveal", "take_decision", "set_stake",
+    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "place_card", "reveal", "take_decision",
+    "set_stake",
     "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
     "check_paytable", "not_in_game",
 ]
@@ -153,9 +154,10 @@ def place_card(state: T, event: CardDealt, to: str, up: bool, joker: bool = Fals
     return replace(s, cards=s.cards + ((to, Placed(event.card, up)),)), (CardPlaced(event.card, to, up),)
 
 
-def reveal(state: State, positions: Sequence[str], first: int | None = None) -> tuple[State, Effects]:
-    """Turn face up the face-down cards at `positions` (only the first `first` of each, when given)."""
-    cards = list(state.cards)
+def reveal(state: T, positions: Sequence[str], first: int | None = None) -> tuple[T, Effects]:
+    """Turn face up the face-down cards at `positions` (only the first `first` of each, when given); any state
+    with `cards` as this module's State."""
+    cards = list(state.cards)  # type: ignore[attr-defined]
     effects: list[Effect] = []
     for to in positions:
         shown: list[Card] = []

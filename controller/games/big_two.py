@@ -43,7 +43,7 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, Suit, format_cards, parse_cards
-from controller.games._house_poker import betting, place_card
+from controller.games._house_poker import betting, place_card, reveal
 from controller.games.base import (
     BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec,
     IllegalEvent, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
@@ -52,7 +52,8 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit, check_limits
 
 __all__ = ["GAME", "Rules", "State", "Straights", "Doublings", "Combo", "BOXES", "new_table", "apply",
-           "expected_next", "snapshot", "legal_bets", "combo", "beats", "points", "legal_plays", "lowest_card", "autoplay_decision"]
+           "expected_next", "snapshot", "legal_bets", "combo", "beats", "points", "legal_plays", "lowest_card",
+           "autoplay_decision"]
 
 NAME = "big-two"
 BOXES = ("play",)
@@ -119,7 +120,8 @@ class Rules(RulesBase):
         if not 2 <= self.spots <= 4:
             raise RulesError(f"rules.spots: 2 to 4 players, got {self.spots}")
         if sorted(self.suit_order.upper()) != sorted("CDHS") or len(self.suit_order) != 4:
-            raise RulesError(f"rules.suit_order: the four suit letters highest first, e.g. 'SHCD', got {self.suit_order!r}")
+            raise RulesError(f"rules.suit_order: the four suit letters highest first, e.g. 'SHCD', "
+                             f"got {self.suit_order!r}")
         if not 1 <= self.double_at <= 27:
             raise RulesError(f"rules.double_at: 1 to 27 cards, got {self.double_at}")
         if not 0 <= self.rake_percent <= 25:
@@ -437,16 +439,14 @@ def _play(state: State, event: Decision) -> tuple[State, Effects]:
         raise IllegalEvent(f"spot {spot}: {exc}") from None
     _check_play(state, spot, cards)
     cards = tuple(sorted(cards, key=lambda c: card_key(c, state.rules)))
-    state = replace(state, plays=state.plays + ((spot, cards),))
-    shown = (CardsRevealed(spot_actor(spot), cards),)
+    played = [(where, Placed(p.card, True) if p.card in cards else p) for where, p in state.cards]
+    state = replace(state, plays=state.plays + ((spot, cards),), cards=tuple(played))
+    shown: Effects = (CardsRevealed(spot_actor(spot), cards),)
     if state.hand(spot):
         return _after(state, spot), shown
     # Out: the losers lay their cards down to count them.
-    cards_now = list(state.cards)
-    for k, (where, p) in enumerate(cards_now):
-        cards_now[k] = (where, Placed(p.card, True))
-    shown += tuple(CardsRevealed(spot_actor(s), state.hand(s)) for s in state.players() if s != spot)
-    return replace(state, phase="settling", winner=spot, turn=0, cards=tuple(cards_now)), shown
+    state, laid = reveal(state, [spot_actor(s) for s in state.players() if s != spot])
+    return replace(state, phase="settling", winner=spot, turn=0), shown + laid
 
 
 def _after(state: State, spot: int) -> State:

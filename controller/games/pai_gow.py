@@ -37,19 +37,19 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, Card, parse_cards, rank_key
-from controller.games._house_poker import Deal, accept_card, betting, deal_plan
+from controller.games._house_poker import Deal, accept_card, betting, deal_plan, reveal
 from controller.games._house_way import HouseWay, house_way, setting_kind
 from controller.games.base import (
-    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle, Settlement,
-    parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Placed, PlaceBet,
+    RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle, Settlement, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
 from controller.hands.paigow import back_value, front_value
 
 __all__ = ["GAME", "Rules", "State", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES", "POSITIONS", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text", "autoplay_decision"]
+           "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text",
+           "autoplay_decision"]
 
 NAME = "pai-gow"
 BOXES = ("main", "bank")
@@ -85,7 +85,8 @@ class Rules(RulesBase):
 
     def validate(self) -> None:
         if not 1 <= self.spots <= POSITIONS - 1:
-            raise RulesError(f"rules.spots: 1 to {POSITIONS - 1} spots (seven positions with the dealer), got {self.spots}")
+            raise RulesError(f"rules.spots: 1 to {POSITIONS - 1} spots (seven positions with the dealer), "
+                             f"got {self.spots}")
         if not 0 <= self.commission_percent <= 25:
             raise RulesError(f"rules.commission_percent: 0 to 25, got {self.commission_percent}")
         check_limits(self.limits, BOXES)
@@ -303,16 +304,8 @@ def _set(state: State, event: Decision) -> tuple[State, Effects]:
     # Every hand is set: the dealer's hand is turned up and set the house way, then the players' hands.
     dealer_front = house_way(state.hand("dealer"), state.rules.house_way)[1]
     state = replace(state, settings=state.settings + (("dealer", dealer_front, "house way"),))
-    shown: list[Effect] = []
-    cards = list(state.cards)
-    for where in ["dealer"] + [spot_actor(s) for s in _players(state)]:
-        turned = []
-        for i, (w, p) in enumerate(cards):
-            if w == where and not p.up:
-                cards[i] = (w, Placed(p.card, True))
-                turned.append(p.card)
-        shown.append(CardsRevealed(where, tuple(turned)))
-    return replace(state, cards=tuple(cards), phase="settling"), tuple(shown)
+    state, shown = reveal(state, ["dealer"] + [spot_actor(s) for s in _players(state)])
+    return replace(state, phase="settling"), shown
 
 
 # ---------------------------------------------------------------------------------------------------

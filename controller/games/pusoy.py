@@ -33,17 +33,17 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, parse_cards
-from controller.games._house_poker import Deal, accept_card, betting, deal_plan
+from controller.games._house_poker import Deal, accept_card, betting, deal_plan, reveal
 from controller.games.base import (
-    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, Payout, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
-    parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, Placed,
+    PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
 
 __all__ = ["GAME", "Rules", "State", "Deal", "BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "legal_bets", "five_value", "front_value", "is_foul", "royalty", "simple_setting", "parse_setting", "autoplay_decision"]
+           "legal_bets", "five_value", "front_value", "is_foul", "royalty", "simple_setting", "parse_setting",
+           "autoplay_decision"]
 
 NAME = "pusoy"
 BOXES = ("main",)
@@ -242,20 +242,6 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     raise IllegalEvent(f"{event.KIND} is not part of pusoy")
 
 
-def _turn_up(state: State, seats: Sequence[str]) -> tuple[State, Effects]:
-    cards = list(state.cards)
-    effects: list[Effect] = []
-    for to in seats:
-        turned = []
-        for i, (where, p) in enumerate(cards):
-            if where == to and not p.up:
-                cards[i] = (where, Placed(p.card, True))
-                turned.append(p.card)
-        if turned:
-            effects.append(CardsRevealed(to, tuple(turned)))
-    return replace(state, cards=tuple(cards)), tuple(effects)
-
-
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     if state.phase != "setting":
         raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
@@ -285,7 +271,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     elif action == "royalty" and state.rules.royalties and to != "dealer":
         if royalty(hand) is None:
             raise IllegalEvent(f"{to.replace(':', ' ')} holds no royalty (straight flush, four of a kind, six pairs)")
-        state, effects = _turn_up(state, [to])
+        state, effects = reveal(state, [to])
     else:
         raise IllegalEvent(f"{to.replace(':', ' ')} may {' or '.join(_actions(state, to))}, not {event.action!r}")
     state = replace(state, decisions=state.decisions + ((to, action, hands),))
@@ -293,7 +279,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
         return state, effects
     # The dealer has decided: every hand still in play is turned up; surrendered hands stay unseen.
     shown = [w for w in _seats(state) if (state.decision(w) or ("",))[0] in ("set", "house_way")]
-    state, turned = _turn_up(state, shown)
+    state, turned = reveal(state, shown)
     return replace(state, phase="settling"), effects + turned
 
 

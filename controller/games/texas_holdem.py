@@ -47,17 +47,18 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Sequence
 
 from controller.cards import Card
-from controller.games._house_poker import place_card
+from controller.games._house_poker import place_card, reveal
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, GameSpec, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BetsOpened, BoxResult, CardDealt, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesBase, RulesError, Settle,
+    Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
 
 __all__ = ["GAME", "Rules", "State", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order", "legal_decisions", "autoplay_decision"]
+           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order", "legal_decisions",
+           "autoplay_decision"]
 
 NAME = "texas-holdem"
 BOXES = ("stack",)
@@ -435,16 +436,8 @@ def _end_round(state: State) -> tuple[State, Effects]:
 
 
 def _showdown(state: State, effects: list[Effect]) -> tuple[State, Effects]:
-    cards = list(state.cards)
-    for spot in showdown_order(state):
-        to = spot_actor(spot)
-        shown = []
-        for k, (where, p) in enumerate(cards):
-            if where == to and not p.up:
-                cards[k] = (where, Placed(p.card, True))
-                shown.append(p.card)
-        effects.append(CardsRevealed(to, tuple(shown)))
-    return replace(state, phase="settling", cards=tuple(cards)), tuple(effects)
+    state, shown = reveal(state, [spot_actor(spot) for spot in showdown_order(state)])
+    return replace(state, phase="settling"), tuple(effects) + shown
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
@@ -663,7 +656,8 @@ def snapshot(state: State) -> dict[str, Any]:
         "to_act": None, "audit": {"hands": audit}}
     if state.phase == "acting":
         o = options(state)
-        picture["to_act"] = {"spot": o.spot, "actions": list(o.actions), "call": o.call_to - state.street_bets[o.player],
+        picture["to_act"] = {"spot": o.spot, "actions": list(o.actions),
+                             "call": o.call_to - state.street_bets[o.player],
                              "min_to": o.min_to or None, "max_to": o.max_to or None, "all_in_to": o.all_in_to}
     if state.phase == "settling" and len(state.live()) > 1:
         picture["showdown_order"] = showdown_order(state)
