@@ -47,7 +47,7 @@ from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
 from controller.hands.paigow import back_value, front_value
 
-__all__ = ["GAME", "Rules", "State", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES", "POSITIONS", "new_table",
+__all__ = ["GAME", "Rules", "State", "Setting", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES", "POSITIONS", "new_table",
            "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text",
            "autoplay_decision"]
 
@@ -93,6 +93,26 @@ class Rules(RulesBase):
 
 
 @dataclass(frozen=True)
+class Setting:
+    """A set hand: its front cards (the back is the rest), who set it, and its values (counted once)."""
+
+    where: str
+    front: tuple[Card, Card]
+    how: str                # "player", "house way", "house way (foul reset)"
+    back_value: int
+    front_value: int
+    kind: str = ""          # the house way's reading of the dealer's hand ("two pair", "flush", ...)
+
+    @property
+    def foul(self) -> bool:
+        return self.back_value <= self.front_value
+
+    @property
+    def words(self) -> str:
+        return f"{poker.describe(self.back_value)} / {front_text(self.front)}"
+
+
+@dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
@@ -101,7 +121,7 @@ class State:
     roll: int = 0              # the dice total or the shuffler's number
     first: int = 0             # the position that receives the first hand
     cards: tuple[tuple[str, Placed], ...] = ()
-    settings: tuple[tuple[str, tuple[Card, Card], str], ...] = ()   # (where, front cards, set by)
+    settings: tuple[Setting, ...] = ()
     last_bets: tuple[tuple[int, int], ...] = ()   # each spot's last bet as a player (the house's stake vs a banker)
 
     def hand(self, to: str) -> tuple[Card, ...]:
@@ -110,13 +130,16 @@ class State:
     def placed(self, to: str) -> tuple[Placed, ...]:
         return tuple(p for where, p in self.cards if where == to)
 
+    def set_hand(self, to: str) -> Setting | None:
+        return next((s for s in self.settings if s.where == to), None)
+
     def setting(self, to: str) -> tuple[tuple[Card, ...], tuple[Card, Card], str] | None:
-        """(back, front, set by) of a set hand."""
-        for where, front, how in self.settings:
-            if where == to:
-                back = sorted((c for c in self.hand(to) if c not in front), reverse=True, key=rank_key)
-                return tuple(back), front, how
-        return None
+        """(back, front, set by) of a set hand, the back highest first."""
+        found = self.set_hand(to)
+        if found is None:
+            return None
+        back = sorted((c for c in self.hand(to) if c not in found.front), reverse=True, key=rank_key)
+        return tuple(back), found.front, found.how
 
     @property
     def banker(self) -> int:
@@ -189,7 +212,7 @@ def expected_next(state: State) -> Expected:
         return Expected("dealing", f"hand {hand} of {POSITIONS} to {who}: card {card} of {HAND_SIZE}, face down",
                         card_to=to, face_up=up)
     if state.phase == "setting":
-        waiting = [s for s in _players(state) if state.setting(spot_actor(s)) is None]
+        waiting = [s for s in _players(state) if state.set_hand(spot_actor(s)) is None]
         more = f"; {len(waiting) - 1} more to set" if len(waiting) > 1 else ""
         return Expected("deciding", f"spot {waiting[0]}: set the hand (set: and the two front cards, e.g. set:AS KD) "
                         f"or ask for the house way{more}", actor=spot_actor(waiting[0]), actions=("set", "house_way"))
@@ -275,7 +298,7 @@ def _set(state: State, event: Decision) -> tuple[State, Effects]:
     if spot is None or spot not in _players(state):
         raise IllegalEvent(f"{event.actor!r} has no hand to set")
     to = spot_actor(spot)
-    if state.setting(to) is not None:
+    if state.set_hand(to) is not None:
         raise IllegalEvent(f"spot {spot} has already set the hand")
     if event.amount != 0 or event.hand != 0:
         raise IllegalEvent("setting a hand takes no amount")
@@ -298,14 +321,22 @@ def _set(state: State, event: Decision) -> tuple[State, Effects]:
     else:
         raise IllegalEvent(f"spot {spot} may set the hand (set:<front cards>) or ask for the house way, "
                            f"not {event.action!r}")
-    state = replace(state, settings=state.settings + ((to, front, how),))
-    if any(state.setting(spot_actor(s)) is None for s in _players(state)):
+    state = replace(state, settings=state.settings + (_setting(to, hand, front, how),))
+    if any(state.set_hand(spot_actor(s)) is None for s in _players(state)):
         return state, ()
     # Every hand is set: the dealer's hand is turned up and set the house way, then the players' hands.
-    dealer_front = house_way(state.hand("dealer"), state.rules.house_way)[1]
-    state = replace(state, settings=state.settings + (("dealer", dealer_front, "house way"),))
+    dealer = state.hand("dealer")
+    way = state.rules.house_way
+    setting = replace(_setting("dealer", dealer, house_way(dealer, way)[1], "house way"),
+                      kind=setting_kind(dealer, way))
+    state = replace(state, settings=state.settings + (setting,))
     state, shown = reveal(state, ["dealer"] + [spot_actor(s) for s in _players(state)])
     return replace(state, phase="settling"), shown
+
+
+def _setting(to: str, hand: Sequence[Card], front: tuple[Card, Card], how: str) -> Setting:
+    back = [c for c in hand if c not in front]
+    return Setting(to, front, how, back_value(back), front_value(front))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -313,38 +344,21 @@ def _set(state: State, event: Decision) -> tuple[State, Effects]:
 
 
 def front_text(front: Sequence[Card]) -> str:
+    """A front hand in a dealer's words: 'pair of kings', 'A-Q' (the joker plays as an ace)."""
     hi, lo = sorted((ACE if c.joker else c.rank for c in front), reverse=True)
-    chars = {10: "T", 11: "J", 12: "Q", 13: "K", 14: "A"}
     if hi == lo:
-        return f"pair of {poker.describe(poker.pack(poker.PAIR, [hi])).split(' of ')[1]}"
-    return f"{chars.get(hi, str(hi))}-{chars.get(lo, str(lo))}"
+        return poker.describe(poker.pack(poker.PAIR, [hi]))
+    return f"{'23456789TJQKA'[hi - 2]}-{'23456789TJQKA'[lo - 2]}"
 
 
-@dataclass(frozen=True)
-class _Set:
-    back: int
-    front: int
-    foul: bool
-    words: str
-
-    @classmethod
-    def of(cls, state: State, to: str) -> _Set:
-        setting = state.setting(to)
-        assert setting is not None
-        back, front, _ = setting
-        bv, fv = back_value(back), front_value(front)
-        return cls(bv, fv, bv <= fv, f"{poker.describe(bv)} / {front_text(front)}")
-
-
-def compare(bettor: _Set, banker: _Set) -> tuple[int, int]:
-    """(hands the bettor wins, hands the banker wins); copies go to the banker. A fouled hand loses both;
-    when both foul the bettor's foul counts first."""
+def compare(bettor: Setting, banker: Setting) -> int:
+    """How many of the two hands the bettor wins; copies go to the banker. A fouled hand loses both; when
+    both foul the bettor's foul counts first."""
     if bettor.foul:
-        return 0, 2
+        return 0
     if banker.foul:
-        return 2, 0
-    won = (bettor.back > banker.back) + (bettor.front > banker.front)
-    return won, 2 - won
+        return 2
+    return (bettor.back_value > banker.back_value) + (bettor.front_value > banker.front_value)
 
 
 def _commission(rules: Rules, amount: int) -> int:
@@ -360,7 +374,8 @@ def settle(state: State) -> Settlement:
     r = state.rules
     banker = state.banker
     bank_to = spot_actor(banker) if banker else "dealer"
-    bank = _Set.of(state, bank_to)
+    bank = state.set_hand(bank_to)
+    assert bank is not None
     who = f"spot {banker}" if banker else "dealer"
     results: list[BoxResult] = []
     net = 0
@@ -368,8 +383,9 @@ def settle(state: State) -> Settlement:
     for spot, box, stake in state.bets:
         if box != "main":
             continue
-        mine = _Set.of(state, spot_actor(spot))
-        won, _ = compare(mine, bank)
+        mine = state.set_hand(spot_actor(spot))
+        assert mine is not None
+        won = compare(mine, bank)
         detail = f"{'foul' if mine.foul else mine.words} against {who}'s {'foul' if bank.foul else bank.words}"
         if won == 2:
             fee = _commission(r, stake)
@@ -386,7 +402,7 @@ def settle(state: State) -> Settlement:
     if banker:
         house = _house_stake(state)
         if house:
-            won, _ = compare(_Set.of(state, "dealer"), bank)
+            won = compare(state.set_hand("dealer"), bank)  # type: ignore[arg-type]
             net += {2: -house, 1: 0, 0: house}[won]
             against.append(f"the house ({house} on the dealer's hand) {_outcome(won)}")
         stake = state.bets.get(banker, "bank")
@@ -417,16 +433,16 @@ def snapshot(state: State) -> dict[str, Any]:
         if not placed:
             continue
         entry: dict[str, Any] = {"to": to, "cards": [p.json() for p in placed]}
-        setting = state.setting(to)
+        setting = state.set_hand(to)
         if setting is not None:
-            back, front, how = setting
+            back, front, how = state.setting(to)  # type: ignore[misc]
             up = {p.card: p.up for p in placed}
             entry |= {"back": [Placed(c, up[c]).json() for c in back],
                       "front": [Placed(c, up[c]).json() for c in front], "set_by": how}
-            s = _Set.of(state, to)
-            words = {"back_hand": poker.describe(s.back), "front_hand": front_text(front), "foul": s.foul}
-            if to == "dealer":
-                words["house_way"] = setting_kind(state.hand(to), state.rules.house_way)
+            words: dict[str, Any] = {"back_hand": poker.describe(setting.back_value), "front_hand": front_text(front),
+                                     "foul": setting.foul}
+            if setting.kind:
+                words["house_way"] = setting.kind
             if all(p.up for p in placed):
                 entry |= words
             else:
@@ -440,7 +456,7 @@ def snapshot(state: State) -> dict[str, Any]:
             "bets": state.bets.json(), "banker": state.banker or None, "house_stake": _house_stake(state) or None,
             "hand_order": order, "hands": hands,
             "discards": [p.json() for where, p in state.cards if where == "discard"],
-            "settings_done": [where for where, _, _ in state.settings], "audit": {"hands": audit}}
+            "settings_done": [setting.where for setting in state.settings], "audit": {"hands": audit}}
 
 
 GAME = GameSpec(NAME, "Pai Gow Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)
