@@ -273,7 +273,15 @@ def test_hands_stay_hidden_until_turned_up() -> None:
     snap = GAME.snapshot(state)
     seat = snap["hands"][0]
     assert all(not c["up"] for c in seat["cards"] + seat["back"]) and "foul" not in seat
-    assert set(snap["audit"]["hands"]["spot:1"]) == {"back", "middle", "front", "foul"}
+    assert set(snap["audit"]["hands"]["spot:1"]) == {"back_hand", "middle_hand", "front_hand", "foul"}
+
+
+def test_turned_up_hands_show_their_names_beside_their_cards() -> None:
+    state = _dealt({})
+    for to in ("spot:1", "spot:2", "spot:3", "dealer"):
+        state, _ = GAME.apply(state, Decision(to, "house_way"))
+    seat = GAME.snapshot(state)["hands"][0]
+    assert len(seat["back"]) == 5 and all(c["up"] for c in seat["back"]) and isinstance(seat["back_hand"], str)
 
 
 @pytest.mark.parametrize("rules", [{}, VARIANTS, {"participants": 2, "deal": "hands"}, {"participants": 3}])

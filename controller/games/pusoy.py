@@ -36,7 +36,7 @@ from controller.cards import Card, parse_cards
 from controller.games._house_poker import Deal, accept_card, betting, deal_plan, reveal
 from controller.games.base import (
     BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, Placed,
-    PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged, parse_spot_actor, spot_actor,
+    PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
@@ -245,9 +245,9 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     if state.phase != "setting":
         raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
-    to = event.actor if event.actor == "dealer" else spot_actor(parse_spot_actor(event.actor) or 0)
-    if to not in _seats(state) or event.actor != to:
-        raise IllegalEvent(f"{event.actor!r} has no hand at this table")
+    to = event.actor
+    if to not in _seats(state):
+        raise IllegalEvent(f"{to!r} has no hand at this table")
     if state.decision(to) is not None:
         raise IllegalEvent(f"{to.replace(':', ' ')} has already set the hand")
     if to == "dealer" and _waiting(state) != "dealer":
@@ -359,7 +359,8 @@ def snapshot(state: State) -> dict[str, Any]:
                 entry[name] = [Placed(c, up[c]).json() for c in cards]
             words: dict[str, Any] = {}
             if hands:
-                words = {n: poker.describe(v) for n, v in zip(NAMES, _values(hands))} | {"foul": is_foul(hands)}
+                words = {f"{n}_hand": poker.describe(v) for n, v in zip(NAMES, _values(hands))}
+                words["foul"] = is_foul(hands)
             elif action == "royalty":
                 words = {"royalty": royalty(state.hand(to))}
             if all(p.up for p in placed):
