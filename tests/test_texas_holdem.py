@@ -194,6 +194,26 @@ def test_an_incomplete_all_in_does_not_reopen_the_betting() -> None:
     assert h.options.spot == 2 and h.options.actions == ("fold", "call")   # the bettor may only call or fold
 
 
+@pytest.mark.parametrize("stack, reopens", [(5, True), (7, False)])
+def test_fixed_limit_reopens_on_half_a_bet(stack: int, reopens: bool) -> None:
+    # 1/2 fixed limit, everyone calls preflop. Spot 3 then goes all in over a bet: on the flop from 3 behind
+    # over a bet of 2 (a raise of 1, half a bet: re-opens, TDA rule 47B), or on the turn from 5 behind over a
+    # bet of 4 (a raise of 1, a quarter of a bet: does not)
+    h = Hand({1: 1000, 2: 1000, 3: stack}, {"structure": "fixed_limit"})
+    h.deal()
+    for spot, action in ((1, "call"), (2, "call"), (3, "check")):
+        h.act(spot, action)
+    h.deal()
+    if not reopens:
+        for spot in (2, 3, 1):
+            h.act(spot, "check")
+        h.deal()
+    h.act(2, "bet", h.options.min_to)
+    h.act(3, "all_in")
+    h.act(1, "call")
+    assert h.options.spot == 2 and ("raise" in h.options.actions) is reopens
+
+
 def test_short_all_ins_that_add_up_to_a_full_raise_reopen_it() -> None:
     h = flop_bet({1: 1000, 2: 1000, 3: 16, 4: 22})
     h.act(3, "all_in")                                               # to 14
@@ -314,13 +334,16 @@ def test_showdown_order_river_bettor_first_else_left_of_the_button() -> None:
     assert GAME.snapshot(h.state)["showdown_order"] == [2, 3, 1]
 
 
-@pytest.mark.parametrize("rule, odd", [("left_of_button", 2), ("high_card", 3)])
-def test_a_pot_split_three_ways_and_the_odd_chip(rule: str, odd: int) -> None:
-    # the board is a straight nobody improves: spots 2, 3 and 4 split 10 (4 antes, 3 x 2); spot 2 is first
-    # left of the button, spot 3 holds the highest hole card (the three of spades)
-    h = Hand({1: 100, 2: 100, 3: 100, 4: 100}, {"odd_chip": rule, "ante": 1})
-    h.deal({2: "2C 3D", 3: "2H 3S", 4: "2D 3C", 1: "KS QC"}, board="5C 6D 7S 8H 9S")
+@pytest.mark.parametrize("rule, shares", [("left_of_button", {2: 4, 3: 4, 4: 3}),
+                                           ("high_card", {2: 3, 3: 4, 4: 4})])
+def test_a_pot_split_three_ways_gives_the_odd_chips_one_each(rule: str, shares: dict[int, int]) -> None:
+    # the board is a straight nobody improves; 11 in the pot (five antes, three big blinds) split by spots 2, 3
+    # and 4: two odd chips, one each from the button's left (2, then 3), or from the highest hole card
+    # (the three of spades at spot 3, then the three of hearts at spot 4)
+    h = Hand({1: 100, 2: 100, 3: 100, 4: 100, 5: 100}, {"odd_chip": rule, "ante": 1})
+    h.deal({2: "2C 3D", 3: "2H 3S", 4: "2D 3H", 5: "KS QC", 1: "KD QD"}, board="5C 6D 7S 8H 9S")
     h.act(4, "call")
+    h.act(5, "fold")
     h.act(1, "fold")
     h.act(2, "call")
     h.act(3, "check")
@@ -329,7 +352,7 @@ def test_a_pot_split_three_ways_and_the_odd_chip(rule: str, odd: int) -> None:
         for spot in (2, 3, 4):
             h.act(spot, "check")
     settlement = h.settle()
-    assert awards(settlement)["main_pot"] == {s: 4 if s == odd else 3 for s in (2, 3, 4)}
+    assert awards(settlement)["main_pot"] == shares
     assert {r.outcome for r in settlement.results if r.returned} == {"split"}
 
 

@@ -21,14 +21,16 @@ round is one hand:
   bets and raises of the small bet (preflop, flop) or the big bet (turn, river), a bet and three raises a
   round (`raise_cap`; preflop the big blind is the bet), every bet or raise counting, all-ins too.
 - An all-in raise smaller than a full raise does not reopen the betting: a seat that has acted since the
-  last full raise may only call or fold unless it now faces at least a full raise in all (TDA rule 47).
+  last full raise may only call or fold unless it now faces at least a full raise in all, short all-ins
+  added up, or in fixed limit at least half a bet (TDA rule 47).
   A bet nobody calls comes back to its owner at the end of the round.
 - Side pots: one pot per all-in level, a pot to the seats in for that level; folded seats' chips stay in.
 - Showdown: the last seat to bet or raise on the river shows first, else the first seat left of the
   button; then clockwise. Every hand still in is turned up (cards speak).
-- Split pots: equal shares; the odd chips go to the first winner left of the button (TDA rule 20,
-  `odd_chip = "left_of_button"`) or to the winner with the highest hole card by rank, then suit
-  spades > hearts > diamonds > clubs (`"high_card"`).
+- Split pots: every pot split on its own into equal shares; the odd chips one each (no one gets two) from
+  the first winner left of the button (`odd_chip = "left_of_button"`, the rule for button games), or from
+  the winner with the highest hole card by rank, then suit spades > hearts > diamonds > clubs
+  (`"high_card"`, the stud rule).
 - Rake: `rake_percent` of the whole pot, rounded down, at most `rake_cap`, taken from the main pot first,
   then the side pots in order; no flop, no drop (`no_flop_no_drop`).
 
@@ -57,8 +59,8 @@ from controller.games.bets import Limit, check_limits
 from controller.hands import poker
 
 __all__ = ["GAME", "Rules", "State", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order", "legal_decisions",
-           "autoplay_decision"]
+           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order",
+           "autoplay_decision", "reopened", "split"]
 
 NAME = "texas-holdem"
 BOXES = ("stack",)
@@ -192,6 +194,18 @@ def _full_raise(state: State) -> int:
     return max(state.last_full, r.big_blind)
 
 
+def reopened(state: State, p: int) -> bool:
+    """May player `p` raise as far as re-opening goes (TDA rule 47)? Yes until he has acted since the last full
+    bet or raise; after that only when he faces at least a full raise in all (short all-ins add up), or in
+    fixed limit at least half a bet."""
+    if not state.acted[p]:
+        return True
+    owe = _level(state) - state.street_bets[p]
+    if state.rules.structure is Structure.FIXED_LIMIT:
+        return 2 * owe >= _full_raise(state)
+    return owe >= _full_raise(state)
+
+
 @dataclass(frozen=True)
 class Options:
     """What the player to act may do: `min_to`/`max_to` bound a bet or raise (the round's bet after it)."""
@@ -224,8 +238,7 @@ def options(state: State) -> Options:
                      and state.stack(state.players[i]) + state.street_bets[i] > top for i in range(len(state.players)))
     cap = r.raise_cap + (0 if state.street == PREFLOP else 1)
     can_raise = (stack > owe and responders
-                 and (r.structure is not Structure.FIXED_LIMIT or state.raises < cap)
-                 and (not state.acted[p] or owe >= _full_raise(state)))
+                 and (r.structure is not Structure.FIXED_LIMIT or state.raises < cap) and reopened(state, p))
     min_to = max_to = 0
     if can_raise:
         min_to = level + _full_raise(state)
@@ -240,18 +253,6 @@ def options(state: State) -> Options:
     if stack and (stack <= owe or (can_raise and all_in_to <= max_to)):
         actions.append("all_in")
     return Options(p, spot, tuple(actions), bet + min(owe, stack), min_to, max_to, all_in_to)
-
-
-def legal_decisions(state: State) -> list[Decision]:
-    """Every decision legal now with its smallest and largest amount (for tests and tools)."""
-    o = options(state)
-    out = []
-    for action in o.actions:
-        if action in ("bet", "raise"):
-            out += [Decision(spot_actor(o.spot), action, o.min_to), Decision(spot_actor(o.spot), action, o.max_to)]
-        else:
-            out.append(Decision(spot_actor(o.spot), action, 0))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -295,6 +296,12 @@ def _odd_chip_order(state: State, winners: list[int]) -> list[int]:
     return winners   # players are in order from the first seat left of the button
 
 
+def split(amount: int, order: Sequence[int]) -> dict[int, int]:
+    """Equal shares of `amount` among `order`; the odd chips one each, in that order (no one gets two)."""
+    share, odd = divmod(amount, len(order))
+    return {i: share + (1 if k < odd else 0) for k, i in enumerate(order)}
+
+
 def _value(state: State, i: int) -> int:
     return poker.eval7(*(c.index for c in state.hole(state.players[i]) + state.board))
 
@@ -314,12 +321,13 @@ def settle(state: State) -> Settlement:
         else:
             best = max(values[i] for i in pot.eligible)
             winners = [i for i in pot.eligible if values[i] == best]
-        first = _odd_chip_order(state, winners)[0]
-        net_q, net_odd = divmod(pot.amount - rake, len(winners))
-        rake_q, rake_odd = divmod(rake, len(winners))
+        order = _odd_chip_order(state, winners)
+        shares, fees = split(pot.amount - rake, order), split(rake, order)
+        odd = (pot.amount - rake) % len(winners)
         spots = ", ".join(f"spot {state.players[i]}" for i in winners)
         how = f"{poker.describe(values[winners[0]])}" if showdown and len(pot.eligible) > 1 else "uncontested"
-        split = f" split {len(winners)} ways ({spots}), odd chips to spot {state.players[first]}" \
+        chips_to = ", ".join(f"spot {state.players[i]}" for i in order[:odd])
+        to = f" split {len(winners)} ways ({spots}){f', odd chips to {chips_to}' if odd else ''}" \
             if len(winners) > 1 else f" to spot {state.players[winners[0]]}"
         taken = f", rake {rake}" if rake else ""
         words = pot.name.replace("_", " ")
@@ -328,10 +336,9 @@ def settle(state: State) -> Settlement:
                 continue
             spot = state.players[i]
             if i in winners:
-                fee = rake_q + (rake_odd if i == first else 0)
-                share = net_q + (net_odd if i == first else 0)
-                results.append(BoxResult(spot, pot.name, chips, "win" if len(winners) == 1 else "split", share + fee,
-                                         fee, share, f"{words} {pot.amount}: {how}{split}{taken}"))
+                outcome = "win" if len(winners) == 1 else "split"
+                results.append(BoxResult(spot, pot.name, chips, outcome, shares[i] + fees[i], fees[i], shares[i],
+                                         f"{words} {pot.amount}: {how}{to}{taken}"))
             else:
                 outcome = "fold" if state.folded[i] else "lose"
                 why = "folded" if state.folded[i] else f"loses to {how}"
