@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cards import Card, deck, format_cards, parse_cards
 from controller.games.base import (
@@ -325,3 +327,11 @@ def test_hands_are_hidden_and_plays_are_shown() -> None:
 def test_money_is_conserved_and_refusals_change_nothing(r: dict) -> None:
     play_rounds(GAME, GAME.rules(r), legal_bets, seed=9, rounds=25, decide=random_decide, deck_per_round=True,
                 void_chance=80)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([{}, {"pass_is_final": True, "rake_percent": 5}, {"spots": 3, "deal_all": True}]))
+def test_any_seed_conserves_money(seed: int, rules: dict) -> None:
+    """Hypothesis picks the seeds and the variant: stakes settled equal stakes placed, refusals change nothing."""
+    play_rounds(GAME, GAME.rules(rules), legal_bets, seed=seed, rounds=2, decide=random_decide, deck_per_round=True,
+                void_chance=40)

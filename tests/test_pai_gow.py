@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cards import Card, JOKER, deck, format_cards, parse_cards
 from controller.games.base import (
@@ -349,3 +351,11 @@ def test_the_house_way_setting_matches_the_module() -> None:
 
 def test_positions_are_seven() -> None:
     assert POSITIONS == 7 and isinstance(JOKER, Card)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([{}, {"player_banking": True}, {"hand_order": "shuffler", "foul": "house_way"}]))
+def test_any_seed_conserves_money(seed: int, rules: dict) -> None:
+    """Hypothesis picks the seeds and the variant: stakes settled equal stakes placed, refusals change nothing."""
+    play_rounds(GAME, GAME.rules(rules), legal_bets, seed=seed, rounds=4, decide=random_decide, jokers=1,
+                deck_per_round=True, void_chance=20)

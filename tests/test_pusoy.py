@@ -15,6 +15,7 @@ from controller.games.base import (
 )
 from controller.games.pusoy import GAME, State, front_value, five_value, is_foul, legal_bets, royalty, simple_setting
 from controller.rng import Rng, SeededRng
+from tests.game_harness import play_rounds
 from tests.poker_tables import deal_by_position
 
 DEALER = "9S 9H 9D 4C 4D/KS KH 7C 6D 2S/QH 8C 3S"     # full house, pair of kings, queen high
@@ -286,7 +287,13 @@ def test_turned_up_hands_show_their_names_beside_their_cards() -> None:
 
 @pytest.mark.parametrize("rules", [{}, VARIANTS, {"participants": 2, "deal": "hands"}, {"participants": 3}])
 def test_money_is_conserved_and_refusals_change_nothing(rules: dict) -> None:
-    from tests.game_harness import play_rounds
-
     play_rounds(GAME, GAME.rules(rules), legal_bets, seed=6, rounds=80, decide=random_decide, deck_per_round=True,
                 void_chance=40)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([{}, {"surrender": True, "royalties": True}, {"participants": 2}]))
+def test_any_seed_conserves_money(seed: int, rules: dict) -> None:
+    """Hypothesis picks the seeds and the variant: stakes settled equal stakes placed, refusals change nothing."""
+    play_rounds(GAME, GAME.rules(rules), legal_bets, seed=seed, rounds=3, decide=random_decide, deck_per_round=True,
+                void_chance=20)
