@@ -1,8 +1,9 @@
 """The demo's simulated dealer and players: opens bets, bets, draws from the simulated shoe, decides, settles and shuffles.
 
 It drives a running Table only through the table's own inputs (commands and the simulated shoe), so a
-demo exercises exactly the code paths of a live table. Decisions use basic strategy at blackjack and a
-random legal choice elsewhere; bets are the game's own `legal_bets` where it has one.
+demo exercises exactly the code paths of a live table. Decisions use basic strategy at blackjack, the game's
+own `autoplay_decision(state, expected, rng) -> (action, amount)` where it has one, and a random legal choice
+elsewhere; bets are the game's own `legal_bets` where it has one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class Autoplay:
         self._shuffle_before_next = True   # games dealt from a fresh deck every round
         module = importlib.import_module(type(table.state.game).__module__)
         self._legal_bets = getattr(module, "legal_bets", None)
+        # A game whose decisions name cards (a pai gow setting, a big two play) says how its players decide.
+        self._autoplay_decision = getattr(module, "autoplay_decision", None)
         self._strategy = None
         if table.game.name == "blackjack":
             from controller.analysis.blackjack_strategy import chart
@@ -112,6 +115,8 @@ class Autoplay:
         return [PlaceBet(s, box, limit.min * (1 + self.rng.randbelow(5))) for s in spots]
 
     def _decide(self, exp: Any) -> tuple[str, int]:
+        if self._autoplay_decision is not None:
+            return self._autoplay_decision(self.table.state.game, exp, self.rng)
         amount = 0
         if exp.amount_range is not None:
             lo, hi = exp.amount_range

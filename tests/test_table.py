@@ -43,7 +43,8 @@ def journal_settlements(path: Path, cfg: Any) -> tuple[Any, list[Any], list[dict
     return state, settlements, records
 
 
-@pytest.mark.parametrize("game", ["baccarat", "blackjack", "three-card-poker"])
+@pytest.mark.parametrize("game", ["baccarat", "blackjack", "three-card-poker", "pai-gow", "pusoy", "texas-holdem",
+                                  "big-two"])
 def test_autoplayed_rounds_replay_to_the_same_state_and_meters(tmp_path: Path, game: str) -> None:
     cfg = table_config(tmp_path, game)
     published: list[tuple[int, dict]] = []

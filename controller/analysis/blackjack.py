@@ -11,13 +11,13 @@ depend on how many processes ran.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from controller.analysis import mean_and_ci95, report
+from controller.analysis._parallel import map_chunks
 from controller.analysis.blackjack_strategy import chart, decide
 from controller.games.blackjack import Rules
 from controller.rng import SeededRng
@@ -266,30 +266,14 @@ def simulate(rules: Rules, rounds: int, seed: int, say: Callable[[str], None] = 
         n = min(CHUNK, left)
         jobs.append((rng.numpy(), n, r, stake))
         left -= n
-    procs = min(processes or os.cpu_count() or 1, 2, len(jobs))
     totals: dict[str, int] = {}
     done = 0
-
-    def add(part: dict[str, int]) -> None:
-        nonlocal done
+    for part in map_chunks(_chunk, jobs, processes):
         for k, v in part.items():
             totals[k] = totals.get(k, 0) + v
         done += part["rounds"]
         if len(jobs) > 4 and done % (CHUNK * 10) == 0:
             say(f"blackjack: {done:,} of {rounds:,} rounds")
-
-    if procs <= 1:
-        for job in jobs:
-            add(_chunk(job))
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:
-            for part in pool.map(_chunk, jobs):
-                add(part)
     totals["stake"] = stake
     return totals
 

@@ -1,4 +1,4 @@
-"""The round shared by the house-banked poker games (three card poker, let it ride, caribbean stud): bets, the deal, decisions, reveals, voids.
+"""The round shared by the house-banked poker games (three card poker, let it ride, caribbean stud): bets, the deal, decisions, reveals, voids; pai gow, pusoy and big two use its betting and dealing steps.
 
 Each game module keeps its own flow readable in its `apply` and calls these helpers for the parts that
 are the same everywhere: one deck per round, hands dealt one card at a time around the table or whole
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from controller.cards import Card
 from controller.games.base import (
@@ -21,7 +21,8 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit
 
 __all__ = [
-    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "reveal", "take_decision", "set_stake",
+    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "place_card", "reveal", "take_decision",
+    "set_stake",
     "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
     "check_paytable", "not_in_game",
 ]
@@ -77,40 +78,44 @@ class State:
 
 
 Place = Callable[[Bets, PlaceBet | RemoveBet], tuple[Bets, Effects]]
+T = TypeVar("T")
 
 
-def betting(state: State, event: Event, spots: int, limits: Mapping[str, Limit],
-            place: Place | None = None) -> tuple[State, Effects] | None:
+def betting(state: T, event: Event, spots: int, limits: Mapping[str, Limit],
+            place: Place | None = None, idle: Callable[[T], T] | None = None) -> tuple[T, Effects] | None:
     """Handle the events every game treats alike (void, open, place/remove, close); None for any other event.
 
-    `place` replaces the plain one-box placement (let it ride puts one bet on all three circles).
+    `place` replaces the plain one-box placement (let it ride puts one bet on all three circles). Any game
+    whose state has `rules`, `round`, `phase` ("idle", "betting", ...) and `bets` may use it: `idle(state)`
+    gives its table between rounds after a void (default: this module's fresh State).
     """
+    s: Any = state
     if isinstance(event, VoidRound):
-        if state.phase == "idle":
+        if s.phase == "idle":
             raise IllegalEvent("no round to void")
-        effects: list[Effect] = [StakeChanged(s, b, 0, -a) for s, b, a in state.bets]
-        effects.append(RoundVoided(state.round, event.reason, state.bets.total))
-        return State(state.rules, state.round), tuple(effects)
+        effects: list[Effect] = [StakeChanged(spot, b, 0, -a) for spot, b, a in s.bets]
+        effects.append(RoundVoided(s.round, event.reason, s.bets.total))
+        return (idle(state) if idle else State(s.rules, s.round)), tuple(effects)  # type: ignore[return-value]
     if isinstance(event, OpenBets):
-        if state.phase != "idle":
-            raise IllegalEvent(f"a round is already in progress ({expect_text(state)})")
-        return State(state.rules, state.round + 1, "betting"), (BetsOpened(state.round + 1),)
+        if s.phase != "idle":
+            raise IllegalEvent(f"a round is already in progress ({expect_text(s)})")
+        return replace(s, round=s.round + 1, phase="betting"), (BetsOpened(s.round + 1),)
     if isinstance(event, (PlaceBet, RemoveBet)):
-        if state.phase != "betting":
+        if s.phase != "betting":
             raise IllegalEvent("bets are not open")
         if place is not None:
-            bets, placed = place(state.bets, event)
-            return replace(state, bets=bets), placed
-        op = state.bets.place if isinstance(event, PlaceBet) else state.bets.remove
-        bets, eff = op(event, spots, limits)  # type: ignore[arg-type]
-        return replace(state, bets=bets), (eff,)
+            bets, placed = place(s.bets, event)
+            return replace(s, bets=bets), placed
+        op = s.bets.place if isinstance(event, PlaceBet) else s.bets.remove
+        bets, eff = op(event, spots, limits)
+        return replace(s, bets=bets), (eff,)
     if isinstance(event, CloseBets):
-        if state.phase != "betting":
+        if s.phase != "betting":
             raise IllegalEvent("bets are not open")
-        if not state.bets:
+        if not s.bets:
             raise IllegalEvent("no bets on the table")
-        state.bets.check_minimums(limits)
-        return replace(state, phase="dealing"), (BetsClosed(state.round),)
+        s.bets.check_minimums(limits)
+        return replace(s, phase="dealing"), (BetsClosed(s.round),)
     return None
 
 
@@ -119,29 +124,40 @@ def expect_text(state: State) -> str:
             "deciding": "waiting for decisions", "settling": "waiting to settle"}.get(state.phase, state.phase)
 
 
-def accept_card(state: State, event: CardDealt, plan: DealPlan) -> tuple[State, Effects, bool]:
+def accept_card(state: T, event: CardDealt, plan: DealPlan, joker: bool = False) -> tuple[T, Effects, bool]:
     """Put the dealt card where the plan says; returns the new state, its effect and whether the deal is done.
+    Any game whose state has `phase` and `cards` (as this module's State) may use it; `joker` admits the joker."""
+    s: Any = state
+    if s.phase != "dealing":
+        raise IllegalEvent(f"no card expected now ({expect_text(s)})")
+    to, up = plan[len(s.cards)]
+    new, effects = place_card(state, event, to, up, joker)
+    return new, effects, len(plan) == len(new.cards)  # type: ignore[attr-defined]
+
+
+def place_card(state: T, event: CardDealt, to: str, up: bool, joker: bool = False) -> tuple[T, Effects]:
+    """Put the dealt card at `to` (games that work out where each card goes as they deal).
 
     A second copy of a card in one round is refused: these games deal from one deck, so it is a misread
     (or a foreign card) and must not be paid on.
     """
-    if state.phase != "dealing":
-        raise IllegalEvent(f"no card expected now ({expect_text(state)})")
-    to, up = plan[len(state.cards)]
+    s: Any = state
+    if s.phase != "dealing":
+        raise IllegalEvent(f"no card expected now ({expect_text(s)})")
     if event.target is not None and event.target != to:
         raise IllegalEvent(f"card expected for {to}, not {event.target}")
-    if event.card.joker:
+    if event.card.joker and not joker:
         raise IllegalEvent("a joker is not part of this game")
-    for where, p in state.cards:
+    for where, p in s.cards:
         if p.card == event.card:
             raise IllegalEvent(f"{event.card} is already on the table this round (at {where}): one deck holds one")
-    cards = state.cards + ((to, Placed(event.card, up)),)
-    return replace(state, cards=cards), (CardPlaced(event.card, to, up),), len(cards) == len(plan)
+    return replace(s, cards=s.cards + ((to, Placed(event.card, up)),)), (CardPlaced(event.card, to, up),)
 
 
-def reveal(state: State, positions: Sequence[str], first: int | None = None) -> tuple[State, Effects]:
-    """Turn face up the face-down cards at `positions` (only the first `first` of each, when given)."""
-    cards = list(state.cards)
+def reveal(state: T, positions: Sequence[str], first: int | None = None) -> tuple[T, Effects]:
+    """Turn face up the face-down cards at `positions` (only the first `first` of each, when given); any state
+    with `cards` as this module's State."""
+    cards = list(state.cards)  # type: ignore[attr-defined]
     effects: list[Effect] = []
     for to in positions:
         shown: list[Card] = []
