@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from gpiozero.pins.mock import (MockFactory, MockPin, MockPWMPin, MockSPIClockPin, MockSPIDevice,
                                 MockSPISelectPin, PinState)
 
+from .config import ReelSpec, ReelsSpec
 from .max7219 import CODE_B, DECODE_MODE, DIGIT0, DISPLAY_TEST, DP, INTENSITY, SCAN_LIMIT, SEGMENTS, SHUTDOWN, render
 
 if TYPE_CHECKING:
     from .panel import Panel
 
-__all__ = ["SimFactory", "SimPin", "SimPWMPin", "SimChip", "SimMax7219", "SimControls", "timeline"]
+__all__ = ["SimFactory", "SimPin", "SimPWMPin", "SimStepPin", "SimChip", "SimMax7219", "SimReel", "SimHopper",
+           "SimControls", "timeline"]
 
 # Each simulated pin keeps its most recent changes only: an SPI clock toggles 32 times a word, and a simulated
 # table may run for days.
@@ -41,6 +43,18 @@ class SimPin(MockPin):
 
 class SimPWMPin(SimPin, MockPWMPin):
     """A PWM-capable SimPin (lamps wired for brightness)."""
+
+
+class SimStepPin(SimPin):
+    """An output pin that tells a simulated motor of each rising edge (a stepper driver's STEP input)."""
+
+    on_rise: Callable[[], None] | None = None
+
+    def _change_state(self, value: bool | float) -> bool:
+        changed = super()._change_state(value)
+        if changed and value and self.on_rise is not None:
+            self.on_rise()
+        return changed
 
 
 class _SimSPIClockPin(SimPin, MockSPIClockPin):
@@ -147,6 +161,94 @@ class SimMax7219(MockSPIDevice):
         self._shift = (self._shift << 1 | int(self.rx_buf.pop())) & self._mask
 
 
+class SimReel:
+    """A simulated mechanical reel: it turns one step per STEP pulse while its driver is enabled, and its index
+    flag covers the optical sensor for `flag` steps a turn. `slip(steps)` turns it behind the driver's back (a
+    jam, a slipping belt); `sensor_dead` leaves the sensor dark."""
+
+    def __init__(self, factory: SimFactory, spec: ReelsSpec, reel: ReelSpec, start: int = 0, flag: int = 3) -> None:
+        self.spec = spec
+        self.reel = reel
+        self.factory = factory
+        self.position = start % spec.steps   # physical steps past the index
+        self.flag = flag
+        self.sensor_dead = False
+        self.steps_taken = 0
+        pin = factory.pin(reel.step, pin_class=SimStepPin)
+        pin.on_rise = self._step
+        self._sense()
+
+    def _enabled(self) -> bool:
+        level = bool(self.factory.pin(self.reel.enable).state)
+        return level == self.spec.enable_active_high
+
+    def _step(self) -> None:
+        if not self._enabled():
+            return
+        forward = bool(self.factory.pin(self.reel.dir).state) == self.spec.forward_high
+        self.position = (self.position + (1 if forward else -1)) % self.spec.steps
+        self.steps_taken += 1
+        self._sense()
+
+    def slip(self, steps: int) -> None:
+        self.position = (self.position + steps) % self.spec.steps
+        self._sense()
+
+    def _sense(self) -> None:
+        covered = self.position < self.flag and not self.sensor_dead
+        pin = self.factory.pin(self.reel.home)
+        pin.drive_high() if covered == self.reel.home_active_high else pin.drive_low()
+
+    @property
+    def stop(self) -> int:
+        """The physical stop on the payline (the nearest one)."""
+        spec = self.spec
+        return round((self.position - spec.offset) * spec.stops / spec.steps) % spec.stops
+
+    @property
+    def centred(self) -> bool:
+        """Whether the reel rests exactly on a stop."""
+        from .reels import stop_position
+
+        return self.position == stop_position(self.spec, self.stop)
+
+
+class SimHopper:
+    """A simulated coin hopper: while its motor output is on it pays `rate` coins a second through the coin-out
+    sensor's pulse line, until it holds no more coins. `runaway` keeps it paying with the motor off."""
+
+    def __init__(self, panel: "Panel", motor: str = "hopper_motor", sensor: str = "coin_out", coins: int = 500,
+                 rate: float = 20.0) -> None:
+        self.panel = panel
+        self.motor, self.sensor = motor, sensor
+        self.coins = coins
+        self.rate = rate
+        self.runaway = False
+        self.paid = 0
+        self._busy = False
+        self._timer = panel.clock.call_at(panel.clock.now(), self._tick)
+
+    def _tick(self) -> None:
+        clock = self.panel.clock
+        running = self.panel.lamp_level(self.motor) >= 0.5 or self.runaway
+        if running and self.coins > 0 and not self._busy:
+            spec = self.panel._pulse_spec(self.sensor)
+            width = (spec.min_width + spec.max_width) / 2
+            self._busy = True
+            self.coins -= 1
+            self.paid += 1
+            self.panel.sim.press(self.sensor)
+            clock.call_at(clock.now() + width, self._release)
+        self._timer = clock.call_at(clock.now() + 1.0 / self.rate, self._tick)
+
+    def _release(self) -> None:
+        self.panel.sim.release(self.sensor)
+        self._busy = False
+
+    def close(self) -> None:
+        self._timer.cancel()
+
+
 class SimControls:
     """Drive a simulated panel's inputs by name and read back its lamps and displays as a person would."""
 
@@ -207,3 +309,13 @@ class SimControls:
         if self.chain is None:
             raise KeyError("this panel has no displays")
         return self.chain.chips[self._panel._display_spec(name).position]
+
+    def reel(self, index: int) -> SimReel:
+        """Simulated reel `index` (0 is the leftmost): where it physically is, and faults to inject."""
+        return self._panel._sim_reels[index]
+
+    def hopper(self, **kw: Any) -> SimHopper:
+        """Attach a simulated hopper to the hopper motor and coin-out line (kept until the panel closes)."""
+        hopper = SimHopper(self._panel, **kw)
+        self._panel._sim_parts.append(hopper)
+        return hopper
