@@ -325,6 +325,26 @@ class CommandClient:
         await self._sock.send_multipart([b"", json.dumps(req).encode()])
         return await self._reply(self._n)
 
+    async def send_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Send several commands at once (they arrive in order) and return their replies in the same order; a
+        server that answers commands concurrently journals them in one group commit."""
+        ids = []
+        for command, args in requests:
+            self._n += 1
+            ids.append(self._n)
+            req = {"v": BUS_VERSION, "id": self._n, "command": command, "args": args}
+            await self._sock.send_multipart([b"", json.dumps(req).encode()])
+        replies: dict[Any, dict[str, Any]] = {}
+        deadline = time.monotonic() + self.timeout_s
+        while len(replies) < len(ids):
+            left = deadline - time.monotonic()
+            if left <= 0 or not await self._sock.poll(left * 1000):
+                raise CommandError(f"no answer from {self.endpoint} within {self.timeout_s:g} s")
+            reply = json.loads((await self._sock.recv_multipart())[-1])
+            if reply.get("id") in ids:
+                replies[reply["id"]] = reply
+        return [replies[i] for i in ids]
+
     async def send_raw(self, body: bytes) -> dict[str, Any]:
         await self._sock.send_multipart([b"", body])
         return await self._reply(None)

@@ -398,6 +398,7 @@ def _complete(state: CabinetState, game: int) -> CabinetState:
 
 
 def _spin(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
+    # One replace of the state and one of the meters: replay speed is restart speed.
     game = int(record["game"])
     if game != state.games + 1:
         raise _illegal(f"game {game} is not the next game ({state.games + 1})")
@@ -413,22 +414,20 @@ def _spin(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, li
         raise _illegal(str(exc)) from None
     if outcome.cost > state.credits:
         raise _illegal(f"not enough credits: {outcome.cost} to bet, {state.credits} on the meter")
-    before = state.credits
     m = state.meters
-    m = replace(m, coin_in=m.coin_in + outcome.cost, games_played=m.games_played + 1,
-                free_games=m.free_games + outcome.free_spin)
-    m = _features(m, outcome)
+    mk: dict[str, Any] = {"coin_in": m.coin_in + outcome.cost, "games_played": m.games_played + 1,
+                          "free_games": m.free_games + outcome.free_spin}
+    if outcome.awards:
+        mk["features"] = _features(m.features, outcome)
     prog = state.progressive
     effects: list[Any] = [Spun(game, outcome)]
-    won = outcome.won
-    jackpot_note = ""
-    if outcome.progressive_contribution:
-        c = outcome.progressive_contribution
-        m = replace(m, progressive_contributed=m.progressive_contributed + c)
+    contribution = outcome.progressive_contribution
+    if contribution:
+        mk["progressive_contributed"] = m.progressive_contributed + contribution
         if prog.mode == "standalone":
-            prog = replace(prog, pool=prog.pool + c)
+            prog = replace(prog, pool=prog.pool + contribution)
         elif prog.mode == "link":
-            prog = replace(prog, unacked=prog.unacked + ((game, c * state.denomination),))
+            prog = replace(prog, unacked=prog.unacked + ((game, contribution * state.denomination),))
     progressive_won = 0
     if outcome.progressive_hit:
         effects.append(ProgressiveHit(game))
@@ -436,26 +435,39 @@ def _spin(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, li
             assert state.title.progressive is not None
             progressive_won = prog.pool
             prog = replace(prog, pool=state.title.progressive.reset_credits(state.denomination))
-            m = replace(m, progressive_hits=m.progressive_hits + 1, progressive_won=m.progressive_won + progressive_won)
-            jackpot_note = " with the progressive"
+            mk["progressive_hits"] = m.progressive_hits + 1
+            mk["progressive_won"] = m.progressive_won + progressive_won
+            effects.append(ProgressiveWon(game, progressive_won))
         elif prog.mode == "link":
             prog = replace(prog, pending_hit=game)
-    state = replace(state, slot=slot, credits=state.credits - outcome.cost, games=game, meters=m, progressive=prog,
-                    last_win=0)
+    total = outcome.won + progressive_won
+    credits = state.credits - outcome.cost
+    lockups, next_lockup = state.lockups, state.next_lockup
+    jackpot = 0 < total and total >= state.settings.jackpot_limit
+    if jackpot:
+        what = "line wins and awards" + (" with the progressive" if progressive_won else "")
+        lockup = Lockup(next_lockup, "jackpot", f"jackpot {total} credits ({what}, game {game}): call an attendant",
+                        total)
+        lockups, next_lockup = lockups + (lockup,), next_lockup + 1
+        mk["lockups"] = _bump(m.lockups, "jackpot", 1)
+        effects.append(LockupRaised(lockup))
+    elif total:
+        credits += total
+        mk["coin_out"] = m.coin_out + total
+    complete = slot.pending is None and prog.pending_hit is None
+    if complete:
+        key = "games_won" if total else "games_lost"
+        mk[key] = getattr(m, key) + 1
     entry = {"game": game, "kind": "spin", **{k: v for k, v in outcome.to_json().items() if k not in ("v", "kind")},
-             "credits_before": before, "won": 0, "credited": 0, "jackpot": 0, "progressive": {
-                 "contribution": outcome.progressive_contribution, "hit": outcome.progressive_hit,
-                 "won": progressive_won}, "complete": False}
-    state = replace(state, recall=(state.recall + (entry,))[-state.recall_size:])
-    total = won + progressive_won
-    state, more = _win(state, total, game, f"line wins and awards{jackpot_note}")
-    effects += more
-    jackpot = bool(more)
-    state = replace(state, recall=_recall_update(state, game, won=total, credited=0 if jackpot else total,
-                                                 jackpot=total if jackpot else 0))
-    if progressive_won:
-        effects.append(ProgressiveWon(game, progressive_won))
-    return _complete(state, game), effects
+             "credits_before": state.credits, "won": total, "credited": 0 if jackpot else total,
+             "jackpot": total if jackpot else 0, "progressive": {"contribution": contribution,
+                                                                  "hit": outcome.progressive_hit,
+                                                                  "won": progressive_won},
+             "credits_after": credits, "complete": complete}
+    state = replace(state, slot=slot, credits=credits, games=game, meters=replace(m, **mk), progressive=prog,
+                    last_win=total, lockups=lockups, next_lockup=next_lockup,
+                    recall=(state.recall + (entry,))[-state.recall_size:])
+    return state, effects
 
 
 def _pick(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:

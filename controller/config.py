@@ -239,6 +239,7 @@ DEFAULT_DISPLAYS = {"credit": "credit", "bet": "bet", "win": "win", "progressive
 class LinkConfig:
     """How a cabinet reaches its progressive link controller."""
 
+    link_id: str
     endpoints: BusEndpoints
     server_key: Path | None = None      # the controller's public key (CURVE); None: unauthenticated (tests)
     key: Path | None = None             # this cabinet's key pair (NAME.key_secret)
@@ -351,14 +352,15 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     if p:
         if title.progressive is None:
             raise ConfigError(f"{pw}: {title.name} has no progressive")
-        _unknown(p, {"mode", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout"}, pw)
+        _unknown(p, {"mode", "link", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout"}, pw)
         progressive = _get(p, "mode", str, pw, "link")
         if progressive not in ("link", "standalone"):
             raise ConfigError(f"{pw}.mode: \"link\" or \"standalone\", got {progressive!r}")
         if progressive == "link":
-            missing = [k for k in ("publish", "snapshot", "commands") if k not in p]
+            missing = [k for k in ("link", "publish", "snapshot", "commands") if k not in p]
             if missing:
-                raise ConfigError(f"{pw}: a link needs the controller's {', '.join(missing)} endpoint(s)")
+                raise ConfigError(f"{pw}: a link needs the controller's id (link) and its publish, snapshot and "
+                                  f"commands endpoints; missing {', '.join(missing)}")
             keys = []
             for key in ("server_key", "key"):
                 file = base / _get(p, key, str, pw) if key in p else None
@@ -372,7 +374,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
             timeout = _get(p, "timeout", (int, float), pw, 2.0)
             if heartbeat <= 0 or timeout <= 0:
                 raise ConfigError(f"{pw}: heartbeat and timeout must be positive")
-            link = LinkConfig(BusEndpoints(*(_get(p, k, str, pw) for k in ("publish", "snapshot", "commands"))),
+            link = LinkConfig(_get(p, "link", str, pw), BusEndpoints(*(_get(p, k, str, pw) for k in ("publish", "snapshot", "commands"))),
                               keys[0], keys[1], float(heartbeat), float(timeout))
         else:
             _unknown(p, {"mode"}, pw)

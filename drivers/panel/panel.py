@@ -165,6 +165,7 @@ class Panel:
         self._reels: ReelBank | None = None
         self._sim_reels: list[SimReel] = []
         self._sim_parts: list[Any] = []      # simulated machinery attached later (a hopper)
+        self._sim_line_free: dict[str, float] = {}
         self.engine = LampEngine(clock)
         try:
             self._open_devices()

@@ -44,6 +44,7 @@ class Reel:
     homed: bool = False
     remaining: int = 0                   # steps still to send in this move
     since_index: int = 0                 # steps since the index was last seen
+    moved: int = 0                       # steps sent in this move
     seen_index: bool = False             # in this move
     last_sensor: bool = False
     error: str | None = None
@@ -98,7 +99,7 @@ class ReelBank:
             target = stop_position(spec, stop)
             self.targets[i] = stop
             reel.remaining = base + (target - reel.position - base) % spec.steps
-            reel.homing, reel.error, reel.seen_index = False, None, False
+            reel.homing, reel.error, reel.seen_index, reel.moved = False, None, False, 0
             # steps since the index, as counted; an unhomed reel must find its index within a turn from now
             reel.since_index = reel.position if reel.homed else 0
             reel.last_sensor = reel.sensor()
@@ -134,6 +135,7 @@ class ReelBank:
         reel.pulse()
         reel.position = (reel.position + 1) % spec.steps
         reel.remaining -= 1
+        reel.moved += 1
         reel.since_index += 1
         sensor = reel.sensor()
         entered = sensor and not reel.last_sensor
@@ -157,7 +159,11 @@ class ReelBank:
         if not reel.homed:  # first sight since power-up: the index is the truth, aim again from it
             reel.homed, reel.position = True, 0
             target = self.targets[reel.index]
-            reel.remaining = stop_position(spec, target) if target is not None else 0
+            if target is None:
+                reel.remaining = 0
+                return
+            owed = max(0, round(spec.steps * (spec.turns + reel.index * spec.stagger)) - reel.moved)
+            reel.remaining = owed + (stop_position(spec, target) - owed) % spec.steps
             return
         if abs(error) > spec.half_symbol:
             reel.error = (f"reel {reel.index + 1}: mis-index: the index came {abs(error)} steps "

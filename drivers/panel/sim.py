@@ -25,11 +25,15 @@ HISTORY = 20_000
 
 
 class SimPin(MockPin):
-    """A mock pin whose recorded changes are stamped by the factory's clock (a ManualClock in tests)."""
+    """A mock pin whose recorded changes are stamped by the factory's clock (a ManualClock in tests), or by the
+    time a simulated device meant the change to happen (`stamp`), so a busy event loop that runs the change
+    late does not stretch a simulated pulse."""
+
+    stamp: float | None = None
 
     def _change_state(self, value: bool | float) -> bool:
         if self._state != value:  # type: ignore[has-type]
-            t = self._factory.ticks()
+            t = self._factory.ticks() if self.stamp is None else min(self.stamp, self._factory.ticks())
             self._state = value
             self.states.append(PinState(t - self._last_change, value))  # type: ignore[has-type]
             self._last_change = t
@@ -176,16 +180,13 @@ class SimReel:
         self.steps_taken = 0
         pin = factory.pin(reel.step, pin_class=SimStepPin)
         pin.on_rise = self._step
+        self._enable, self._dir, self._home = factory.pin(reel.enable), factory.pin(reel.dir), factory.pin(reel.home)
         self._sense()
 
-    def _enabled(self) -> bool:
-        level = bool(self.factory.pin(self.reel.enable).state)
-        return level == self.spec.enable_active_high
-
     def _step(self) -> None:
-        if not self._enabled():
-            return
-        forward = bool(self.factory.pin(self.reel.dir).state) == self.spec.forward_high
+        if bool(self._enable.state) != self.spec.enable_active_high:
+            return  # the driver is off: the motor does not turn
+        forward = bool(self._dir.state) == self.spec.forward_high
         self.position = (self.position + (1 if forward else -1)) % self.spec.steps
         self.steps_taken += 1
         self._sense()
@@ -196,8 +197,9 @@ class SimReel:
 
     def _sense(self) -> None:
         covered = self.position < self.flag and not self.sensor_dead
-        pin = self.factory.pin(self.reel.home)
-        pin.drive_high() if covered == self.reel.home_active_high else pin.drive_low()
+        level = covered == self.reel.home_active_high
+        if bool(self._home.state) != level:
+            self._home.drive_high() if level else self._home.drive_low()
 
     @property
     def stop(self) -> int:
@@ -215,7 +217,9 @@ class SimReel:
 
 class SimHopper:
     """A simulated coin hopper: while its motor output is on it pays `rate` coins a second through the coin-out
-    sensor's pulse line, until it holds no more coins. `runaway` keeps it paying with the motor off."""
+    sensor's pulse line, until it holds no more coins. `runaway` keeps it paying with the motor off. Each coin
+    is decided once the panel has reported the previous one (the runtime stops the motor on the last coin of a
+    payout as it hears of it), so a busy event loop cannot make the simulation pay a coin too many."""
 
     def __init__(self, panel: "Panel", motor: str = "hopper_motor", sensor: str = "coin_out", coins: int = 500,
                  rate: float = 20.0) -> None:
@@ -225,25 +229,35 @@ class SimHopper:
         self.rate = rate
         self.runaway = False
         self.paid = 0
-        self._busy = False
+        self._reported = sum(panel.pulse_count(sensor))  # pulses the panel has reported (counted or rejected)
         self._timer = panel.clock.call_at(panel.clock.now(), self._tick)
 
     def _tick(self) -> None:
         clock = self.panel.clock
+        if sum(self.panel.pulse_count(self.sensor)) < self._reported:
+            self._timer = clock.call_at(clock.now() + 0.001, self._tick)  # the last coin is not reported yet
+            return
         running = self.panel.lamp_level(self.motor) >= 0.5 or self.runaway
-        if running and self.coins > 0 and not self._busy:
+        if running and self.coins > 0:
             spec = self.panel._pulse_spec(self.sensor)
-            width = (spec.min_width + spec.max_width) / 2
-            self._busy = True
+            width = min(spec.min_width * 1.5, (spec.min_width + spec.max_width) / 2)
             self.coins -= 1
             self.paid += 1
-            self.panel.sim.press(self.sensor)
-            clock.call_at(clock.now() + width, self._release)
-        self._timer = clock.call_at(clock.now() + 1.0 / self.rate, self._tick)
+            self._reported += 1
+            now = clock.now()
+            self.panel.sim.set(self.sensor, True, now)
+            self._timer = clock.call_at(now + width, self._release, now + width)
+        else:
+            self._timer = clock.call_at(clock.now() + 1.0 / self.rate, self._tick)
 
-    def _release(self) -> None:
-        self.panel.sim.release(self.sensor)
-        self._busy = False
+    def _release(self, at: float) -> None:
+        self.panel.sim.set(self.sensor, False, at)
+        # The next look at the motor is a later timer, so the coin's event reaches the runtime (which stops the
+        # motor on the last coin of a payout) before it.
+        spec = self.panel._pulse_spec(self.sensor)
+        width = min(spec.min_width * 1.5, (spec.min_width + spec.max_width) / 2)
+        start = max(at - width + 1.0 / self.rate, at + spec.min_gap * 1.5)
+        self._timer = self.panel.clock.call_at(max(start, self.panel.clock.now()), self._tick)
 
     def close(self) -> None:
         self._timer.cancel()
@@ -256,15 +270,22 @@ class SimControls:
         self._panel = panel
         self.factory = factory
         self.chain = chain
+        self._line_free = panel._sim_line_free  # per pulse line: when the last train scheduled on it is over
 
     def pin(self, name: str) -> MockPin:
         """The mock pin of an input, lamp, output or tower tier (for assert_states_and_times)."""
         return self._panel._pin(name)
 
-    def set(self, name: str, active: bool) -> None:
+    def set(self, name: str, active: bool, at: float | None = None) -> None:
+        """Drive an input; `at` is when the change was meant to happen on the panel's clock (a scheduled edge
+        that runs late still carries its own time)."""
         item = self._panel._input(name)
         pin = item.device.pin
-        pin.drive_high() if active == item.spec.active_high else pin.drive_low()
+        pin.stamp = at
+        try:
+            pin.drive_high() if active == item.spec.active_high else pin.drive_low()
+        finally:
+            pin.stamp = None
 
     def press(self, name: str) -> None:
         self.set(name, True)
@@ -291,12 +312,14 @@ class SimControls:
         width = (spec.min_width + spec.max_width) / 2 if width is None else width
         gap = max(spec.min_gap * 2, width) if gap is None else gap
         clock = self._panel.clock
-        start = clock.now()
+        # a train asked for while the last one is still on the line follows it, a gap after its last pulse
+        start = max(clock.now(), self._line_free.get(name, float("-inf")))
         for i in range(count):
             at = start + i * (width + gap)
-            clock.call_at(at, self.press, name)
-            clock.call_at(at + width, self.release, name)
-        return count * (width + gap)
+            clock.call_at(at, self.set, name, True, at)
+            clock.call_at(at + width, self.set, name, False, at + width)
+        self._line_free[name] = start + count * (width + gap)
+        return self._line_free[name] - clock.now()
 
     def lamp(self, name: str) -> float:
         """How lit a lamp, output or tower tier is, from its pin (0.0 .. 1.0)."""

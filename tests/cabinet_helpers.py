@@ -1,0 +1,47 @@
+"""Helpers for cabinet runtime tests: configs on free loopback ports over simulated panels (fast reels and hopper)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from controller.config import CabinetConfig, cabinet_config_from_mapping
+from tests.table_helpers import free_ports
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREEN_MAP = ROOT / "deploy" / "config" / "panel-cabinet-3reel.toml"
+MECHANICAL_MAP = ROOT / "deploy" / "config" / "panel-cabinet-3reel-mechanical.toml"
+
+
+def fast_map(tmp: Path, source: Path = MECHANICAL_MAP, stops: int | None = None) -> Path:
+    """A copy of an example pin map whose reels turn 125 times faster (tests wait on them in real time)."""
+    text = source.read_text()
+    text = re.sub(r"^rate = \d+", "rate = 100000", text, flags=re.M)
+    if stops is not None:
+        text = re.sub(r"^stops = \d+", f"stops = {stops}", text, flags=re.M)
+    path = tmp / f"fast-{source.name}"
+    path.write_text(text)
+    return path
+
+
+def cabinet_config(tmp: Path, title: str = "frozen-assets", *, panel: Path | str | None = "mechanical",
+                   progressive: dict[str, Any] | None = None, bus: dict[str, Any] | None = None,
+                   **cabinet: Any) -> CabinetConfig:
+    p1, p2, p3 = free_ports(3)
+    data: dict[str, Any] = {
+        "cabinet": {"id": f"{title}-1", "title": title, "journal": str(tmp / f"{title}.journal"), "seed": 11,
+                    "spin_seconds": 0.0, "hopper_timeout": 0.5, "attract_seconds": 0, **cabinet},
+        "bus": {"publish": f"tcp://127.0.0.1:{p1}", "snapshot": f"tcp://127.0.0.1:{p2}",
+                "commands": f"tcp://127.0.0.1:{p3}", "heartbeat": 0.2, **(bus or {})},
+    }
+    if progressive is not None:
+        data["cabinet"]["progressive"] = progressive
+    if panel == "mechanical":
+        data["panel"] = {"file": str(fast_map(tmp)), "driver": "sim"}
+        data["cabinet"].setdefault("reels", "mechanical")
+    elif panel == "screen":
+        data["panel"] = {"file": str(SCREEN_MAP), "driver": "sim"}
+    elif panel is not None:
+        data["panel"] = {"file": str(panel), "driver": "sim"}
+    return cabinet_config_from_mapping(data, tmp / "cabinet.toml")
