@@ -54,7 +54,7 @@ def feature_meter(state: CabinetState) -> tuple[int | str | None, int]:
     free spins (or re-spins) left light one lamp each."""
     slot = state.slot
     if slot.pending is not None:
-        return "PICK", 0
+        return "PIC", 0  # a pick waits (seven segments have no K)
     meters = slot.meters
     free = slot.free.remaining if slot.free else 0
     if "loss_meter" in meters:
@@ -99,7 +99,7 @@ class Cabinet(Runtime):
         self._motor = False
         self._coins_in_flight = 0              # coins past the sensor, not yet journaled
         self._attract_timer: asyncio.TimerHandle | None = None
-        self._attract = False
+        self.attracting = asyncio.Event()      # set while the attract mode plays
         self._link_kick = asyncio.Event()
 
     # ------------------------------------------------------------------------------------------ life cycle
@@ -334,7 +334,7 @@ class Cabinet(Runtime):
         action = self._buttons.get(name, "none")
         if action == "none":
             return
-        if self._attract:
+        if self.attracting.is_set():
             self._attract_off()
         command, args = (("pick", {"choice": int(action[5:])}) if action.startswith("pick:") else (action, {}))
         self._post(lambda batch: self._quiet(batch, lambda: self._handle(batch, PLAYER, command, args)))
@@ -527,9 +527,11 @@ class Cabinet(Runtime):
     def _show_overflow(self, display: str, exc: Exception) -> None:
         from drivers.panel import PanelError
 
-        log.info("panel: %s", exc)
+        log.info("panel: %s", exc)  # a number too long for the display: dashes, never a wrong number
+        chain = self.panel.config.displays
+        digits = next((d.digits for d in chain.displays if d.name == display), 8) if chain else 8
         try:
-            self.panel.show(display, "--------")
+            self.panel.show(display, "-" * digits)
         except PanelError:
             pass
 
@@ -553,7 +555,7 @@ class Cabinet(Runtime):
             return
         if self._attract_timer is not None:
             self._attract_timer.cancel()
-        if self._attract and (self.state.credits or self.state.lockups or self.state.doors_open):
+        if self.attracting.is_set() and (self.state.credits or self.state.lockups or self.state.doors_open):
             self._attract_off()
         self._attract_timer = asyncio.get_running_loop().call_later(self.config.attract_seconds, self._attract_on)
 
@@ -561,14 +563,14 @@ class Cabinet(Runtime):
         state = self.state
         if state.credits or state.lockups or state.doors_open or state.payout or self.showing:
             return
-        self._attract = True
+        self.attracting.set()
         try:
             self.panel.attract(True)
         except Exception:  # noqa: BLE001 - a panel without lamps has nothing to attract with
             pass
 
     def _attract_off(self) -> None:
-        self._attract = False
+        self.attracting.clear()
         try:
             self.panel.attract(False)
         except Exception:  # noqa: BLE001

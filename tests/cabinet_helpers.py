@@ -45,3 +45,33 @@ def cabinet_config(tmp: Path, title: str = "frozen-assets", *, panel: Path | str
     elif panel is not None:
         data["panel"] = {"file": str(panel), "driver": "sim"}
     return cabinet_config_from_mapping(data, tmp / "cabinet.toml")
+
+
+class Script:
+    """An Rng whose draws come from a list first (the stops a rule needs), then from a seeded stream."""
+
+    def __init__(self, values: list[int] | None = None, seed: int = 1) -> None:
+        from controller.rng import SeededRng
+
+        self.values = list(values or [])
+        self.rest = SeededRng(seed)
+
+    def randbelow(self, n: int) -> int:
+        if self.values:
+            value = self.values.pop(0)
+            assert 0 <= value < n, f"scripted draw {value} is outside 0..{n - 1}"
+            return value
+        return self.rest.randbelow(n)
+
+    def randbits(self, k: int) -> int:
+        return self.rest.randbits(k)
+
+
+def stop_for(title: Any, reel: int, symbol: str) -> int:
+    """A virtual stop of `reel` that puts `symbol` on the centre payline."""
+    r = title.reels[reel]
+    return next(v for v, p in enumerate(r.physical) if r.stops[p] == symbol)
+
+
+def stops_for(title: Any, *symbols: str) -> list[int]:
+    return [stop_for(title, i, s) for i, s in enumerate(symbols)]
