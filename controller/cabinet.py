@@ -287,22 +287,19 @@ class Cabinet(Runtime):
     # ------------------------------------------------------------------------------------------ panel
 
     def _start_panel(self) -> None:
-        if self.config.panel is None:
+        self.panel = self._open_panel(self.config.panel, self.config.panel_sim, self._panel_event)
+        if self.panel is None:
             return
-        from drivers.panel import load_panel_config, open_panel
-
-        pc = load_panel_config(self.config.panel)
-        if self.config.panel_sim:
-            pc = pc.simulated()
-        self.panel = open_panel(pc)
-        if self.panel.simulated and self._has_hopper():
-            self.hopper = self.panel.sim.hopper()
-        self.panel.start(self._panel_event)
-        open_now = {d.name for d in pc.doors if self.panel.door_open(d.name)}
+        open_now = {d.name for d in self.panel.config.doors if self.panel.door_open(d.name)}
         for name in self.state.doors_open:
             if name not in open_now:  # shut while the cabinet was off
                 record = {"kind": "door", "name": name, "open": False}
                 self._post(lambda batch, record=record: batch.add(record))
+
+    def _panel_ready(self, panel: Any) -> None:
+        self.panel = panel  # _has_hopper reads the pin map
+        if panel.simulated and self._has_hopper():
+            self.hopper = panel.sim.hopper()
 
     def _panel_event(self, ev: Any) -> None:
         from drivers.panel import (ButtonPressed, DoorClosed, DoorOpened, InputStuck, PulseCounted, PulseRejected,

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from controller.games.base import IllegalEvent
+from controller.journal import fold
 from controller.slots import Bet, Outcome, SlotError, State, Title, cash_in, new_state as new_slot_state
 from controller.slots import next_paytable, pick, spin
 
@@ -679,6 +680,10 @@ def step(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, tup
                            f"{state.title.id} at {state.denomination} cents")
         settings = Settings.from_json(record["settings"])
         settings = replace(settings, progressive=state.progressive.mode)
+        if state.payout is not None and state.payout.via == "hopper" and \
+                settings.coin_credits != state.settings.coin_credits:
+            raise _illegal(f"a hopper payout of {state.payout.coins - state.payout.paid} coins of "
+                           f"{state.settings.coin_credits} credits is unfinished: keep the coin value until it is paid")
         prog = replace(state.progressive, up=False)  # the link is down until the controller is heard again
         state = replace(state, settings=settings, progressive=prog,
                         meters=replace(state.meters, power_resets=state.meters.power_resets + 1))
@@ -693,10 +698,7 @@ def step(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, tup
 
 def replay(state: CabinetState, records: Iterable[tuple[int, dict[str, Any]]]) -> CabinetState:
     """Fold (seq, record) pairs into the state (recovery, recall and meters all start here)."""
-    for seq, record in records:
-        state, _ = step(state, record)
-        state = replace(state, seq=seq)
-    return state
+    return fold(step, state, records)
 
 
 def status(state: CabinetState) -> tuple[str, str]:

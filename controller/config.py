@@ -443,7 +443,7 @@ def any_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -
         return cabinet_config_from_mapping(data, path)
     if "progressive" in data and "table" not in data:
         return progressive_config_from_mapping(data, path)
-    return any_config_from_mapping(data, path)
+    return config_from_mapping(data, path)
 
 
 def load_config(path: str | Path) -> Any:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 from controller import __version__
 from controller.bus import BusClient, CommandClient, CommandError, Role, load_public_key, load_secret_keys
 from controller.games.base import IllegalEvent
+from controller.journal import fold
 from controller.runtime import Batch, CommandRefused, Runtime, int_arg
 
 __all__ = ["LinkState", "new_link_state", "link_step", "link_replay", "link_picture", "LinkController", "LinkClient",
@@ -110,10 +111,7 @@ def link_step(state: LinkState, record: dict[str, Any]) -> tuple[LinkState, tupl
 
 
 def link_replay(state: LinkState, records: Iterable[tuple[int, dict[str, Any]]]) -> LinkState:
-    for seq, record in records:
-        state, _ = link_step(state, record)
-        state = replace(state, seq=seq)
-    return state
+    return fold(link_step, state, records)
 
 
 def link_picture(state: LinkState) -> dict[str, Any]:

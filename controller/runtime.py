@@ -327,6 +327,24 @@ class Runtime:
         req = request or {}
         self._post(lambda batch: self._refuse(batch, who, reason, req.get("command"), req.get("args")))
 
+    # ------------------------------------------------------------------------------------------ drivers
+
+    def _open_panel(self, path: Path | None, simulated: bool, on_event: Callable[[Any], None]) -> Any:
+        """Open the pin map's panel inside the loop (its simulation with `simulated`) and start its events; None
+        when the config has no panel. Callers keep it as `self.panel`."""
+        if path is None:
+            return None
+        from drivers.panel import load_panel_config, open_panel
+
+        config = load_panel_config(path)
+        panel = open_panel(config.simulated() if simulated else config)
+        self._panel_ready(panel)
+        panel.start(on_event)
+        return panel
+
+    def _panel_ready(self, panel: Any) -> None:
+        """The panel is open and about to report inputs (attach simulated machinery here)."""
+
     # ------------------------------------------------------------------------------------------ bus
 
     async def _start_bus(self, *, pipelined: bool = False) -> None:

@@ -320,15 +320,7 @@ class Table(Runtime):
     # ------------------------------------------------------------------------------------------ panel
 
     def _start_panel(self) -> None:
-        if self.config.panel is None:
-            return
-        from drivers.panel import load_panel_config, open_panel
-
-        pc = load_panel_config(self.config.panel)
-        if self.config.panel_sim:
-            pc = pc.simulated()
-        self.panel = open_panel(pc)
-        self.panel.start(self._panel_event)
+        self.panel = self._open_panel(self.config.panel, self.config.panel_sim, self._panel_event)
 
     def _panel_event(self, ev: Any) -> None:
         from drivers.panel import ButtonHeld, ButtonPressed, DoorClosed, DoorOpened

@@ -7,7 +7,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from controller.cabinet import ATTENDANT, PLAYER, Cabinet
 from controller.cli import main
 from controller.config import load_config
 from tests.cabinet_helpers import ROOT, SCREEN_MAP
-from tests.table_helpers import free_ports
+from tests.table_helpers import free_ports, serving
 
 
 def write_config(tmp: Path, extra: str = "") -> Path:
@@ -85,67 +84,30 @@ def test_the_link_controller_on_the_command_line(tmp_path: Path, capsys: pytest.
     assert "not a progressive link's config" in capsys.readouterr().err
     assert main(["meters", "--config", str(link)]) == 2  # it has not run yet
     assert "no journal" in capsys.readouterr().err
-    ready = threading.Event()
-    holder: dict = {}
+    from controller.progressive import LinkController
 
-    def serve() -> None:
-        from controller.progressive import LinkController
-
-        async def run() -> None:
-            controller = LinkController(load_config(link))
-            await controller.start()
-            holder["c"], holder["loop"] = controller, asyncio.get_running_loop()
-            ready.set()
-            await controller.run()
-            await controller.stop()
-
-        asyncio.run(run())
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
+    with serving(lambda: LinkController(load_config(link))):
         assert main(["command", "--config", str(link), "contribute", "cabinet=c9", "game=1", "cents=7"]) == 0
         assert json.loads(capsys.readouterr().out)["result"] == {"duplicate": False, "pool": 50_007}
         assert main(["watch", "--config", str(link), "--count", "1"]) == 0
         assert "[l1 #" in capsys.readouterr().out
-    finally:
-        holder["loop"].call_soon_threadsafe(holder["c"].request_stop)
-        thread.join(30)
     assert main(["meters", "--config", str(link)]) == 0
     assert "pool 50007 cents" in capsys.readouterr().out
 
 
 def test_watch_a_running_cabinet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_config(tmp_path, f'[panel]\nfile = "{SCREEN_MAP}"\ndriver = "sim"\n')
-    ready = threading.Event()
-    holder: dict = {}
 
-    def serve() -> None:
-        async def run() -> None:
-            cab = Cabinet(load_config(path))
-            await cab.start()
-            await cab.command(ATTENDANT, "add_credits", {"credits": 9})
-            await cab.command(PLAYER, "max_bet", {})
-            holder["cab"], holder["loop"] = cab, asyncio.get_running_loop()
-            ready.set()
-            await cab.run()
-            await cab.stop()
+    async def first_game(cab: Cabinet) -> None:
+        await cab.command(ATTENDANT, "add_credits", {"credits": 9})
+        await cab.command(PLAYER, "max_bet", {})
 
-        asyncio.run(run())
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
+    with serving(lambda: Cabinet(load_config(path)), first_game):
         assert main(["watch", "--config", str(path), "--count", "1", "--view", "dealer"]) == 0
         out = capsys.readouterr().out
         assert "[fa-1 #" in out and "game 1:" in out and "credits" in out
         assert main(["command", "--config", str(path), "add_credits", "credits=5"]) == 0  # ops, unauthenticated
         assert json.loads(capsys.readouterr().out)["ok"] is True
-    finally:
-        holder["loop"].call_soon_threadsafe(holder["cab"].request_stop)
-        thread.join(30)
 
 
 def test_cabinet_demo_runs_to_the_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -48,13 +48,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print each state as one JSON line")
     p.set_defaults(func=_watch)
 
-    p = sub.add_parser("command", help="send a dealer, player or operator command to a table",
+    p = sub.add_parser("command", help="send a dealer, player, attendant or operator command to a table or cabinet",
                        description="Send a command over the bus, e.g. `croupier command --config t.toml --key "
                                    "keys/dealer.key_secret resolve alert=3 action=void reason=misdeal`.")
     _endpoint_args(p)
     p.add_argument("--key", help="our CURVE key pair (NAME.key_secret); the server key comes from the config's keys")
     p.add_argument("name", help="command: open_bets, close_bets, place_bet, decision, settle, void, resolve, "
-                                "shuffle, status, meters, audit, card, remove_bet")
+                                "shuffle, status, meters, audit, card, remove_bet; at a cabinet add_credits, clear, "
+                                "recall; at a progressive link contribute, hit (controller/bus.md)")
     p.add_argument("args", nargs="*", metavar="KEY=VALUE", help="arguments, e.g. spot=3 box=main amount=25")
     p.set_defaults(func=_command)
 
