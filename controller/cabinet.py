@@ -153,11 +153,8 @@ class Cabinet(Runtime):
         return step(state, record)
 
     def _picture(self, state: CabinetState) -> dict[str, Any]:
-        pic = picture(state)
-        if state.progressive.mode == "link":
-            pic["progressive"]["pool_cents"] = self.link_pool
-        pic["reels_turning"] = self.showing
-        return pic
+        # A linked pool is not in the cabinet's state: its screens follow the link controller's topic for it.
+        return picture(state)
 
     def _written(self) -> None:
         self._sync_outputs()
@@ -469,7 +466,6 @@ class Cabinet(Runtime):
         elif self.state.last_win and self.panel is not None:
             self._flash_win()
         self._show_meters()
-        self._publish()  # reels_turning changed
         self._link_kick.set()
 
     def _flash_win(self) -> None:

@@ -243,7 +243,7 @@ class LinkConfig:
     endpoints: BusEndpoints
     server_key: Path | None = None      # the controller's public key (CURVE); None: unauthenticated (tests)
     key: Path | None = None             # this cabinet's key pair (NAME.key_secret)
-    heartbeat: float = 1.0              # the controller's heartbeat: silent for 3 of them = link down
+    heartbeat: float = 1.0              # the controller's heartbeat or longer: silent for 3 of them = link down
     timeout: float = 2.0                # seconds to wait for the controller's answer
 
 

@@ -91,6 +91,7 @@ class Runtime:
         self._tasks: list[asyncio.Task[Any]] = []
         self._inbox: asyncio.Queue[tuple[Callable[[Batch], Any], asyncio.Future[Any]]] = asyncio.Queue()
         self._stopping = asyncio.Event()
+        self._stopped = False
         self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
 
     # ------------------------------------------------------------------------------------------ for subclasses
@@ -150,6 +151,10 @@ class Runtime:
         self._stopping.set()
 
     async def stop(self) -> None:
+        """Stop the drivers, the bus and the journal (once; a second call does nothing)."""
+        if self._stopped:
+            return
+        self._stopped = True
         notify("STOPPING=1")
         for task in self._tasks:
             task.cancel()

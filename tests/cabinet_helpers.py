@@ -75,3 +75,21 @@ def stop_for(title: Any, reel: int, symbol: str) -> int:
 
 def stops_for(title: Any, *symbols: str) -> list[int]:
     return [stop_for(title, i, s) for i, s in enumerate(symbols)]
+
+
+RUNNING: list[Any] = []  # runtimes a test started: `run` stops those its coroutine did not
+
+
+def run(coro: Any, timeout: float = 60) -> Any:
+    """Run a test's coroutine; whatever it leaves running (a failed assertion skips its stop) is stopped, so a
+    failure never leaves bus sockets open behind it."""
+    import asyncio
+
+    async def main() -> Any:
+        try:
+            return await asyncio.wait_for(coro, timeout)
+        finally:
+            while RUNNING:
+                await RUNNING.pop().stop()
+
+    return asyncio.run(main())

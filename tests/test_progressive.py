@@ -15,12 +15,8 @@ from controller.cabinet import ATTENDANT, PLAYER, Cabinet
 from controller.config import progressive_config_from_mapping
 from controller.journal import Journal
 from controller.progressive import WINDOW, LinkController, link_replay, new_link_state
-from tests.cabinet_helpers import Script, cabinet_config, stops_for
+from tests.cabinet_helpers import RUNNING, Script, cabinet_config, run, stops_for
 from tests.table_helpers import free_ports
-
-
-def run(coro: Any, timeout: float = 60) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 def link_config(tmp: Path, keys: Path | None = None, cabinets: tuple[str, ...] = (), title: str = "light-speed",
@@ -42,7 +38,7 @@ def linked_cabinet(tmp: Path, link: Any, name: str, title: str = "light-speed", 
     folder.mkdir(exist_ok=True)
     e = link.bus.endpoints
     progressive: dict[str, Any] = {"link": link.link_id, "publish": e.publish, "snapshot": e.snapshot,
-                                   "commands": e.commands, "heartbeat": 0.2, "timeout": 1.0}
+                                   "commands": e.commands, "heartbeat": 0.5, "timeout": 2.0}
     if keys is not None:
         progressive.update(server_key=str(keys / "server.key"), key=str(keys / f"{name}.key_secret"))
     cfg = cabinet_config(folder, title, panel=None, progressive=progressive, **cabinet)
@@ -51,6 +47,7 @@ def linked_cabinet(tmp: Path, link: Any, name: str, title: str = "light-speed", 
 
 async def started(cfg: Any, **kw: Any) -> Any:
     runtime = (LinkController if hasattr(cfg, "link_id") else Cabinet)(cfg, **kw)
+    RUNNING.append(runtime)
     await runtime.start()
     return runtime
 
