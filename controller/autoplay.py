@@ -1,8 +1,9 @@
-"""The demo's simulated dealer and players: opens bets, bets, draws from the simulated shoe, decides, settles and shuffles.
+"""The demo's simulated dealer and players: at a table they open bets, bet, draw from the simulated shoe, decide, settle and shuffle; at a cabinet the player feeds coins, bets, spins, picks and cashes out, and the attendant clears lockups.
 
-It drives a running Table only through the table's own inputs (commands and the simulated shoe), so a
-demo exercises exactly the code paths of a live table. Decisions use basic strategy at blackjack, the game's
-own `autoplay_decision(state, expected, rng) -> (action, amount)` where it has one, and a random legal choice
+It drives a running Table or Cabinet only through its own inputs (commands, the simulated shoe, the
+simulated panel's buttons and coin lines), so a demo exercises exactly the code paths of a live one.
+Table decisions use basic strategy at blackjack, the game's own
+`autoplay_decision(state, expected, rng) -> (action, amount)` where it has one, and a random legal choice
 elsewhere; bets are the game's own `legal_bets` where it has one.
 """
 
@@ -19,7 +20,7 @@ from controller.cards import parse_card
 from controller.games.base import PlaceBet, parse_spot_actor
 from controller.rng import Rng
 
-__all__ = ["Autoplay"]
+__all__ = ["Autoplay", "CabinetAutoplay"]
 
 log = logging.getLogger("croupier.autoplay")
 DEALER = Role("dealer")
@@ -133,3 +134,98 @@ class Autoplay:
                 return "decline", 0  # basic strategy never takes insurance
             return basic_strategy(self._strategy, cards, up, exp.actions), amount
         return self.rng.choice(exp.actions), amount
+
+
+class CabinetAutoplay:
+    """A player at a simulated cabinet, and the attendant who answers its lockups. Coins go in through the
+    simulated coin acceptor when `coins` is set (slow: 80 ms a coin), else through the attendant's add-credits
+    command; buttons are pressed on the simulated panel when `buttons` is set, else sent as commands."""
+
+    def __init__(self, cabinet: Any, rng: Rng, *, pace: float = 0.0, spins: int | None = None, wait: float = 10.0,
+                 coins: bool = False, buttons: bool = False, cash_out_every: int = 25, stake: int = 60) -> None:
+        self.cabinet, self.rng, self.pace, self.spins, self.wait = cabinet, rng, pace, spins, wait
+        self.coins, self.buttons, self.cash_out_every, self.stake = coins, buttons, cash_out_every, stake
+        self.played = 0
+        self._start_games = cabinet.state.games
+
+    async def run(self) -> None:
+        while self.spins is None or self.played < self.spins:
+            seq = self.cabinet.state.seq
+            acted = await self.step()
+            self.played = self.cabinet.state.games - self._start_games
+            if acted and self.cabinet.state.seq == seq and not await self.cabinet.wait_change(seq, self.wait):
+                log.warning("autoplay: the cabinet did not move for %.0f s", self.wait)
+            if self.pace:
+                await asyncio.sleep(self.pace)  # demo pacing, so a person can follow; not synchronisation
+
+    async def _press(self, button: str, command: str, **args: Any) -> None:
+        cab = self.cabinet
+        panel = cab.panel
+        spec = next((b for b in panel.config.buttons if b.name == button), None) if panel is not None else None
+        if self.buttons and spec is not None and panel.simulated:
+            # A finger on the button: held past its debounce, then let go before the next press.
+            panel.sim.press(button)
+            await asyncio.sleep(spec.bounce * 1.5)
+            panel.sim.release(button)
+            await asyncio.sleep(spec.bounce * 1.5)
+            return
+        await cab.command(Role("player"), command, args)
+
+    async def step(self) -> bool:
+        """Do the one thing the cabinet waits for; False when there was nothing to do (reels turning, paying)."""
+        from controller.cabinetstate import money_in_blocked
+
+        cab = self.cabinet
+        st = cab.state
+        if cab.showing:
+            await asyncio.wait_for(cab.shown.wait(), self.wait)
+            return False
+        if st.lockups:
+            return await self._attend(st.lockups[0])
+        if st.doors_open or st.payout is not None or st.progressive.pending_hit is not None:
+            # the door shuts, the hopper pays, the link answers: nothing for the player to do but wait
+            await cab.wait_change(st.seq, 1.0)
+            return False
+        if st.slot.pending is not None:
+            feature = next(f for f in cab.title.features if f.kind == st.slot.pending)
+            n = 1 + self.rng.randbelow(len(feature.choices))
+            await self._press(f"pick{n}", "pick", choice=n)
+            return True
+        max_bet = cab.title.max_bet.total
+        if st.slot.free is None and st.credits < max_bet and money_in_blocked(st) is None:
+            if self.coins and cab.panel is not None and cab.panel.simulated:
+                cab.panel.sim.coins("coin_in", 1)
+                await cab.wait_for(lambda s: s.credits != st.credits, 2.0)
+            else:
+                await cab.command(Role("attendant"), "add_credits", {"credits": self.stake})
+            return True
+        if st.slot.free is None and self.played and self.cash_out_every and \
+                self.rng.randbelow(self.cash_out_every) == 0 and st.credits:
+            await self._press("cash_out", "cash_out")
+            return True
+        roll = self.rng.randbelow(10)
+        meters = st.slot.meters
+        if roll == 0 and meters.get("free_winning_spins") and st.slot.free is None:
+            await self._press("cash_in", "cash_in")
+        elif roll == 1 and len(cab.title.paytables) > 1 and st.slot.free is None:
+            await self._press("next_paytable", "next_paytable")
+        elif roll == 2 and st.slot.free is None:
+            await self._press("bet_one", "bet_one")
+        elif roll <= 4 and st.slot.free is None and st.credits >= st.bet.total:
+            await self._press("spin", "spin")
+        else:
+            await self._press("max_bet", "max_bet")
+        return True
+
+    async def _attend(self, lockup: Any) -> bool:
+        """The attendant (or the technician, for what only ops may clear) answers a lockup."""
+        cab = self.cabinet
+        hopper = getattr(cab, "hopper", None)
+        action = lockup.options[0]
+        if lockup.kind in ("hopper_empty", "hopper_jam") and hopper is not None:
+            hopper.coins += 500  # refilled
+        if lockup.kind == "hopper_runaway" and hopper is not None:
+            hopper.runaway = False
+        role = Role("attendant") if "attendant" in lockup.clear_by else Role("ops")
+        reply = await cab.command(role, "clear", {"lockup": lockup.id, "action": action})
+        return bool(reply["ok"])

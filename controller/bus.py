@@ -40,21 +40,28 @@ BUS_VERSION = 1
 
 @dataclass(frozen=True, slots=True)
 class Role:
-    """Who a command key belongs to: the dealer, one spot's player terminal, or operations."""
+    """Who a command key belongs to: the dealer, one spot's player terminal, or operations; at a cabinet the
+    attendant (and "player", the cabinet's own buttons, never a bus key); at a progressive link controller,
+    one cabinet of the link."""
 
-    kind: str             # "dealer", "spot", "ops"
+    kind: str             # "dealer", "spot", "ops", "attendant", "player", "cabinet"
     spot: int | None = None
+    name: str | None = None  # the cabinet id of a "cabinet" role
 
     def __str__(self) -> str:
-        return f"spot:{self.spot}" if self.kind == "spot" else self.kind
+        if self.kind == "spot":
+            return f"spot:{self.spot}"
+        return f"cabinet:{self.name}" if self.kind == "cabinet" else self.kind
 
 
 def parse_role(text: str) -> Role:
-    if text in ("dealer", "ops"):
+    if text in ("dealer", "ops", "attendant"):
         return Role(text)
     if text.startswith("spot:") and text[5:].isdigit() and int(text[5:]) >= 1:
         return Role("spot", int(text[5:]))
-    raise ValueError(f"unknown role {text!r} (roles: dealer, ops, spot:N)")
+    if text.startswith("cabinet:") and text[8:] and all(c.isalnum() or c in "-_" for c in text[8:]):
+        return Role("cabinet", name=text[8:])
+    raise ValueError(f"unknown role {text!r} (roles: dealer, ops, spot:N, attendant, cabinet:ID)")
 
 
 def create_keys(folder: str | Path, name: str) -> tuple[Path, Path]:
@@ -128,9 +135,11 @@ class BusServer:
     heartbeat_s: float = 1.0
     hwm: int = 1000
     context: zmq.asyncio.Context | None = None
+    pipelined: bool = False                          # answer commands concurrently (they still arrive in order)
     published: int = 0
     _last_sent: float = 0.0
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _inflight: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def start(self) -> None:
         self.context = self.context or zmq.asyncio.Context()
@@ -163,9 +172,9 @@ class BusServer:
                         asyncio.create_task(self._heartbeats())]
 
     async def close(self) -> None:
-        for task in self._tasks:
+        for task in (*self._tasks, *self._inflight):
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._inflight, return_exceptions=True)
         self._tasks.clear()
         if self._auth is not None:
             self._auth.stop()
@@ -221,34 +230,45 @@ class BusServer:
     async def _serve_commands(self) -> None:
         while True:
             frames = await self._cmd.recv_multipart(copy=False)
-            ident, body = frames[0].bytes, frames[-1]
-            user = body.get("User-Id") if self.server_keys is not None else None
-            key = user.encode() if user else None
-            req_id: Any = None
+            if self.pipelined:
+                # Answer in a task of its own, so the next command is read (and can share the writer's group
+                # commit) while this one is journaled. Tasks start in arrival order, so commands still reach
+                # the runtime in the order they came.
+                task = asyncio.create_task(self._answer(frames))
+                self._inflight.add(task)
+                task.add_done_callback(self._inflight.discard)
+            else:
+                await self._answer(frames)
+
+    async def _answer(self, frames: list[Any]) -> None:
+        ident, body = frames[0].bytes, frames[-1]
+        user = body.get("User-Id") if self.server_keys is not None else None
+        key = user.encode() if user else None
+        req_id: Any = None
+        try:
             try:
-                try:
-                    req = json.loads(body.bytes)
-                except ValueError:
-                    raise _Refused("malformed command: not JSON", None) from None
-                if not isinstance(req, dict) or not isinstance(req.get("command"), str) or \
-                        not isinstance(req.get("args", {}), dict):
-                    raise _Refused("malformed command: expected {\"command\": str, \"args\": {...}}", None)
-                req_id = req.get("id")
-                if self.server_keys is not None:
-                    role = self.client_roles.get(key) if key else None
-                    if role is None:
-                        raise _Refused("unknown key: this client is not authorised for any role", req)
-                else:
-                    role = None
-                reply = await self.on_command(role, req["command"], dict(req.get("args", {})))
-            except _Refused as refusal:
-                self.on_refused(key.decode() if key else "unauthenticated", refusal.reason, refusal.request)
-                reply = {"ok": False, "error": refusal.reason}
-            except Exception as exc:  # a bug in one command must not take the table down
-                log.exception("command failed")
-                reply = {"ok": False, "error": f"internal error: {type(exc).__name__}"}
-            reply = {"v": BUS_VERSION, "id": req_id, **reply}
-            await self._cmd.send_multipart([ident, b"", json.dumps(reply).encode()])
+                req = json.loads(body.bytes)
+            except ValueError:
+                raise _Refused("malformed command: not JSON", None) from None
+            if not isinstance(req, dict) or not isinstance(req.get("command"), str) or \
+                    not isinstance(req.get("args", {}), dict):
+                raise _Refused("malformed command: expected {\"command\": str, \"args\": {...}}", None)
+            req_id = req.get("id")
+            if self.server_keys is not None:
+                role = self.client_roles.get(key) if key else None
+                if role is None:
+                    raise _Refused("unknown key: this client is not authorised for any role", req)
+            else:
+                role = None
+            reply = await self.on_command(role, req["command"], dict(req.get("args", {})))
+        except _Refused as refusal:
+            self.on_refused(key.decode() if key else "unauthenticated", refusal.reason, refusal.request)
+            reply = {"ok": False, "error": refusal.reason}
+        except Exception as exc:  # a bug in one command must not take the service down
+            log.exception("command failed")
+            reply = {"ok": False, "error": f"internal error: {type(exc).__name__}"}
+        reply = {"v": BUS_VERSION, "id": req_id, **reply}
+        await self._cmd.send_multipart([ident, b"", json.dumps(reply).encode()])
 
     async def _watch_handshakes(self) -> None:
         from zmq.utils.monitor import parse_monitor_message
@@ -305,6 +325,26 @@ class CommandClient:
         await self._sock.send_multipart([b"", json.dumps(req).encode()])
         return await self._reply(self._n)
 
+    async def send_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Send several commands at once (they arrive in order) and return their replies in the same order; a
+        server that answers commands concurrently journals them in one group commit."""
+        ids = []
+        for command, args in requests:
+            self._n += 1
+            ids.append(self._n)
+            req = {"v": BUS_VERSION, "id": self._n, "command": command, "args": args}
+            await self._sock.send_multipart([b"", json.dumps(req).encode()])
+        replies: dict[Any, dict[str, Any]] = {}
+        deadline = time.monotonic() + self.timeout_s
+        while len(replies) < len(ids):
+            left = deadline - time.monotonic()
+            if left <= 0 or not await self._sock.poll(left * 1000):
+                raise CommandError(f"no answer from {self.endpoint} within {self.timeout_s:g} s")
+            reply = json.loads((await self._sock.recv_multipart())[-1])
+            if reply.get("id") in ids:
+                replies[reply["id"]] = reply
+        return [replies[i] for i in ids]
+
     async def send_raw(self, body: bytes) -> dict[str, Any]:
         await self._sock.send_multipart([b"", body])
         return await self._reply(None)
@@ -334,6 +374,8 @@ class BusClient:
     on_state: Callable[[int, dict[str, Any]], None]
     heartbeat_s: float = 1.0
     context: zmq.asyncio.Context | None = None
+    on_alive: Callable[[], None] | None = None    # anything heard from the server (update, heartbeat, snapshot)
+    on_silence: Callable[[], None] | None = None  # nothing heard for three heartbeats
     seq: int = -1
     snapshots: int = 0
     gaps: int = 0
@@ -350,12 +392,16 @@ class BusClient:
             await self._snapshot()
             while True:
                 if not await sub.poll(self.heartbeat_s * 3000):
+                    if self.on_silence is not None:
+                        self.on_silence()
                     await self._snapshot()  # silence: the table restarted or the link broke
                     continue
                 topic, body = await sub.recv_multipart()
                 if topic != f"{self.table_id}/{self.view}".encode():
                     continue  # a longer topic sharing our prefix
                 msg = json.loads(body)
+                if self.on_alive is not None:
+                    self.on_alive()
                 seq = msg["seq"]
                 if seq <= self.seq and msg["kind"] == "update":
                     continue
@@ -389,6 +435,8 @@ class BusClient:
         finally:
             req.close(0)
         self.snapshots += 1
+        if self.on_alive is not None:
+            self.on_alive()
         if msg["seq"] != self.seq:
             self.seq = msg["seq"]
             self.on_state(self.seq, msg["state"])

@@ -1,4 +1,8 @@
-"""A table's configuration file (TOML): table id, game and rules, drivers, bus, journal and keys, validated at start with messages naming the key."""
+"""Configuration files (TOML) of a table, a slot cabinet or a progressive link controller: ids, game or title, drivers, bus, journal and keys, validated at start with messages naming the key.
+
+`load_config(path)` reads any of the three, told apart by their first section: `[table]`, `[cabinet]`
+or `[progressive]`; the `[panel]` and `[bus]` sections and the journal mean the same in each.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,9 @@ from controller.bus import BusEndpoints
 from controller.games import get_game
 from controller.games.base import GameSpec, RulesBase, RulesError, rules_from_mapping
 
-__all__ = ["ConfigError", "TableConfig", "ShoeConfig", "BusConfig", "load_config", "config_from_mapping"]
+__all__ = ["ConfigError", "TableConfig", "ShoeConfig", "BusConfig", "CabinetConfig", "LinkConfig", "ProgressiveConfig",
+           "load_config", "config_from_mapping", "cabinet_config_from_mapping", "progressive_config_from_mapping",
+           "any_config_from_mapping", "BUTTON_ACTIONS"]
 
 
 class ConfigError(ValueError):
@@ -94,17 +100,28 @@ def _section(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any
     return value
 
 
+def _ident(t: Mapping[str, Any], where: str, what: str) -> str:
+    ident = _get(t, "id", str, where)
+    if not ident or not all(c.isalnum() or c in "-_" for c in ident):
+        raise ConfigError(f"{where}.id: a {what} id is letters, digits, - and _ (got {ident!r})")
+    return ident
+
+
+def _journal(t: Mapping[str, Any], ident: str, where: str, base: Path) -> Path:
+    if "journal" in t:
+        return base / _get(t, "journal", str, where)
+    return base / _get(t, "state_dir", str, where, ".") / f"{ident}.journal"
+
+
 def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> TableConfig:
-    """Validate a parsed config; relative paths are taken from the config file's folder."""
+    """Validate a parsed table config; relative paths are taken from the config file's folder."""
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
     _unknown(data, _SECTIONS, where)
 
     t = _section(data, "table", where)
     _unknown(t, {"id", "game", "journal", "state_dir", "betting_seconds"}, f"{where}[table]")
-    table_id = _get(t, "id", str, f"{where}[table]")
-    if not table_id or not all(c.isalnum() or c in "-_" for c in table_id):
-        raise ConfigError(f"{where}[table].id: a table id is letters, digits, - and _ (got {table_id!r})")
+    table_id = _ident(t, f"{where}[table]", "table")
     game_name = _get(t, "game", str, f"{where}[table]")
     if not game_name:
         raise ConfigError(f"{where}[table].game: which game does this table run?")
@@ -117,10 +134,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     except RulesError as exc:
         text = str(exc)
         raise ConfigError(text if text.startswith(where) else f"{where}[rules]: {text}") from None
-    if "journal" in t:
-        journal = base / _get(t, "journal", str, f"{where}[table]")
-    else:
-        journal = base / _get(t, "state_dir", str, f"{where}[table]", ".") / f"{table_id}.journal"
+    journal = _journal(t, table_id, f"{where}[table]", base)
     betting = _get(t, "betting_seconds", (int, float), f"{where}[table]", 0)
     if betting < 0:
         raise ConfigError(f"{where}[table].betting_seconds: must be 0 (dealer closes bets) or more")
@@ -139,6 +153,16 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     _unknown(c, {"source"}, f"{where}[camera]")
     camera = _get(c, "source", str, f"{where}[camera]", "none")
 
+    panel, panel_sim = _panel(data, where, path, base)
+
+    bus = _bus(data, where, base)
+
+    return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, bus, float(betting),
+                       data)
+
+
+def _panel(data: Mapping[str, Any], where: str, path: Path | None, base: Path) -> tuple[Path | None, bool]:
+    """The [panel] section: a pin map file (and its driver), or the pin map inline in this file."""
     p = _section(data, "panel", where)
     panel: Path | None = None
     panel_sim = False
@@ -158,6 +182,11 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
         except PanelConfigError as exc:
             raise ConfigError(str(exc)) from None
 
+    return panel, panel_sim
+
+
+def _bus(data: Mapping[str, Any], where: str, base: Path) -> BusConfig:
+    """The [bus] section: endpoints, the CURVE keys folder and each client's key and role."""
     b = _section(data, "bus", where)
     _unknown(b, {"publish", "snapshot", "commands", "keys", "client", "heartbeat", "hwm"}, f"{where}[bus]")
     endpoints = BusEndpoints(*(_get(b, k, str, f"{where}[bus]", getattr(BusEndpoints(), k))
@@ -181,7 +210,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
             raise ConfigError(f"{w}.role: {exc}") from None
         clients.append((key_file, role))
     if clients and keys is None:
-        raise ConfigError(f"{where}[bus].keys: client keys need the folder holding the table's server key")
+        raise ConfigError(f"{where}[bus].keys: client keys need the folder holding the server key")
     if keys is not None and not (keys / "server.key_secret").is_file():
         raise ConfigError(f"{where}[bus].keys: no server.key_secret in {keys} (create it: croupier keys server "
                           f"--dir {keys})")
@@ -189,13 +218,237 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     hwm = _get(b, "hwm", int, f"{where}[bus]", 1000)
     if heartbeat <= 0 or hwm < 1:
         raise ConfigError(f"{where}[bus]: heartbeat and hwm must be positive")
-    bus = BusConfig(endpoints, keys, tuple(clients), float(heartbeat), hwm)
-
-    return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, bus, float(betting),
-                       data)
+    return BusConfig(endpoints, keys, tuple(clients), float(heartbeat), hwm)
 
 
-def load_config(path: str | Path) -> TableConfig:
+# ---------------------------------------------------------------------------------------------------
+# Slot cabinets and progressive links
+
+# What a cabinet's buttons do ("pick:N" picks the Nth choice of a waiting pick bonus; "none" ignores it).
+BUTTON_ACTIONS = ("bet_one", "max_bet", "spin", "cash_out", "cash_in", "next_paytable", "pick:1", "pick:2", "pick:3",
+                  "none")
+DEFAULT_BUTTONS = {"bet_one": "bet_one", "max_bet": "max_bet", "spin": "spin", "cash_out": "cash_out",
+                   "cash_in": "cash_in", "next_paytable": "next_paytable", "pick1": "pick:1", "pick2": "pick:2",
+                   "pick3": "pick:3"}
+# Which panel display shows which meter ("lamps": a MAX7219 driving the title's meter lamps as a bar).
+DEFAULT_DISPLAYS = {"credit": "credit", "bet": "bet", "win": "win", "progressive": "progressive",
+                    "feature": "feature", "lamps": "feature_lamps"}
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """How a cabinet reaches its progressive link controller."""
+
+    link_id: str
+    endpoints: BusEndpoints
+    server_key: Path | None = None      # the controller's public key (CURVE); None: unauthenticated (tests)
+    key: Path | None = None             # this cabinet's key pair (NAME.key_secret)
+    heartbeat: float = 1.0              # the controller's heartbeat or longer: silent for 3 of them = link down
+    timeout: float = 2.0                # seconds to wait for the controller's answer
+
+
+@dataclass(frozen=True)
+class CabinetConfig:
+    path: Path | None
+    cabinet_id: str
+    title: Any                                         # controller.slots.Title
+    denomination: int                                  # cents per credit
+    journal: Path
+    settings: Any                                      # controller.cabinetstate.Settings (in credits)
+    paytable: int = 0
+    hopper_timeout: float = 3.0                        # seconds without a coin while the motor runs: hopper empty
+    spin_seconds: float = 1.0                          # screen reels: how long a spin takes to show
+    attract_seconds: float = 60.0                      # idle with no credits this long: attract mode
+    buttons: tuple[tuple[str, str], ...] = tuple(DEFAULT_BUTTONS.items())
+    displays: tuple[tuple[str, str], ...] = tuple(DEFAULT_DISPLAYS.items())
+    reels: str = "screen"                              # "screen" or "mechanical" (the pin map's [panel.reels])
+    link: LinkConfig | None = None
+    panel: Path | None = None
+    panel_sim: bool = False
+    bus: BusConfig = BusConfig()
+    seed: int | None = None                            # simulation only: seeded reel stops; None = system RNG
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def table_id(self) -> str:  # the bus and the journal name the service by this
+        return self.cabinet_id
+
+    def simulated(self) -> CabinetConfig:
+        """Every driver swapped for its simulation (`croupier run --sim`)."""
+        return replace(self, panel_sim=True)
+
+
+@dataclass(frozen=True)
+class ProgressiveConfig:
+    path: Path | None
+    link_id: str
+    title: Any                                         # controller.slots.Title or None
+    reset_cents: int
+    journal: Path
+    bus: BusConfig = BusConfig()
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def table_id(self) -> str:
+        return self.link_id
+
+    def simulated(self) -> ProgressiveConfig:
+        return self
+
+
+def _cents(t: Mapping[str, Any], key: str, where: str, default: int) -> int:
+    value = _get(t, key, int, where, default)
+    if value < 0:
+        raise ConfigError(f"{where}.{key}: cents cannot be negative")
+    return value
+
+
+def _title(t: Mapping[str, Any], where: str, base: Path) -> Any:
+    from controller.slots import TitleError, get_title, load_title, title_ids
+
+    name = _get(t, "title", str, where)
+    if not name:
+        raise ConfigError(f"{where}.title: which title? ({', '.join(title_ids())})")
+    try:
+        return load_title(base / name) if name.endswith(".toml") else get_title(name)
+    except TitleError as exc:
+        raise ConfigError(f"{where}.title: {exc}") from None
+
+
+def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> CabinetConfig:
+    """Validate a parsed cabinet config; relative paths are taken from the config file's folder."""
+    from controller.cabinetstate import Settings
+
+    where = str(path) if path else "config"
+    base = path.parent if path else Path.cwd()
+    _unknown(data, {"cabinet", "panel", "bus"}, where)
+    c = _section(data, "cabinet", where)
+    w = f"{where}[cabinet]"
+    _unknown(c, {"id", "title", "denomination", "journal", "state_dir", "paytable", "hand_pay_limit_cents",
+                 "jackpot_limit_cents", "coin_cents", "hopper", "hopper_timeout", "spin_seconds", "attract_seconds",
+                 "reels", "seed", "buttons", "displays", "progressive"}, w)
+    cabinet_id = _ident(c, w, "cabinet")
+    title = _title(c, w, base)
+    denomination = _get(c, "denomination", int, w, title.denominations[0])
+    if denomination not in title.denominations:
+        raise ConfigError(f"{w}.denomination: {title.name} is played at "
+                          f"{', '.join(map(str, title.denominations))} cents per credit, not {denomination}")
+    paytable = _get(c, "paytable", int, w, 0)
+    if not 0 <= paytable < len(title.paytables):
+        raise ConfigError(f"{w}.paytable: {title.name} has paytables 0..{len(title.paytables) - 1}")
+    coin = _cents(c, "coin_cents", w, denomination)
+    if coin < denomination or coin % denomination:
+        raise ConfigError(f"{w}.coin_cents: a coin must be whole credits of {denomination} cents, got {coin}")
+    limits = {}
+    for key in ("hand_pay_limit_cents", "jackpot_limit_cents"):
+        cents = _cents(c, key, w, 120_000)
+        if cents < denomination:
+            raise ConfigError(f"{w}.{key}: at least one credit ({denomination} cents)")
+        limits[key] = -(-cents // denomination)  # whole credits, rounded up so the limit is never undercut
+    progressive = "none"
+    link = None
+    p = _section(c, "progressive", w)
+    pw = f"{w}.progressive"
+    if p:
+        if title.progressive is None:
+            raise ConfigError(f"{pw}: {title.name} has no progressive")
+        _unknown(p, {"mode", "link", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout"}, pw)
+        progressive = _get(p, "mode", str, pw, "link")
+        if progressive not in ("link", "standalone"):
+            raise ConfigError(f"{pw}.mode: \"link\" or \"standalone\", got {progressive!r}")
+        if progressive == "link":
+            missing = [k for k in ("link", "publish", "snapshot", "commands") if k not in p]
+            if missing:
+                raise ConfigError(f"{pw}: a link needs the controller's id (link) and its publish, snapshot and "
+                                  f"commands endpoints; missing {', '.join(missing)}")
+            keys = []
+            for key in ("server_key", "key"):
+                file = base / _get(p, key, str, pw) if key in p else None
+                if file is not None and not file.is_file():
+                    raise ConfigError(f"{pw}.{key}: no such key file {file}")
+                keys.append(file)
+            if (keys[0] is None) != (keys[1] is None):
+                raise ConfigError(f"{pw}: give both server_key (the controller's public key) and key (ours), or "
+                                  "neither (unauthenticated: tests only)")
+            heartbeat = _get(p, "heartbeat", (int, float), pw, 1.0)
+            timeout = _get(p, "timeout", (int, float), pw, 2.0)
+            if heartbeat <= 0 or timeout <= 0:
+                raise ConfigError(f"{pw}: heartbeat and timeout must be positive")
+            link = LinkConfig(_get(p, "link", str, pw), BusEndpoints(*(_get(p, k, str, pw) for k in ("publish", "snapshot", "commands"))),
+                              keys[0], keys[1], float(heartbeat), float(timeout))
+        else:
+            _unknown(p, {"mode"}, pw)
+    elif title.progressive is not None:
+        raise ConfigError(f"{w}: {title.name} has a system-wide progressive: give [cabinet.progressive] with the "
+                          "link controller's endpoints, or mode = \"standalone\" for the cabinet's own pool")
+    hopper = _get(c, "hopper", bool, w, True)
+    settings = Settings(limits["hand_pay_limit_cents"], limits["jackpot_limit_cents"], coin // denomination, hopper,
+                        progressive)
+    seconds = {}
+    for key, default in (("hopper_timeout", 3.0), ("spin_seconds", 1.0), ("attract_seconds", 60.0)):
+        seconds[key] = float(_get(c, key, (int, float), w, default))
+        if seconds[key] < 0 or (key == "hopper_timeout" and seconds[key] == 0):
+            raise ConfigError(f"{w}.{key}: must be positive")
+    reels = _get(c, "reels", str, w, "screen")
+    if reels not in ("screen", "mechanical"):
+        raise ConfigError(f"{w}.reels: \"screen\" or \"mechanical\", got {reels!r}")
+    buttons = dict(DEFAULT_BUTTONS)
+    for name, action in _section(c, "buttons", w).items():
+        if action not in BUTTON_ACTIONS:
+            raise ConfigError(f"{w}.buttons.{name}: {action!r} is not one of {', '.join(BUTTON_ACTIONS)}")
+        buttons[name] = action
+    displays = dict(DEFAULT_DISPLAYS)
+    for meter, name in _section(c, "displays", w).items():
+        if meter not in DEFAULT_DISPLAYS or not isinstance(name, str):
+            raise ConfigError(f"{w}.displays.{meter}: meters are {', '.join(DEFAULT_DISPLAYS)}, each a display name")
+        displays[meter] = name
+    panel, panel_sim = _panel(data, where, path, base)
+    if reels == "mechanical":
+        from drivers.panel import load_panel_config
+
+        if panel is None or not load_panel_config(panel).reels:
+            raise ConfigError(f"{w}.reels: mechanical reels need [panel.reels] in the pin map")
+        spec = load_panel_config(panel).reels
+        assert spec is not None
+        if len(spec.reels) != 3 or any(r.size != spec.stops for r in title.reels):
+            raise ConfigError(f"{w}.reels: the pin map's {len(spec.reels)} reels of {spec.stops} stops do not "
+                              f"carry {title.name}'s strips ({', '.join(str(r.size) for r in title.reels)} stops)")
+    return CabinetConfig(path, cabinet_id, title, denomination, _journal(c, cabinet_id, w, base), settings, paytable,
+                         seconds["hopper_timeout"], seconds["spin_seconds"], seconds["attract_seconds"],
+                         tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
+                         _bus(data, where, base), _get(c, "seed", int, w), data)
+
+
+def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:
+    """Validate a parsed progressive link controller config."""
+    where = str(path) if path else "config"
+    base = path.parent if path else Path.cwd()
+    _unknown(data, {"progressive", "bus"}, where)
+    p = _section(data, "progressive", where)
+    w = f"{where}[progressive]"
+    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir"}, w)
+    link_id = _ident(p, w, "link")
+    title = _title(p, w, base) if "title" in p else None
+    if title is not None and title.progressive is None:
+        raise ConfigError(f"{w}.title: {title.name} has no progressive")
+    if title is None and "reset_cents" not in p:
+        raise ConfigError(f"{w}: give the title (its reset value) or reset_cents")
+    reset = _cents(p, "reset_cents", w, title.progressive.reset_cents if title is not None else 0)
+    return ProgressiveConfig(path, link_id, title, reset, _journal(p, link_id, w, base), _bus(data, where, base), data)
+
+
+def any_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Any:
+    """A table, cabinet or progressive link config, by its first section."""
+    if "cabinet" in data:
+        return cabinet_config_from_mapping(data, path)
+    if "progressive" in data and "table" not in data:
+        return progressive_config_from_mapping(data, path)
+    return config_from_mapping(data, path)
+
+
+def load_config(path: str | Path) -> Any:
+    """Read a table's, a cabinet's or a progressive link's config file (a TableConfig, CabinetConfig or
+    ProgressiveConfig)."""
     path = Path(path)
     try:
         with path.open("rb") as fh:
@@ -206,4 +459,4 @@ def load_config(path: str | Path) -> TableConfig:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return config_from_mapping(data, path)
+    return any_config_from_mapping(data, path)

@@ -15,9 +15,10 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from dataclasses import replace
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
-__all__ = ["Journal", "Entry", "JournalIntegrityError", "canonical_json", "JOURNAL_SCHEMA"]
+__all__ = ["Journal", "Entry", "JournalIntegrityError", "canonical_json", "fold", "JOURNAL_SCHEMA"]
 
 JOURNAL_SCHEMA = 1
 
@@ -33,6 +34,19 @@ CREATE TABLE IF NOT EXISTS journal (
     hash      TEXT    NOT NULL
 );
 """
+
+
+S = TypeVar("S")
+
+
+def fold(step: Callable[[S, dict[str, Any]], tuple[S, Any]], state: S,
+         records: Iterable[tuple[int, dict[str, Any]]]) -> S:
+    """Replay (seq, record) pairs through a runtime's pure `step` into its state (a frozen dataclass with a `seq`):
+    what recovery, recall and meters of a table, a cabinet and a progressive link all start from."""
+    for seq, record in records:
+        state, _ = step(state, record)
+        state = replace(state, seq=seq)  # type: ignore[type-var]
+    return state
 
 
 class JournalIntegrityError(RuntimeError):

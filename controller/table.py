@@ -1,33 +1,32 @@
 """The table runtime: drivers' inputs become journal records, each journaled before it takes effect, then published and shown.
 
-One asyncio loop, one writer. Every input (a card read by the shoe, a panel button, a dealer or player
-command from the bus, the betting timer) becomes a record; `tablestate.step` checks it against the
-game (a refused game event never reaches the journal: it becomes a dealer alert or a refusal), the
-record is appended to the journal (fsynced), and only then is the new state adopted, published on
-the bus and shown on the panel. A restart replays the journal into the same state and resumes.
+One asyncio loop, one writer (controller/runtime.py, shared with the cabinet). Every input (a card read
+by the shoe, a panel button, a dealer or player command from the bus, the betting timer) becomes a record;
+`tablestate.step` checks it against the game (a refused game event never reaches the journal: it becomes
+a dealer alert or a refusal), the record is appended to the journal (fsynced), and only then is the new
+state adopted, published on the bus and shown on the panel. A restart replays the journal into the same
+state and resumes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import signal
 import time
-from dataclasses import replace
 from typing import Any, Callable
 
 from controller import __version__
-from controller.bus import BusServer, Role, load_client_roles, load_secret_keys
+from controller.bus import Role
 from controller.config import TableConfig
 from controller.games.base import (
     BetsClosed, BetsOpened, CardDealt, CloseBets, Decision, Effect, Effects, IllegalEvent, NewShoe, OpenBets,
     PlaceBet, RemoveBet, RoundSettled, Settle, StakeChanged, VoidRound, parse_spot_actor, rules_from_mapping,
 )
-from controller.journal import Journal
-from controller.sdnotify import notify, watchdog_interval
+from controller.runtime import Batch, CommandRefused, Runtime
+from controller.runtime import int_arg as _int
+from controller.runtime import text_arg as _text
+from controller.sdnotify import notify
 from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, replay, step
-from controller.views import project, screen_views
 
 __all__ = ["Table", "CommandRefused"]
 
@@ -43,74 +42,39 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
 }
 
 
-class CommandRefused(Exception):
-    """A command that is not allowed or not legal now; the reason goes back to the sender and into the journal."""
-
-
 def _shoe_records_for_deck_check(ev: Any) -> dict[str, Any]:
     return {"kind": "shoe", "what": "deck_check", "complete": bool(ev.complete), "decks": ev.decks,
             "missing": [str(c) for c in ev.missing], "extra": [str(c) for c in ev.extra],
             "truncated": bool(ev.truncated)}
 
 
-class _Batch:
-    """Records staged one by one against a state; journaled together, or (for one input) undone together."""
-
-    def __init__(self, state: TableState) -> None:
-        self.base = state
-        self.state = state
-        self.staged: list[tuple[dict[str, Any], TableState, Effects]] = []
-        self.after: list[Callable[[], None]] = []  # actions that must wait until the records are journaled
-
-    def add(self, record: dict[str, Any]) -> Effects:
-        """Stage a record; a refused game event raises IllegalEvent and stages nothing."""
-        state, effects = step(self.state, record)
-        self.state = state
-        self.staged.append((record, state, effects))
-        return effects
-
-    def mark(self) -> tuple[int, int]:
-        return len(self.staged), len(self.after)
-
-    def undo(self, mark: tuple[int, int]) -> None:
-        del self.staged[mark[0]:]
-        del self.after[mark[1]:]
-        self.state = self.staged[-1][1] if self.staged else self.base
-
-
-class Table:
+class Table(Runtime):
     """A running table. Construct, `await start()`, then `await run()` (or drive it from tests)."""
+
+    log = log
+    ALLOWED = _ALLOWED
+    LOCAL_ROLE = DEALER
+    ILLEGAL = (IllegalEvent,)
 
     def __init__(self, config: TableConfig, *, context: Any = None, sim_link: str | None = None,
                  kill_at: tuple[str, int] | None = None, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(config.table_id, config.journal, config.bus, context=context, kill_at=kill_at, clock=clock)
         self.config = config
         self.game = config.game
-        self.context = context
         self.sim_link = sim_link
-        self.kill_at = kill_at      # crash tests only: ("before_journal"|"after_journal", seq) -> SIGKILL self
-        self.clock = clock
         self.state: TableState | None = None
-        self.journal: Journal | None = None
-        self.bus: BusServer | None = None
         self.shoe: Any = None       # drivers.shoe.AsyncShoe
         self.sim: Any = None        # drivers.shoe.ShoeSim in simulation
         self.panel: Any = None
         self.shoe_ready = asyncio.Event()
-        self._changed = asyncio.Condition()
-        self._views: tuple[int, dict[str, dict[str, Any]]] = (0, {})
-        self._tasks: list[asyncio.Task[Any]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._accepts_new_shoe = True
-        self._inbox: asyncio.Queue[tuple[Callable[[_Batch], Any], asyncio.Future[Any]]] = asyncio.Queue()
-        self._stopping = asyncio.Event()
-        self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
 
     # ------------------------------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
         cfg = self.config
-        self.journal = Journal(cfg.journal, cfg.table_id)  # verifies the chain: a broken one refuses to run
-        entries = [(e.seq, e.record) for e in self.journal.entries()]
+        entries = self._open_journal()  # verifies the chain: a broken one refuses to run
         rules = cfg.rules
         first = next((r for _, r in entries if r.get("kind") == "start"), None)
         if first is not None:
@@ -118,40 +82,20 @@ class Table:
                 raise RuntimeError(f"{cfg.journal} is the journal of a {first['game']} table; this config runs "
                                    f"{self.game.name}")
             rules = rules_from_mapping(self.game.rules_type, first["rules"])
-        self.state = replay(new_state(cfg.table_id, self.game, rules), entries)
+        state = replay(new_state(cfg.table_id, self.game, rules), entries)
         probe = self.game.new_table(rules)
         try:
             self.game.apply(probe, NewShoe(getattr(rules, "decks", 1)))
         except IllegalEvent:
             self._accepts_new_shoe = False  # a fresh deck every round (single-deck poker games)
-        batch = _Batch(self.state)
-        batch.add({"kind": "start", "version": __version__, "game": self.game.name, "rules": cfg.rules.to_json()})
-        self._write(batch)
-        self._tasks.append(asyncio.create_task(self._writer()))
+        self._begin(state, {"kind": "start", "version": __version__, "game": self.game.name,
+                            "rules": cfg.rules.to_json()})
         await self._start_bus()
         await self._start_shoe()
         self._start_panel()
         self._restart_timer()
-        self._tasks.append(asyncio.create_task(self._watchdog()))
 
-    async def run(self) -> None:
-        """Serve until stopped (SIGTERM/SIGINT or `stop()`)."""
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            try:
-                loop.add_signal_handler(sig, self._stopping.set)
-            except (NotImplementedError, RuntimeError):
-                pass
-        await self._stopping.wait()
-
-    def request_stop(self) -> None:
-        self._stopping.set()
-
-    async def stop(self) -> None:
-        notify("STOPPING=1")
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+    async def _close_drivers(self) -> None:
         if self._timer:
             self._timer.cancel()
         if self.shoe is not None:
@@ -160,113 +104,22 @@ class Table:
             self.sim.stop()
         if self.panel is not None:
             self.panel.close()
-        if self.bus is not None:
-            await self.bus.close()
-        if self.journal is not None:
-            self.journal.close()
 
-    # ------------------------------------------------------------------------------------------ the core
+    # ------------------------------------------------------------------------------------------ the fold
 
-    async def _submit(self, handler: Callable[[_Batch], Any]) -> Any:
-        """Queue an input for the writer; returns what the handler returned, after its records are journaled."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._inbox.put_nowait((handler, future))
-        return await future
+    def _step(self, state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
+        return step(state, record)
 
-    async def _writer(self) -> None:
-        """The one writer: takes every input waiting, stages its records in order against the state, journals
-        them in one durable transaction (group commit), then adopts, publishes and shows them."""
-        while True:
-            items = [await self._inbox.get()]
-            while not self._inbox.empty():
-                items.append(self._inbox.get_nowait())
-            assert self.state is not None
-            batch = _Batch(self.state)
-            outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
-            for handler, future in items:
-                mark = batch.mark()
-                try:
-                    outcomes.append((future, handler(batch), None))
-                except Exception as exc:  # noqa: BLE001 - the caller gets it; its partial records are undone
-                    batch.undo(mark)
-                    outcomes.append((future, None, exc))
-            try:
-                self._write(batch)
-            except BaseException as exc:  # the journal cannot be written: nothing may take effect, stop the table
-                log.critical("journal write failed, stopping the table: %s", exc)
-                for future, _, _ in outcomes:
-                    if not future.done():
-                        future.set_exception(RuntimeError(f"journal write failed: {exc}"))
-                self._stopping.set()
-                raise
-            for future, value, exc in outcomes:
-                if future.done():
-                    continue
-                if exc is None:
-                    future.set_result(value)
-                else:
-                    future.set_exception(exc)
+    def _picture(self, state: TableState) -> dict[str, Any]:
+        return picture(state)
 
-    def _write(self, batch: _Batch) -> None:
-        assert self.journal is not None
-        if not batch.staged:
-            return
-        records = [record for record, _, _ in batch.staged]
-        seq_next = self.journal.last_seq + 1
-        if self.kill_at is not None and self.kill_at[0] == "before_journal" and \
-                seq_next <= self.kill_at[1] < seq_next + len(records):
-            os.kill(os.getpid(), signal.SIGKILL)
-        stamp = int(self.clock() * 1e9)
-        entries = self.journal.append_many(records, stamp) if len(records) > 1 else \
-            [self.journal.append(records[0], stamp)]
-        if self.kill_at is not None and self.kill_at[0] == "after_journal" and \
-                entries[0].seq <= self.kill_at[1] <= entries[-1].seq:
-            os.kill(os.getpid(), signal.SIGKILL)
-        for entry, (_, state, effects) in zip(entries, batch.staged):
-            self.state = replace(state, seq=entry.seq)
-            self._publish()
-            self._show(effects)
-        for action in batch.after:
-            action()
+    def _written(self) -> None:
         self._restart_timer()
-        asyncio.get_running_loop().create_task(self._notify_changed())
-
-    async def _notify_changed(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
-
-    async def wait_change(self, after_seq: int, timeout: float) -> bool:
-        """Wait until the journal has moved past `after_seq`; False on timeout."""
-        async with self._changed:
-            try:
-                await asyncio.wait_for(self._changed.wait_for(lambda: self.state.seq > after_seq), timeout)
-            except asyncio.TimeoutError:
-                return False
-        return True
-
-    def views(self) -> tuple[int, dict[str, dict[str, Any]]]:
-        return self._views
-
-    def _publish(self) -> None:
-        assert self.state is not None
-        self._views = (self.state.seq, screen_views(picture(self.state)))
-        if self.bus is not None:
-            self.bus.publish(*self._views)
-        if self.on_publish is not None:
-            self.on_publish(self._views)
-
-    def audit_view(self) -> dict[str, Any]:
-        assert self.state is not None
-        return project(picture(self.state), "audit")
 
     # ------------------------------------------------------------------------------------------ commands
 
     def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> None:
-        allowed = _ALLOWED.get(command)
-        if allowed is None:
-            raise CommandRefused(f"unknown command {command!r} (commands: {', '.join(sorted(_ALLOWED))})")
-        if role.kind not in allowed:
-            raise CommandRefused(f"{role} may not {command.replace('_', ' ')}")
+        super()._check_role(role, command, args)
         if role.kind == "spot":
             spot = args.get("spot") if command != "decision" else parse_spot_actor(str(args.get("actor", "")))
             if command == "decision" and "actor" not in args:
@@ -327,72 +180,15 @@ class Table:
                             "via": str(role)})
         return records
 
-    async def command(self, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        """A command from the bus (authenticated role), the panel or the autoplay. Refusals are journaled."""
-        return await self._submit(lambda batch: self._command(batch, role, command, args))
+    def _status_view(self, role: Role) -> str:
+        return "dealer" if role.kind != "spot" else "public"
 
-    def _command(self, batch: _Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        if role is None:
-            if self.config.bus.keys is not None:
-                return self._refuse(batch, "unauthenticated", "commands need a CURVE key", command, args)
-            role = DEALER  # no keys configured: a local, unauthenticated setup (demo, tests)
-        try:
-            self._check_role(role, command, args)
-            if command == "status":
-                return {"ok": True, "result": self._views[1]["dealer" if role.kind != "spot" else "public"]}
-            if command == "meters":
-                return {"ok": True, "result": batch.state.meters.json()}
-            if command == "audit":
-                return {"ok": True, "result": self.audit_view()}
-            if command == "shuffle":
-                return self._shuffle(batch, role)
-            mark = batch.mark()
-            try:
-                for record in self._records_for(batch.state, role, command, args):
-                    batch.add(record)
-            except Exception:
-                batch.undo(mark)
-                raise
-            return {"ok": True, "result": {"records": len(batch.staged)}}
-        except CommandRefused as exc:
-            return self._refuse(batch, str(role), str(exc), command, args)
-        except IllegalEvent as exc:
-            return self._refuse(batch, str(role), exc.reason, command, args)
-        except (KeyError, TypeError, ValueError) as exc:
-            return self._refuse(batch, str(role), f"malformed {command}: {exc}", command, args)
-
-    def _refuse(self, batch: _Batch, who: str, reason: str, command: str | None,
-                args: dict[str, Any] | None) -> dict[str, Any]:
-        log.warning("refused %s from %s: %s", command, who, reason)
-        batch.add({"kind": "refused", "who": who, "reason": reason,
-                   "request": {"command": command, "args": _jsonable(args)} if command else None})
-        return {"ok": False, "error": reason}
-
-    def _bus_refused(self, who: str, reason: str, request: dict[str, Any] | None) -> None:
-        """Refusals the bus decides itself (unknown key, failed handshake, malformed message)."""
-        req = request or {}
-        self._inbox.put_nowait((lambda batch: self._refuse(batch, who, reason, req.get("command"), req.get("args")),
-                                asyncio.get_running_loop().create_future()))
-
-    # ------------------------------------------------------------------------------------------ bus
-
-    async def _start_bus(self) -> None:
-        bc = self.config.bus
-        server_keys, roles = None, {}
-        if bc.keys is not None:
-            server_keys = load_secret_keys(bc.keys / "server.key_secret")
-            roles = load_client_roles(list(bc.clients))
-        else:
-            log.warning("commands are NOT authenticated: set [bus].keys for a live table")
-
-        async def on_command(role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
-            return await self.command(role if bc.keys is not None else None, command, args)
-
-        self.bus = BusServer(self.config.table_id, bc.endpoints, self.views, on_command, self._bus_refused,
-                             server_keys=server_keys, client_roles=roles, heartbeat_s=bc.heartbeat, hwm=bc.hwm,
-                             context=self.context)
-        await self.bus.start()
-        self._publish()
+    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        if command == "shuffle":
+            return self._shuffle(batch, role)
+        for record in self._records_for(batch.state, role, command, args):
+            batch.add(record)
+        return {"ok": True, "result": {"records": len(batch.staged)}}
 
     # ------------------------------------------------------------------------------------------ shoe
 
@@ -441,7 +237,7 @@ class Table:
             except Exception:  # one bad event must not stop the shoe
                 log.exception("shoe event %r failed", ev)
 
-    def _shoe_event(self, batch: _Batch, ev: Any) -> None:
+    def _shoe_event(self, batch: Batch, ev: Any) -> None:
         from drivers.shoe import Anomaly, CardDrawn, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
         from drivers.shoe import ShoeState as DeviceState
 
@@ -464,7 +260,7 @@ class Table:
             text = f"shoe: {getattr(ev, 'kind', 'error')} {getattr(ev, 'detail', '') or getattr(ev, 'text', '')}"
             self._alert(batch, "shoe", text.strip(), None, ("confirm", "void"))
 
-    def _alert(self, batch: _Batch, kind: str, text: str, card: str | None, options: tuple[str, ...],
+    def _alert(self, batch: Batch, kind: str, text: str, card: str | None, options: tuple[str, ...],
                draw: list[int] | None = None) -> None:
         record: dict[str, Any] = {"kind": "alert", "alert": {"id": batch.state.next_alert, "kind": kind, "text": text,
                                                             "card": card, "options": list(options)}}
@@ -473,7 +269,7 @@ class Table:
         log.warning("dealer alert: %s", text)
         batch.add(record)
 
-    def _card_drawn(self, batch: _Batch, ev: Any) -> None:
+    def _card_drawn(self, batch: Batch, ev: Any) -> None:
         state = batch.state
         if ev.draw <= state.shoe.draw_of(ev.shoe_id):
             return  # journaled before a restart: the driver replays what it could not know we kept
@@ -487,7 +283,7 @@ class Table:
         except IllegalEvent as exc:
             self._alert(batch, "misdeal", f"{ev.card} drawn: {exc.reason}", str(ev.card), ("discard", "void"), draw)
 
-    def _deck_checked(self, batch: _Batch, ev: Any) -> None:
+    def _deck_checked(self, batch: Batch, ev: Any) -> None:
         batch.add(_shoe_records_for_deck_check(ev))
         if not ev.complete:
             missing = " ".join(str(c) for c in ev.missing)
@@ -500,7 +296,7 @@ class Table:
             except IllegalEvent as exc:
                 self._alert(batch, "deck_check", f"new shoe refused: {exc.reason}", None, ("confirm",))
 
-    def _shuffle(self, batch: _Batch, role: Role) -> dict[str, Any]:
+    def _shuffle(self, batch: Batch, role: Role) -> dict[str, Any]:
         """The dealer asks for a shuffle: the simulated shuffler shuffles (a real one reports by itself)."""
         if self.sim is None:
             return {"ok": True, "result": "shuffle on the shuffler; the deck check starts the new shoe"}
@@ -524,15 +320,7 @@ class Table:
     # ------------------------------------------------------------------------------------------ panel
 
     def _start_panel(self) -> None:
-        if self.config.panel is None:
-            return
-        from drivers.panel import load_panel_config, open_panel
-
-        pc = load_panel_config(self.config.panel)
-        if self.config.panel_sim:
-            pc = pc.simulated()
-        self.panel = open_panel(pc)
-        self.panel.start(self._panel_event)
+        self.panel = self._open_panel(self.config.panel, self.config.panel_sim, self._panel_event)
 
     def _panel_event(self, ev: Any) -> None:
         from drivers.panel import ButtonHeld, ButtonPressed, DoorClosed, DoorOpened
@@ -621,7 +409,7 @@ class Table:
         self._timer = loop.call_later(delay, lambda: loop.create_task(self._close_by_timer()))
 
     async def _close_by_timer(self) -> None:
-        def close(batch: _Batch) -> None:
+        def close(batch: Batch) -> None:
             if self.game.expected_next(batch.state.game).phase != "betting" or batch.state.paused:
                 return
             try:
@@ -631,40 +419,10 @@ class Table:
 
         await self._submit(close)
 
-    async def _watchdog(self) -> None:
-        # Ready once the bus is bound (done) and the shoe answered; then ping only while the loop runs.
+    async def _ready(self) -> str:
         try:
             await asyncio.wait_for(self.shoe_ready.wait(), 15)
         except asyncio.TimeoutError:
             notify("STATUS=waiting for the card shoe")
             await self.shoe_ready.wait()
-        notify("READY=1")
-        notify(f"STATUS=table {self.config.table_id}: {self.game.title}")
-        interval = watchdog_interval()
-        while interval:
-            await asyncio.sleep(interval)
-            notify("WATCHDOG=1")
-
-
-def _text(args: dict[str, Any], key: str) -> str:
-    value = args[key]
-    if not isinstance(value, str):
-        raise TypeError(f"{key} must be text")
-    return value
-
-
-def _int(args: dict[str, Any], key: str) -> int:
-    value = args[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{key} must be a whole number")
-    return value
-
-
-def _jsonable(value: Any) -> Any:
-    import json
-
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return repr(value)
+        return f"table {self.config.table_id}: {self.game.title}"

@@ -24,6 +24,7 @@ from controller.games.base import (
     CardDealt, Effect, Effects, GameSpec, IllegalEvent, NewShoe, RoundSettled, RoundVoided, RulesBase, ShuffleDue,
     event_from_json, rules_from_mapping,
 )
+from controller.journal import fold
 
 __all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
            "new_state", "step", "replay", "picture", "HISTORY"]
@@ -236,10 +237,7 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
 
 def replay(state: TableState, records: Iterable[tuple[int, dict[str, Any]]]) -> TableState:
     """Fold (seq, record) pairs into the state (recovery, recall and meters all start here)."""
-    for seq, record in records:
-        state, _ = step(state, record)
-        state = replace(state, seq=seq)
-    return state
+    return fold(step, state, records)
 
 
 def picture(state: TableState) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install Croupier on Raspberry Pi OS (bookworm): a venv in /opt/croupier, the croupier user, state and config
-# folders, the systemd unit and the udev rule. Run from a checkout: sudo deploy/install.sh [TABLE-ID]
+# folders, the systemd unit and the udev rule. Run from a checkout: sudo deploy/install.sh [ID [table|cabinet|link]]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 table="${1:-}"
+kind="${2:-table}"
 [ "$(id -u)" -eq 0 ] || { echo "run as root (sudo $0)" >&2; exit 1; }
 
 apt-get update
@@ -26,11 +27,16 @@ udevadm control --reload-rules && udevadm trigger
 systemctl daemon-reload
 
 if [ ! -f /etc/croupier/keys/server.key_secret ]; then
-    /opt/croupier/venv/bin/croupier keys server dealer ops --dir /etc/croupier/keys
+    /opt/croupier/venv/bin/croupier keys server dealer attendant ops --dir /etc/croupier/keys
     chown -R root:croupier /etc/croupier/keys && chmod 0640 /etc/croupier/keys/*.key_secret
 fi
 if [ -n "$table" ]; then
-    [ -f "/etc/croupier/$table.toml" ] || install -m 0640 -g croupier "$here/deploy/config/table-blackjack.toml" \
+    case "$kind" in
+        cabinet) example="cabinet-light-speed.toml" ;;
+        link) example="progressive-light-speed.toml" ;;
+        *) example="table-blackjack.toml" ;;
+    esac
+    [ -f "/etc/croupier/$table.toml" ] || install -m 0640 -g croupier "$here/deploy/config/$example" \
         "/etc/croupier/$table.toml"
     echo "edit /etc/croupier/$table.toml, then: systemctl enable --now croupier@$table"
 fi

@@ -1,8 +1,10 @@
-"""Crash-test driver: forks a simulated table with autoplay, SIGKILLs it at seeded journal points, restarts, repeats.
+"""Crash-test driver: forks a simulated table or cabinet with autoplay, SIGKILLs it at seeded journal points, restarts, repeats.
 
-Run as `python -m tests.crash_driver CONFIG.json KILLS SEED`; prints one JSON line per kill and a last line
-{"done": ...}. The parent imports everything once and forks a fresh child per life, so 200 restarts cost
-seconds, not minutes; the child dies by SIGKILL exactly as a power cut would leave the journal.
+Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN]`; prints one JSON line per kill and a last
+line {"done": ...}. The config decides what runs (a [table] or a [cabinet]). The parent imports everything
+once and forks a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL
+(the runtime's `kill_at` failpoint, before or after the journal write of a seeded record) exactly as a
+power cut would leave the journal. Each kill lands within SPAN records (default 40) of the life's start.
 """
 
 from __future__ import annotations
@@ -13,39 +15,66 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
-from controller.autoplay import Autoplay
-from controller.config import config_from_mapping
+from controller.autoplay import Autoplay, CabinetAutoplay
+from controller.config import CabinetConfig, any_config_from_mapping
 from controller.journal import Journal
 from controller.rng import SeededRng
-from controller.table import Table
 
 
-def life(cfg, kill_at, seed: int, rounds: int | None) -> None:  # type: ignore[no-untyped-def]
-    async def main() -> None:
-        table = Table(cfg, kill_at=kill_at)
-        await table.start()
-        await asyncio.wait_for(Autoplay(table, SeededRng(seed), rounds=rounds).run(), 60)
-        await table.stop()
+async def _table_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
+    from controller.table import Table
 
-    asyncio.run(main())
+    table = Table(cfg, kill_at=kill_at)
+    await table.start()
+    await asyncio.wait_for(Autoplay(table, SeededRng(seed), rounds=rounds).run(), 60)
+    await table.stop()
 
 
-def last_seq(cfg) -> int:  # type: ignore[no-untyped-def]
+async def _cabinet_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
+    from controller.cabinet import Cabinet
+
+    cabinet = Cabinet(cfg, kill_at=kill_at)
+    await cabinet.start()
+    if cabinet.hopper is not None:
+        cabinet.hopper.rate = 40.0  # coins a second: a brisk hopper, so payouts do not take the test's time
+    play = CabinetAutoplay(cabinet, SeededRng(seed), spins=rounds, coins=seed % 4 == 0, buttons=seed % 4 == 1,
+                           cash_out_every=8)
+    await asyncio.wait_for(play.run(), 60)
+    if rounds is not None:  # the last life: let what the kills interrupted finish (a payout, a pick, a lockup)
+        def quiet(s: Any) -> bool:
+            return not (s.payout or s.lockups or s.slot.pending or s.progressive.pending_hit) and not cabinet.showing
+
+        for _ in range(200):
+            if quiet(cabinet.state):
+                break
+            if not await play.step():
+                await cabinet.wait_for(quiet, 0.5)
+        assert quiet(cabinet.state), "the last life could not finish what the kills interrupted"
+    await cabinet.stop()
+
+
+def life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
+    run = _cabinet_life if isinstance(cfg, CabinetConfig) else _table_life
+    asyncio.run(run(cfg, kill_at, seed, rounds))
+
+
+def last_seq(cfg: Any) -> int:
     if not cfg.journal.exists():
         return 0
     with Journal(cfg.journal, cfg.table_id, verify=False) as j:
         return j.last_seq
 
 
-def record_at(cfg, seq: int) -> dict | None:  # type: ignore[no-untyped-def]
+def record_at(cfg: Any, seq: int) -> dict | None:
     with Journal(cfg.journal, cfg.table_id, verify=False) as j:
         for entry in j.entries(after=seq - 1):
             return entry.record
     return None
 
 
-def fork_life(cfg, kill_at, seed: int, rounds: int | None) -> int:  # type: ignore[no-untyped-def]
+def fork_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> int:
     pid = os.fork()
     if pid == 0:
         code = 0
@@ -62,12 +91,13 @@ def fork_life(cfg, kill_at, seed: int, rounds: int | None) -> int:  # type: igno
 def main() -> int:
     data = json.loads(Path(sys.argv[1]).read_text())
     kills, seed = int(sys.argv[2]), int(sys.argv[3])
-    cfg = config_from_mapping(data, Path(sys.argv[1]))
+    span = int(sys.argv[4]) if len(sys.argv) > 4 else 40
+    cfg = any_config_from_mapping(data, Path(sys.argv[1]))
     rng = SeededRng(seed)
     for i in range(kills):
         before = last_seq(cfg)
         mode = "before_journal" if rng.randbelow(3) == 0 else "after_journal"
-        target = before + 2 + rng.randbelow(40)  # seq 1 of a life is its own start record
+        target = before + 2 + rng.randbelow(span)  # seq 1 of a life is its own start record
         status = fork_life(cfg, (mode, target), seed * 1000 + i, None)
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
         rec = record_at(cfg, target) if mode == "after_journal" else None
@@ -75,7 +105,7 @@ def main() -> int:
                           "record": rec}), flush=True)
         if not killed:
             return 1
-    # A last life without a kill: it must finish the round the last kill interrupted.
+    # A last life without a kill: it must finish the round (or game, or payout) the last kill interrupted.
     status = fork_life(cfg, None, seed * 1000 + kills, 1)
     print(json.dumps({"done": os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0}), flush=True)
     return 0

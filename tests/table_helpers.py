@@ -1,10 +1,13 @@
-"""Helpers for table runtime tests: a config on free loopback ports with a simulated shoe, run with an autoplay."""
+"""Helpers for runtime tests: a table config on free loopback ports with a simulated shoe, and a runtime served in a thread."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable, Iterator
 
 from controller.config import TableConfig, config_from_mapping
 
@@ -34,3 +37,33 @@ def table_config(tmp: Path, game: str = "baccarat", seed: int = 7, rules: dict[s
     if panel:
         data["panel"] = {"file": panel, "driver": "sim"}
     return config_from_mapping(data, tmp / "table.toml")
+
+
+@contextmanager
+def serving(make: Callable[[], Any], prepare: Callable[[Any], Awaitable[None]] | None = None) -> Iterator[Any]:
+    """Run a runtime (table, cabinet or link controller) in a thread of its own while the body talks to it over the
+    bus, as another process would; `prepare(runtime)` runs on its loop once it has started."""
+    ready = threading.Event()
+    holder: dict[str, Any] = {}
+
+    def serve() -> None:
+        async def run() -> None:
+            runtime = make()
+            await runtime.start()
+            if prepare is not None:
+                await prepare(runtime)
+            holder["runtime"], holder["loop"] = runtime, asyncio.get_running_loop()
+            ready.set()
+            await runtime.run()
+            await runtime.stop()
+
+        asyncio.run(run())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(30), "the runtime did not start"
+    try:
+        yield holder["runtime"]
+    finally:
+        holder["loop"].call_soon_threadsafe(holder["runtime"].request_stop)
+        thread.join(30)

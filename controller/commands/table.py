@@ -1,4 +1,8 @@
-"""Table commands: `croupier run`, `demo`, `watch`, `command`, `recall` and `meters`."""
+"""Runtime commands for tables, slot cabinets and progressive links: `croupier run`, `demo`, `watch`, `command`, `recall`, `meters` and `progressive`.
+
+One set of commands for every journaled runtime: `run` starts whatever the config file describes
+([table], [cabinet] or [progressive]), `recall` and `meters` replay its journal.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +14,23 @@ DEMO_PORTS = (5550, 5551, 5552)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run a table from its config file",
-                       description="Run a live table: shoe, panel and camera drivers, journal, bus.")
-    p.add_argument("--config", required=True, help="the table's TOML config")
+    p = sub.add_parser("run", help="run a table, slot cabinet or progressive link controller from its config file",
+                       description="Run a live table (shoe, panel and camera drivers), slot cabinet (panel, reels, "
+                                   "hopper) or progressive link controller: journal, bus.")
+    p.add_argument("--config", required=True, help="the table's, cabinet's or link's TOML config")
     p.add_argument("--sim", action="store_true", help="swap every driver for its simulation")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     p.set_defaults(func=_run)
 
-    p = sub.add_parser("demo", help="a complete simulated table on this machine, dealt by an autoplay",
+    p = sub.add_parser("demo", help="a complete simulated table or slot cabinet on this machine, run by an autoplay",
                        description="Start a simulated table (shoe over a pty, mock panel pins) with an autoplay that "
-                                   "bets, deals, decides and settles; watch it with `croupier watch`.")
+                                   "bets, deals, decides and settles, or with --cabinet a simulated slot cabinet "
+                                   "(mock panel pins, stepper reels, coin acceptor and hopper) with a player who "
+                                   "feeds coins, spins and cashes out; watch it with `croupier watch`.")
     p.add_argument("--game", default="blackjack", help="game to deal (default blackjack)")
+    p.add_argument("--cabinet", metavar="TITLE", default=None, help="run a slot cabinet of this title instead "
+                   "(croupier titles lists them)")
+    p.add_argument("--spins", type=int, default=None, help="cabinet: stop after this many games")
     p.add_argument("--dir", default=None, help="state folder for the demo's journal (default: a fresh temporary one)")
     p.add_argument("--seed", type=int, default=None, help="seed the shoe and players (default: random)")
     p.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: run until Ctrl-C)")
@@ -38,24 +48,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print each state as one JSON line")
     p.set_defaults(func=_watch)
 
-    p = sub.add_parser("command", help="send a dealer, player or operator command to a table",
+    p = sub.add_parser("command", help="send a dealer, player, attendant or operator command to a table or cabinet",
                        description="Send a command over the bus, e.g. `croupier command --config t.toml --key "
                                    "keys/dealer.key_secret resolve alert=3 action=void reason=misdeal`.")
     _endpoint_args(p)
     p.add_argument("--key", help="our CURVE key pair (NAME.key_secret); the server key comes from the config's keys")
     p.add_argument("name", help="command: open_bets, close_bets, place_bet, decision, settle, void, resolve, "
-                                "shuffle, status, meters, audit, card, remove_bet")
+                                "shuffle, status, meters, audit, card, remove_bet; at a cabinet add_credits, clear, "
+                                "recall; at a progressive link contribute, hit (controller/bus.md)")
     p.add_argument("args", nargs="*", metavar="KEY=VALUE", help="arguments, e.g. spot=3 box=main amount=25")
     p.set_defaults(func=_command)
 
-    for name, helptext in (("recall", "show the last rounds in full, from the journal"),
-                           ("meters", "show the table's meters, derived from the journal")):
+    for name, helptext in (("recall", "show the last rounds (a table) or games (a cabinet) in full, from the journal"),
+                           ("meters", "show a table's, cabinet's or progressive link's meters, derived from the "
+                                      "journal")):
         p = sub.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] + ".")
-        p.add_argument("--config", required=True, help="the table's TOML config (to find its journal)")
+        p.add_argument("--config", required=True, help="the table's or cabinet's TOML config (to find its journal)")
         p.add_argument("--json", action="store_true")
         if name == "recall":
-            p.add_argument("--last", type=int, default=10, help="how many rounds (default 10)")
+            p.add_argument("--last", type=int, default=10, help="how many rounds or games (default 10)")
         p.set_defaults(func=_recall if name == "recall" else _meters)
+
+    p = sub.add_parser("progressive", help="run a progressive link controller (one per link of cabinets)",
+                       description="Run the controller of a linked progressive: cabinets send contributions and hits "
+                                   "over the bus (CURVE); it journals them, keeps the pool and publishes it.")
+    p.add_argument("--config", required=True, help="the link's TOML config ([progressive] and [bus])")
+    p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    p.set_defaults(func=_progressive)
 
 
 def _endpoint_args(p: argparse.ArgumentParser) -> None:
@@ -82,17 +101,33 @@ def _setup_logging(level: str) -> None:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
+def _runtime(cfg: Any) -> Any:
+    """The runtime a config describes: a Table, a Cabinet or a LinkController."""
+    from controller.config import CabinetConfig, ProgressiveConfig
+
+    if isinstance(cfg, CabinetConfig):
+        from controller.cabinet import Cabinet
+
+        return Cabinet(cfg)
+    if isinstance(cfg, ProgressiveConfig):
+        from controller.progressive import LinkController
+
+        return LinkController(cfg)
+    from controller.table import Table
+
+    return Table(cfg)
+
+
 async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
     from controller.cli import CliError
     from controller.journal import JournalIntegrityError
-    from controller.table import Table
 
-    table = Table(cfg)
+    table = _runtime(cfg)
     try:
         await table.start()
     except JournalIntegrityError as exc:
-        raise CliError(f"journal integrity check failed: {exc}. The table will not run on a broken journal: keep "
-                       f"the file for the regulator and call the floor supervisor.") from None
+        raise CliError(f"journal integrity check failed: {exc}. {cfg.table_id} will not run on a broken journal: "
+                       f"keep the file for the regulator and call the floor supervisor.") from None
     try:
         if on_ready:
             on_ready(table)
@@ -123,7 +158,19 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progressive(args: argparse.Namespace) -> int:
+    from controller.cli import CliError
+    from controller.config import ProgressiveConfig
+
+    cfg = _load(args.config)
+    if not isinstance(cfg, ProgressiveConfig):
+        raise CliError(f"{args.config} is not a progressive link's config (it has no [progressive] section)")
+    return _run(args)
+
+
 def _demo(args: argparse.Namespace) -> int:
+    if args.cabinet is not None:
+        return _demo_cabinet(args)
     import asyncio
     import logging
     import tempfile
@@ -170,6 +217,96 @@ def _demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _demo_cabinet(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+    import re
+    import tempfile
+
+    from controller.autoplay import CabinetAutoplay
+    from controller.cli import CliError
+    from controller.config import ConfigError, cabinet_config_from_mapping
+    from controller.rng import SeededRng, system_rng
+    from controller.slots import TitleError, get_title, title_ids
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("croupier.cabinet").setLevel(logging.ERROR)  # unauthenticated and locked up on purpose
+    try:
+        title = get_title(args.cabinet)
+    except TitleError:
+        raise CliError(f"unknown title {args.cabinet!r} (titles: {', '.join(title_ids())})") from None
+    state_dir = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    cabinet_id = f"demo-{title.id}"
+    pub, snap, cmd = args.ports
+    # The mechanical-reel pin map, with reel strips of this title's length (a simulated cabinet built for it).
+    source = Path(__file__).resolve().parents[2] / "deploy" / "config" / "panel-cabinet-3reel-mechanical.toml"
+    pin_map = state_dir / "panel.toml"
+    pin_map.write_text(re.sub(r"^stops = \d+", f"stops = {title.reels[0].size}", source.read_text(), flags=re.M))
+    cabinet: dict[str, Any] = {"id": cabinet_id, "title": title.id, "journal": str(state_dir / f"{cabinet_id}.journal"),
+                               "reels": "mechanical", "coin_cents": title.denominations[0] * 4, "attract_seconds": 10,
+                               "hand_pay_limit_cents": 300 * title.denominations[0] * 4, "spin_seconds": 0.0}
+    if args.seed is not None:
+        cabinet["seed"] = args.seed
+    if title.progressive is not None:
+        cabinet["progressive"] = {"mode": "standalone"}
+    data = {"cabinet": cabinet, "panel": {"file": str(pin_map), "driver": "sim"},
+            "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
+                    "commands": f"tcp://127.0.0.1:{cmd}"}}
+    try:
+        cfg = cabinet_config_from_mapping(data, state_dir / "demo.toml")
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    rng = SeededRng(args.seed) if args.seed is not None else system_rng()
+
+    def ready(cab: Any) -> None:
+        print(f"demo cabinet {cabinet_id} ({title.name}, {cfg.denomination} cents a credit) is playing; journal "
+              f"{cfg.journal}")
+        print(f"watch it:   croupier watch --table {cabinet_id}            (the player's view)")
+        print(f"            croupier watch --table {cabinet_id} --view dealer   (the attendant's)")
+        print(f"recall:     croupier recall --config {state_dir / 'demo.toml'}   (after it stops)")
+        print("stop it:    Ctrl-C", flush=True)
+        (state_dir / "demo.toml").write_text(_toml(data))
+        if not args.quiet:
+            last = {"game": cab.state.games, "seq": 0}
+
+            def show(views: Any) -> None:
+                state = views[1]["dealer"]
+                if state["game"] != last["game"] or state["status"] not in ("play", "idle", "free_spins", "pick"):
+                    if (state["game"], state["status"]) != (last["game"], last.get("status")):
+                        _print_state(state, compact=True)
+                    last.update(game=state["game"], status=state["status"])
+
+            cab.on_publish = show
+
+    async def play(cab: Any) -> None:
+        await CabinetAutoplay(cab, rng, pace=args.pace, spins=args.spins, coins=True, buttons=True).run()
+
+    try:
+        asyncio.run(_serve(cfg, play, ready))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _toml(data: dict[str, Any]) -> str:
+    """The demo's config as TOML, so recall and meters can read it (tables of strings, numbers, booleans; a JSON
+    string is a valid TOML basic string)."""
+    import json
+
+    lines: list[str] = []
+
+    def table(name: str, d: dict[str, Any]) -> None:
+        lines.append(f"[{name}]")
+        lines.extend(f"{k} = {json.dumps(v)}" for k, v in d.items() if not isinstance(v, dict))
+        for k, v in d.items():
+            if isinstance(v, dict):
+                table(f"{name}.{k}", v)
+
+    for name, section in data.items():
+        table(name, section)
+    return "\n".join(lines) + "\n"
 
 
 def _endpoints(args: argparse.Namespace) -> tuple[str, Any, Any]:
@@ -245,7 +382,33 @@ def _card_text(c: dict[str, Any]) -> str:
     return parse_card(c["card"]).symbol
 
 
+def _print_cabinet(state: dict[str, Any]) -> None:
+    reels = state.get("reels") or {}
+    window = reels.get("window")
+    line = " ".join(window[1]) if window else "-- -- --"
+    last = (state.get("history") or [{}])[-1]
+    text = (f"[{state['cabinet']} #{state['seq']}] game {state['game']}: {line:<9} "
+            f"{'won ' + str(last.get('won', 0)) if last.get('game') == state['game'] else '':<9} "
+            f"credits {state['credits']:>6}  bet {state['bet_credits']}")
+    if state.get("free_spins"):
+        text += f"  free spins {state['free_spins']}"
+    progressive = state.get("progressive") or {}
+    if progressive.get("pool") is not None:
+        text += f"  progressive {progressive['pool']}"
+    if state.get("message") and state.get("status") not in ("play", "idle"):
+        text += f"  [{state['message']}]"
+    print(text, flush=True)
+
+
 def _print_state(state: dict[str, Any], compact: bool = False) -> None:
+    if "cabinet" in state:
+        return _print_cabinet(state)
+    if "link" in state:
+        last = state.get("last_hit") or {}
+        print(f"[{state['link']} #{state['seq']}] pool {state['pool'] / 100:.2f}, {state['hits']} hits"
+              + (f", last by {last['cabinet']} game {last['game']}: {last['award'] / 100:.2f}" if last else ""),
+              flush=True)
+        return None
     game = state.get("game", {})
     exp = state.get("expected", {})
     head = f"[{state.get('table')} #{state.get('seq')}] round {game.get('round')} {game.get('phase')}: {exp.get('text')}"
@@ -306,23 +469,38 @@ def _command(args: argparse.Namespace) -> int:
     return 0 if reply.get("ok") else 1
 
 
-def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
-    """Replay the journal read-only; return the state and the rounds (events, cards, settlement) in order."""
+def _entries(cfg: Any) -> list[Any]:
+    """The journal's entries, read-only, after checking its chain."""
     from controller.cli import CliError
-    from controller.games.base import CardPlaced, Decision, RoundSettled, RoundVoided, StakeChanged, event_from_json
-    from controller.games.base import rules_from_mapping
     from controller.journal import Journal, JournalIntegrityError
-    from controller.tablestate import new_state, step
 
-    cfg = _load(args.config)
     if not cfg.journal.exists():
-        raise CliError(f"no journal at {cfg.journal}: this table has not run yet")
+        raise CliError(f"no journal at {cfg.journal}: {cfg.table_id} has not run yet")
     try:
         journal = Journal(cfg.journal, cfg.table_id)
     except JournalIntegrityError as exc:
         raise CliError(f"journal integrity check failed: {exc}") from None
     entries = list(journal.entries())
     journal.close()
+    return entries
+
+
+def _cabinet_replay(cfg: Any, recall: int) -> Any:
+    """A cabinet's state replayed from its journal, keeping the last `recall` games for recall."""
+    from controller.cabinetstate import new_state, replay
+
+    state = new_state(cfg.cabinet_id, cfg.title, cfg.denomination, cfg.settings, cfg.paytable, recall=max(recall, 1))
+    return replay(state, ((e.seq, e.record) for e in _entries(cfg)))
+
+
+def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
+    """Replay the journal read-only; return the state and the rounds (events, cards, settlement) in order."""
+    from controller.games.base import CardPlaced, Decision, RoundSettled, RoundVoided, StakeChanged, event_from_json
+    from controller.games.base import rules_from_mapping
+    from controller.tablestate import new_state, step
+
+    cfg = _load(args.config)
+    entries = _entries(cfg)
     first = next((e.record for e in entries if e.record.get("kind") == "start"), None)
     rules = rules_from_mapping(cfg.game.rules_type, first["rules"]) if first else cfg.rules
     state = new_state(cfg.table_id, cfg.game, rules)
@@ -359,6 +537,16 @@ def _recall(args: argparse.Namespace) -> int:
     import json
     import time
 
+    from controller.config import CabinetConfig, TableConfig
+
+    cfg = _load(args.config)
+    if isinstance(cfg, CabinetConfig):
+        return _cabinet_recall(cfg, args)
+    if not isinstance(cfg, TableConfig):
+        from controller.cli import CliError
+
+        raise CliError(f"{args.config}: recall is for tables and cabinets (a link controller's games are its "
+                       f"cabinets'); try croupier meters")
     state, entries = _replay(args)
     # --last counts rounds; the shoe changes between them are shown too
     starts = [i for i, r in enumerate(entries) if r["kind"] == "round"]
@@ -391,9 +579,91 @@ def _recall(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cabinet_recall(cfg: Any, args: argparse.Namespace) -> int:
+    import json
+
+    state = _cabinet_replay(cfg, args.last)
+    games = [e for e in state.recall if e.get("kind") == "spin"][-args.last:] if args.last > 0 else []
+    first = games[0]["game"] if games else state.games + 1
+    shown = [e for e in state.recall if e.get("game", e.get("after_game", 0) + 1) >= first]
+    if args.json:
+        print(json.dumps(shown, indent=2))
+        return 0
+    title = cfg.title
+    for e in shown:
+        if e["kind"] != "spin":
+            changes = ", ".join(f"{m['meter']} {m['before']} -> {m['after']}" for m in e["meters"])
+            print(f"{e['kind'].replace('_', ' ')} after game {e['after_game']}: {changes or 'no change'}")
+            continue
+        bet = e["bet"]
+        print(f"game {e['game']}: bet {bet['coins']} coin(s) x {bet['lines']} line(s)"
+              f"{' (free spin)' if e['free_spin'] else ''}, credits {e['credits_before']} -> {e['credits_after']}"
+              f"{'' if e['complete'] else ' (in progress)'}")
+        print(f"    stops {' '.join(map(str, e['stops']))} (physical {' '.join(map(str, e['physical']))}), "
+              f"paytable {title.paytables[e['paytable']].name}")
+        for row in e["window"]:
+            print("    | " + " | ".join(f"{title.symbols[c].name if c in title.symbols else c:^12}" for c in row) + " |")
+        for w in e["line_wins"]:
+            print(f"    line {w['line']}: {' '.join(w['symbols'])} = {w['combo']} x{w['multiplier']}: {w['credits']}")
+        for a in e["awards"]:
+            print(f"    {a['feature'].replace('_', ' ')}: {a['what']}: {a['credits']}")
+        for m in e["meters"]:
+            print(f"    meter {m['meter']}: {m['before']} -> {m['after']} ({m['why']})")
+        if e.get("pick"):
+            print(f"    pick: {e['pick']['choice']} (draw {e['pick']['draw']})")
+        prog = e.get("progressive") or {}
+        if prog.get("contribution") or prog.get("hit"):
+            print(f"    progressive: contributed {prog.get('contribution', 0)}"
+                  + (f", HIT, won {prog.get('won', 0)}" if prog.get("hit") else ""))
+        paid = f"won {e['won']}" + (f" (hand-paid jackpot {e['jackpot']})" if e["jackpot"] else "")
+        print(f"    {paid}")
+    return 0
+
+
 def _meters(args: argparse.Namespace) -> int:
     import json
 
+    from controller.config import CabinetConfig, ProgressiveConfig
+
+    cfg = _load(args.config)
+    if isinstance(cfg, CabinetConfig):
+        from controller.cabinetstate import balance
+
+        state = _cabinet_replay(cfg, 1)
+        m = state.meters.json()
+        held, owed = balance(state)
+        m["credits"], m["owed"] = state.credits, state.owed
+        m["feature_meters"] = dict(state.slot.meters)
+        if args.json:
+            print(json.dumps(m, indent=2))
+            return 0
+        width = max(10, len(str(max(v for v in m.values() if isinstance(v, int)))))
+        print(f"cabinet {state.cabinet_id}: {cfg.title.name} at {cfg.denomination} cents a credit "
+              f"(meters in credits; {width} digits)")
+        for key, value in m.items():
+            if isinstance(value, int):
+                print(f"    {key.replace('_', ' '):<28} {value:>{width}}")
+        for group in ("door_opens", "lockups", "feature_meters"):
+            for key, value in m[group].items():
+                print(f"    {group.replace('_', ' ')}: {key.replace('_', ' '):<14} {value:>{width}}")
+        for key, value in m["features"].items():
+            print(f"    feature {key.replace('_', ' ')}: {value['awards']} awards, {value['credits']} credits")
+        print(f"    balance: credits + owed {held} = in - out - bets + wins {owed}"
+              f"{'' if held == owed else '   MISMATCH'}")
+        return 0
+    if isinstance(cfg, ProgressiveConfig):
+        from controller.progressive import link_replay, new_link_state
+
+        link = link_replay(new_link_state(cfg.link_id, cfg.reset_cents), ((e.seq, e.record) for e in _entries(cfg)))
+        m = link.json()
+        if args.json:
+            print(json.dumps(m, indent=2))
+        else:
+            print(f"progressive link {cfg.link_id}: pool {m['pool']} cents (reset {m['reset']}), {m['hits']} hits paid "
+                  f"{m['paid']} cents, {m['contributions']} contributions of {m['contributed']} cents")
+            for cabinet, c in m["cabinets"].items():
+                print(f"    cabinet {cabinet}: last game contributed {c['last_game']}")
+        return 0
     state, _ = _replay(args)
     m = state.meters.json()
     if args.json:

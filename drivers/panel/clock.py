@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import threading
 from typing import Any, Callable, Protocol
 
 __all__ = ["Clock", "Timer", "LoopClock", "ManualClock"]
@@ -25,10 +26,15 @@ class Clock(Protocol):
 
 
 class LoopClock:
-    """The runtime's clock: an asyncio loop (monotonic seconds, as gpiozero's local pin factories use)."""
+    """The runtime's clock: an asyncio loop (monotonic seconds, as gpiozero's local pin factories use).
+
+    An edge from gpiozero's thread hops into the loop; an edge made on the loop's own thread (a simulated
+    device driving a mock pin from a timer) is handled at once, as a ManualClock does, so a loop running late
+    cannot reorder it behind the panel's own timers (a pulse taken for a stuck line)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        self._thread: int | None = None
 
     def now(self) -> float:
         return self.loop.time()
@@ -37,7 +43,16 @@ class LoopClock:
         return self.loop.call_at(when, callback, *args)
 
     def call_soon_threadsafe(self, callback: Callable[..., Any], *args: Any) -> None:
-        self.loop.call_soon_threadsafe(callback, *args)
+        if self._thread is None and self.loop.is_running():
+            try:
+                if asyncio.get_running_loop() is self.loop:
+                    self._thread = threading.get_ident()
+            except RuntimeError:
+                pass
+        if self._thread is not None and threading.get_ident() == self._thread:
+            callback(*args)
+        else:
+            self.loop.call_soon_threadsafe(callback, *args)
 
 
 class _ManualTimer:

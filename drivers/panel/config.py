@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 
 __all__ = [
     "PanelConfigError", "PanelConfig", "ButtonSpec", "SwitchSpec", "PulseSpec", "LampSpec", "OutputSpec",
-    "TowerSpec", "DisplaySpec", "ChainSpec", "WiringRow",
+    "TowerSpec", "DisplaySpec", "ChainSpec", "ReelSpec", "ReelsSpec", "WiringRow",
     "load_panel_config", "panel_config_from_mapping", "parse_pin", "pin_label", "wiring_rows", "wiring_markdown",
     "DEFAULT_TOWER_CONDITIONS", "HEADER",
 ]
@@ -160,6 +160,44 @@ class ChainSpec:
 
 
 @dataclass(frozen=True)
+class ReelSpec:
+    """One stepper-motor reel: a step/dir/enable driver (A4988-style) and an optical index sensor. Reels may
+    share their dir and enable lines."""
+
+    name: str
+    step: int
+    dir: int
+    enable: int
+    home: int
+    home_pull: str = "up"
+    home_active_high: bool = True     # a slotted sensor whose beam the index flag interrupts reads high
+
+
+@dataclass(frozen=True)
+class ReelsSpec:
+    """Mechanical reels: their drivers and sensors, and how they turn.
+
+    `steps` motor steps make one turn; the index flag enters the sensor `offset` steps before stop 0 sits on
+    the payline; stop s sits there `offset + round(s * steps / stops)` steps past the index. A spin turns reel
+    i at least `turns + i * stagger` turns at `rate` steps per second, so the reels stop left to right."""
+
+    reels: tuple[ReelSpec, ...]
+    stops: int
+    steps: int = 200
+    rate: float = 400.0
+    turns: float = 1.0
+    stagger: float = 0.5
+    offset: int = 0
+    enable_active_high: bool = False  # A4988/DRV8825: EN is active low
+    forward_high: bool = True
+
+    @property
+    def half_symbol(self) -> float:
+        """How far (in steps) a reel may miss its index before it is a mis-index."""
+        return self.steps / self.stops / 2
+
+
+@dataclass(frozen=True)
 class PanelConfig:
     """A whole validated pin map."""
 
@@ -174,6 +212,7 @@ class PanelConfig:
     tower: TowerSpec | None = None
     displays: ChainSpec | None = None
     groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    reels: ReelsSpec | None = None
     source: str = field(default="", compare=False)
 
     @property
@@ -408,10 +447,11 @@ def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> 
     tower = _tower(root)
     displays = _displays(root)
     groups = _groups(root, lamps)
+    reels = _reels(root)
     root.done()
 
     config = PanelConfig(name, driver, tuple(dict.fromkeys(reserve)), tuple(buttons), tuple(switches),
-                         tuple(pulses), tuple(lamps), tuple(outputs), tower, displays, groups)
+                         tuple(pulses), tuple(lamps), tuple(outputs), tower, displays, groups, reels)
     _check_names(config, where)
     _check_pins(config, where)
     return config
@@ -495,6 +535,42 @@ def _displays(root: _Table) -> ChainSpec | None:
         d.done()
     t.done()
     return ChainSpec(clock, data, select, hardware, refresh, tuple(displays))
+
+
+def _reels(root: _Table) -> ReelsSpec | None:
+    if not root.has("reels"):
+        return None
+    t = _Table(root.get("reels"), root.key("reels"))
+    shared = {key: parse_pin(t.get(key), t.key(key)) for key in ("dir", "enable") if t.has(key)}
+    items = t.get("reel", [])
+    if not isinstance(items, list) or not items:
+        raise PanelConfigError(f"{t.key('reel')}: list the reels, left to right: reel = [{{ step = .., home = .. }}, ...]")
+    reels = []
+    for i, item in enumerate(items):
+        r = _Table(item, f"{t.key('reel')}[{i}]")
+        pins = {}
+        for key in ("step", "home", "dir", "enable"):
+            if r.has(key):
+                pins[key] = parse_pin(r.get(key), r.key(key))
+            elif key in shared:
+                pins[key] = shared[key]
+            else:
+                raise PanelConfigError(f"{r.where}: has no {key} pin" + (" (give it here or for all reels in "
+                                                                          f"{t.where})" if key in ("dir", "enable") else ""))
+        pull, active_high = _electrical(r, "up", "high")
+        reels.append(ReelSpec(f"reel{i + 1}", pins["step"], pins["dir"], pins["enable"], pins["home"], pull, active_high))
+        r.done()
+    stops = t.number("stops", 22, 3, 256, integer=True)
+    steps = t.number("steps", 200, 3, 100_000, integer=True)
+    if steps < 2 * stops:
+        raise PanelConfigError(f"{t.key('steps')}: {steps} steps a turn cannot place {stops} stops (at least two "
+                               "steps a stop)")
+    spec = ReelsSpec(tuple(reels), stops, steps, t.number("rate", 400.0, 1.0, 1_000_000.0),
+                     t.number("turns", 1.0, 1.0, 20.0), t.number("stagger", 0.5, 0.0, 5.0),
+                     t.number("offset", 0, 0, steps - 1, integer=True),
+                     t.choice("enable_active", "low", LEVELS) == "high", t.choice("forward", "high", LEVELS) == "high")
+    t.done()
+    return spec
 
 
 def _groups(root: _Table, lamps: list[LampSpec]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -596,6 +672,20 @@ def wiring_rows(config: PanelConfig) -> list[WiringRow]:
         for tier in config.tower.tiers:
             rows.append(WiringRow(tier.pin, "tower", tier.name,
                                   f"output, lit when {'high' if tier.active_high else 'low'}"))
+    if config.reels:
+        seen: set[tuple[int, str]] = set()
+        for reel in config.reels.reels:
+            for role, gpio, wiring in (
+                    ("step", reel.step, "output, stepper driver STEP"),
+                    ("dir", reel.dir, "output, stepper driver DIR"),
+                    ("enable", reel.enable, f"output, stepper driver EN (active "
+                                            f"{'high' if config.reels.enable_active_high else 'low'})"),
+                    ("home", reel.home, _input_wiring(reel.home_pull, reel.home_active_high, "the index flag is in"))):
+                shared = role in ("dir", "enable") and all(getattr(r, role) == gpio for r in config.reels.reels)
+                if (gpio, role) in seen and shared:
+                    continue  # one wire to every driver
+                seen.add((gpio, role))
+                rows.append(WiringRow(gpio, "reels", role if shared else f"{reel.name}.{role}", wiring))
     if config.displays:
         chain = config.displays
         bus = f"hardware {chain.bus.split('.')[0].upper()}" if chain.bus else "bit-banged SPI"

@@ -159,6 +159,9 @@ class ButtonInput(InputLogic):
 
     def _report_stuck(self, at: float, since: float) -> None:
         self._stuck_timer = None
+        raw = self.debouncer
+        if not raw._raw and raw._raw_at <= at + EPS:
+            return  # released in time; a busy loop has not settled the release yet, and it will count the pulse
         self._stuck_since = since
         log.warning("panel: button %s stuck (down since %.3f)", self.name, since)
         self.emit(InputStuck(self.name, at, since))
@@ -248,6 +251,9 @@ class PulseInput(InputLogic):
 
     def _report_stuck(self, at: float, since: float) -> None:
         self._stuck_timer = None
+        raw = self.debouncer
+        if not raw._raw and raw._raw_at <= at + EPS:
+            return  # released in time; a busy loop has not settled the release yet, and it will count the pulse
         self._stuck_since = since
         log.warning("panel: pulse line %s stuck active", self.name)
         self.emit(InputStuck(self.name, at, since))

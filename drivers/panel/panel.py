@@ -20,11 +20,12 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from .clock import Clock, LoopClock
 from .config import (ButtonSpec, DisplaySpec, LampSpec, OutputSpec, PanelConfig, PulseSpec, SwitchSpec, pin_label)
+from .reels import Reel, ReelBank
 from .events import PanelEvent
 from .inputs import ButtonInput, InputLogic, PulseInput, SwitchInput
 from .lamps import LOOKS, SPOT_LOOKS, Channel, LampEngine, group_pattern, look, pulses
 from .max7219 import Max7219Chain, encode, render
-from .sim import SimControls, SimFactory, SimMax7219, SimPWMPin
+from .sim import SimControls, SimFactory, SimMax7219, SimPWMPin, SimReel
 
 __all__ = ["Panel", "PanelError", "open_panel", "OnEvent"]
 
@@ -161,6 +162,10 @@ class Panel:
         self._on_event: OnEvent | None = None
         self._started = False
         self._closed = False
+        self._reels: ReelBank | None = None
+        self._sim_reels: list[SimReel] = []
+        self._sim_parts: list[Any] = []      # simulated machinery attached later (a hopper)
+        self._sim_line_free: dict[str, float] = {}
         self.engine = LampEngine(clock)
         try:
             self._open_devices()
@@ -215,6 +220,53 @@ class Panel:
                 self.engine.set_look(channel, LOOKS["off"])
         if config.displays:
             self._open_displays()
+        if config.reels:
+            self._open_reels()
+
+    def _open_reels(self) -> None:
+        spec = self.config.reels
+        assert spec is not None
+        if self._sim:  # the simulated reels hold their step pins before the drivers' devices open them
+            self._sim_reels = [SimReel(self._factory, spec, reel, start=7 + 11 * i) for i, reel in enumerate(spec.reels)]
+        lines: dict[int, Any] = {}
+
+        def line(where: str, pin: int, active_high: bool) -> Any:
+            if pin not in lines:  # a dir or enable line shared by every driver is one device
+                lines[pin] = self._output_device(where, pin, active_high, False)
+            return lines[pin]
+
+        reels = []
+        enables, directions = [], []
+        for i, r in enumerate(spec.reels):
+            step = line(f"reels.{r.name}.step", r.step, True).pin
+            enables.append(line(f"reels.{r.name}.enable", r.enable, spec.enable_active_high))
+            directions.append(line(f"reels.{r.name}.dir", r.dir, spec.forward_high))
+            pull_up = {"up": True, "down": False, "none": None}[r.home_pull]
+            home = self._make(f"reels.{r.name}.home", r.home, lambda r=r, pull_up=pull_up: InputDevice(
+                r.home, pull_up=pull_up, active_state=r.home_active_high if pull_up is None else None,
+                pin_factory=self._factory))
+
+            def pulse(pin: Any = step) -> None:
+                pin.state = 1  # straight to the pin: the driver latches on the rising edge
+                pin.state = 0
+
+            def sensor(device: Any = home, active_high: bool = r.home_active_high) -> bool:
+                return bool(device.pin.state) == active_high
+
+            reels.append(Reel(i, pulse, sensor))
+        if self._sim:
+            for sim in self._sim_reels:
+                sim._sense()  # the sensor pins exist now: show where the flags are
+
+        def set_enable(on: bool) -> None:
+            for device in dict.fromkeys(enables):
+                device.on() if on else device.off()
+
+        def set_forward() -> None:
+            for device in dict.fromkeys(directions):
+                device.on()
+
+        self._reels = ReelBank(spec, self.clock, reels, set_enable, set_forward)
 
     def _output_device(self, where: str, pin: int, active_high: bool, pwm: bool) -> Any:
         f = self._factory
@@ -407,6 +459,41 @@ class Panel:
         """What a lamp, output or tower tier was last told (0.0 .. 1.0)."""
         return self._channel(name)[0].level or 0.0
 
+    # -- mechanical reels -------------------------------------------------------------------------------------
+
+    @property
+    def reels(self) -> int:
+        """How many mechanical reels the pin map has (0: the reels are on a screen)."""
+        return len(self._reels.reels) if self._reels else 0
+
+    def _bank(self) -> ReelBank:
+        if self._reels is None:
+            raise PanelError("this panel has no mechanical reels ([panel.reels])")
+        return self._reels
+
+    def spin_reels(self, stops: tuple[int, ...], on_done: Callable[[list[str | None]], None]) -> None:
+        """Turn the reels to these physical stops, left to right; `on_done(errors)` when they rest, with one
+        entry per reel: None, or the mis-index that stopped it."""
+        bank = self._bank()
+        try:
+            bank.spin(tuple(stops), on_done)
+        except (ValueError, RuntimeError) as exc:
+            raise PanelError(str(exc)) from None
+
+    def home_reels(self, on_done: Callable[[list[str | None]], None]) -> None:
+        """Turn each reel until its index flag reaches the sensor."""
+        self._bank().home(on_done)
+
+    @property
+    def reels_busy(self) -> bool:
+        return self._reels is not None and self._reels.busy
+
+    def reel_status(self) -> list[dict[str, Any]]:
+        """Each reel as counted: steps past the index, the stop on the payline, homed, the last error."""
+        bank = self._bank()
+        return [{"position": r.position, "stop": bank.stop_of(i), "homed": r.homed, "error": r.error}
+                for i, r in enumerate(bank.reels)]
+
     # -- displays ---------------------------------------------------------------------------------------------
 
     def show(self, display: str, value: int | str | None) -> None:
@@ -424,6 +511,17 @@ class Panel:
             cells = encode(text, spec.digits)
         except ValueError as exc:
             raise PanelError(f"display {display}: {exc}") from None
+        assert self._chain is not None
+        self._chain.set_cells(spec.position, cells)
+
+    def show_lamps(self, display: str, lit: int) -> None:
+        """Light the first `lit` LEDs of a MAX7219 wired as a lamp driver (up to 8 LEDs a digit, segment A to DP,
+        digits left to right): a meter shown as a bar of lamps."""
+        spec = self._display_spec(display)
+        if isinstance(lit, bool) or not isinstance(lit, int) or not 0 <= lit <= 8 * spec.digits:
+            raise PanelError(f"display {display}: cannot light {lit!r} of its {8 * spec.digits} lamps")
+        order = (0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01, 0x80)  # segments A..G, then DP
+        cells = tuple(sum(order[:max(0, min(8, lit - 8 * i))]) for i in range(spec.digits))
         assert self._chain is not None
         self._chain.set_cells(spec.position, cells)
 
@@ -478,6 +576,13 @@ class Panel:
         self._closed = True
         if self._refresh_timer is not None:
             self._refresh_timer.cancel()
+        for part in self._sim_parts:
+            part.close()
+        if self._reels is not None:
+            try:
+                self._reels.close()
+            except Exception:  # noqa: BLE001 - closing anyway
+                log.exception("panel: could not stop the reels")
         for item in self._inputs.values():
             try:
                 item.device.pin.when_changed = None

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from gpiozero.pins.mock import (MockFactory, MockPin, MockPWMPin, MockSPIClockPin, MockSPIDevice,
                                 MockSPISelectPin, PinState)
 
+from .config import ReelSpec, ReelsSpec
 from .max7219 import CODE_B, DECODE_MODE, DIGIT0, DISPLAY_TEST, DP, INTENSITY, SCAN_LIMIT, SEGMENTS, SHUTDOWN, render
 
 if TYPE_CHECKING:
     from .panel import Panel
 
-__all__ = ["SimFactory", "SimPin", "SimPWMPin", "SimChip", "SimMax7219", "SimControls", "timeline"]
+__all__ = ["SimFactory", "SimPin", "SimPWMPin", "SimStepPin", "SimChip", "SimMax7219", "SimReel", "SimHopper",
+           "SimControls", "timeline"]
 
 # Each simulated pin keeps its most recent changes only: an SPI clock toggles 32 times a word, and a simulated
 # table may run for days.
@@ -23,11 +25,15 @@ HISTORY = 20_000
 
 
 class SimPin(MockPin):
-    """A mock pin whose recorded changes are stamped by the factory's clock (a ManualClock in tests)."""
+    """A mock pin whose recorded changes are stamped by the factory's clock (a ManualClock in tests), or by the
+    time a simulated device meant the change to happen (`stamp`), so a busy event loop that runs the change
+    late does not stretch a simulated pulse."""
+
+    stamp: float | None = None
 
     def _change_state(self, value: bool | float) -> bool:
         if self._state != value:  # type: ignore[has-type]
-            t = self._factory.ticks()
+            t = self._factory.ticks() if self.stamp is None else min(self.stamp, self._factory.ticks())
             self._state = value
             self.states.append(PinState(t - self._last_change, value))  # type: ignore[has-type]
             self._last_change = t
@@ -41,6 +47,18 @@ class SimPin(MockPin):
 
 class SimPWMPin(SimPin, MockPWMPin):
     """A PWM-capable SimPin (lamps wired for brightness)."""
+
+
+class SimStepPin(SimPin):
+    """An output pin that tells a simulated motor of each rising edge (a stepper driver's STEP input)."""
+
+    on_rise: Callable[[], None] | None = None
+
+    def _change_state(self, value: bool | float) -> bool:
+        changed = super()._change_state(value)
+        if changed and value and self.on_rise is not None:
+            self.on_rise()
+        return changed
 
 
 class _SimSPIClockPin(SimPin, MockSPIClockPin):
@@ -147,6 +165,104 @@ class SimMax7219(MockSPIDevice):
         self._shift = (self._shift << 1 | int(self.rx_buf.pop())) & self._mask
 
 
+class SimReel:
+    """A simulated mechanical reel: it turns one step per STEP pulse while its driver is enabled, and its index
+    flag covers the optical sensor for `flag` steps a turn. `slip(steps)` turns it behind the driver's back (a
+    jam, a slipping belt); `sensor_dead` leaves the sensor dark."""
+
+    def __init__(self, factory: SimFactory, spec: ReelsSpec, reel: ReelSpec, start: int = 0, flag: int = 3) -> None:
+        self.spec = spec
+        self.reel = reel
+        self.factory = factory
+        self.position = start % spec.steps   # physical steps past the index
+        self.flag = flag
+        self.sensor_dead = False
+        self.steps_taken = 0
+        pin = factory.pin(reel.step, pin_class=SimStepPin)
+        pin.on_rise = self._step
+        self._enable, self._dir, self._home = factory.pin(reel.enable), factory.pin(reel.dir), factory.pin(reel.home)
+        self._sense()
+
+    def _step(self) -> None:
+        if bool(self._enable.state) != self.spec.enable_active_high:
+            return  # the driver is off: the motor does not turn
+        forward = bool(self._dir.state) == self.spec.forward_high
+        self.position = (self.position + (1 if forward else -1)) % self.spec.steps
+        self.steps_taken += 1
+        self._sense()
+
+    def slip(self, steps: int) -> None:
+        self.position = (self.position + steps) % self.spec.steps
+        self._sense()
+
+    def _sense(self) -> None:
+        covered = self.position < self.flag and not self.sensor_dead
+        level = covered == self.reel.home_active_high
+        if bool(self._home.state) != level:
+            self._home.drive_high() if level else self._home.drive_low()
+
+    @property
+    def stop(self) -> int:
+        """The physical stop on the payline (the nearest one)."""
+        spec = self.spec
+        return round((self.position - spec.offset) * spec.stops / spec.steps) % spec.stops
+
+    @property
+    def centred(self) -> bool:
+        """Whether the reel rests exactly on a stop."""
+        from .reels import stop_position
+
+        return self.position == stop_position(self.spec, self.stop)
+
+
+class SimHopper:
+    """A simulated coin hopper: while its motor output is on it pays `rate` coins a second through the coin-out
+    sensor's pulse line, until it holds no more coins. `runaway` keeps it paying with the motor off. Each coin
+    is decided once the panel has reported the previous one (the runtime stops the motor on the last coin of a
+    payout as it hears of it), so a busy event loop cannot make the simulation pay a coin too many."""
+
+    def __init__(self, panel: "Panel", motor: str = "hopper_motor", sensor: str = "coin_out", coins: int = 500,
+                 rate: float = 20.0) -> None:
+        self.panel = panel
+        self.motor, self.sensor = motor, sensor
+        self.coins = coins
+        self.rate = rate
+        self.runaway = False
+        self.paid = 0
+        self._reported = sum(panel.pulse_count(sensor))  # pulses the panel has reported (counted or rejected)
+        self._timer = panel.clock.call_at(panel.clock.now(), self._tick)
+
+    def _tick(self) -> None:
+        clock = self.panel.clock
+        if sum(self.panel.pulse_count(self.sensor)) < self._reported:
+            self._timer = clock.call_at(clock.now() + 0.001, self._tick)  # the last coin is not reported yet
+            return
+        running = self.panel.lamp_level(self.motor) >= 0.5 or self.runaway
+        if running and self.coins > 0:
+            spec = self.panel._pulse_spec(self.sensor)
+            width = min(spec.min_width * 1.5, (spec.min_width + spec.max_width) / 2)
+            self.coins -= 1
+            self.paid += 1
+            self._reported += 1
+            now = clock.now()
+            self.panel.sim.set(self.sensor, True, now)
+            self._timer = clock.call_at(now + width, self._release, now + width)
+        else:
+            self._timer = clock.call_at(clock.now() + 1.0 / self.rate, self._tick)
+
+    def _release(self, at: float) -> None:
+        self.panel.sim.set(self.sensor, False, at)
+        # The next look at the motor is a later timer, so the coin's event reaches the runtime (which stops the
+        # motor on the last coin of a payout) before it.
+        spec = self.panel._pulse_spec(self.sensor)
+        width = min(spec.min_width * 1.5, (spec.min_width + spec.max_width) / 2)
+        start = max(at - width + 1.0 / self.rate, at + spec.min_gap * 1.5)
+        self._timer = self.panel.clock.call_at(max(start, self.panel.clock.now()), self._tick)
+
+    def close(self) -> None:
+        self._timer.cancel()
+
+
 class SimControls:
     """Drive a simulated panel's inputs by name and read back its lamps and displays as a person would."""
 
@@ -154,15 +270,22 @@ class SimControls:
         self._panel = panel
         self.factory = factory
         self.chain = chain
+        self._line_free = panel._sim_line_free  # per pulse line: when the last train scheduled on it is over
 
     def pin(self, name: str) -> MockPin:
         """The mock pin of an input, lamp, output or tower tier (for assert_states_and_times)."""
         return self._panel._pin(name)
 
-    def set(self, name: str, active: bool) -> None:
+    def set(self, name: str, active: bool, at: float | None = None) -> None:
+        """Drive an input; `at` is when the change was meant to happen on the panel's clock (a scheduled edge
+        that runs late still carries its own time)."""
         item = self._panel._input(name)
         pin = item.device.pin
-        pin.drive_high() if active == item.spec.active_high else pin.drive_low()
+        pin.stamp = at
+        try:
+            pin.drive_high() if active == item.spec.active_high else pin.drive_low()
+        finally:
+            pin.stamp = None
 
     def press(self, name: str) -> None:
         self.set(name, True)
@@ -189,12 +312,14 @@ class SimControls:
         width = (spec.min_width + spec.max_width) / 2 if width is None else width
         gap = max(spec.min_gap * 2, width) if gap is None else gap
         clock = self._panel.clock
-        start = clock.now()
+        # a train asked for while the last one is still on the line follows it, a gap after its last pulse
+        start = max(clock.now(), self._line_free.get(name, float("-inf")))
         for i in range(count):
             at = start + i * (width + gap)
-            clock.call_at(at, self.press, name)
-            clock.call_at(at + width, self.release, name)
-        return count * (width + gap)
+            clock.call_at(at, self.set, name, True, at)
+            clock.call_at(at + width, self.set, name, False, at + width)
+        self._line_free[name] = start + count * (width + gap)
+        return self._line_free[name] - clock.now()
 
     def lamp(self, name: str) -> float:
         """How lit a lamp, output or tower tier is, from its pin (0.0 .. 1.0)."""
@@ -207,3 +332,13 @@ class SimControls:
         if self.chain is None:
             raise KeyError("this panel has no displays")
         return self.chain.chips[self._panel._display_spec(name).position]
+
+    def reel(self, index: int) -> SimReel:
+        """Simulated reel `index` (0 is the leftmost): where it physically is, and faults to inject."""
+        return self._panel._sim_reels[index]
+
+    def hopper(self, **kw: Any) -> SimHopper:
+        """Attach a simulated hopper to the hopper motor and coin-out line (kept until the panel closes)."""
+        hopper = SimHopper(self._panel, **kw)
+        self._panel._sim_parts.append(hopper)
+        return hopper

@@ -13,6 +13,7 @@ from drivers.panel.config import (DEFAULT_TOWER_CONDITIONS, HEADER, PanelConfigE
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "deploy/config/panel-blackjack-7spot.toml"
 CABINET = ROOT / "deploy/config/panel-cabinet-3reel.toml"
+MECHANICAL = ROOT / "deploy/config/panel-cabinet-3reel-mechanical.toml"
 WIRING = ROOT / "deploy/config/panel-wiring.md"
 
 
@@ -41,25 +42,29 @@ def test_the_cabinet_map() -> None:
     assert config.tower.conditions == DEFAULT_TOWER_CONDITIONS
     assert config.displays and config.displays.bus is None  # bit-banged
     assert [(d.name, d.digits) for d in config.displays.displays] == [("credit", 8), ("bet", 4), ("win", 8),
-                                                                      ("progressive", 8)]
+                                                                      ("progressive", 8), ("feature", 4),
+                                                                      ("feature_lamps", 8)]
     spin = next(lamp for lamp in config.lamps if lamp.name == "spin")
     assert spin.pwm and spin.brightness == 0.8
     assert config.reserve == ()
 
 
-@pytest.mark.parametrize("path", [TABLE, CABINET], ids=["table", "cabinet"])
+@pytest.mark.parametrize("path", [TABLE, CABINET, MECHANICAL], ids=["table", "cabinet", "mechanical"])
 def test_the_wiring_document_matches_the_maps(path: Path) -> None:
     # The wiring tables in panel-wiring.md are generated from the maps; this keeps them from drifting apart.
     assert wiring_markdown(load_panel_config(path)) in WIRING.read_text()
 
 
-@pytest.mark.parametrize("path", [TABLE, CABINET], ids=["table", "cabinet"])
+@pytest.mark.parametrize("path", [TABLE, CABINET, MECHANICAL], ids=["table", "cabinet", "mechanical"])
 def test_outputs_are_on_pins_that_boot_low(path: Path) -> None:
     # GPIO0..8 are pulled high while the Pi boots: an active-high output there would run a hopper or light a
-    # lamp before Croupier starts.
+    # lamp before Croupier starts (and an active-low stepper enable belongs there, so the motors stay off).
     config = load_panel_config(path)
     outputs = list(config.lamps) + list(config.outputs) + (list(config.tower.tiers) if config.tower else [])
     assert all(o.pin >= 9 for o in outputs if o.active_high)
+    if config.reels:
+        assert all(r.step >= 9 and r.dir >= 9 for r in config.reels.reels)
+        assert config.reels.enable_active_high or all(r.enable <= 8 for r in config.reels.reels)
 
 
 def test_pins_by_any_name() -> None:

@@ -317,3 +317,23 @@ def test_debouncer_matches_the_reference_whenever_edges_arrive(edges: list[tuple
         debouncer.edge(t, level)
     clock.advance(10)
     assert seen == reference_debounce(edges, 0.02, False)
+
+
+def test_a_release_heard_late_is_not_taken_for_a_stuck_line() -> None:
+    # A busy loop can run the stuck check (due at start + max_width) in the same turn as a release edge dated long
+    # before it; the release wins, and the pulse counts once the edge settles.
+    from drivers.panel.config import PulseSpec
+    from drivers.panel.inputs import PulseInput
+
+    clock = ManualClock()
+    events: list = []
+    logic = PulseInput(PulseSpec("coin_out", 25, glitch=0.001, min_width=0.005, max_width=0.06, min_gap=0.01),
+                       clock, events.append)
+    logic.start(False, 0.0)
+    logic.edge(0.0, True)
+    clock.advance(0.002)                 # the press settles; the stuck check waits for 0.06
+    clock._now = 0.1                     # the loop was busy for 98 ms
+    logic.edge(0.0075, False)            # the release, dated when it happened
+    logic._report_stuck(0.06, 0.0)       # the stuck check, already due in the same turn
+    clock.advance(0.0)                   # the release settles
+    assert [type(e).__name__ for e in events] == ["PulseCounted"] and events[0].width == pytest.approx(0.0075)

@@ -1,0 +1,629 @@
+"""The slot cabinet runtime: buttons, coins, hopper, doors and reels become journal records, each journaled before it takes effect, then published and shown.
+
+One asyncio loop, one writer (controller/runtime.py, shared with the table). The fold is
+controller/cabinetstate.py; the title's math is controller/slots. A spin draws its stops from
+controller/rng.py, journals them, and only then turns the reels (mechanical, over the panel's stepper
+drivers, or on a screen) and rolls the win onto the credit meter's display. A restart replays the journal:
+a payout in progress pays on, the reels show the last game's stops, a progressive hit waiting for its
+award asks the link controller again (idempotent), contributions not yet acknowledged are sent again.
+
+Doors: an open door (main, logic, cash box) disables play, money in and payouts until it shuts, lights the
+tower and is metered. Errors lock the game with a message until the right role clears them (LOCKUPS in
+controller/cabinetstate.py): coin-in jam and reverse coin, hopper empty, jam and runaway, reel mis-index;
+a hand pay (a cash out over the limit, or without a hopper) and a jackpot over the jackpot limit wait for
+an attendant. A broken journal refuses to start, as a table's does: ops keeps the file for the regulator.
+A progressive link that falls silent disables max-bet (progressive-qualifying) play until it is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any, Callable
+
+from controller import __version__
+from controller.bus import Role
+from controller.cabinetstate import (
+    CabinetState, CoinPaid, Credited, DoorChanged, LinkChanged, LockupCleared, LockupRaised, PayoutDone, PayoutStarted,
+    Picked, ProgressiveWon, Spun, money_in_blocked, new_state, picture, play_blocked, qualifies, replay, step,
+)
+from controller.config import CabinetConfig
+from controller.games.base import IllegalEvent
+from controller.runtime import Batch, CommandRefused, Runtime, int_arg
+from controller.slots import SlotError, draw_pick, draw_stops
+
+__all__ = ["Cabinet", "PLAYER", "ATTENDANT", "OPS", "feature_meter"]
+
+log = logging.getLogger("croupier.cabinet")
+
+PLAYER, ATTENDANT, OPS = Role("player"), Role("attendant"), Role("ops")
+_PLAYER_COMMANDS = ("bet_one", "max_bet", "spin", "cash_out", "cash_in", "next_paytable", "pick")
+_ALLOWED: dict[str, tuple[str, ...]] = {
+    **{c: ("player",) for c in _PLAYER_COMMANDS},
+    "add_credits": ("attendant", "ops"), "clear": ("attendant", "ops"), "recall": ("attendant", "ops"),
+    "status": ("player", "attendant", "ops"), "meters": ("attendant", "ops"), "audit": ("ops",),
+}
+
+
+def feature_meter(state: CabinetState) -> tuple[int | str | None, int]:
+    """What the feature display and the title's meter lamps show: (a number or text, lamps lit).
+
+    The loss meter lights one lamp per loss in a row; the light-speed lamps (wired in pairs, one up each side
+    of the cabinet) light to the level reached; the snowman fills one lamp per 25 snowflakes; otherwise the
+    free spins (or re-spins) left light one lamp each."""
+    slot = state.slot
+    if slot.pending is not None:
+        return "PIC", 0  # a pick waits (seven segments have no K)
+    meters = slot.meters
+    free = slot.free.remaining if slot.free else 0
+    if "loss_meter" in meters:
+        return (free or meters["loss_meter"]), meters["loss_meter"]
+    if "light_speed" in meters:
+        return meters["light_speed"], meters["light_speed"]
+    if "snowman" in meters:
+        return meters["snowman"], meters["snowman"] // 25
+    if "piggy_bank" in meters:
+        return meters["piggy_bank"], 0
+    if "safe_clicks" in meters:
+        return meters["safe_clicks"], meters["safe_clicks"]
+    return (free or None), free
+
+
+class Cabinet(Runtime):
+    """A running slot cabinet. Construct, `await start()`, then `await run()` (or drive it from tests)."""
+
+    log = log
+    ALLOWED = _ALLOWED
+    LOCAL_ROLE = OPS
+    ILLEGAL = (IllegalEvent, SlotError)
+
+    def __init__(self, config: CabinetConfig, *, context: Any = None, kill_at: tuple[str, int] | None = None,
+                 clock: Callable[[], float] = time.time, rng: Any = None) -> None:
+        super().__init__(config.cabinet_id, config.journal, config.bus, context=context, kill_at=kill_at, clock=clock)
+        self.config = config
+        self.title = config.title
+        self.state: CabinetState | None = None
+        self.rng = rng
+        self.panel: Any = None
+        self.hopper: Any = None                # the simulated hopper, in simulation
+        self.link: Any = None                  # controller.progressive.LinkClient
+        self.link_pool: int | None = None      # cents, as the link controller last published it
+        self.showing = False                   # the reels are turning (no new game until they rest)
+        self.shown = asyncio.Event()           # set whenever the reels rest
+        self.shown.set()
+        self._displayed_credits: int | None = None  # what the credit display holds back while the reels turn
+        self._buttons = dict(config.buttons)
+        self._displays = dict(config.displays)
+        self._hopper_timer: asyncio.TimerHandle | None = None
+        self._motor = False
+        self._coins_in_flight = 0              # coins past the sensor, not yet journaled
+        self._attract_timer: asyncio.TimerHandle | None = None
+        self.attracting = asyncio.Event()      # set while the attract mode plays
+        self._link_kick = asyncio.Event()
+
+    # ------------------------------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        cfg = self.config
+        entries = self._open_journal()  # verifies the chain: a broken one refuses to run
+        first = next((r for _, r in entries if r.get("kind") == "start"), None)
+        if first is not None and (first["title"], first["denomination"]) != (self.title.id, cfg.denomination):
+            raise RuntimeError(f"{cfg.journal} is the journal of {first['title']} at {first['denomination']} cents; "
+                               f"this config runs {self.title.id} at {cfg.denomination} cents (start a new journal)")
+        state = replay(new_state(cfg.cabinet_id, self.title, cfg.denomination, cfg.settings, cfg.paytable), entries)
+        if self.rng is None:
+            from controller.rng import SeededRng, system_rng
+
+            # simulation only: a seeded cabinet draws on from where its journal ends, not from the seed again
+            self.rng = SeededRng(cfg.seed * 1_000_003 + len(entries)) if cfg.seed is not None else system_rng()
+        self._begin(state, {"kind": "start", "version": __version__, "title": self.title.id,
+                            "digest": self.title.digest, "denomination": cfg.denomination,
+                            "settings": cfg.settings.json()})
+        await self._start_bus()
+        self._start_panel()
+        self._start_link()
+        self._resume()
+
+    async def _close_drivers(self) -> None:
+        for timer in (self._hopper_timer, self._attract_timer):
+            if timer is not None:
+                timer.cancel()
+        if self.link is not None:
+            await self.link.close()
+        if self.panel is not None:
+            self.panel.close()
+
+    async def _ready(self) -> str:
+        return f"cabinet {self.config.cabinet_id}: {self.title.name}"
+
+    def _resume(self) -> None:
+        """After a restart: pay on, show the last game's stops, tell the panel what is true now."""
+        self._sync_outputs()
+        last = next((e for e in reversed(self.state.recall) if e.get("kind") == "spin"), None)
+        if self.panel is not None and self.panel.reels:
+            stops = tuple(last["physical"]) if last else (0, 0, 0)
+            self._turn_reels(stops)
+        self._show_meters()
+        self._restart_attract()
+
+    # ------------------------------------------------------------------------------------------ the fold
+
+    def _step(self, state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, tuple[Any, ...]]:
+        return step(state, record)
+
+    def _picture(self, state: CabinetState) -> dict[str, Any]:
+        # A linked pool is not in the cabinet's state: its screens follow the link controller's topic for it.
+        return picture(state)
+
+    def _written(self) -> None:
+        self._sync_outputs()
+        self._restart_attract()
+        if self.link is not None:
+            self._link_kick.set()
+
+    # ------------------------------------------------------------------------------------------ commands
+
+    def _status_view(self, role: Role) -> str:
+        return "public" if role.kind == "player" else "dealer"
+
+    def _command(self, batch: Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        if role is None and self.bus_config.keys is None and command in _PLAYER_COMMANDS:
+            role = PLAYER  # unauthenticated (demo, tests): the buttons' commands count as the player's
+        return super()._command(batch, role, command, args)
+
+    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        state: CabinetState = batch.state
+        if command == "recall":
+            return {"ok": True, "result": list(state.recall)}
+        if command == "add_credits":
+            credits = int_arg(args, "credits")
+            batch.add({"kind": "credit", "source": "operator", "credits": credits, "by": str(role)})
+            return {"ok": True, "result": {"credits": batch.state.credits}}
+        if command == "clear":
+            return self._clear(batch, role, args)
+        if command in ("spin", "max_bet"):
+            return self._spin(batch, max_bet=command == "max_bet")
+        if command == "bet_one":
+            return self._bet_one(batch)
+        if command == "cash_out":
+            return self._cash_out(batch)
+        if command == "pick":
+            return self._pick(batch, args)
+        if command in ("cash_in", "next_paytable"):
+            self._not_turning(batch)
+            batch.add({"kind": "cash_in" if command == "cash_in" else "paytable"})
+            return {"ok": True, "result": {"free_spins": batch.state.slot.free.remaining if batch.state.slot.free
+                                           else 0, "paytable": batch.state.slot.paytable}}
+        raise CommandRefused(f"{command} is not a cabinet command")
+
+    def _not_turning(self, batch: Batch) -> None:
+        if self.showing or batch.state.games != self.state.games:
+            raise CommandRefused("the reels are turning")
+
+    def _spin(self, batch: Batch, max_bet: bool) -> dict[str, Any]:
+        self._not_turning(batch)
+        state: CabinetState = batch.state
+        if state.slot.pending is not None:
+            raise CommandRefused(f"pick first: the {state.slot.pending.replace('_', ' ')} bonus is waiting")
+        blocked = play_blocked(state)
+        if blocked:
+            raise CommandRefused(blocked)
+        bet = state.slot.free.bet if state.slot.free else (self.title.max_bet if max_bet else state.bet)
+        if not state.slot.free and state.credits < bet.total:
+            raise CommandRefused(f"insert coins: a {bet.total}-credit bet, {state.credits} credits")
+        if qualifies(state, bet) and state.progressive.mode == "link" and not state.progressive.up:
+            raise CommandRefused("progressive link down: max-bet play is disabled until the link is back")
+        if bet != state.bet and not state.slot.free:
+            batch.add({"kind": "bet", "coins": bet.coins, "lines": bet.lines})
+        stops = draw_stops(batch.state.slot, self.rng)
+        game = state.games + 1
+        batch.add({"kind": "spin", "game": game, "stops": list(stops), "bet": bet.to_json()})
+        return {"ok": True, "result": {"game": game, "stops": list(stops)}}
+
+    def _bet_one(self, batch: Batch) -> dict[str, Any]:
+        self._not_turning(batch)
+        state: CabinetState = batch.state
+        bets = self.title.bets()
+        bet = bets[(bets.index(state.bet) + 1) % len(bets)] if state.bet in bets else bets[0]
+        batch.add({"kind": "bet", "coins": bet.coins, "lines": bet.lines})
+        return {"ok": True, "result": bet.to_json()}
+
+    def _pick(self, batch: Batch, args: dict[str, Any]) -> dict[str, Any]:
+        self._not_turning(batch)
+        state: CabinetState = batch.state
+        if state.slot.pending is None:
+            raise CommandRefused("no pick bonus is waiting")
+        feature = next(f for f in self.title.features if f.kind == state.slot.pending)
+        choice = args.get("choice")
+        if isinstance(choice, int) and not isinstance(choice, bool):
+            if not 1 <= choice <= len(feature.choices):
+                raise CommandRefused(f"pick 1..{len(feature.choices)}: {', '.join(feature.choices)}")
+            choice = feature.choices[choice - 1]
+        if choice not in feature.choices:
+            raise CommandRefused(f"pick {' or '.join(feature.choices)}")
+        draw = draw_pick(state.slot, self.rng)
+        batch.add({"kind": "pick", "game": state.games, "choice": choice, "draw": draw})
+        return {"ok": True, "result": {"choice": choice, "won": batch.state.last_win}}
+
+    def _cash_out(self, batch: Batch) -> dict[str, Any]:
+        self._not_turning(batch)
+        state: CabinetState = batch.state
+        if state.credits <= 0:
+            raise CommandRefused("no credits to cash out")
+        s = state.settings
+        coins = state.credits // s.coin_credits
+        if self._has_hopper() and state.credits <= s.hand_pay_limit and coins > 0:
+            record = {"kind": "cashout", "credits": coins * s.coin_credits, "via": "hopper", "coins": coins}
+        else:
+            record = {"kind": "cashout", "credits": state.credits, "via": "hand_pay"}
+        batch.add(record)
+        return {"ok": True, "result": {"via": record["via"], "credits": record["credits"]}}
+
+    def _clear(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        state: CabinetState = batch.state
+        lockup_id = args.get("lockup")
+        if lockup_id is None:  # the oldest lockup this role may clear
+            mine = [x for x in state.lockups if role.kind in x.clear_by]
+            if not mine:
+                raise CommandRefused("no lockup for " + str(role) + " to clear" if state.lockups else "no lockup")
+            lockup_id = mine[0].id
+        lockup = next((x for x in state.lockups if x.id == lockup_id), None)
+        if lockup is None:
+            raise CommandRefused(f"no open lockup {lockup_id}")
+        action = args.get("action", lockup.options[0])
+        batch.add({"kind": "clear", "lockup": lockup.id, "action": action, "by": str(role)})
+        return {"ok": True, "result": {"cleared": lockup.kind, "action": action}}
+
+    def _has_hopper(self) -> bool:
+        if not self.config.settings.hopper or self.panel is None:
+            return False
+        names = {o.name for o in self.panel.config.outputs} | {p.name for p in self.panel.config.pulses}
+        return {"hopper_motor", "coin_out"} <= names
+
+    # ------------------------------------------------------------------------------------------ panel
+
+    def _start_panel(self) -> None:
+        self.panel = self._open_panel(self.config.panel, self.config.panel_sim, self._panel_event)
+        if self.panel is None:
+            return
+        open_now = {d.name for d in self.panel.config.doors if self.panel.door_open(d.name)}
+        for name in self.state.doors_open:
+            if name not in open_now:  # shut while the cabinet was off
+                record = {"kind": "door", "name": name, "open": False}
+                self._post(lambda batch, record=record: batch.add(record))
+
+    def _panel_ready(self, panel: Any) -> None:
+        self.panel = panel  # _has_hopper reads the pin map
+        if panel.simulated and self._has_hopper():
+            self.hopper = panel.sim.hopper()
+
+    def _panel_event(self, ev: Any) -> None:
+        from drivers.panel import (ButtonPressed, DoorClosed, DoorOpened, InputStuck, PulseCounted, PulseRejected,
+                                   SwitchOn)
+
+        if isinstance(ev, (DoorOpened, DoorClosed)):
+            record = {"kind": "door", "name": ev.name, "open": isinstance(ev, DoorOpened)}
+            self._post(lambda batch: batch.add(record))
+        elif isinstance(ev, PulseCounted) and ev.name == "coin_in":
+            self._post(self._coin_in)
+        elif isinstance(ev, PulseCounted) and ev.name == "coin_out":
+            self._coins_in_flight += 1
+            payout = self.state.payout
+            if self._motor and payout is not None and payout.paid + self._coins_in_flight >= payout.coins:
+                self.panel.set_output("hopper_motor", False)  # the last coin is out: stop now, journal after
+            self._post(self._coin_out)
+        elif isinstance(ev, PulseRejected) and ev.name == "coin_in":
+            self._post(lambda batch: self._coin_fault(batch, ev.reason))
+        elif isinstance(ev, InputStuck) and ev.name in ("coin_in", "coin_out"):
+            kind = "coin_in_jam" if ev.name == "coin_in" else "hopper_jam"
+            self._post(lambda batch: self._lock(batch, kind, f"{ev.name.replace('_', ' ')} line stuck: "
+                                                             f"{'coin jam' if kind == 'coin_in_jam' else 'hopper jam'}"))
+        elif isinstance(ev, SwitchOn) and ev.name == "reset_key":
+            self._post(lambda batch: self._quiet(batch, lambda: self._clear(batch, ATTENDANT, {})))
+        elif isinstance(ev, ButtonPressed):
+            self._button(ev.name)
+
+    def _button(self, name: str) -> None:
+        action = self._buttons.get(name, "none")
+        if action == "none":
+            return
+        if self.attracting.is_set():
+            self._attract_off()
+        command, args = (("pick", {"choice": int(action[5:])}) if action.startswith("pick:") else (action, {}))
+        self._post(lambda batch: self._quiet(batch, lambda: self._handle(batch, PLAYER, command, args)))
+
+    def _quiet(self, batch: Batch, act: Callable[[], Any]) -> Any:
+        """A button press or key turn that cannot act now: said on the display and logged, not journaled (a
+        player mashing a button must not fill the journal)."""
+        mark = batch.mark()
+        try:
+            return act()
+        except (CommandRefused, IllegalEvent, SlotError) as exc:
+            batch.undo(mark)
+            reason = getattr(exc, "reason", None) or str(exc)
+            log.info("panel: %s", reason)
+            return {"ok": False, "error": reason}
+
+    def _coin_in(self, batch: Batch) -> None:
+        credits = self.config.settings.coin_credits
+        blocked = money_in_blocked(batch.state)
+        if blocked:
+            log.warning("coin in while money in is disabled (%s): not credited", blocked)
+            batch.add({"kind": "coin_refused", "credits": credits, "reason": blocked})
+        else:
+            batch.add({"kind": "credit", "source": "coin", "credits": credits, "by": "coin_in"})
+
+    def _coin_out(self, batch: Batch) -> None:
+        self._coins_in_flight -= 1
+        effects = batch.add({"kind": "coin_out"})
+        if any(isinstance(e, CoinPaid) and e.extra for e in effects):
+            self._lock(batch, "hopper_runaway", "hopper runaway: a coin paid with no payout due")
+        elif self._hopper_timer is not None:
+            self._arm_hopper_watch()
+
+    def _coin_fault(self, batch: Batch, reason: str) -> None:
+        batch.add({"kind": "fault", "what": "coin_in", "reason": reason})
+        if "longer" in reason:
+            self._lock(batch, "coin_in_jam", f"coin in jam: {reason}")
+        elif "after the last pulse" in reason:
+            self._lock(batch, "reverse_coin", f"reverse coin: {reason}")
+
+    def _lock(self, batch: Batch, kind: str, text: str) -> None:
+        state: CabinetState = batch.state
+        if any(x.kind == kind for x in state.lockups):
+            return
+        log.warning("lockup: %s", text)
+        batch.add({"kind": "lockup", "lockup": {"id": state.next_lockup, "kind": kind, "text": text}})
+
+    # ------------------------------------------------------------------------------------------ hopper, tower
+
+    def _sync_outputs(self) -> None:
+        """Make the hopper motor and tower light say what the state says (after every commit, and at start)."""
+        state = self.state
+        if self.panel is None or state is None:
+            return
+        from drivers.panel import PanelError
+
+        run = (state.payout is not None and state.payout.via == "hopper" and not state.lockups
+               and not state.doors_open)
+        if run != self._motor and self._has_hopper():
+            self._motor = run
+            self.panel.set_output("hopper_motor", run)
+            if run:
+                self._arm_hopper_watch()
+            elif self._hopper_timer is not None:
+                self._hopper_timer.cancel()
+                self._hopper_timer = None
+        kinds = {x.kind for x in state.lockups}
+        try:
+            self.panel.tower_light("door_open", bool(state.doors_open))
+            self.panel.tower_light("hand_pay", bool(kinds & {"hand_pay", "jackpot"}))
+            self.panel.tower_light("tilt", bool(kinds - {"hand_pay", "jackpot"}))
+        except PanelError:
+            pass  # a cabinet without a tower light
+
+    def _arm_hopper_watch(self) -> None:
+        if self._hopper_timer is not None:
+            self._hopper_timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._hopper_timer = loop.call_later(self.config.hopper_timeout, self._hopper_silent)
+
+    def _hopper_silent(self) -> None:
+        self._hopper_timer = None
+        if self._motor:  # the motor ran and no coin came: the hopper is empty
+            self._post(lambda batch: self._lock(batch, "hopper_empty", "hopper empty: refill it, or pay the rest "
+                                                                       "by hand"))
+
+    # ------------------------------------------------------------------------------------------ showing
+
+    def _show(self, effects: tuple[Any, ...]) -> None:
+        for eff in effects:
+            if isinstance(eff, Spun):
+                self._spun(eff)
+            elif isinstance(eff, LockupCleared) and eff.lockup.kind == "reel_misindex" and self.panel is not None \
+                    and self.panel.reels:
+                last = next((e for e in reversed(self.state.recall) if e.get("kind") == "spin"), None)
+                self._turn_reels(tuple(last["physical"]) if last else (0, 0, 0))
+            elif isinstance(eff, LockupRaised):
+                log.warning("cabinet %s locked: %s", self.ident, eff.lockup.text)
+            elif isinstance(eff, (Picked, ProgressiveWon)) and self.panel is not None and self.state.last_win:
+                self._flash_win()
+            elif isinstance(eff, (Credited, PayoutStarted, PayoutDone, DoorChanged, LinkChanged)):
+                pass  # the meters and outputs below say it
+        if not self.showing:
+            self._show_meters()
+
+    def _spun(self, eff: Spun) -> None:
+        if self.panel is not None:
+            from drivers.panel import PanelError
+
+            try:
+                if eff.outcome.cost and any(o.name == "meter_coin_in" for o in self.panel.config.outputs):
+                    self.panel.pulse_output("meter_coin_in", eff.outcome.cost)
+            except PanelError as exc:
+                log.info("panel: %s", exc)
+        entry = next(e for e in reversed(self.state.recall) if e.get("game") == eff.game)
+        self._displayed_credits = entry["credits_before"] - eff.outcome.cost
+        self._turn_reels(eff.outcome.physical or (0, 0, 0))
+
+    def _turn_reels(self, stops: tuple[int, ...]) -> None:
+        self.showing = True
+        self.shown.clear()
+        self._show_meters()
+        if self.panel is not None and self.panel.reels:
+            self.panel.spin_reels(tuple(stops), self._reels_rest)
+        else:
+            asyncio.get_running_loop().call_later(self.config.spin_seconds, self._reels_rest, [None, None, None])
+
+    def _reels_rest(self, errors: list[str | None]) -> None:
+        self.showing = False
+        self._displayed_credits = None
+        self.shown.set()
+        bad = [e for e in errors if e]
+        if bad:
+            self._post(lambda batch: self._lock(batch, "reel_misindex", "; ".join(bad)))
+        elif self.state.last_win and self.panel is not None:
+            self._flash_win()
+        self._show_meters()
+        self._link_kick.set()
+
+    def _flash_win(self) -> None:
+        from drivers.panel import PanelError
+
+        try:
+            self.panel.flash_win()
+        except PanelError:
+            pass
+
+    def _show_meters(self) -> None:
+        if self.panel is None or self.state is None:
+            return
+        from drivers.panel import PanelError
+
+        state = self.state
+        d = self._displays
+        credits = self._displayed_credits if self._displayed_credits is not None else state.credits
+        win: int | str | None = None if self.showing else state.last_win or None
+        if state.doors_open:
+            win = "dOOr"
+        elif state.lockups:
+            win = state.lockups[0].display
+            if state.lockups[0].credits:
+                credits = state.lockups[0].credits
+        elif state.payout is not None:
+            win = state.owed
+        elif state.progressive.pending_hit is not None:
+            win = "JACPOt"
+        elif state.progressive.mode == "link" and not state.progressive.up and not self.showing:
+            win = "PrOG OFF"
+        bet = "FrEE" if state.slot.free else state.bet.total
+        shown, lamps = feature_meter(state)
+        pool: int | str | None = None
+        if state.progressive.mode == "standalone":
+            pool = _dollars(state.progressive.pool * state.denomination)
+        elif state.progressive.mode == "link" and self.link_pool is not None:
+            pool = _dollars(self.link_pool)
+        for meter, value in (("credit", credits), ("bet", bet), ("win", win), ("progressive", pool),
+                             ("feature", shown)):
+            try:
+                self.panel.show(d[meter], value)
+            except PanelError as exc:
+                if "no display" not in str(exc):
+                    self._show_overflow(d[meter], exc)
+        try:
+            self.panel.show_lamps(d["lamps"], lamps)
+        except PanelError:
+            pass
+        self._button_lamps()
+
+    def _show_overflow(self, display: str, exc: Exception) -> None:
+        from drivers.panel import PanelError
+
+        log.info("panel: %s", exc)  # a number too long for the display: dashes, never a wrong number
+        chain = self.panel.config.displays
+        digits = next((d.digits for d in chain.displays if d.name == display), 8) if chain else 8
+        try:
+            self.panel.show(display, "-" * digits)
+        except PanelError:
+            pass
+
+    def _button_lamps(self) -> None:
+        from drivers.panel import PanelError
+
+        state = self.state
+        playable = play_blocked(state) is None and not self.showing and state.slot.pending is None
+        can_spin = playable and (state.slot.free is not None or state.credits >= state.bet.total)
+        for lamp, on in (("spin", can_spin), ("max_bet", playable and state.credits >= self.title.max_bet.total),
+                         ("bet_one", playable and state.slot.free is None), ("cash_out", playable and state.credits > 0)):
+            try:
+                self.panel.light(lamp, "on" if on else "off")
+            except PanelError:
+                pass
+
+    # ------------------------------------------------------------------------------------------ attract mode
+
+    def _restart_attract(self) -> None:
+        if self.panel is None or not self.config.attract_seconds:
+            return
+        if self._attract_timer is not None:
+            self._attract_timer.cancel()
+        if self.attracting.is_set() and (self.state.credits or self.state.lockups or self.state.doors_open):
+            self._attract_off()
+        self._attract_timer = asyncio.get_running_loop().call_later(self.config.attract_seconds, self._attract_on)
+
+    def _attract_on(self) -> None:
+        state = self.state
+        if state.credits or state.lockups or state.doors_open or state.payout or self.showing:
+            return
+        self.attracting.set()
+        try:
+            self.panel.attract(True)
+        except Exception:  # noqa: BLE001 - a panel without lamps has nothing to attract with
+            pass
+
+    def _attract_off(self) -> None:
+        self.attracting.clear()
+        try:
+            self.panel.attract(False)
+        except Exception:  # noqa: BLE001
+            pass
+        self._button_lamps()
+
+    # ------------------------------------------------------------------------------------------ progressive link
+
+    def _start_link(self) -> None:
+        if self.config.link is None:
+            return
+        from controller.progressive import LinkClient
+
+        self.link = LinkClient(self.ident, self.config.link, self._link_changed, self._link_pool,
+                               context=self.context)
+        self.link.start()
+        self._tasks.append(asyncio.create_task(self._link_loop()))
+
+    def _link_changed(self, up: bool) -> None:
+        log.warning("progressive link %s", "up" if up else "DOWN: max-bet play disabled")
+
+        def record(batch: Batch) -> None:
+            if batch.state.progressive.up != up:
+                batch.add({"kind": "link", "up": up})
+
+        self._post(record)
+
+    def _link_pool(self, cents: int) -> None:
+        self.link_pool = cents
+        if not self.showing:
+            self._show_meters()
+
+    async def _link_loop(self) -> None:
+        """Send what the link controller has not acknowledged: contributions first, in game order, then a hit."""
+        from controller.bus import CommandError
+
+        while True:
+            await self._link_kick.wait()
+            self._link_kick.clear()
+            prog = self.state.progressive
+            if not prog.up or not (prog.unacked or prog.pending_hit is not None) or self.link is None:
+                continue
+            try:
+                if prog.unacked:
+                    games = await self.link.contribute(list(prog.unacked))
+                    if games:
+                        await self._submit(lambda batch: batch.add({"kind": "progressive_ack", "games": games}))
+                if prog.pending_hit is not None and not self.showing:
+                    game = prog.pending_hit
+                    award = await self.link.hit(game, self.config.denomination)
+                    await self._submit(lambda batch: self._award(batch, game, award))
+            except (CommandError, OSError) as exc:
+                log.warning("progressive link: %s; retrying", exc)
+                await asyncio.sleep(self.config.link.heartbeat if self.config.link else 1.0)
+                self._link_kick.set()
+
+    def _award(self, batch: Batch, game: int, award: dict[str, Any]) -> None:
+        if batch.state.progressive.pending_hit == game:
+            batch.add({"kind": "progressive_win", "game": game, "cents": int(award["award"]), "hit": award["hit"]})
+
+
+def _dollars(cents: int) -> str:
+    return f"{cents // 100}.{cents % 100:02d}"

@@ -1,0 +1,406 @@
+"""The core every journaled runtime shares (table, cabinet, progressive link): one writer, group commit, publish, commands by role.
+
+A runtime keeps one replayable state, folded by a pure `step(state, record) -> (state, effects)`.
+Every input becomes a handler queued for the one writer task; the writer takes every input waiting,
+stages each one's records in order through `step` (a `Batch`: a handler that fails has its records
+undone), appends them in one durable transaction (`Journal.append_many`), and only then adopts each
+record's state, publishes it through the views on the bus and shows its effects on the drivers.
+Commands arrive with a `Role`; the ones a role may not send, or that the state refuses, are answered
+with the reason and journaled as `refused` records. `kill_at` is the crash tests' failpoint.
+
+A subclass supplies the fold (`_step`), the picture for the views (`_picture`), what effects show
+(`_show`), and its commands (`_handle`); see controller/table.py, controller/cabinet.py and
+controller/progressive.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, ClassVar
+
+from controller.bus import BusServer, Role, load_client_roles, load_secret_keys
+from controller.journal import Journal
+from controller.sdnotify import notify, watchdog_interval
+from controller.views import project, screen_views
+
+__all__ = ["Runtime", "Batch", "CommandRefused", "text_arg", "int_arg", "jsonable"]
+
+Effects = tuple[Any, ...]
+
+
+class CommandRefused(Exception):
+    """A command that is not allowed or not legal now; the reason goes back to the sender and into the journal."""
+
+
+class Batch:
+    """Records staged one by one against a state; journaled together, or (for one input) undone together."""
+
+    def __init__(self, state: Any, step: Callable[[Any, dict[str, Any]], tuple[Any, Effects]]) -> None:
+        self.base = state
+        self.state = state
+        self._step = step
+        self.staged: list[tuple[dict[str, Any], Any, Effects]] = []
+        self.after: list[Callable[[], None]] = []  # actions that must wait until the records are journaled
+
+    def add(self, record: dict[str, Any]) -> Effects:
+        """Stage a record; a record the state refuses raises (IllegalEvent, ...) and stages nothing."""
+        state, effects = self._step(self.state, record)
+        self.state = state
+        self.staged.append((record, state, effects))
+        return effects
+
+    def mark(self) -> tuple[int, int]:
+        return len(self.staged), len(self.after)
+
+    def undo(self, mark: tuple[int, int]) -> None:
+        del self.staged[mark[0]:]
+        del self.after[mark[1]:]
+        self.state = self.staged[-1][1] if self.staged else self.base
+
+
+class Runtime:
+    """A journaled service. Construct, `await start()`, then `await run()` (or drive it from tests)."""
+
+    log: ClassVar[logging.Logger] = logging.getLogger("croupier.runtime")
+    # command -> role kinds allowed to send it
+    ALLOWED: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # who an unauthenticated command counts as, when no [bus].keys are configured (demo and tests only)
+    LOCAL_ROLE: ClassVar[Role] = Role("ops")
+    # errors a fold raises for a record it refuses, whose text is the reason
+    ILLEGAL: ClassVar[tuple[type[Exception], ...]] = ()
+
+    def __init__(self, ident: str, journal: Path, bus: Any, *, context: Any = None,
+                 kill_at: tuple[str, int] | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.ident = ident
+        self.journal_path = journal
+        self.bus_config = bus
+        self.context = context
+        self.kill_at = kill_at      # crash tests only: ("before_journal"|"after_journal", seq) -> SIGKILL self
+        self.clock = clock
+        self.state: Any = None
+        self.journal: Journal | None = None
+        self.bus: BusServer | None = None
+        self._changed = asyncio.Condition()
+        self._views: tuple[int, dict[str, dict[str, Any]]] = (0, {})
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._inbox: asyncio.Queue[tuple[Callable[[Batch], Any], asyncio.Future[Any]]] = asyncio.Queue()
+        self._stopping = asyncio.Event()
+        self._stopped = False
+        self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
+
+    # ------------------------------------------------------------------------------------------ for subclasses
+
+    def _step(self, state: Any, record: dict[str, Any]) -> tuple[Any, Effects]:
+        raise NotImplementedError
+
+    def _picture(self, state: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _show(self, effects: Effects) -> None:
+        """Act on one journaled record's effects (lamps, displays, motors)."""
+
+    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        raise CommandRefused(f"{command} is not handled here")
+
+    def _meters(self, state: Any) -> dict[str, Any]:
+        return state.meters.json()
+
+    def _written(self) -> None:
+        """After each group commit has been adopted (e.g. restart a timer)."""
+
+    async def _close_drivers(self) -> None:
+        """Stop the drivers (before the bus and the journal close)."""
+
+    async def _ready(self) -> str:
+        """Wait until the service is ready for systemd; return its status line."""
+        return self.ident
+
+    # ------------------------------------------------------------------------------------------ life cycle
+
+    def _open_journal(self) -> list[tuple[int, dict[str, Any]]]:
+        """Open (and verify) the journal; its (seq, record) pairs in order. A broken chain raises
+        JournalIntegrityError: the service must not run on it."""
+        self.journal = Journal(self.journal_path, self.ident)
+        return [(e.seq, e.record) for e in self.journal.entries()]
+
+    def _begin(self, state: Any, start_record: dict[str, Any]) -> None:
+        """Adopt the replayed state, journal the start record and start the writer."""
+        self.state = state
+        batch = Batch(self.state, self._step)
+        batch.add(start_record)
+        self._write(batch)
+        self._tasks.append(asyncio.create_task(self._writer()))
+
+    async def run(self) -> None:
+        """Serve until stopped (SIGTERM/SIGINT or `request_stop()`)."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, self._stopping.set)
+            except (NotImplementedError, RuntimeError):
+                pass
+        await self._stopping.wait()
+
+    def request_stop(self) -> None:
+        self._stopping.set()
+
+    async def stop(self) -> None:
+        """Stop the drivers, the bus and the journal (once; a second call does nothing)."""
+        if self._stopped:
+            return
+        self._stopped = True
+        notify("STOPPING=1")
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._close_drivers()
+        if self.bus is not None:
+            await self.bus.close()
+        if self.journal is not None:
+            self.journal.close()
+
+    # ------------------------------------------------------------------------------------------ the writer
+
+    async def _submit(self, handler: Callable[[Batch], Any]) -> Any:
+        """Queue an input for the writer; returns what the handler returned, after its records are journaled."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._inbox.put_nowait((handler, future))
+        return await future
+
+    def _post(self, handler: Callable[[Batch], Any]) -> None:
+        """Queue an input nobody waits for (a driver's event from a callback); a failure is logged."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(self._log_failure)
+        self._inbox.put_nowait((handler, future))
+
+    def _log_failure(self, future: asyncio.Future[Any]) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            self.log.error("input failed: %r", future.exception(), exc_info=future.exception())
+
+    async def _writer(self) -> None:
+        """The one writer: takes every input waiting, stages its records in order against the state, journals
+        them in one durable transaction (group commit), then adopts, publishes and shows them."""
+        while True:
+            items = [await self._inbox.get()]
+            while not self._inbox.empty():
+                items.append(self._inbox.get_nowait())
+            batch = Batch(self.state, self._step)
+            outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+            for handler, future in items:
+                mark = batch.mark()
+                try:
+                    outcomes.append((future, handler(batch), None))
+                except Exception as exc:  # noqa: BLE001 - the caller gets it; its partial records are undone
+                    batch.undo(mark)
+                    outcomes.append((future, None, exc))
+            try:
+                self._write(batch)
+            except BaseException as exc:  # the journal cannot be written: nothing may take effect, stop
+                self.log.critical("journal write failed, stopping %s: %s", self.ident, exc)
+                for future, _, _ in outcomes:
+                    if not future.done():
+                        future.set_exception(RuntimeError(f"journal write failed: {exc}"))
+                self._stopping.set()
+                raise
+            for future, value, exc in outcomes:
+                if future.done():
+                    continue
+                if exc is None:
+                    future.set_result(value)
+                else:
+                    future.set_exception(exc)
+
+    def _write(self, batch: Batch) -> None:
+        assert self.journal is not None
+        if not batch.staged:
+            return
+        records = [record for record, _, _ in batch.staged]
+        seq_next = self.journal.last_seq + 1
+        if self.kill_at is not None and self.kill_at[0] == "before_journal" and \
+                seq_next <= self.kill_at[1] < seq_next + len(records):
+            os.kill(os.getpid(), signal.SIGKILL)
+        stamp = int(self.clock() * 1e9)
+        entries = self.journal.append_many(records, stamp) if len(records) > 1 else \
+            [self.journal.append(records[0], stamp)]
+        if self.kill_at is not None and self.kill_at[0] == "after_journal" and \
+                entries[0].seq <= self.kill_at[1] <= entries[-1].seq:
+            os.kill(os.getpid(), signal.SIGKILL)
+        for entry, (_, state, effects) in zip(entries, batch.staged):
+            self.state = replace(state, seq=entry.seq)
+            self._publish()
+            self._show(effects)
+        for action in batch.after:
+            action()
+        self._written()
+        asyncio.get_running_loop().create_task(self._notify_changed())
+
+    async def _notify_changed(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_change(self, after_seq: int, timeout: float) -> bool:
+        """Wait until the journal has moved past `after_seq`; False on timeout."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(lambda: self.state.seq > after_seq), timeout)
+            except asyncio.TimeoutError:
+                return False
+        return True
+
+    async def wait_for(self, predicate: Callable[[Any], bool], timeout: float) -> bool:
+        """Wait until `predicate(state)` holds; False on timeout."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self.state)), timeout)
+            except asyncio.TimeoutError:
+                return False
+        return True
+
+    # ------------------------------------------------------------------------------------------ views
+
+    def views(self) -> tuple[int, dict[str, dict[str, Any]]]:
+        return self._views
+
+    def _publish(self) -> None:
+        self._views = (self.state.seq, screen_views(self._picture(self.state)))
+        if self.bus is not None:
+            self.bus.publish(*self._views)
+        if self.on_publish is not None:
+            self.on_publish(self._views)
+
+    def audit_view(self) -> dict[str, Any]:
+        return project(self._picture(self.state), "audit")
+
+    # ------------------------------------------------------------------------------------------ commands
+
+    def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> None:
+        allowed = self.ALLOWED.get(command)
+        if allowed is None:
+            raise CommandRefused(f"unknown command {command!r} (commands: {', '.join(sorted(self.ALLOWED))})")
+        if role.kind not in allowed:
+            raise CommandRefused(f"{role} may not {command.replace('_', ' ')}")
+
+    def _status_view(self, role: Role) -> str:
+        """Which screen view a role's `status` returns."""
+        return "dealer"
+
+    async def command(self, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A command from the bus (authenticated role), the panel or an autoplay. Refusals are journaled."""
+        return await self._submit(lambda batch: self._command(batch, role, command, args))
+
+    def _command(self, batch: Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        if role is None:
+            if self.bus_config.keys is not None:
+                return self._refuse(batch, "unauthenticated", "commands need a CURVE key", command, args)
+            role = self.LOCAL_ROLE  # no keys configured: a local, unauthenticated setup (demo, tests)
+        try:
+            self._check_role(role, command, args)
+            if command == "status":
+                return {"ok": True, "result": self._views[1][self._status_view(role)]}
+            if command == "meters":
+                return {"ok": True, "result": self._meters(batch.state)}
+            if command == "audit":
+                return {"ok": True, "result": self.audit_view()}
+            mark = batch.mark()
+            try:
+                return self._handle(batch, role, command, args)
+            except Exception:
+                batch.undo(mark)
+                raise
+        except CommandRefused as exc:
+            return self._refuse(batch, str(role), str(exc), command, args)
+        except self.ILLEGAL as exc:
+            return self._refuse(batch, str(role), getattr(exc, "reason", None) or str(exc), command, args)
+        except (KeyError, TypeError, ValueError) as exc:
+            return self._refuse(batch, str(role), f"malformed {command}: {exc}", command, args)
+
+    def _refuse(self, batch: Batch, who: str, reason: str, command: str | None,
+                args: dict[str, Any] | None) -> dict[str, Any]:
+        self.log.warning("refused %s from %s: %s", command, who, reason)
+        batch.add({"kind": "refused", "who": who, "reason": reason,
+                   "request": {"command": command, "args": jsonable(args)} if command else None})
+        return {"ok": False, "error": reason}
+
+    def _bus_refused(self, who: str, reason: str, request: dict[str, Any] | None) -> None:
+        """Refusals the bus decides itself (unknown key, failed handshake, malformed message)."""
+        req = request or {}
+        self._post(lambda batch: self._refuse(batch, who, reason, req.get("command"), req.get("args")))
+
+    # ------------------------------------------------------------------------------------------ drivers
+
+    def _open_panel(self, path: Path | None, simulated: bool, on_event: Callable[[Any], None]) -> Any:
+        """Open the pin map's panel inside the loop (its simulation with `simulated`) and start its events; None
+        when the config has no panel. Callers keep it as `self.panel`."""
+        if path is None:
+            return None
+        from drivers.panel import load_panel_config, open_panel
+
+        config = load_panel_config(path)
+        panel = open_panel(config.simulated() if simulated else config)
+        self._panel_ready(panel)
+        panel.start(on_event)
+        return panel
+
+    def _panel_ready(self, panel: Any) -> None:
+        """The panel is open and about to report inputs (attach simulated machinery here)."""
+
+    # ------------------------------------------------------------------------------------------ bus
+
+    async def _start_bus(self, *, pipelined: bool = False) -> None:
+        bc = self.bus_config
+        server_keys, roles = None, {}
+        if bc.keys is not None:
+            server_keys = load_secret_keys(bc.keys / "server.key_secret")
+            roles = load_client_roles(list(bc.clients))
+        else:
+            self.log.warning("commands are NOT authenticated: set [bus].keys for a live service")
+
+        async def on_command(role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
+            return await self.command(role if bc.keys is not None else None, command, args)
+
+        self.bus = BusServer(self.ident, bc.endpoints, self.views, on_command, self._bus_refused,
+                             server_keys=server_keys, client_roles=roles, heartbeat_s=bc.heartbeat, hwm=bc.hwm,
+                             context=self.context, pipelined=pipelined)
+        await self.bus.start()
+        self._publish()
+        self._tasks.append(asyncio.create_task(self._watchdog()))
+
+    async def _watchdog(self) -> None:
+        # Ready once the bus is bound (done) and the drivers answered; then ping only while the loop runs.
+        status = await self._ready()
+        notify("READY=1")
+        notify(f"STATUS={status}")
+        interval = watchdog_interval()
+        while interval:
+            await asyncio.sleep(interval)
+            notify("WATCHDOG=1")
+
+
+def text_arg(args: dict[str, Any], key: str) -> str:
+    value = args[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} must be text")
+    return value
+
+
+def int_arg(args: dict[str, Any], key: str) -> int:
+    value = args[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{key} must be a whole number")
+    return value
+
+
+def jsonable(value: Any) -> Any:
+    import json
+
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return repr(value)
