@@ -337,6 +337,8 @@ class BusClient:
     seq: int = -1
     snapshots: int = 0
     gaps: int = 0
+    ts: float | None = None    # the table's time of the state last handed to on_state (latency figures)
+    heard: float = 0.0         # time.monotonic() when the table was last heard (update, heartbeat or snapshot)
 
     async def run(self) -> None:
         ctx = self.context = self.context or zmq.asyncio.Context.instance()
@@ -356,6 +358,7 @@ class BusClient:
                 if topic != f"{self.table_id}/{self.view}".encode():
                     continue  # a longer topic sharing our prefix
                 msg = json.loads(body)
+                self.heard = time.monotonic()
                 seq = msg["seq"]
                 if seq <= self.seq and msg["kind"] == "update":
                     continue
@@ -369,6 +372,7 @@ class BusClient:
                     await self._snapshot()
                     continue
                 self.seq = seq
+                self.ts = msg.get("ts")
                 self.on_state(seq, msg["state"])
         finally:
             sub.close(0)
@@ -389,6 +393,8 @@ class BusClient:
         finally:
             req.close(0)
         self.snapshots += 1
+        self.heard = time.monotonic()
         if msg["seq"] != self.seq:
             self.seq = msg["seq"]
+            self.ts = msg.get("ts")
             self.on_state(self.seq, msg["state"])
