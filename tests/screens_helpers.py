@@ -85,6 +85,20 @@ class Socket:
         await self.ws.send_str(body if isinstance(body, str) else json.dumps(body))
 
 
+def cards_in(node: Any, up: bool) -> set[str]:
+    """The identities of the face-up (or face-down) cards anywhere in a view or snapshot."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        if node.get("up") is up and isinstance(node.get("card"), str):
+            found.add(node["card"])
+        for value in node.values():
+            found |= cards_in(value, up)
+    elif isinstance(node, list):
+        for value in node:
+            found |= cards_in(value, up)
+    return found
+
+
 def artifacts(name: str) -> Path:
     """The folder for a test's artifacts (screenshots): artifacts/screens/ at the root (gitignored)."""
     folder = Path(__file__).resolve().parents[1] / "artifacts" / "screens"

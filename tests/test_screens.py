@@ -24,28 +24,11 @@ from controller.screens import bridge as bridge_module
 from controller.screens.bridge import _Feed, _Screen, source_for_table
 from controller.screens.config import screens_config
 from controller.views import leaks
-from tests.screens_helpers import TOKEN, Socket, phase, run, stack, step_until
+from tests.screens_helpers import TOKEN, Socket, cards_in, phase, run, stack, step_until
 from tests.table_helpers import free_ports, table_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = re.compile(r'"card": "([2-9TJQKA][CDHS])"')
-
-
-def _cards(node: Any, up: bool) -> set[str]:
-    found: set[str] = set()
-
-    def walk(n: Any) -> None:
-        if isinstance(n, dict):
-            if n.get("up") is up and isinstance(n.get("card"), str):
-                found.add(n["card"])
-            for v in n.values():
-                walk(v)
-        elif isinstance(n, list):
-            for v in n:
-                walk(v)
-
-    walk(node)
-    return found
 
 
 def url(bridge: Any, path: str, ws: bool = False) -> str:
@@ -105,7 +88,7 @@ def test_no_face_down_card_ever_reaches_a_screen_socket(tmp_path: Path, game: st
 
             def note(views: Any) -> None:
                 audit = table.audit_view()
-                hidden[views[0]] = _cards(audit, up=False) - _cards(audit, up=True)
+                hidden[views[0]] = cards_in(audit, up=False) - cards_in(audit, up=True)
 
             table.on_publish = note
             sockets = [Socket(await http.ws_connect(url(bridge, f"/ws/{cfg.table_id}/{v}", ws=True),
@@ -123,7 +106,7 @@ def test_no_face_down_card_ever_reaches_a_screen_socket(tmp_path: Path, game: st
                 text = json.dumps(m["state"])
                 face_down_seen += text.count('"card": null')
                 # a face-down card's identity appears nowhere, unless an identical card lies face up
-                assert not (hidden.get(m["seq"], set()) & set(CARD.findall(text)) - _cards(m["state"], up=True))
+                assert not (hidden.get(m["seq"], set()) & set(CARD.findall(text)) - cards_in(m["state"], up=True))
             assert face_down_seen  # every game here deals something face down (a hole card, a burn, a hand)
 
     run(main())

@@ -126,6 +126,7 @@
     Felt.patch(els.meters, meters(state));
     Felt.patch(els.history, history(state));
     document.body.dataset.phase = game.phase || "";
+    document.body.dataset.mode = f.mode;
     document.body.classList.toggle("paused", !!state.paused);
   }
 

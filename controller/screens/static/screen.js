@@ -66,8 +66,8 @@ const Screen = (() => {
       state = msg.state;
       stats.updates += 1;
       show();
-      if (msg.ts) {
-        stats.latencies.push(performance.timeOrigin + performance.now() - msg.ts * 1000);
+      if (msg.ts) {   // [seq, ms from the table's publish to this page's DOM holding it]
+        stats.latencies.push([msg.seq, performance.timeOrigin + performance.now() - msg.ts * 1000]);
         if (stats.latencies.length > 50000) stats.latencies.splice(0, 10000);
       }
     } else if (msg.kind === "heartbeat") {

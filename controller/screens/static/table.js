@@ -68,5 +68,6 @@
   }
 
   setInterval(tick, 250);
+  window.addEventListener("resize", () => { if (current) render(current, Screen.info); });
   Screen.start(render);
 })();
