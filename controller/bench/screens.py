@@ -17,8 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--screens", type=int, default=20, help="connected screens (default 20: one dealer page, "
                                                                "two spot pages, the rest player pages)")
     parser.add_argument("--updates", type=int, default=300, help="table updates to measure (default 300)")
-    parser.add_argument("--pace", type=float, default=0.05,
-                        help="seconds between the autoplay's actions (default 0.05: a table far busier than a real one)")
+    parser.add_argument("--pace", type=float, default=0.25,
+                        help="seconds between the autoplay's actions (default 0.25: a brisk dealer; bets still come "
+                             "in bursts, every player at once)")
     parser.add_argument("--game", default="blackjack", help="game dealt (default blackjack)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", default="1920x1080", help="each screen's viewport (default 1920x1080)")
@@ -54,9 +55,10 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
     from controller.autoplay import Autoplay
     from controller.rng import SeededRng
     from controller.screens.bridge import Bridge, source_for_table
-    from controller.screens.browser import browser, wait_for
+    from controller.screens.browser import Chromium
     from controller.table import Table
 
+    width, height = (int(x) for x in args.size.split("x"))
     with tempfile.TemporaryDirectory(prefix="croupier-bench-screens-") as tmp:
         cfg = _config(tmp, args.game, args.seed)
         table = Table(cfg)
@@ -67,49 +69,44 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         base = f"http://127.0.0.1:{bridge.port}"
         paths = [f"/dealer/bench?token={TOKEN}", "/table/bench/spot/1", "/table/bench/spot/2"]
         paths = (paths + ["/table/bench"] * args.screens)[:args.screens]
-        width, height = (int(x) for x in args.size.split("x"))
+        chromium = Chromium()
         try:
-            async with browser() as ctx:
-                started = time.perf_counter()
-                pages = []
-                for path in paths:
-                    page = await ctx.new_page()
-                    await page.set_viewport_size({"width": width, "height": height})
-                    await page.goto(base + path)
-                    pages.append(page)
-                for page in pages:
-                    await wait_for(page, "window.croupier && window.croupier.snapshots > 0", timeout=60)
-                say(f"{len(pages)} screens connected in {time.perf_counter() - started:.1f} s "
-                    f"({bridge.screens()} WebSockets on the bridge)")
-                await Autoplay(table, SeededRng(args.seed)).step()   # warm up: first renders, JIT
-                for page in pages:
-                    await page.evaluate("window.croupier.latencies = []")
-                for feed in bridge.feeds.values():
-                    feed.bus_latency.clear()
-                first = table.state.seq + 1
-                autoplay = asyncio.create_task(Autoplay(table, SeededRng(args.seed + 1), pace=args.pace).run())
-                t0 = time.perf_counter()
-                while table.state.seq < first + args.updates - 1:
-                    if autoplay.done():
-                        autoplay.result()   # the autoplay failed: say why
-                        raise RuntimeError("the autoplay stopped")
-                    if not await table.wait_change(table.state.seq, 30):
-                        raise RuntimeError("the table did not move for 30 s")
-                autoplay.cancel()
-                await asyncio.gather(autoplay, return_exceptions=True)
-                elapsed = time.perf_counter() - t0
-                last = table.state.seq
-                for page in pages:
-                    await wait_for(page, f"window.croupier.seq >= {last}", timeout=30)
-                samples: list[tuple[int, float]] = []
-                resnapshots = 0
-                for page in pages:
-                    stats = await page.evaluate("({lat: window.croupier.latencies, gaps: window.croupier.gaps, "
-                                                "silences: window.croupier.silences})")
-                    samples += [(int(s), float(ms)) for s, ms in stats["lat"] if s >= first]
-                    resnapshots += stats["gaps"] + stats["silences"]
+            await chromium.start()
+            started = time.perf_counter()
+            pages = [await chromium.open(base + path, width, height) for path in paths]
+            for page in pages:
+                await chromium.wait_for(page, "window.croupier && window.croupier.snapshots > 0", timeout=60)
+            say(f"{len(pages)} screens ({width}x{height}) connected in {time.perf_counter() - started:.1f} s "
+                f"({bridge.screens()} WebSockets on the bridge)")
+            await Autoplay(table, SeededRng(args.seed)).step()   # warm up: first renders, JIT
+            for page in pages:
+                await chromium.evaluate(page, "window.croupier.latencies = []")
+            for feed in bridge.feeds.values():
+                feed.bus_latency.clear()
+            first = table.state.seq + 1
+            autoplay = asyncio.create_task(Autoplay(table, SeededRng(args.seed + 1), pace=args.pace).run())
+            t0 = time.perf_counter()
+            while table.state.seq < first + args.updates - 1:
+                if autoplay.done():
+                    autoplay.result()   # the autoplay failed: say why
+                    raise RuntimeError("the autoplay stopped")
+                if not await table.wait_change(table.state.seq, 30):
+                    raise RuntimeError("the table did not move for 30 s")
+            autoplay.cancel()
+            await asyncio.gather(autoplay, return_exceptions=True)
+            elapsed = time.perf_counter() - t0
+            last = table.state.seq
+            samples: list[tuple[int, float]] = []
+            resnapshots = 0
+            for page in pages:
+                await chromium.wait_for(page, f"window.croupier.seq >= {last}", timeout=60)
+                stats = await chromium.evaluate(page, "({lat: window.croupier.latencies, gaps: window.croupier.gaps, "
+                                                      "silences: window.croupier.silences})")
+                samples += [(int(seq), float(ms)) for seq, ms in stats["lat"] if first <= seq <= last]
+                resnapshots += stats["gaps"] + stats["silences"]
         finally:
             bus = [x * 1000 for f in bridge.feeds.values() if f.view == "public" for x in f.bus_latency]
+            await chromium.close()
             await bridge.close()
             await table.stop()
 
@@ -119,8 +116,8 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         worst[seq] = max(worst.get(seq, 0.0), ms)
     updates = last - first + 1
     return {
-        "game": args.game, "screens": len(paths), "size": args.size, "pace_s": args.pace, "updates": updates, "updates_per_s": round(updates / elapsed, 1),
-        "samples": len(latencies), "resnapshots": resnapshots,
+        "game": args.game, "screens": len(paths), "size": args.size, "pace_s": args.pace, "updates": updates,
+        "updates_per_s": round(updates / elapsed, 1), "samples": len(latencies), "resnapshots": resnapshots,
         "dom_p50_ms": round(_percentile(latencies, 0.5), 2), "dom_p99_ms": round(_percentile(latencies, 0.99), 2),
         "dom_max_ms": round(max(latencies), 2),
         "last_screen_p50_ms": round(_percentile(list(worst.values()), 0.5), 2),
@@ -135,7 +132,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     from controller.cli import CliError
     from controller.screens.browser import missing
 
-    why = missing()
+    why = missing(playwright=False)
     if why:
         raise CliError(f"bench screens needs a browser: {why}")
     if args.screens < 1 or args.updates < 10:

@@ -119,14 +119,14 @@
     Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
     Felt.patch(els.alerts, alerts(state, info));
     Felt.patch(els.controls, controls(state, info));
-    Felt.patch(els.centre, f.centre);
-    Felt.patch(els.spots, f.spots);
+    Felt.patchList(els.centre, f.centre);
+    Felt.patchList(els.spots, f.spots);
     Felt.patch(els.shoe, shoe(state));
     Felt.patch(els.doors, doors(state));
     Felt.patch(els.meters, meters(state));
     Felt.patch(els.history, history(state));
-    document.body.dataset.phase = game.phase || "";
-    document.body.dataset.mode = f.mode;
+    Felt.setData(document.body, "phase", game.phase || "");
+    Felt.setData(document.body, "mode", f.mode);
     document.body.classList.toggle("paused", !!state.paused);
   }
 

@@ -17,6 +17,20 @@ const Felt = (() => {
     if (el && el._html !== html) { el.innerHTML = html; el._html = html; }
   }
 
+  // Patch a list of pieces (a spot, a hand) one by one: a card dealt to spot 3 re-parses spot 3 only.
+  // Each piece sits in a wrapper with display: contents, so the layout sees the pieces themselves.
+  function patchList(el, pieces) {
+    if (!el) return;
+    if (el.children.length !== pieces.length) {
+      el.innerHTML = '<div class="piece"></div>'.repeat(pieces.length);
+    }
+    pieces.forEach((html, i) => patch(el.children[i], html));
+  }
+
+  function setData(el, key, value) {   // an attribute write only when it changes (no needless style work)
+    if (el.dataset[key] !== value) el.dataset[key] = value;
+  }
+
   // ---------------------------------------------------------------------------------------------- games
   // adapt(game snapshot) -> {mode, centre: [hand], seats: {spot: [hand]}}; hand: {to, label, cards, note, status}.
   // "seats": cards lie at the spots (blackjack, the poker games); "bets": the cards are in the centre and
@@ -145,12 +159,12 @@ const Felt = (() => {
       `<div class="results">${total}${results.map((r) => result(r, results.length === 1)).join("")}</div></section>`;
   }
 
-  // The felt of a state: {banner, centre, spots} as HTML text. opts: {four, spot (a spot page), spots}.
+  // The felt of a state: {centre: [hand HTML], spots: [spot HTML], settled, mode}. opts: {four, spot}.
   function felt(state, info, opts) {
     const t = table(state);
     const view = {layout: t.layout, bets: betsBySpot(t.game), results: resultsBySpot(t.settled)};
     const o = {four: opts.four, actor: (state.expected || {}).actor};
-    const centre = t.layout.centre.map((h, i) => hand(h, opts.four, i)).join("");
+    const centre = t.layout.centre.map((h, i) => hand(h, opts.four, i));
     let numbers;
     if (opts.spot) numbers = [opts.spot];
     else {
@@ -158,7 +172,7 @@ const Felt = (() => {
       const used = new Set([...Object.keys(view.bets), ...Object.keys(view.results), ...Object.keys(t.layout.seats)].map(Number));
       numbers = count ? Array.from({length: count}, (_, i) => i + 1) : [...used].sort((a, b) => a - b);
     }
-    return {centre, spots: numbers.map((n) => spot(n, view, o)).join(""), settled: t.settled, mode: t.layout.mode};
+    return {centre, spots: numbers.map((n) => spot(n, view, o)), settled: t.settled, mode: t.layout.mode};
   }
 
   // What the players are told, in a few words.
@@ -305,5 +319,5 @@ const Felt = (() => {
     return notes.length ? `<ul class="rules">${notes.map((n) => `<li>${n}</li>`).join("")}</ul>` : "";
   }
 
-  return {esc, money, words, upper, patch, adapt, table, felt, banner, roads, bigRoadCells, paytables, limits, ruleNotes};
+  return {esc, money, words, upper, patch, patchList, setData, adapt, table, felt, banner, roads, bigRoadCells, paytables, limits, ruleNotes};
 })();

@@ -44,9 +44,24 @@ const Screen = (() => {
 
   function now() { return (Date.now() + skew) / 1000; }   // the bridge's clock, in seconds
 
+  // Updates that arrive together (the table journals a burst of bets in one commit) are drawn once: the
+  // render waits for the messages already queued, then draws the newest state. Each update's latency is
+  // taken when the DOM first holds it (or a newer state).
+  let drawing = false;
+  const undrawn = [];   // [seq, table ts] of updates not yet in the DOM
+
   function show() {
-    document.body.dataset.seq = String(stats.seq);
+    if (!drawing) { drawing = true; setTimeout(draw, 0); }
+  }
+
+  function draw() {
+    drawing = false;
+    document.body.dataset.seq = String(stats.seq);   // no selector reads it: no style work
     render(state, info);
+    const now = performance.timeOrigin + performance.now();
+    for (const [seq, ts] of undrawn) stats.latencies.push([seq, now - ts * 1000]);
+    undrawn.length = 0;
+    if (stats.latencies.length > 50000) stats.latencies.splice(0, 10000);
   }
 
   function receive(msg) {
@@ -65,11 +80,8 @@ const Screen = (() => {
       stats.seq = msg.seq;
       state = msg.state;
       stats.updates += 1;
+      if (msg.ts) undrawn.push([msg.seq, msg.ts]);   // latencies: [seq, ms from the table's publish to the DOM]
       show();
-      if (msg.ts) {   // [seq, ms from the table's publish to this page's DOM holding it]
-        stats.latencies.push([msg.seq, performance.timeOrigin + performance.now() - msg.ts * 1000]);
-        if (stats.latencies.length > 50000) stats.latencies.splice(0, 10000);
-      }
     } else if (msg.kind === "heartbeat") {
       skew = msg.now * 1000 - Date.now();
       if (msg.seq !== stats.seq) { stats.gaps += 1; resnapshot(); return; }
@@ -85,7 +97,7 @@ const Screen = (() => {
 
   function status(text, bad) {
     const el = document.getElementById("status");
-    if (!el) return;
+    if (!el || (el.textContent === text && el.classList.contains("bad") === !!bad)) return;
     el.textContent = text;
     el.hidden = !text;
     el.classList.toggle("bad", !!bad);

@@ -46,13 +46,13 @@
     Felt.patch(els.title, Felt.esc(info.title) + (cfg.spot ? ` &middot; spot ${cfg.spot}` : ""));
     Felt.patch(els.banner, Felt.esc(Felt.banner(state, info)));
     Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
-    Felt.patch(els.centre, f.centre);
-    Felt.patch(els.spots, f.spots);
+    Felt.patchList(els.centre, f.centre);
+    Felt.patchList(els.spots, f.spots);
     Felt.patch(els.side, side(state, info));
     Felt.patch(els.print, print(info));
-    document.body.dataset.phase = game.phase || "";
-    document.body.dataset.mode = f.mode;
-    document.body.dataset.game = info.game;
+    Felt.setData(document.body, "phase", game.phase || "");
+    Felt.setData(document.body, "mode", f.mode);
+    Felt.setData(document.body, "game", info.game);
     document.body.classList.toggle("showing-last", !!f.settled);
     tick();
   }
