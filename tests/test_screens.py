@@ -268,6 +268,12 @@ def test_screens_config_reads_the_token_file(tmp_path: Path) -> None:
     assert screens_config(cfg, {"listen": "0.0.0.0:81"}).port == 81
 
 
+def test_the_example_config_serves_screens_on_the_loopback() -> None:
+    s = screens_config(load_config(ROOT / "deploy" / "config" / "table-baccarat.toml"))
+    assert (s.host, s.port, s.token_generated, s.commands) == ("127.0.0.1", 8080, True, True)
+    assert len(s.dealer_token) >= 16
+
+
 # ---------------------------------------------------------------------------------------------------
 # Gaps, laggards, health
 

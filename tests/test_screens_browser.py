@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from controller.autoplay import Autoplay
+from controller.bus import Role
 from controller.journal import Journal
 from controller.rng import SeededRng
 from controller.screens.bridge import Bridge, source_for_table
@@ -254,12 +255,11 @@ def test_screens_resume_from_a_snapshot_after_the_bridge_or_the_browser_restarts
 
 
 def test_pages_load_nothing_from_elsewhere(tmp_path: Path) -> None:
-    cfg = table_config(tmp_path, "three_card_poker", seed=2)
+    cfg = table_config(tmp_path, "three_card_poker", seed=2, betting_seconds=30)
 
     async def main() -> None:
         async with stack(cfg) as (table, bridge), browser() as ctx:
             await Autoplay(table, SeededRng(1), rounds=1).run()
-            await step_until(table, Autoplay(table, SeededRng(3)), lambda: phase(table) == "deciding")
             requests: list[str] = []
             errors: list[str] = []
             page = await ctx.new_page()
@@ -267,7 +267,18 @@ def test_pages_load_nothing_from_elsewhere(tmp_path: Path) -> None:
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: errors.append(str(e)))
             await page.goto(f"http://127.0.0.1:{bridge.port}/table/{cfg.table_id}")
+            await wait_for(page, "window.croupier.snapshots > 0")
+            autoplay = Autoplay(table, SeededRng(3))
+            await step_until(table, autoplay, lambda: phase(table) == "idle")
+            await table.command(Role("dealer"), "open_bets", {})   # bets close by themselves in 30 s
             await caught_up(page, table.state.seq)
+            left = await wait_for(page, "!document.querySelector('.countdown').hidden && "
+                                        "Number(document.querySelector('.countdown').textContent)")
+            assert 25 <= left <= 30
+            assert await page.inner_text(".banner") == "Place your bets"
+            await step_until(table, autoplay, lambda: phase(table) == "deciding")
+            await caught_up(page, table.state.seq)
+            assert await page.evaluate("document.querySelector('.countdown').hidden")
             pays = await page.evaluate("[...document.querySelectorAll('.paytable')].map(t => t.dataset.paytable)")
             assert pays == ["Pair Plus", "Ante Bonus"]
             row = await page.evaluate("document.querySelector('[data-paytable=\"Pair Plus\"] tr[data-hand=\"straight_flush\"]').innerText")
