@@ -26,6 +26,7 @@ from controller.screens.config import screens_config
 from controller.views import leaks
 from tests.screens_helpers import TOKEN, Socket, cards_in, phase, run, stack, step_until
 from tests.table_helpers import free_ports, table_config
+from tests.test_table_cli import write_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = re.compile(r'"card": "([2-9TJQKA][CDHS])"')
@@ -351,24 +352,8 @@ def test_health_says_whether_every_table_is_heard(tmp_path: Path) -> None:
 
 
 def _config_file(tmp_path: Path, listen: str) -> Path:
-    p1, p2, p3 = free_ports(3)
-    path = tmp_path / "table.toml"
-    path.write_text(f"""
-[table]
-id = "bac-9"
-game = "baccarat"
-journal = "bac-9.journal"
-[shoe]
-port = "sim"
-seed = 3
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-heartbeat = 0.2
-[screens]
-listen = "{listen}"
-""")
+    path = write_config(tmp_path, "baccarat")   # table t-baccarat
+    path.write_text(path.read_text() + f'[screens]\nlisten = "{listen}"\n')
     return path
 
 
@@ -386,9 +371,9 @@ def test_croupier_screens_serves_a_running_table_and_stops_on_sigterm(tmp_path: 
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
             first = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
-            assert f"http://127.0.0.1:{port}/table/bac-9" in first
+            assert f"http://127.0.0.1:{port}/table/t-baccarat" in first
             rest = (await asyncio.wait_for(proc.stdout.readuntil(b"/healthz"), 10)).decode()
-            assert re.search(rf"/dealer/bac-9\?token=\S{{16,}}", rest)
+            assert re.search(rf"/dealer/t-baccarat\?token=\S{{16,}}", rest)
             async with aiohttp.ClientSession() as http:
                 deadline = asyncio.get_running_loop().time() + 20
                 while True:   # the bridge has to hear the table once before it is healthy

@@ -30,29 +30,11 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _config(tmp: str, game: str, seed: int) -> Any:
-    import socket
-    from pathlib import Path
-
-    from controller.config import config_from_mapping
-
-    ports = []
-    for _ in range(3):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
-    return config_from_mapping({
-        "table": {"id": "bench", "game": game, "journal": f"{tmp}/bench.journal"},
-        "shoe": {"port": "sim", "seed": seed},
-        "bus": {"publish": f"tcp://127.0.0.1:{ports[0]}", "snapshot": f"tcp://127.0.0.1:{ports[1]}",
-                "commands": f"tcp://127.0.0.1:{ports[2]}", "heartbeat": 0.5},
-    }, Path(tmp) / "bench.toml")
-
-
 async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     import tempfile
 
     from controller.autoplay import Autoplay
+    from controller.bench.table import _config as table_config
     from controller.rng import SeededRng
     from controller.screens.bridge import Bridge, source_for_table
     from controller.screens.browser import Chromium
@@ -60,7 +42,7 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
 
     width, height = (int(x) for x in args.size.split("x"))
     with tempfile.TemporaryDirectory(prefix="croupier-bench-screens-") as tmp:
-        cfg = _config(tmp, args.game, args.seed)
+        cfg = table_config(tmp, args.seed, args.game)
         table = Table(cfg)
         await table.start()
         bridge = Bridge([source_for_table(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0,
