@@ -379,6 +379,8 @@ class BusClient:
     seq: int = -1
     snapshots: int = 0
     gaps: int = 0
+    ts: float | None = None    # the table's time of the state last handed to on_state (latency figures)
+    heard: float = 0.0         # time.monotonic() when the table was last heard (update, heartbeat or snapshot)
 
     async def run(self) -> None:
         ctx = self.context = self.context or zmq.asyncio.Context.instance()
@@ -402,6 +404,7 @@ class BusClient:
                 msg = json.loads(body)
                 if self.on_alive is not None:
                     self.on_alive()
+                self.heard = time.monotonic()
                 seq = msg["seq"]
                 if seq <= self.seq and msg["kind"] == "update":
                     continue
@@ -415,6 +418,7 @@ class BusClient:
                     await self._snapshot()
                     continue
                 self.seq = seq
+                self.ts = msg.get("ts")
                 self.on_state(seq, msg["state"])
         finally:
             sub.close(0)
@@ -437,6 +441,8 @@ class BusClient:
         self.snapshots += 1
         if self.on_alive is not None:
             self.on_alive()
+        self.heard = time.monotonic()
         if msg["seq"] != self.seq:
             self.seq = msg["seq"]
+            self.ts = msg.get("ts")
             self.on_state(self.seq, msg["state"])

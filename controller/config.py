@@ -66,7 +66,7 @@ class TableConfig:
                        camera="sim" if self.camera != "none" else "none")
 
 
-_SECTIONS = {"table", "rules", "shoe", "camera", "panel", "bus"}
+_SECTIONS = {"table", "rules", "shoe", "camera", "panel", "bus", "screens"}  # [screens]: controller/screens/config.py
 
 
 def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = None) -> Any:

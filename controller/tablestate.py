@@ -27,9 +27,10 @@ from controller.games.base import (
 from controller.journal import fold
 
 __all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
-           "new_state", "step", "replay", "picture", "HISTORY"]
+           "new_state", "step", "replay", "picture", "scoreboard_entry", "HISTORY", "SCOREBOARD"]
 
 HISTORY = 10  # settled rounds kept for the dealer screen (recall reads the journal for more)
+SCOREBOARD = 120  # coups of the shoe in play kept for the baccarat roads (an 8-deck shoe deals about 80)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,11 @@ class TableState:
     shoe: ShoeStatus = ShoeStatus()
     meters: Meters = Meters()
     history: tuple[dict[str, Any], ...] = ()
+    # The game's snapshot as the last round stood when it settled (its final cards, for the screens, which
+    # show it beside the payouts until the next round's cards come out; views mask it like the live game),
+    # and one scoreboard entry per coup settled since the shoe was loaded (the baccarat roads).
+    last_round: dict[str, Any] | None = None
+    scoreboard: tuple[dict[str, Any], ...] = ()
     bets_close_at: float | None = None
     doors_open: tuple[str, ...] = ()
     rules: dict[str, Any] = field(default_factory=dict, compare=False)  # the rules in force, as journaled
@@ -151,14 +157,40 @@ def _add_settlement(meters: Meters, eff: RoundSettled) -> Meters:
                    banked=meters.banked + (s.house_win if s.banker else 0))
 
 
+def scoreboard_entry(snapshot: dict[str, Any]) -> dict[str, Any] | None:
+    """A settled coup for the scoreboard roads: who won, the points, the pairs, a natural. Only for games
+    with two point-scored sides (baccarat, chemin de fer); None otherwise. Read from the public projection
+    of the snapshot, so nothing derived from a face-down card can get in."""
+    from controller.views import project
+
+    game = project({"game": snapshot}, "public")["game"]
+    sides = {"baccarat": ("player", "banker"), "chemin-de-fer": ("punter_hand", "banker_hand")}.get(game.get("game"))
+    if sides is None:
+        return None
+    hands = [game.get(side) or {} for side in sides]
+    points = [h.get("points") for h in hands]
+    if None in points:
+        return None
+    p, b = points
+    first_two = [[c["card"] for c in h.get("cards", [])[:2]] for h in hands]
+    pairs = [name for name, cards in zip(("player", "banker"), first_two)
+             if len(cards) == 2 and None not in cards and cards[0][:-1] == cards[1][:-1]]
+    natural = any(len(h.get("cards", [])) == 2 and pts >= 8 for h, pts in zip(hands, points))
+    return {"round": game.get("round"), "winner": "player" if p > b else "banker" if b > p else "tie",
+            "player": p, "banker": b, "pairs": pairs, "natural": natural}
+
+
 def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
     event = event_from_json(record["event"])
+    before = state.game
     game, effects = state.game_spec.apply(state.game, event)
     meters, shoe, history = state.meters, state.shoe, state.history
+    last_round, scoreboard = state.last_round, state.scoreboard
     if isinstance(event, CardDealt):
         shoe = replace(shoe, dealt=shoe.dealt + 1)
     if isinstance(event, NewShoe):
         shoe = replace(shoe, dealt=0, shuffle_due=False, shuffling=False)
+        scoreboard = ()
     closes_at = state.bets_close_at
     if event.KIND == "open_bets":
         closes_at = record.get("closes_at")
@@ -168,12 +200,19 @@ def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, E
         if isinstance(eff, RoundSettled):
             meters = _add_settlement(meters, eff)
             history = (history + ({"round": eff.round, **eff.settlement.json()},))[-HISTORY:]
+            # A round settles on the Settle event, which clears the layout: the table as it stood is `before`.
+            last_round = state.game_spec.snapshot(before)
+            entry = scoreboard_entry(last_round)
+            if entry is not None:
+                scoreboard = (scoreboard + (entry,))[-SCOREBOARD:]
         elif isinstance(eff, RoundVoided):
             meters = replace(meters, voids=meters.voids + 1)
             history = (history + ({"round": eff.round, "voided": eff.reason, "returned": eff.returned},))[-HISTORY:]
+            last_round = None
         elif isinstance(eff, ShuffleDue):
             shoe = replace(shoe, shuffle_due=True)
-    return replace(state, game=game, meters=meters, shoe=shoe, history=history, bets_close_at=closes_at), effects
+    return replace(state, game=game, meters=meters, shoe=shoe, history=history, last_round=last_round,
+                   scoreboard=scoreboard, bets_close_at=closes_at), effects
 
 
 def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
@@ -255,6 +294,8 @@ def picture(state: TableState) -> dict[str, Any]:
         "shoe": {"link": state.shoe.link, "flags": list(state.shoe.flags), "dealt": state.shoe.dealt,
                  "shuffle_due": state.shoe.shuffle_due, "shuffling": state.shoe.shuffling},
         "history": list(state.history),
+        "last_round": state.last_round,
+        "scoreboard": list(state.scoreboard),
         "dealer_only": {"alerts": [a.json() for a in state.alerts], "meters": state.meters.json(),
                         "doors_open": list(state.doors_open)},
     }

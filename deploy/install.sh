@@ -21,7 +21,8 @@ python3 -m venv /opt/croupier/venv
 /opt/croupier/venv/bin/pip install --upgrade pip
 /opt/croupier/venv/bin/pip install "$here"
 
-install -m 0644 "$here/deploy/systemd/croupier@.service" /etc/systemd/system/
+install -m 0644 "$here/deploy/systemd/croupier@.service" "$here/deploy/systemd/croupier-screens@.service" \
+    /etc/systemd/system/
 install -m 0644 "$here/deploy/udev/99-croupier-shoe.rules" /etc/udev/rules.d/
 udevadm control --reload-rules && udevadm trigger
 systemctl daemon-reload
@@ -29,6 +30,10 @@ systemctl daemon-reload
 if [ ! -f /etc/croupier/keys/server.key_secret ]; then
     /opt/croupier/venv/bin/croupier keys server dealer attendant ops --dir /etc/croupier/keys
     chown -R root:croupier /etc/croupier/keys && chmod 0640 /etc/croupier/keys/*.key_secret
+fi
+if [ ! -f /etc/croupier/dealer-screen.token ]; then   # the dealer screen's secret ([screens].dealer_token_file)
+    python3 -c 'import secrets; print(secrets.token_urlsafe(24))' > /etc/croupier/dealer-screen.token
+    chown root:croupier /etc/croupier/dealer-screen.token && chmod 0640 /etc/croupier/dealer-screen.token
 fi
 if [ -n "$table" ]; then
     case "$kind" in
@@ -38,6 +43,6 @@ if [ -n "$table" ]; then
     esac
     [ -f "/etc/croupier/$table.toml" ] || install -m 0640 -g croupier "$here/deploy/config/$example" \
         "/etc/croupier/$table.toml"
-    echo "edit /etc/croupier/$table.toml, then: systemctl enable --now croupier@$table"
+    echo "edit /etc/croupier/$table.toml, then: systemctl enable --now croupier@$table croupier-screens@$table"
 fi
 echo "installed; a demo without hardware: /opt/croupier/venv/bin/croupier demo"

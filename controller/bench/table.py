@@ -21,7 +21,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _config(tmp: str, seed: int) -> Any:
+def _config(tmp: str, seed: int, game: str = "baccarat") -> Any:
     import socket
     from pathlib import Path
 
@@ -33,7 +33,7 @@ def _config(tmp: str, seed: int) -> Any:
             s.bind(("127.0.0.1", 0))
             ports.append(s.getsockname()[1])
     return config_from_mapping({
-        "table": {"id": "bench", "game": "baccarat", "journal": f"{tmp}/bench.journal"},
+        "table": {"id": "bench", "game": game, "journal": f"{tmp}/bench.journal"},
         "shoe": {"port": "sim", "seed": seed},
         "bus": {"publish": f"tcp://127.0.0.1:{ports[0]}", "snapshot": f"tcp://127.0.0.1:{ports[1]}",
                 "commands": f"tcp://127.0.0.1:{ports[2]}", "heartbeat": 0.2},

@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ports", type=int, nargs=3, default=DEMO_PORTS, metavar=("PUB", "SNAP", "CMD"),
                    help="bus ports on localhost (default 5550 5551 5552)")
     p.add_argument("--quiet", action="store_true", help="do not print the table as it is dealt")
+    p.add_argument("--screens", default="127.0.0.1:8080", metavar="HOST:PORT",
+                   help="serve the player and dealer screens here (default 127.0.0.1:8080; a free port if taken)")
+    p.add_argument("--no-screens", action="store_true", help="no screens bridge")
     p.set_defaults(func=_demo)
 
     p = sub.add_parser("watch", help="follow a table's public or dealer view in the terminal",
@@ -210,7 +213,12 @@ def _demo(args: argparse.Namespace) -> int:
             table.on_publish = lambda views: _print_state(views[1]["public"], compact=True)
 
     async def play(table: Any) -> None:
-        await Autoplay(table, rng, pace=args.pace, rounds=args.rounds).run()
+        bridge = None if args.no_screens else await _demo_screens(cfg, args.screens)
+        try:
+            await Autoplay(table, rng, pace=args.pace, rounds=args.rounds).run()
+        finally:
+            if bridge is not None:
+                await bridge.close()
 
     try:
         asyncio.run(_serve(cfg, play, ready))
@@ -307,6 +315,26 @@ def _toml(data: dict[str, Any]) -> str:
     for name, section in data.items():
         table(name, section)
     return "\n".join(lines) + "\n"
+
+
+async def _demo_screens(cfg: Any, listen: str) -> Any:
+    """The demo's screens bridge, in the demo's process, following the demo table over its bus."""
+    from controller.cli import CliError
+    from controller.commands.screens import print_urls
+    from controller.config import ConfigError
+    from controller.screens import serve
+    from controller.screens.config import parse_listen
+
+    try:
+        host, port = parse_listen(listen, "--screens")
+        try:
+            bridge, settings = await serve([cfg], listen=f"{host}:{port}")
+        except OSError:   # the port is taken (another demo?): any free one will do, the URL is printed
+            bridge, settings = await serve([cfg], listen=f"{host}:0")
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    print_urls(bridge, settings, lead="screens:   ")
+    return bridge
 
 
 def _endpoints(args: argparse.Namespace) -> tuple[str, Any, Any]:

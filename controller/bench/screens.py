@@ -1,0 +1,133 @@
+"""`croupier bench screens`: update latency from the bus to the DOM of N screens in headless Chromium (p50/p99), beside the bus-to-bridge part."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from typing import Any, Callable
+
+HELP = ("screens: latency from a table's publish on the bus to the update in the DOM of each of N connected "
+        "screens (headless Chromium; p50/p99 over every screen and update), and its bus-to-bridge part")
+
+TOKEN = "bench-dealer-token-0123456789"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--screens", type=int, default=20, help="connected screens (default 20: one dealer page, "
+                                                               "two spot pages, the rest player pages)")
+    parser.add_argument("--updates", type=int, default=300, help="table updates to measure (default 300)")
+    parser.add_argument("--pace", type=float, default=0.25,
+                        help="seconds between the autoplay's actions (default 0.25: a brisk dealer; bets still come "
+                             "in bursts, every player at once)")
+    parser.add_argument("--game", default="blackjack", help="game dealt (default blackjack)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--size", default="1920x1080", help="each screen's viewport (default 1920x1080)")
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
+    import tempfile
+
+    from controller.autoplay import Autoplay
+    from controller.bench.table import _config as table_config
+    from controller.rng import SeededRng
+    from controller.screens.bridge import Bridge, source_for_table
+    from controller.screens.browser import Chromium
+    from controller.table import Table
+
+    width, height = (int(x) for x in args.size.split("x"))
+    with tempfile.TemporaryDirectory(prefix="croupier-bench-screens-") as tmp:
+        cfg = table_config(tmp, args.seed, args.game)
+        table = Table(cfg)
+        await table.start()
+        bridge = Bridge([source_for_table(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0,
+                        heartbeat=cfg.bus.heartbeat)
+        await bridge.start()
+        base = f"http://127.0.0.1:{bridge.port}"
+        paths = [f"/dealer/bench?token={TOKEN}", "/table/bench/spot/1", "/table/bench/spot/2"]
+        paths = (paths + ["/table/bench"] * args.screens)[:args.screens]
+        chromium = Chromium()
+        try:
+            await chromium.start()
+            started = time.perf_counter()
+            pages = [await chromium.open(base + path, width, height) for path in paths]
+            for page in pages:
+                await chromium.wait_for(page, "window.croupier && window.croupier.snapshots > 0", timeout=60)
+            say(f"{len(pages)} screens ({width}x{height}) connected in {time.perf_counter() - started:.1f} s "
+                f"({bridge.screens()} WebSockets on the bridge)")
+            await Autoplay(table, SeededRng(args.seed)).step()   # warm up: first renders, JIT
+            for page in pages:
+                await chromium.evaluate(page, "window.croupier.latencies = []")
+            for feed in bridge.feeds.values():
+                feed.bus_latency.clear()
+            first = table.state.seq + 1
+            autoplay = asyncio.create_task(Autoplay(table, SeededRng(args.seed + 1), pace=args.pace).run())
+            t0 = time.perf_counter()
+            while table.state.seq < first + args.updates - 1:
+                if autoplay.done():
+                    autoplay.result()   # the autoplay failed: say why
+                    raise RuntimeError("the autoplay stopped")
+                if not await table.wait_change(table.state.seq, 30):
+                    raise RuntimeError("the table did not move for 30 s")
+            autoplay.cancel()
+            await asyncio.gather(autoplay, return_exceptions=True)
+            elapsed = time.perf_counter() - t0
+            last = table.state.seq
+            samples: list[tuple[int, float]] = []
+            resnapshots = 0
+            for page in pages:
+                await chromium.wait_for(page, f"window.croupier.seq >= {last}", timeout=60)
+                stats = await chromium.evaluate(page, "({lat: window.croupier.latencies, gaps: window.croupier.gaps, "
+                                                      "silences: window.croupier.silences})")
+                samples += [(int(seq), float(ms)) for seq, ms in stats["lat"] if first <= seq <= last]
+                resnapshots += stats["gaps"] + stats["silences"]
+        finally:
+            bus = [x * 1000 for f in bridge.feeds.values() if f.view == "public" for x in f.bus_latency]
+            await chromium.close()
+            await bridge.close()
+            await table.stop()
+
+    latencies = [ms for _, ms in samples]
+    worst: dict[int, float] = {}
+    for seq, ms in samples:
+        worst[seq] = max(worst.get(seq, 0.0), ms)
+    updates = last - first + 1
+    return {
+        "game": args.game, "screens": len(paths), "size": args.size, "pace_s": args.pace, "updates": updates,
+        "updates_per_s": round(updates / elapsed, 1), "samples": len(latencies), "resnapshots": resnapshots,
+        "dom_p50_ms": round(_percentile(latencies, 0.5), 2), "dom_p99_ms": round(_percentile(latencies, 0.99), 2),
+        "dom_max_ms": round(max(latencies), 2),
+        "last_screen_p50_ms": round(_percentile(list(worst.values()), 0.5), 2),
+        "last_screen_p99_ms": round(_percentile(list(worst.values()), 0.99), 2),
+        "bus_to_bridge_p50_ms": round(_percentile(bus, 0.5), 2) if bus else None,
+        "bus_to_bridge_p99_ms": round(_percentile(bus, 0.99), 2) if bus else None,
+        "goal_p99_ms": 50,
+    }
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
+    from controller.cli import CliError
+    from controller.screens.browser import missing
+
+    why = missing(playwright=False)
+    if why:
+        raise CliError(f"bench screens needs a browser: {why}")
+    if args.screens < 1 or args.updates < 10:
+        raise CliError("--screens at least 1 and --updates at least 10")
+    figures = asyncio.run(_measure(args, say))
+    say(f"{figures['screens']} screens, {figures['updates']} updates of a {figures['game']} table "
+        f"({figures['updates_per_s']}/s), {figures['samples']} screen updates measured, "
+        f"{figures['resnapshots']} resnapshots")
+    say(f"bus -> DOM, every screen:       p50 {figures['dom_p50_ms']:.1f} ms   p99 {figures['dom_p99_ms']:.1f} ms   "
+        f"max {figures['dom_max_ms']:.1f} ms   (goal p99 < 50 ms: {'met' if figures['dom_p99_ms'] < 50 else 'NOT met'})")
+    say(f"bus -> DOM, last of the screens: p50 {figures['last_screen_p50_ms']:.1f} ms   "
+        f"p99 {figures['last_screen_p99_ms']:.1f} ms")
+    if figures["bus_to_bridge_p50_ms"] is not None:
+        say(f"bus -> bridge:                   p50 {figures['bus_to_bridge_p50_ms']:.2f} ms   "
+            f"p99 {figures['bus_to_bridge_p99_ms']:.2f} ms")
+    return figures

@@ -1,0 +1,77 @@
+"""`croupier screens`: serve the player, spot and dealer pages of one or more tables (the web bridge to their bus)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("screens", help="serve the player and dealer screens of a table (web bridge to its bus)",
+                       description="Serve the player pages (/table/ID, /table/ID/spot/N), the dealer page "
+                                   "(/dealer/ID, behind a token) and /healthz, following each table's bus. "
+                                   "Settings: the [screens] section of the table's config.")
+    p.add_argument("--config", action="append", required=True, metavar="FILE",
+                   help="a table's TOML config (repeat for several tables)")
+    p.add_argument("--listen", default=None, metavar="HOST:PORT", help="override [screens].listen (default 0.0.0.0:8080)")
+    p.add_argument("--four-colour", action="store_true", default=None, help="four-colour deck by default")
+    p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    p.set_defaults(func=_run)
+
+
+def urls(bridge: Any, settings: Any, host: str | None = None) -> list[tuple[str, str]]:
+    """(what, URL) for each table's pages; the dealer URL carries the token when it was made up at start."""
+    import socket
+
+    shown = host or (bridge.host if bridge.host not in ("0.0.0.0", "::", "") else socket.gethostname())
+    base = f"http://{shown}:{bridge.port}"
+    out = []
+    for sid, source in bridge.sources.items():
+        out.append(("players", f"{base}/table/{sid}"))
+        out.append(("spot 1's own screen", f"{base}/table/{sid}/spot/1"))
+        token = settings.dealer_token if settings.token_generated else "<token from [screens].dealer_token_file>"
+        out.append(("dealer", f"{base}/dealer/{sid}?token={token}"))
+    out.append(("health", f"{base}/healthz"))
+    return out
+
+
+def print_urls(bridge: Any, settings: Any, lead: str = "screens:") -> None:
+    for i, (what, url) in enumerate(urls(bridge, settings)):
+        print(f"{lead if i == 0 else ' ' * len(lead)} {url:<60} ({what})", flush=True)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+    import signal
+
+    from controller.cli import CliError
+    from controller.commands.table import _load, _setup_logging
+    from controller.config import ConfigError
+    from controller.screens import serve
+
+    _setup_logging(args.log_level)
+    configs = [_load(path) for path in args.config]
+
+    async def main() -> None:
+        try:
+            bridge, settings = await serve(configs, listen=args.listen, four_colour=args.four_colour)
+        except ConfigError as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            raise CliError(f"cannot listen: {exc.strerror or exc}") from None
+        if settings.token_generated:
+            logging.getLogger("croupier.screens").warning(
+                "no [screens].dealer_token_file: a fresh dealer token for this run only (the dealer URL below)")
+        print_urls(bridge, settings)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            await bridge.close()
+
+    asyncio.run(main())
+    return 0

@@ -1,0 +1,396 @@
+"""The screens bridge: a Clone client of each table's bus that serves the pages and one WebSocket per screen.
+
+Browsers cannot speak ZeroMQ. The bridge subscribes to a table's `public` and `dealer` views with
+`controller.bus.BusClient` (snapshot, then updates in seq order; a gap or silence means a new snapshot)
+and fans each view out to the screens bound to it:
+
+    GET /table/<id>, /table/<id>/spot/<n>     player pages (public view)
+    GET /dealer/<id>?token=T                  the dealer page: checks the token, sets it as an HttpOnly
+                                              cookie and redirects to /dealer/<id>
+    GET /ws/<id>/<view>                       a screen's WebSocket; any view but public needs the token
+    GET /healthz                              200 {"ok": true, ...} once every table has been heard recently
+    GET /static/...                           the pages' CSS and scripts (no build step, no CDN)
+
+WebSocket messages (JSON text), bridge to screen:
+    {"kind": "snapshot", "seq", "ts", "now", "info", "state"}  first on connect; again after the bridge's
+                                               own resnapshot (a gap on the bus): the screen starts over
+    {"kind": "update", "seq", "ts", "state"}   the next state: `seq` is exactly the last one + 1
+    {"kind": "heartbeat", "seq", "now", "stale"} every heartbeat; `seq` is the latest
+    {"kind": "reply", "id", "ok", "error"|"result"}   the answer to a dealer page's command
+    {"kind": "error", "error"}                 a message the bridge refused
+A screen that sees a seq jump, a heartbeat with another seq, or three heartbeats of silence closes its
+socket and reconnects, which gives it a fresh snapshot. A screen that falls behind (its queue fills) is
+disconnected and does the same. `ts` is the table's publish time (bus), `now` the bridge's clock, so a
+screen can count down `bets_close_at` on the table's clock whatever its own says.
+
+Screen to bridge, dealer views only: {"id": 1, "command": "resolve", "args": {"alert": 4, "action": "discard"}}.
+The bridge forwards it as a `CommandClient` command signed with its dealer CURVE key (from the config):
+the table checks the role and journals it like any dealer command. A player page's WebSocket carries
+no commands at all: whatever it sends is answered with an error and goes nowhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from controller.bus import BusClient, BusEndpoints, CommandClient, CommandError
+from controller.screens.pages import PAGES, Page, render_page
+
+__all__ = ["Source", "Bridge", "DEALER_PAGE_COMMANDS", "COOKIE", "source_for_table"]
+
+log = logging.getLogger("croupier.screens")
+
+STATIC = Path(__file__).with_name("static")
+COOKIE = "croupier_dealer"
+# What a dealer page may ask the table for. The table checks the dealer role again; the bridge never
+# forwards anything else (no bets, no cards, no audit) whatever a page sends.
+DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", "shuffle")
+QUEUE = 64            # messages a screen may lag behind before it is told to resnapshot
+MAX_MESSAGE = 4096    # bytes of a command from a dealer page
+
+
+@dataclass
+class Source:
+    """One table (or, later, cabinet) the bridge follows: its bus and what its pages need to know."""
+
+    id: str
+    endpoints: BusEndpoints
+    info: dict[str, Any]                          # static facts for the pages: game, title, rules, spots
+    views: tuple[str, ...] = ("public", "dealer")
+    dealer_keys: tuple[bytes, bytes] | None = None
+    server_public: bytes | None = None
+    commands: bool = True                          # dealer pages may send commands
+
+
+def source_for_table(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None, server_public: bytes | None = None,
+                     commands: bool = True, four_colour: bool = False) -> Source:
+    """A Source from a table config (controller.config.TableConfig)."""
+    rules = cfg.rules.to_json()
+    info = {"id": cfg.table_id, "game": cfg.game.name, "title": cfg.game.title, "boxes": list(cfg.game.boxes),
+            "spots": rules.get("spots"), "rules": rules, "four_colour": four_colour, "heartbeat": cfg.bus.heartbeat,
+            "commands": list(DEALER_PAGE_COMMANDS) if commands else []}
+    return Source(cfg.table_id, cfg.bus.endpoints, info, dealer_keys=dealer_keys, server_public=server_public,
+                  commands=commands)
+
+
+async def _no_content(request: web.Request) -> web.Response:
+    return web.Response(status=204)
+
+
+class _Screen:
+    """One connected screen: a bounded queue and a task that writes it to the socket in order."""
+
+    def __init__(self, ws: web.WebSocketResponse, peer: str) -> None:
+        self.ws, self.peer = ws, peer
+        self.queue: asyncio.Queue[str] = asyncio.Queue(QUEUE)
+        self.task = asyncio.create_task(self._send())
+        self.dropped = False
+
+    def push(self, text: str) -> None:
+        if self.dropped:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            # It would miss updates: tell it to start over from a snapshot rather than show a wrong table.
+            self.dropped = True
+            log.info("screen %s fell %d messages behind: disconnected to resnapshot", self.peer, QUEUE)
+            asyncio.get_running_loop().create_task(self.ws.close(code=WSCloseCode.TRY_AGAIN_LATER,
+                                                                 message=b"behind: resnapshot"))
+
+    async def _send(self) -> None:
+        try:
+            while True:
+                await self.ws.send_str(await self.queue.get())
+        except (ConnectionError, RuntimeError):
+            pass  # the socket closed under us; the handler cleans up
+
+    def stop(self) -> None:
+        self.task.cancel()
+
+
+@dataclass
+class _Feed:
+    """One view of one source: the bus client, the latest state, the screens bound to it."""
+
+    source: Source
+    view: str
+    heartbeat: float
+    context: Any
+    seq: int = -1
+    ts: float | None = None
+    state: dict[str, Any] | None = None
+    screens: set[_Screen] = field(default_factory=set)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    bus_latency: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))  # bus publish -> here, s
+
+    def __post_init__(self) -> None:
+        self.client = BusClient(self.source.id, self.view, self.source.endpoints, self._on_state,
+                                heartbeat_s=self.heartbeat, context=self.context)
+
+    def _on_state(self, seq: int, state: dict[str, Any]) -> None:
+        follows = seq == self.seq + 1
+        self.seq, self.state, self.ts = seq, state, self.client.ts
+        if self.ts is not None:
+            self.bus_latency.append(time.time() - self.ts)
+        self.ready.set()
+        if not self.screens:
+            return
+        text = json.dumps({"kind": "update", "seq": seq, "ts": self.ts, "state": state}) if follows \
+            else self.snapshot()
+        for screen in self.screens:
+            screen.push(text)
+
+    def snapshot(self) -> str:
+        return json.dumps({"kind": "snapshot", "seq": self.seq, "ts": self.ts, "now": time.time(),
+                           "table": self.source.id, "view": self.view, "info": self.source.info, "state": self.state})
+
+    def stale(self) -> bool:
+        return time.monotonic() - self.client.heard > 3 * self.heartbeat
+
+
+class Bridge:
+    """The web server. `await start()`, then `port` is bound; `await close()` stops it."""
+
+    def __init__(self, sources: list[Source], *, dealer_token: str, host: str = "0.0.0.0", port: int = 8080,
+                 heartbeat: float = 1.0, context: Any = None, pages: dict[str, Page] | None = None) -> None:
+        if not dealer_token:
+            raise ValueError("the dealer pages need a token")
+        self.sources = {s.id: s for s in sources}
+        self.dealer_token = dealer_token
+        self.host, self.port = host, port
+        self.heartbeat = heartbeat
+        self.context = context
+        self.pages = PAGES if pages is None else pages
+        self.feeds = {(s.id, view): _Feed(s, view, heartbeat, context) for s in sources for view in s.views}
+        self._commanders: dict[str, tuple[CommandClient, asyncio.Lock]] = {}
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._runner: web.AppRunner | None = None
+        self.app = self._make_app()
+
+    # ------------------------------------------------------------------------------------------ life cycle
+
+    def _make_app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_MESSAGE)
+        app.router.add_get("/", self._index)
+        app.router.add_get("/healthz", self._health)
+        app.router.add_get("/favicon.ico", _no_content)
+        app.router.add_get("/ws/{id}/{view}", self._websocket)
+        for page in self.pages.values():
+            app.router.add_get(page.route, self._page_handler(page))
+        app.router.add_static("/static/", STATIC, append_version=False)
+        app.on_response_prepare.append(self._headers)
+        return app
+
+    async def start(self) -> None:
+        """Bind (an OSError if the port is taken, with nothing left running), then follow the buses."""
+        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        try:
+            await site.start()
+        except OSError:
+            await self._runner.cleanup()
+            self._runner = None
+            raise
+        if self.port == 0:
+            self.port = self._runner.addresses[0][1]
+        for feed in self.feeds.values():
+            self._tasks.append(asyncio.create_task(self._follow(feed)))
+        self._tasks.append(asyncio.create_task(self._heartbeats()))
+
+    async def close(self) -> None:
+        for feed in self.feeds.values():
+            for screen in list(feed.screens):
+                await screen.ws.close(code=WSCloseCode.GOING_AWAY, message=b"bridge stopping")
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        if self._runner is not None:
+            await self._runner.cleanup()
+        for client, _ in self._commanders.values():
+            client.close()
+
+    async def _follow(self, feed: _Feed) -> None:
+        while True:
+            try:
+                await feed.client.run()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a refused snapshot or a garbled message: log, wait a beat, follow again
+                log.exception("bus client for %s/%s failed; retrying", feed.source.id, feed.view)
+                await asyncio.sleep(self.heartbeat)
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            now = time.time()
+            for feed in self.feeds.values():
+                if feed.seq < 0 or not feed.screens:
+                    continue
+                text = json.dumps({"kind": "heartbeat", "seq": feed.seq, "now": now, "stale": feed.stale()})
+                for screen in feed.screens:
+                    screen.push(text)
+
+    # ------------------------------------------------------------------------------------------ HTTP
+
+    @staticmethod
+    async def _headers(request: web.Request, response: web.StreamResponse) -> None:
+        # The pages load nothing from elsewhere and are never framed by another site.
+        response.headers.setdefault("Content-Security-Policy",
+                                    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+                                    "frame-ancestors 'none'")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        if request.path.startswith("/static/"):
+            response.headers.setdefault("Cache-Control", "no-cache")
+
+    def _authorised(self, request: web.Request) -> bool:
+        offered = request.cookies.get(COOKIE) or request.query.get("token") or ""
+        auth = request.headers.get("Authorization", "")
+        if auth.startswith("Bearer "):
+            offered = auth[7:]
+        return hmac.compare_digest(offered.encode(), self.dealer_token.encode())
+
+    def _page_handler(self, page: Page) -> Callable[[web.Request], Any]:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            table = request.match_info["id"]
+            if table not in self.sources:
+                raise web.HTTPNotFound(text=f"no table {table!r} here (tables: {', '.join(self.sources)})")
+            if page.dealer:
+                if "token" in request.query and self._authorised(request):
+                    # Keep the secret out of the address bar and history: a cookie only this site sees.
+                    response = web.HTTPSeeOther(request.path)
+                    response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
+                    raise response
+                if not self._authorised(request):
+                    log.warning("dealer page %s refused to %s: no or wrong token", request.path, request.remote)
+                    raise web.HTTPUnauthorized(text="the dealer screen needs its token: open /dealer/<id>?token=... "
+                                                    "(the token is in the table's config, [screens].dealer_token_file)")
+            params = {k: int(v) if v.isdigit() else v for k, v in request.match_info.items() if k != "id"}
+            deck = request.query.get("deck")
+            if deck in ("2", "4"):
+                params["four_colour"] = deck == "4"
+            return web.Response(text=render_page(page, table, params), content_type="text/html")
+
+        return handler
+
+    async def _index(self, request: web.Request) -> web.Response:
+        rows = []
+        for sid in self.sources:
+            links = " ".join(f'<a href="{p.route.split("{spot")[0].replace("{id}", sid).rstrip("/")}">{p.name}</a>'
+                             for p in self.pages.values() if "{spot" not in p.route)
+            rows.append(f"<li>{sid}: {links}</li>")
+        return web.Response(text=f"<!doctype html><title>Croupier screens</title><ul>{''.join(rows)}</ul>",
+                            content_type="text/html")
+
+    async def _health(self, request: web.Request) -> web.Response:
+        tables: dict[str, Any] = {}
+        ok = True
+        for (sid, view), feed in self.feeds.items():
+            entry = tables.setdefault(sid, {"views": {}})
+            live = feed.seq >= 0 and not feed.stale()
+            entry["views"][view] = {"seq": feed.seq, "live": live, "screens": len(feed.screens)}
+            ok = ok and live
+        return web.json_response({"ok": ok, "tables": tables}, status=200 if ok else 503)
+
+    # ------------------------------------------------------------------------------------------ WebSockets
+
+    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        sid, view = request.match_info["id"], request.match_info["view"]
+        feed = self.feeds.get((sid, view))
+        if feed is None:
+            raise web.HTTPNotFound(text=f"no view {view!r} of {sid!r} here")
+        dealer = view != "public"
+        if dealer:
+            if not self._authorised(request):
+                log.warning("dealer WebSocket refused to %s: no or wrong token", request.remote)
+                raise web.HTTPForbidden(text="the dealer view needs the dealer token")
+            origin = request.headers.get("Origin")
+            if origin is not None and origin.split("://", 1)[-1] != request.host:
+                # A page of another site riding the kiosk's cookie: refuse (cross-site WebSocket hijacking).
+                log.warning("dealer WebSocket refused: origin %s is not %s", origin, request.host)
+                raise web.HTTPForbidden(text="cross-origin dealer WebSocket refused")
+        ws = web.WebSocketResponse(compress=False, max_msg_size=MAX_MESSAGE, autoping=True, heartbeat=None)
+        await ws.prepare(request)
+        if not feed.ready.is_set():
+            # The table has not been heard yet: hold the screen (it shows "connecting") until it is, or
+            # until the screen goes away.
+            waiter = asyncio.create_task(feed.ready.wait())
+            reader = asyncio.create_task(ws.receive())
+            await asyncio.wait({waiter, reader}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (waiter, reader):
+                task.cancel()
+            await asyncio.gather(waiter, reader, return_exceptions=True)
+            if not feed.ready.is_set() or ws.closed:
+                await ws.close()
+                return ws
+        screen = _Screen(ws, str(request.remote))
+        screen.push(feed.snapshot())   # no await between this and joining: no update can slip in between
+        feed.screens.add(screen)
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                if not dealer:
+                    screen.push(json.dumps({"kind": "error", "error": "player screens send no commands"}))
+                    continue
+                screen.push(json.dumps(await self._command(feed.source, msg.data, str(request.remote))))
+        finally:
+            feed.screens.discard(screen)
+            screen.stop()
+        return ws
+
+    async def _command(self, source: Source, data: str, peer: str) -> dict[str, Any]:
+        req_id: Any = None
+        try:
+            req = json.loads(data)
+            if not isinstance(req, dict):
+                raise ValueError("expected a JSON object")
+            req_id = req.get("id")
+            command, args = req.get("command"), req.get("args", {})
+            if command not in DEALER_PAGE_COMMANDS or not isinstance(args, dict):
+                raise ValueError(f"a dealer screen sends {', '.join(DEALER_PAGE_COMMANDS)} with an args object")
+            if not source.commands:
+                raise ValueError("this bridge holds no dealer key ([screens].dealer_key): the dealer screen "
+                                 "can only look")
+        except ValueError as exc:
+            return {"kind": "reply", "id": req_id, "ok": False, "error": f"refused by the bridge: {exc}"}
+        log.info("dealer screen %s: %s %s", peer, command, json.dumps(args))
+        client, lock = self._commander(source)
+        try:
+            async with lock:  # one request at a time on the DEALER socket, so replies pair up with requests
+                reply = await client.send(command, **args)
+        except CommandError as exc:
+            return {"kind": "reply", "id": req_id, "ok": False, "error": str(exc)}
+        except TypeError as exc:   # args that are not keywords
+            return {"kind": "reply", "id": req_id, "ok": False, "error": f"refused by the bridge: {exc}"}
+        out = {"kind": "reply", "id": req_id, "ok": bool(reply.get("ok"))}
+        if reply.get("ok"):
+            out["result"] = reply.get("result")
+        else:
+            out["error"] = reply.get("error", "refused")
+        return out
+
+    def _commander(self, source: Source) -> tuple[CommandClient, asyncio.Lock]:
+        if source.id not in self._commanders:
+            client = CommandClient(source.endpoints.commands, source.dealer_keys, source.server_public,
+                                   context=self.context)
+            self._commanders[source.id] = (client, asyncio.Lock())
+        return self._commanders[source.id]
+
+    # ------------------------------------------------------------------------------------------ figures
+
+    def screens(self) -> int:
+        return sum(len(f.screens) for f in self.feeds.values())

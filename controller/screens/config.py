@@ -1,0 +1,105 @@
+"""The [screens] section of a table's config: where the bridge listens, the dealer pages' token, the dealer key for their commands.
+
+```toml
+[screens]
+listen = "0.0.0.0:8080"                    # host:port the bridge serves pages and WebSockets on
+dealer_token_file = "dealer-screen.token"  # the dealer pages' secret (one line, 16+ characters); relative to
+                                           # this file. Unset: a fresh random token each start, logged.
+dealer_key = "dealer.key_secret"           # the CURVE key pair (in [bus].keys) the bridge sends the dealer
+                                           # pages' commands with; its public key must be a [[bus.client]]
+                                           # with role "dealer". Unset with [bus].keys: dealer pages are read-only.
+four_colour = false                        # the four-colour deck by default (a page may ask with ?deck=4 or 2)
+```
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from controller.config import ConfigError, TableConfig, _get, _unknown
+
+__all__ = ["ScreensConfig", "screens_config", "parse_listen", "MIN_TOKEN"]
+
+MIN_TOKEN = 16  # characters of a dealer token: guessing one over a LAN must be hopeless
+
+
+@dataclass(frozen=True)
+class ScreensConfig:
+    host: str = "0.0.0.0"
+    port: int = 8080
+    dealer_token: str = ""                 # the dealer pages' secret
+    token_generated: bool = True           # True: made up at start (say so, and print the dealer URL)
+    dealer_keys: tuple[bytes, bytes] | None = None    # our CURVE pair for dealer commands (None: none or no CURVE)
+    server_public: bytes | None = None     # the table's public key, for CURVE
+    commands: bool = True                  # may dealer pages send commands at all
+    four_colour: bool = False
+
+
+def parse_listen(text: str, where: str = "listen") -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"{where}: expected HOST:PORT (e.g. 0.0.0.0:8080), got {text!r}")
+    return host.strip("[]") or "0.0.0.0", int(port)
+
+
+def _read_token(path: Path, where: str) -> str:
+    try:
+        token = path.read_text().strip()
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such token file {path} (make one: python3 -c 'import secrets; "
+                          f"print(secrets.token_urlsafe(24))' > {path})") from None
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read {path}: {exc.strerror}") from None
+    if len(token) < MIN_TOKEN or any(c.isspace() for c in token):
+        raise ConfigError(f"{where}: the token in {path} must be one word of at least {MIN_TOKEN} characters")
+    return token
+
+
+def screens_config(cfg: TableConfig, overrides: Mapping[str, Any] | None = None) -> ScreensConfig:
+    """Validate the [screens] section of a table config (plus command-line overrides: listen, four_colour)."""
+    from controller.bus import load_public_key, load_secret_keys, parse_role
+
+    where = f"{cfg.path or 'config'}[screens]"
+    raw = dict(cfg.raw.get("screens", {}) or {})
+    if not isinstance(cfg.raw.get("screens", {}), dict):
+        raise ConfigError(f"{where}: expected a table")
+    _unknown(raw, {"listen", "dealer_token_file", "dealer_key", "four_colour"}, where)
+    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    host, port = parse_listen(_get(raw, "listen", str, where, "0.0.0.0:8080"), f"{where}.listen")
+    base = cfg.path.parent if cfg.path else Path.cwd()
+    token_file = _get(raw, "dealer_token_file", str, where)
+    if token_file:
+        token, generated = _read_token(base / token_file, f"{where}.dealer_token_file"), False
+    else:
+        token, generated = secrets.token_urlsafe(18), True
+
+    keys = server = None
+    commands = True
+    key_name = _get(raw, "dealer_key", str, where)
+    if cfg.bus.keys is None:
+        if key_name:
+            raise ConfigError(f"{where}.dealer_key: the bus has no CURVE keys ([bus].keys): commands are "
+                              f"unauthenticated, so the bridge needs no key")
+    elif not key_name:
+        commands = False  # an authenticated table and no key for us: the dealer pages only look
+    else:
+        path = cfg.bus.keys / key_name
+        try:
+            keys = load_secret_keys(path)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{where}.dealer_key: {path}: not a CURVE secret key file ({exc})") from None
+        roles = {load_public_key(p): role for p, role in cfg.bus.clients}
+        role = roles.get(keys[0])
+        if role is None or parse_role(role).kind != "dealer":
+            raise ConfigError(f"{where}.dealer_key: {path.name} is not listed as a [[bus.client]] with role "
+                              f"\"dealer\" ({'role ' + repr(role) if role else 'not listed'}), so the table "
+                              f"would refuse its commands")
+        try:
+            server = load_public_key(cfg.bus.keys / "server.key")
+        except OSError:
+            raise ConfigError(f"{where}.dealer_key: no server.key (the table's public key) in {cfg.bus.keys}") from None
+    four = _get(raw, "four_colour", bool, where, False)
+    return ScreensConfig(host, port, token, generated, keys, server, commands, four)

@@ -1,0 +1,155 @@
+"use strict";
+// The dealer screen (/dealer/<id>): what to do next in words, the alerts that pause the round with the
+// buttons that resolve them, the dealer's own steps, the felt, the shoe, the meters and the last rounds.
+// Buttons send commands over this page's WebSocket; the bridge signs them with the dealer's key and the
+// table journals them like any dealer command.
+(() => {
+  const app = document.getElementById("app");
+  const els = {};
+  const STEPS = {open_bets: "Open bets", close_bets: "Close bets", settle: "Settle"};
+  let armedVoid = false;
+
+  function build() {
+    app.innerHTML =
+      '<header class="bar"><span class="title"></span><span class="next"></span><span class="round"></span></header>' +
+      '<div class="dealer-layout"><div class="main"><section class="alerts"></section>' +
+      '<section class="controls"></section><div class="felt mini"><div class="centre"></div>' +
+      '<div class="spots"></div></div></div><aside class="side"><section class="shoe"></section>' +
+      '<section class="doors"></section><section class="meters"></section><section class="history"></section>' +
+      '</aside></div><div class="toast" hidden></div>';
+    for (const name of ["title", "next", "round", "alerts", "controls", "centre", "spots", "shoe", "doors", "meters",
+      "history", "toast"]) els[name] = app.querySelector("." + name);
+    app.addEventListener("click", click);
+  }
+
+  const esc = Felt.esc, money = Felt.money;
+
+  function button(label, command, args, cls) {
+    return `<button class="${cls || ""}" data-command="${command}" data-args="${esc(JSON.stringify(args || {}))}">` +
+      `${esc(label)}</button>`;
+  }
+
+  function alerts(state, info) {
+    const list = (state.dealer_only || {}).alerts || [];
+    const can = (info.commands || []).includes("resolve");
+    return list.map((a) => `<div class="alert" data-alert="${a.id}" data-kind="${esc(a.kind)}">` +
+      `<div class="alert-kind">${esc(Felt.words(a.kind).toUpperCase())}</div>` +
+      (a.card ? `<div class="cards">${Cards.card(a.card, false)}</div>` : "") +
+      `<div class="alert-text">${esc(a.text)}</div><div class="alert-actions">` +
+      (can ? a.options.map((o) => button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "")).join("")
+        : "<em>read-only screen</em>") + "</div></div>").join("");
+  }
+
+  function controls(state, info) {
+    const can = new Set(info.commands || []);
+    if (!can.size) return '<p class="readonly">Read-only: this bridge holds no dealer key.</p>';
+    if (state.paused) return "";
+    const exp = state.expected || {};
+    const phase = (state.game || {}).phase;
+    let html = "";
+    for (const a of exp.actions || []) if (STEPS[a] && can.has(a) && !exp.actor) html += button(STEPS[a], a, {});
+    if (can.has("shuffle") && (phase === "shuffling" || (phase === "idle" && state.shoe && state.shoe.shuffle_due))) {
+      html += button("Shuffle", "shuffle", {});
+    }
+    if (can.has("void") && ["betting", "dealing", "deciding", "settling"].includes(phase)) {
+      html += armedVoid ? button("Confirm: void the round", "void", {reason: "voided from the dealer screen"}, "danger armed")
+        : '<button class="danger" data-arm="void">Void round</button>';
+    }
+    return html;
+  }
+
+  function shoe(state) {
+    const s = state.shoe || {}, g = (state.game || {}).shoe || {};
+    const total = (g.dealt || 0) + (g.remaining || 0);
+    const pct = total ? (100 * (g.dealt || 0)) / total : 0;
+    const cut = total && g.cut ? (100 * g.cut) / total : null;
+    const rows = [
+      ["Link", s.link ? "up" : "DOWN", s.link ? "" : "bad"],
+      ["Decks", g.decks || "", ""],
+      ["Cards dealt", g.dealt !== undefined ? money(g.dealt) : money(s.dealt || 0), ""],
+      ["Cards left", g.remaining !== undefined ? money(g.remaining) : "", ""],
+      ["Cut card at", g.cut ? money(g.cut) : "", g.cut_reached ? "warn" : ""],
+    ];
+    if (g.cut_reached) rows.push(["Cut card", "reached: last round of the shoe", "warn"]);
+    if (s.shuffle_due) rows.push(["Shuffle", "due", "warn"]);
+    if (s.shuffling) rows.push(["Shuffler", "shuffling", ""]);
+    if ((s.flags || []).length) rows.push(["Flags", s.flags.join(", "), "warn"]);
+    return "<h2>Shoe</h2>" + (total ? `<div class="shoe-bar"><div style="width:${pct.toFixed(1)}%"></div>` +
+      (cut !== null ? `<span class="cut" style="left:${cut.toFixed(1)}%"></span>` : "") + "</div>" : "") +
+      "<table>" + rows.filter((r) => r[1] !== "").map(([k, v, c]) => `<tr class="${c}"><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join("") +
+      "</table>";
+  }
+
+  function doors(state) {
+    const open = (state.dealer_only || {}).doors_open || [];
+    return open.length ? `<div class="door-open">Door open: ${esc(open.join(", "))}</div>` : "";
+  }
+
+  function meters(state) {
+    const m = (state.dealer_only || {}).meters;
+    if (!m) return "";
+    const rows = [["Rounds", m.rounds], ["Voided", m.voids], ["Handle", m.handle], ["Paid", m.paid],
+      ["House win", m.house_win], ["Commission", m.commission], ["Refused commands", m.refused_commands],
+      ["Power-ups", m.power_ups]];
+    const spots = Object.entries(m.spots || {});
+    return "<h2>Meters</h2><table class=\"table-meters\">" +
+      rows.map(([k, v]) => `<tr><td>${k}</td><td data-meter="${esc(k)}">${money(v)}</td></tr>`).join("") + "</table>" +
+      (spots.length ? '<table class="spot-meters"><tr><th>Spot</th><th>Rounds</th><th>Handle</th><th>Paid</th><th>House</th></tr>' +
+        spots.map(([s, v]) => `<tr><td>${esc(s)}</td><td>${money(v.rounds)}</td><td>${money(v.handle)}</td><td>${money(v.paid)}</td>` +
+          `<td>${money(v.house_win)}</td></tr>`).join("") + "</table>" : "");
+  }
+
+  function history(state) {
+    const rows = (state.history || []).slice().reverse();
+    if (!rows.length) return "<h2>Rounds</h2><p>No round settled yet.</p>";
+    return '<h2>Rounds</h2><table class="rounds"><tr><th>Round</th><th>Stakes</th><th>Paid</th><th>House</th></tr>' +
+      rows.map((r) => r.voided !== undefined ?
+        `<tr class="voided" data-round="${r.round}"><td>${r.round}</td><td colspan="3">voided: ${esc(r.voided)} (returned ${money(r.returned)})</td></tr>` :
+        `<tr data-round="${r.round}"><td>${r.round}</td><td>${money(r.stakes)}</td><td>${money(r.returned)}</td>` +
+        `<td>${money(r.house_win)}</td></tr>`).join("") + "</table>";
+  }
+
+  function render(state, info) {
+    if (!els.next) build();
+    const game = state.game || {};
+    const exp = state.expected || {};
+    const f = Felt.felt(state, info, {four: !!info.four_colour});
+    Felt.patch(els.title, `${esc(info.title)} &middot; ${esc(state.table)}`);
+    Felt.patch(els.next, `<span class="next-label">Next</span> ${esc(exp.text || "")}`);
+    Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
+    Felt.patch(els.alerts, alerts(state, info));
+    Felt.patch(els.controls, controls(state, info));
+    Felt.patchList(els.centre, f.centre);
+    Felt.patchList(els.spots, f.spots);
+    Felt.patch(els.shoe, shoe(state));
+    Felt.patch(els.doors, doors(state));
+    Felt.patch(els.meters, meters(state));
+    Felt.patch(els.history, history(state));
+    Felt.setData(document.body, "phase", game.phase || "");
+    Felt.setData(document.body, "mode", f.mode);
+    document.body.classList.toggle("paused", !!state.paused);
+  }
+
+  function toast(text, bad) {
+    els.toast.textContent = text;
+    els.toast.hidden = false;
+    els.toast.classList.toggle("bad", !!bad);
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(() => { els.toast.hidden = true; }, bad ? 8000 : 3000);
+  }
+
+  async function click(ev) {
+    const arm = ev.target.closest("button[data-arm]");
+    if (arm) { armedVoid = true; render(Screen.state, Screen.info); setTimeout(() => { armedVoid = false; }, 5000); return; }
+    const btn = ev.target.closest("button[data-command]");
+    if (!btn || btn.disabled) return;
+    btn.disabled = true;
+    armedVoid = false;
+    const reply = await Screen.send(btn.dataset.command, JSON.parse(btn.dataset.args));
+    btn.disabled = false;
+    document.body.dataset.lastReply = JSON.stringify(reply);
+    toast(reply.ok ? `${Felt.words(btn.dataset.command)}: done` : `refused: ${reply.error}`, !reply.ok);
+  }
+
+  Screen.start(render);
+})();

@@ -1,0 +1,323 @@
+"use strict";
+// The felt, drawn from a view's state: hands and cards, bets per spot and box, results and payouts, the
+// baccarat roads (bead plate, big road) and the paytables. Pure functions from state to HTML text; the
+// pages patch an element only when its text changed, so an update touches only what moved.
+// Every element a test or a person compares against the view carries data-* attributes: data-to on a
+// hand, data-card on a card ("" when face down), data-spot/data-box/data-amount on a bet,
+// data-spot/data-box/data-stake/data-returned/data-outcome on a result.
+const Felt = (() => {
+  const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
+  const esc = (s) => String(s === null || s === undefined ? "" : s).replace(/[&<>"']/g, (c) => ESC[c]);
+  const money = (n) => Number(n).toLocaleString("en-US");
+  const words = (s) => String(s).replace(/_/g, " ");
+  const upper = (s) => { const w = words(s); return w.charAt(0).toUpperCase() + w.slice(1); };
+  const ratio = (r) => esc(String(r).replace(":", " to "));
+
+  function patch(el, html) {
+    if (el && el._html !== html) { el.innerHTML = html; el._html = html; }
+  }
+
+  // Patch a list of pieces (a spot, a hand) one by one: a card dealt to spot 3 re-parses spot 3 only.
+  // Each piece sits in a wrapper with display: contents, so the layout sees the pieces themselves.
+  function patchList(el, pieces) {
+    if (!el) return;
+    if (el.children.length !== pieces.length) {
+      el.innerHTML = '<div class="piece"></div>'.repeat(pieces.length);
+    }
+    pieces.forEach((html, i) => patch(el.children[i], html));
+  }
+
+  function setData(el, key, value) {   // an attribute write only when it changes (no needless style work)
+    if (el.dataset[key] !== value) el.dataset[key] = value;
+  }
+
+  // ---------------------------------------------------------------------------------------------- games
+  // adapt(game snapshot) -> {mode, centre: [hand], seats: {spot: [hand]}}; hand: {to, label, cards, note, status}.
+  // "seats": cards lie at the spots (blackjack, the poker games); "bets": the cards are in the centre and
+  // the spots only bet on them (baccarat, chemin de fer).
+  function side(to, label, hand) {
+    const h = hand || {};
+    return {to, label, cards: h.cards || [], note: h.points === null || h.points === undefined ? null : String(h.points)};
+  }
+
+  function adapt(game) {
+    const g = game || {};
+    if (g.game === "blackjack") {
+      const seats = {};
+      for (const s of g.spots || []) {
+        seats[s.spot] = s.hands.map((h, i) => ({
+          to: `spot:${s.spot}`, label: s.hands.length > 1 ? `hand ${i + 1}` : "", cards: h.cards, note: h.total,
+          status: [...new Set([h.status !== "in play" ? h.status : "", h.doubled ? "doubled" : ""])].filter(Boolean).join(", "),
+        }));
+      }
+      const d = g.dealer || {};
+      return {mode: "seats", centre: [{to: "dealer", label: "Dealer", cards: d.cards || [], note: d.showing}], seats};
+    }
+    if (g.game === "baccarat") {
+      return {mode: "bets", centre: [side("player", "Player", g.player), side("banker", "Banker", g.banker)], seats: {}};
+    }
+    if (g.game === "chemin-de-fer") {
+      return {mode: "bets", seats: {}, centre: [
+        side("punter", g.punter ? `Punter (spot ${g.punter})` : "Punter", g.punter_hand),
+        side("banker", g.banker ? `Banker (spot ${g.banker})` : "Banker", g.banker_hand)]};
+    }
+    if (Array.isArray(g.hands)) {   // the games against the dealer: hands to "dealer", "community", "spot:N"
+      const centre = [], seats = {};
+      for (const h of g.hands) {
+        const m = /^spot:(\d+)$/.exec(h.to);
+        const hand = {to: h.to, label: m ? "" : upper(h.to), cards: h.cards || [], note: h.hand || null};
+        if (m) (seats[m[1]] = seats[m[1]] || []).push(hand); else centre.push(hand);
+      }
+      const dealer = centre.find((h) => h.to === "dealer");
+      if (dealer && g.dealer_qualifies !== undefined) dealer.status = g.dealer_qualifies ? "qualifies" : "does not qualify";
+      return {mode: "seats", centre, seats};
+    }
+    return {mode: "seats", centre: generic(g), seats: {}};
+  }
+
+  // Any other game: every list of cards, labelled by where it sits.
+  function generic(node, path = "", out = []) {
+    if (Array.isArray(node)) {
+      if (node.length && node.every((x) => x && typeof x === "object" && "card" in x && "up" in x)) {
+        out.push({to: path, label: path, cards: node, note: null});
+      } else node.forEach((x, i) => generic(x, `${path}[${i + 1}]`, out));
+    } else if (node && typeof node === "object") {
+      for (const [k, v] of Object.entries(node)) if (!["bets", "shoe", "audit"].includes(k)) generic(v, path ? `${path}.${k}` : k, out);
+    }
+    return out;
+  }
+
+  function hasCards(layout) {
+    const hands = layout.centre.concat(...Object.values(layout.seats));
+    return hands.some((h) => h.cards && h.cards.length);
+  }
+
+  // What lies on the felt: the round in play, or, between rounds (no cards, no bets yet), the last round
+  // as it settled beside its payouts. Returns {game, layout, settled}.
+  function table(state) {
+    const live = state.game || {};
+    const layout = adapt(live);
+    const history = state.history || [];
+    const last = history[history.length - 1];
+    const lr = state.last_round;
+    if (!hasCards(layout) && !(live.bets || []).length && lr && last && last.round === lr.round && !last.voided) {
+      return {game: lr, layout: adapt(lr), settled: last};
+    }
+    return {game: live, layout, settled: null};
+  }
+
+  // ---------------------------------------------------------------------------------------------- pieces
+
+  function hand(h, four, index) {
+    const cards = (h.cards || []).map((c) => Cards.placed(c, four)).join("");
+    return `<div class="hand" data-to="${esc(h.to)}" data-hand="${index || 0}">` +
+      (h.label ? `<div class="label">${esc(h.label)}</div>` : "") +
+      `<div class="cards" style="--n:${Math.max(1, (h.cards || []).length)}">${cards || '<span class="nocards"></span>'}</div>` +
+      (h.note ? `<div class="note">${esc(h.note)}</div>` : "") +
+      (h.status ? `<div class="hstatus">${esc(h.status)}</div>` : "") + "</div>";
+  }
+
+  function betsBySpot(game) {
+    const by = {};
+    for (const b of (game && game.bets) || []) (by[b.spot] = by[b.spot] || []).push(b);
+    return by;
+  }
+
+  function resultsBySpot(settled) {
+    const by = {};
+    for (const r of (settled && settled.results) || []) (by[r.spot] = by[r.spot] || []).push(r);
+    return by;
+  }
+
+  function bet(b) {
+    return `<span class="bet" data-spot="${b.spot}" data-box="${esc(b.box)}" data-amount="${b.amount}">` +
+      `<b>${money(b.amount)}</b> ${esc(words(b.box))}</span>`;
+  }
+
+  function result(r, single) {
+    const net = r.returned - r.stake;
+    const cls = (net > 0 ? "win" : net < 0 ? "lose" : "push") + (single ? " single" : "");
+    const amount = net > 0 ? ` +${money(net)}` : net < 0 ? ` \u2212${money(-net)}` : "";
+    return `<div class="result ${cls}" data-spot="${r.spot}" data-box="${esc(r.box)}" data-stake="${r.stake}" ` +
+      `data-returned="${r.returned}" data-outcome="${esc(r.outcome)}" title="${esc(r.line)}">` +
+      `<span class="outcome">${esc(words(r.outcome).toUpperCase())}${amount}</span> <span class="box">${esc(words(r.box))}</span>` +
+      `${r.commission ? ` <span class="commission">commission ${money(r.commission)}</span>` : ""}</div>`;
+  }
+
+  // One spot: its number, bets, hands (where cards lie at the spots) and results.
+  function spot(n, view, opts) {
+    const bets = view.bets[n] || [], hands = view.layout.seats[n] || [], results = view.results[n] || [];
+    const active = bets.length || hands.length || results.length;
+    const toAct = opts.actor === `spot:${n}`;
+    const net = results.reduce((a, r) => a + r.returned - r.stake, 0);
+    const total = results.length ? `<div class="net ${net > 0 ? "win" : net < 0 ? "lose" : "push"}" data-net="${net}">` +
+      `${net > 0 ? "WIN" : net < 0 ? "LOSE" : "PUSH"}${net ? " " + money(Math.abs(net)) : ""}</div>` : "";
+    return `<section class="spot${active ? "" : " empty"}${toAct ? " to-act" : ""}" data-spot="${n}">` +
+      `<div class="spot-no">${n}</div>` +
+      `<div class="bets">${bets.map(bet).join("")}</div>` +
+      (hands.length ? `<div class="hands">${hands.map((h, i) => hand(h, opts.four, i)).join("")}</div>` : "") +
+      `<div class="results">${total}${results.map((r) => result(r, results.length === 1)).join("")}</div></section>`;
+  }
+
+  // The felt of a state: {centre: [hand HTML], spots: [spot HTML], settled, mode}. opts: {four, spot}.
+  function felt(state, info, opts) {
+    const t = table(state);
+    const view = {layout: t.layout, bets: betsBySpot(t.game), results: resultsBySpot(t.settled)};
+    const o = {four: opts.four, actor: (state.expected || {}).actor};
+    const centre = t.layout.centre.map((h, i) => hand(h, opts.four, i));
+    let numbers;
+    if (opts.spot) numbers = [opts.spot];
+    else {
+      const count = Number(info.spots) || 0;
+      const used = new Set([...Object.keys(view.bets), ...Object.keys(view.results), ...Object.keys(t.layout.seats)].map(Number));
+      numbers = count ? Array.from({length: count}, (_, i) => i + 1) : [...used].sort((a, b) => a - b);
+    }
+    return {centre, spots: numbers.map((n) => spot(n, view, o)), settled: t.settled, mode: t.layout.mode};
+  }
+
+  // What the players are told, in a few words.
+  function banner(state, info) {
+    const g = state.game || {};
+    if (state.paused) return "Please wait";
+    switch (g.phase) {
+      case "betting": return "Place your bets";
+      case "dealing": return "No more bets";
+      case "deciding": return (state.expected && state.expected.text) || "";
+      case "settling": return "Paying";
+      case "shuffling": return "Shuffling";
+      default: {
+        const t = table(state);
+        return t.settled ? settledText(state, t.settled) : "Next round soon";
+      }
+    }
+  }
+
+  function settledText(state, settled) {
+    const board = state.scoreboard || [];
+    const coup = board.length && board[board.length - 1].round === settled.round ? board[board.length - 1] : null;
+    if (coup) {
+      return coup.winner === "tie" ? `Tie ${coup.player} to ${coup.banker}` :
+        `${upper(coup.winner)} wins ${Math.max(coup.player, coup.banker)} to ${Math.min(coup.player, coup.banker)}`;
+    }
+    return `Round ${settled.round}: paid ${money(settled.returned)}`;
+  }
+
+  // ---------------------------------------------------------------------------------------------- roads
+  const ROAD = {banker: "#d32f2f", player: "#1e63d6", tie: "#2e8b57"};
+  const LETTER = {banker: "B", player: "P", tie: "T"};
+
+  function pairDots(e, cx, cy) {
+    return (e.pairs || []).map((p) => p === "banker" ?
+      `<circle cx="${cx - 3.3}" cy="${cy - 3.3}" r="1.3" fill="${ROAD.banker}" stroke="#fff" stroke-width=".4"/>` :
+      `<circle cx="${cx + 3.3}" cy="${cy + 3.3}" r="1.3" fill="${ROAD.player}" stroke="#fff" stroke-width=".4"/>`).join("");
+  }
+
+  // Bead plate: every coup in order, six to a column, top to bottom, left to right.
+  function beadPlate(entries, columns) {
+    const first = Math.max(0, Math.ceil(entries.length / 6) - columns) * 6;
+    const cells = entries.slice(first).map((e, i) => {
+      const cx = Math.floor(i / 6) * 10 + 5, cy = (i % 6) * 10 + 5;
+      return `<g data-round="${e.round}" data-winner="${e.winner}"><circle cx="${cx}" cy="${cy}" r="4.4" fill="${ROAD[e.winner]}"/>` +
+        `<text x="${cx}" y="${cy + 1.9}" font-size="5.2" text-anchor="middle" fill="#fff">${LETTER[e.winner]}</text>` +
+        `${pairDots(e, cx, cy)}</g>`;
+    }).join("");
+    return grid(columns, "bead-plate", cells);
+  }
+
+  // Big road: a column per streak of banker or player wins; a tie is a stroke on the coup before it.
+  // A streak longer than the column turns right along the bottom (the dragon tail), as does one blocked
+  // by an earlier tail.
+  function bigRoadCells(entries) {
+    const cells = [], taken = new Set();
+    let streakCol = -1, col = 0, row = 0, last = null, leadingTies = 0, lastCell = null;
+    for (const e of entries) {
+      if (e.winner === "tie") {
+        if (lastCell) lastCell.ties += 1; else leadingTies += 1;
+        continue;
+      }
+      if (e.winner === last) {
+        if (row + 1 < 6 && !taken.has(`${col},${row + 1}`)) row += 1; else col += 1;
+      } else {
+        streakCol += 1;
+        col = streakCol;
+        row = 0;
+        while (taken.has(`${col},${row}`)) col += 1;
+      }
+      last = e.winner;
+      lastCell = {col, row, winner: e.winner, ties: leadingTies, pairs: e.pairs || [], round: e.round};
+      leadingTies = 0;
+      taken.add(`${col},${row}`);
+      cells.push(lastCell);
+    }
+    return cells;
+  }
+
+  function bigRoad(entries, columns) {
+    const cells = bigRoadCells(entries);
+    const width = cells.reduce((m, c) => Math.max(m, c.col + 1), 0);
+    const shift = Math.max(0, width - columns);
+    const svg = cells.filter((c) => c.col >= shift).map((c) => {
+      const cx = (c.col - shift) * 10 + 5, cy = c.row * 10 + 5;
+      const tie = c.ties ? `<line x1="${cx - 3.6}" y1="${cy + 3.6}" x2="${cx + 3.6}" y2="${cy - 3.6}" stroke="${ROAD.tie}" stroke-width="1.4"/>` +
+        (c.ties > 1 ? `<text x="${cx}" y="${cy + 1.8}" font-size="5" text-anchor="middle" fill="${ROAD.tie}">${c.ties}</text>` : "") : "";
+      return `<g data-round="${c.round}" data-winner="${c.winner}" data-col="${c.col}" data-row="${c.row}">` +
+        `<circle cx="${cx}" cy="${cy}" r="3.9" fill="none" stroke="${ROAD[c.winner]}" stroke-width="1.5"/>${tie}${pairDots(c, cx, cy)}</g>`;
+    }).join("");
+    return grid(columns, "big-road", svg);
+  }
+
+  function grid(columns, cls, content) {
+    const w = columns * 10;
+    let lines = "";
+    for (let x = 0; x <= w; x += 10) lines += `M${x} 0V60`;
+    for (let y = 0; y <= 60; y += 10) lines += `M0 ${y}H${w}`;
+    return `<svg class="road ${cls}" viewBox="-0.5 -0.5 ${w + 1} 61" preserveAspectRatio="xMinYMin meet">` +
+      `<rect x="0" y="0" width="${w}" height="60" fill="#fbfbf7"/><path d="${lines}" stroke="#c9c9c0" stroke-width=".4"/>${content}</svg>`;
+  }
+
+  function roads(state, beadColumns, bigColumns) {
+    const entries = state.scoreboard || [];
+    const count = (w) => entries.filter((e) => e.winner === w).length;
+    return `<div class="road-counts"><span class="banker" data-count="${count("banker")}">Banker ${count("banker")}</span>` +
+      `<span class="player" data-count="${count("player")}">Player ${count("player")}</span>` +
+      `<span class="tie" data-count="${count("tie")}">Tie ${count("tie")}</span></div>` +
+      beadPlate(entries, beadColumns) + bigRoad(entries, bigColumns);
+  }
+
+  // ---------------------------------------------------------------------------------------------- rules
+
+  function paytables(info) {
+    const r = info.rules || {};
+    const tables = info.game === "three-card-poker" ? [["Pair Plus", r.pair_plus], ["Ante Bonus", r.ante_bonus]] :
+      r.paytable ? [[info.game === "let-it-ride" ? "Let It Ride pays" : "Pays", r.paytable]] : [];
+    return tables.filter(([, t]) => t).map(([name, t]) =>
+      `<table class="paytable" data-paytable="${esc(name)}"><caption>${esc(name)}</caption>` +
+      Object.entries(t).map(([h, pays]) => `<tr data-hand="${esc(h)}"><td>${esc(upper(h))}</td><td>${ratio(pays)}</td></tr>`).join("") +
+      "</table>").join("");
+  }
+
+  function limits(info) {
+    const r = info.rules || {};
+    const rows = r.limits ? Object.entries(r.limits) : r.limit ? [["each bet", r.limit]] : [];
+    if (!rows.length) return "";
+    return `<table class="limits"><caption>Limits</caption>` + rows.map(([box, l]) =>
+      `<tr><td>${esc(upper(box))}</td><td>${money(l.min)}&ndash;${money(l.max)}</td></tr>`).join("") + "</table>";
+  }
+
+  function ruleNotes(info) {
+    const r = info.rules || {};
+    const notes = [];
+    if (info.game === "blackjack") {
+      notes.push(`Blackjack pays ${ratio(r.blackjack_pays)}`, r.dealer_hits_soft_17 ? "Dealer hits soft 17" : "Dealer stands on all 17s");
+      if (r.insurance) notes.push("Insurance pays 2 to 1");
+    } else if (info.game === "baccarat") {
+      notes.push(`Tie pays ${ratio(r.tie_pays)}`, r.no_commission ? `Banker six pays ${ratio(r.banker_six_pays)}` :
+        `Banker pays 1 to 1 less ${esc(r.commission_percent)}%`);
+    } else if (info.game === "chemin-de-fer") {
+      notes.push(`Banker's commission ${esc(r.commission_percent)}%`);
+    }
+    return notes.length ? `<ul class="rules">${notes.map((n) => `<li>${n}</li>`).join("")}</ul>` : "";
+  }
+
+  return {esc, money, words, upper, patch, patchList, setData, adapt, table, felt, banner, roads, bigRoadCells, paytables, limits, ruleNotes};
+})();

@@ -1,0 +1,73 @@
+"use strict";
+// The player screen (/table/<id>) and a spot's own screen (/table/<id>/spot/<n>): the felt with the
+// cards as they are faced, bets, totals, results and payouts, the roads or the paytables, and a countdown
+// while bets are open. Large type, nothing a player does not need.
+(() => {
+  const cfg = Screen.cfg;
+  const app = document.getElementById("app");
+  const els = {};
+  let current = null;
+
+  function build() {
+    app.innerHTML =
+      '<header class="bar"><span class="title"></span><span class="banner"></span>' +
+      '<span class="countdown" hidden></span><span class="round"></span></header>' +
+      '<div class="layout"><div class="felt"><div class="centre"></div><div class="print"></div><div class="spots"></div></div>' +
+      '<aside class="side"></aside></div>';
+    for (const name of ["title", "banner", "countdown", "round", "felt", "centre", "print", "spots", "side"]) {
+      els[name] = app.querySelector("." + name);
+    }
+  }
+
+  function side(state, info) {
+    if (info.game === "baccarat" || info.game === "chemin-de-fer") {
+      const narrow = window.innerWidth < 1000;
+      return '<div class="roads">' + Felt.roads(state, narrow ? 8 : 12, narrow ? 14 : 20) + "</div>" +
+        Felt.ruleNotes(info) + Felt.limits(info);
+    }
+    if (info.game === "blackjack") return "";   // its rules are printed on the felt, as on a real table
+    return Felt.paytables(info) + Felt.ruleNotes(info) + Felt.limits(info);
+  }
+
+  // What a blackjack felt has printed on it: the payouts, the dealer's rule and the limits.
+  function print(info) {
+    if (info.game !== "blackjack") return "";
+    const r = info.rules || {};
+    const limit = r.limits && r.limits.main ? ` &middot; Bets ${Felt.money(r.limits.main.min)}&ndash;${Felt.money(r.limits.main.max)}` : "";
+    return Felt.ruleNotes(info).replace(/<\/li><li>/g, " &middot; ").replace(/<\/?(ul|li)[^>]*>/g, "") + limit;
+  }
+
+  function render(state, info) {
+    if (!els.felt) build();
+    current = state;
+    const four = cfg.four_colour !== undefined ? cfg.four_colour : !!info.four_colour;
+    const f = Felt.felt(state, info, {four, spot: cfg.spot});
+    const game = state.game || {};
+    Felt.patch(els.title, Felt.esc(info.title) + (cfg.spot ? ` &middot; spot ${cfg.spot}` : ""));
+    Felt.patch(els.banner, Felt.esc(Felt.banner(state, info)));
+    Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
+    Felt.patchList(els.centre, f.centre);
+    Felt.patchList(els.spots, f.spots);
+    Felt.patch(els.side, side(state, info));
+    Felt.patch(els.print, print(info));
+    Felt.setData(document.body, "phase", game.phase || "");
+    Felt.setData(document.body, "mode", f.mode);
+    Felt.setData(document.body, "game", info.game);
+    document.body.classList.toggle("showing-last", !!f.settled);
+    tick();
+  }
+
+  // Seconds until bets close, on the bridge's clock (the kiosk's own clock may be off).
+  function tick() {
+    if (!els.countdown) return;
+    const at = current && current.game && current.game.phase === "betting" ? current.bets_close_at : null;
+    const left = at ? Math.max(0, Math.ceil(at - Screen.now())) : null;
+    els.countdown.hidden = left === null;
+    if (left !== null && els.countdown.textContent !== String(left)) els.countdown.textContent = String(left);
+    els.countdown.classList.toggle("last", left !== null && left <= 5);
+  }
+
+  setInterval(tick, 250);
+  window.addEventListener("resize", () => { if (current) render(current, Screen.info); });
+  Screen.start(render);
+})();

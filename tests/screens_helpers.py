@@ -1,0 +1,106 @@
+"""Helpers for the screens tests: a simulated table with its screens bridge, a WebSocket reader, stepping the autoplay to a phase."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+import aiohttp
+
+from controller.autoplay import Autoplay
+from controller.screens.bridge import Bridge, source_for_table
+from controller.table import Table
+
+TOKEN = "test-dealer-token-0123456789"
+
+
+def run(coro: Any, timeout: float = 120) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+@asynccontextmanager
+async def stack(cfg: Any, *, port: int = 0, start_table: bool = True, **source: Any) -> AsyncIterator[tuple[Any, Bridge]]:
+    """A running table (unless start_table is False) and a bridge following it on 127.0.0.1."""
+    table = Table(cfg)
+    if start_table:
+        await table.start()
+    bridge = Bridge([source_for_table(cfg, **source)], dealer_token=TOKEN, host="127.0.0.1", port=port,
+                    heartbeat=cfg.bus.heartbeat)
+    await bridge.start()
+    try:
+        yield table, bridge
+    finally:
+        await bridge.close()
+        if start_table:
+            await table.stop()
+
+
+async def step_until(table: Any, autoplay: Autoplay, done: Callable[[], bool], limit: int = 2000) -> None:
+    """Let the autoplay do one thing at a time until `done()`; waits on the table's journal, never sleeps."""
+    for _ in range(limit):
+        if done():
+            return
+        seq = table.state.seq
+        await autoplay.step()
+        if table.state.seq == seq:
+            await table.wait_change(seq, 5)
+    raise AssertionError("the table never got there")
+
+
+def phase(table: Any) -> str:
+    return table.game.expected_next(table.state.game).phase
+
+
+class Socket:
+    """A screen's WebSocket read from Python: every message kept, parsed."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.messages: list[dict[str, Any]] = []
+
+    async def next(self, kind: str | None = None, timeout: float = 10) -> dict[str, Any]:
+        while True:
+            msg = await asyncio.wait_for(self.ws.receive(), timeout)
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                raise ConnectionError(f"socket closed: {msg.type} {msg.data} {msg.extra}")
+            body = json.loads(msg.data)
+            self.messages.append(body)
+            if kind is None or body["kind"] == kind:
+                return body
+
+    async def until_seq(self, seq: int, timeout: float = 10) -> dict[str, Any]:
+        """The first state message at or past `seq`, among those already read or the next ones."""
+        for body in self.messages:
+            if body["kind"] in ("update", "snapshot") and body["seq"] >= seq:
+                return body
+        while True:
+            body = await self.next(timeout=timeout)
+            if body["kind"] in ("update", "snapshot") and body["seq"] >= seq:
+                return body
+
+    async def send(self, body: Any) -> None:
+        await self.ws.send_str(body if isinstance(body, str) else json.dumps(body))
+
+
+def cards_in(node: Any, up: bool) -> set[str]:
+    """The identities of the face-up (or face-down) cards anywhere in a view or snapshot."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        if node.get("up") is up and isinstance(node.get("card"), str):
+            found.add(node["card"])
+        for value in node.values():
+            found |= cards_in(value, up)
+    elif isinstance(node, list):
+        for value in node:
+            found |= cards_in(value, up)
+    return found
+
+
+def artifacts(name: str) -> Path:
+    """The folder for a test's artifacts (screenshots): artifacts/screens/ at the root (gitignored)."""
+    folder = Path(__file__).resolve().parents[1] / "artifacts" / "screens"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name
