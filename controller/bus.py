@@ -121,6 +121,36 @@ def _now() -> float:
     return time.time()
 
 
+class ViewEncoder:
+    """JSON text of published views, reusing the text of the parts unchanged since the last publish.
+
+    `controller.views.ScreenViews` hands out the very same objects for the parts of a view that did not
+    change (history, scoreboard, last round; both views share them), so their text is kept and spliced in:
+    a card dealt costs the encoding of what it changed, not of the whole table. Parts are matched by
+    identity and held while their text is, so a new object is never taken for an old one. The text is
+    exactly `json.dumps(view)`.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, str]] = {}
+
+    def encode(self, views: Mapping[str, dict[str, Any]]) -> dict[str, str]:
+        old, new = self._memo, {}
+
+        def part(node: Any) -> str:
+            if type(node) not in (dict, list):
+                return json.dumps(node)
+            hit = new.get(id(node)) or old.get(id(node))
+            text = hit[1] if hit is not None and hit[0] is node else json.dumps(node)
+            new[id(node)] = (node, text)
+            return text
+
+        texts = {name: "{" + ", ".join(json.dumps(key) + ": " + part(value) for key, value in view.items()) + "}"
+                 for name, view in views.items()}
+        self._memo = new
+        return texts
+
+
 @dataclass
 class BusServer:
     """The table's side of the bus. `views()` returns (seq, {view: state}) for the current state."""
@@ -150,6 +180,7 @@ class BusServer:
         for s in (self._pub, self._snap, self._cmd):
             s.setsockopt(zmq.LINGER, 0)
         self._pub.setsockopt(zmq.SNDHWM, self.hwm)
+        self._encoder = ViewEncoder()
         self._snap.setsockopt(zmq.SNDHWM, self.hwm)
         self._cmd.setsockopt(zmq.ROUTER_MANDATORY, 0)
         self._auth: AsyncioAuthenticator | None = None
@@ -188,15 +219,16 @@ class BusServer:
         """Send one update (or heartbeat) on every screen view's topic. Never blocks: PUB drops for a
         subscriber at its high-water mark, and that subscriber resnapshots when it sees the gap."""
         ts = _now()
+        texts = self._encoder.encode(views) if kind == "update" else {}
         for view in SCREEN_AUDIENCES:
             if view not in views:
                 continue
-            body = {"v": BUS_VERSION, "seq": seq, "ts": ts, "kind": kind, "table": self.table_id, "view": view}
+            text = json.dumps({"v": BUS_VERSION, "seq": seq, "ts": ts, "kind": kind, "table": self.table_id,
+                               "view": view})
             if kind == "update":
-                body["state"] = views[view]
+                text = text[:-1] + ', "state": ' + texts[view] + "}"
             try:
-                self._pub.send_multipart([f"{self.table_id}/{view}".encode(), json.dumps(body).encode()],
-                                         flags=zmq.NOBLOCK)
+                self._pub.send_multipart([f"{self.table_id}/{view}".encode(), text.encode()], flags=zmq.NOBLOCK)
             except zmq.Again:
                 pass  # no peer can take it now; PUB has nothing to wait for
         self._last_sent = time.monotonic()

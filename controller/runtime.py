@@ -27,7 +27,7 @@ from typing import Any, Callable, ClassVar
 from controller.bus import BusServer, Role, load_client_roles, load_secret_keys
 from controller.journal import Journal
 from controller.sdnotify import notify, watchdog_interval
-from controller.views import project, screen_views
+from controller.views import ScreenViews, project
 
 __all__ = ["Runtime", "Batch", "CommandRefused", "text_arg", "int_arg", "jsonable"]
 
@@ -88,6 +88,7 @@ class Runtime:
         self.bus: BusServer | None = None
         self._changed = asyncio.Condition()
         self._views: tuple[int, dict[str, dict[str, Any]]] = (0, {})
+        self._screen_views = ScreenViews()
         self._tasks: list[asyncio.Task[Any]] = []
         self._inbox: asyncio.Queue[tuple[Callable[[Batch], Any], asyncio.Future[Any]]] = asyncio.Queue()
         self._stopping = asyncio.Event()
@@ -268,7 +269,7 @@ class Runtime:
         return self._views
 
     def _publish(self) -> None:
-        self._views = (self.state.seq, screen_views(self._picture(self.state)))
+        self._views = (self.state.seq, self._screen_views(self._picture(self.state)))
         if self.bus is not None:
             self.bus.publish(*self._views)
         if self.on_publish is not None:

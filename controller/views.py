@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AUDIENCES", "SCREEN_AUDIENCES", "project", "screen_views", "leaks"]
+__all__ = ["AUDIENCES", "SCREEN_AUDIENCES", "project", "screen_views", "ScreenViews", "leaks"]
 
 AUDIENCES = ("public", "dealer", "audit")
 SCREEN_AUDIENCES = ("public", "dealer")  # may be shown on a screen or published on the bus
@@ -49,6 +49,50 @@ def screen_views(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     dealer = _mask(state)
     public = {k: v for k, v in dealer.items() if k != "dealer_only"}
     return {"public": public, "dealer": dealer}
+
+
+class ScreenViews:
+    """`screen_views` for a runtime that publishes after every journal record.
+
+    Most of a picture is the same from one record to the next: the history, the last round and the
+    scoreboard are written once at a settlement and then only carried along. Their parts are the very same
+    objects in the next picture, so their masked copies are kept and reused (an object is matched by
+    identity and held while its copy is, so a new object can never be taken for it). Views are shared
+    between publishes, as `screen_views`' two views already share their parts: nobody may change them.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, Any]] = {}
+        self._lists: dict[str, list[Any]] = {}
+
+    def __call__(self, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        old, new = self._memo, {}
+
+        def masked(node: Any) -> Any:
+            if type(node) not in (dict, list):
+                return node
+            hit = old.get(id(node))
+            copy = hit[1] if hit is not None and hit[0] is node else _mask(node)
+            new[id(node)] = (node, copy)
+            return copy
+
+        dealer: dict[str, Any] = {}
+        for key, value in state.items():
+            if key == "audit":
+                continue
+            if type(value) is list:
+                # A list rebuilt around the same parts (the history at every record) stays the same list.
+                parts = [masked(v) for v in value]
+                last = self._lists.get(key)
+                if last is not None and len(last) == len(parts) and all(a is b for a, b in zip(last, parts)):
+                    parts = last
+                self._lists[key] = parts
+                dealer[key] = parts
+            else:
+                dealer[key] = masked(value)
+        self._memo = new
+        public = {k: v for k, v in dealer.items() if k != "dealer_only"}
+        return {"public": public, "dealer": dealer}
 
 
 def leaks(view: Any) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -186,10 +187,16 @@ def _decode(hint: Any, value: Any, where: str) -> Any:
     raise TypeError(f"{where}: cannot decode a field of type {hint!r}")
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    # Resolving string annotations costs more than decoding the event itself; a class's hints never change.
+    return typing.get_type_hints(cls)
+
+
 def _from_fields(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: expected an object, got {data!r}")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     names = {f.name for f in dataclasses.fields(cls) if f.init}
     unknown = set(data) - names - {"kind"}
     if unknown:

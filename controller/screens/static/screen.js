@@ -44,6 +44,16 @@ const Screen = (() => {
 
   function now() { return (Date.now() + skew) / 1000; }   // the bridge's clock, in seconds
 
+  // A message is stamped with the bridge's clock before it travels, so each sample of the clocks'
+  // difference is short by that message's delay: the largest of the recent samples is the best (a busy
+  // kiosk would otherwise count down a second or more too many).
+  const skews = [];
+  function sampleSkew(bridgeNow) {
+    skews.push(bridgeNow * 1000 - Date.now());
+    if (skews.length > 8) skews.shift();
+    skew = Math.max(...skews);
+  }
+
   // Updates that arrive together (the table journals a burst of bets in one commit) are drawn once: the
   // render waits for the messages already queued, then draws the newest state. Each update's latency is
   // taken when the DOM first holds it (or a newer state).
@@ -72,7 +82,7 @@ const Screen = (() => {
       stats.seq = msg.seq;
       info = msg.info || info;
       state = msg.state;
-      skew = msg.now * 1000 - Date.now();
+      sampleSkew(msg.now);
       status("", false);
       show();
     } else if (msg.kind === "update") {
@@ -83,7 +93,7 @@ const Screen = (() => {
       if (msg.ts) undrawn.push([msg.seq, msg.ts]);   // latencies: [seq, ms from the table's publish to the DOM]
       show();
     } else if (msg.kind === "heartbeat") {
-      skew = msg.now * 1000 - Date.now();
+      sampleSkew(msg.now);
       if (msg.seq !== stats.seq) { stats.gaps += 1; resnapshot(); return; }
       status(msg.stale ? "table not answering" : "", msg.stale);
     } else if (msg.kind === "reply") {
