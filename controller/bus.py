@@ -133,19 +133,22 @@ class ViewEncoder:
 
     def __init__(self) -> None:
         self._memo: dict[int, tuple[Any, str]] = {}
+        self._keys: dict[str, str] = {}
 
     def encode(self, views: Mapping[str, dict[str, Any]]) -> dict[str, str]:
-        old, new = self._memo, {}
+        old, new, keys = self._memo, {}, self._keys
 
-        def part(node: Any) -> str:
-            if type(node) not in (dict, list):
-                return json.dumps(node)
-            hit = new.get(id(node)) or old.get(id(node))
-            text = hit[1] if hit is not None and hit[0] is node else json.dumps(node)
-            new[id(node)] = (node, text)
-            return text
+        def item(key: str, value: Any) -> str:
+            hit = new.get(id(value)) or old.get(id(value))
+            if hit is None or hit[0] is not value:
+                hit = (value, json.dumps(value))
+            new[id(value)] = hit
+            name = keys.get(key)
+            if name is None:
+                name = keys[key] = json.dumps(key) + ": "
+            return name + hit[1]
 
-        texts = {name: "{" + ", ".join(json.dumps(key) + ": " + part(value) for key, value in view.items()) + "}"
+        texts = {name: "{" + ", ".join([item(key, value) for key, value in view.items()]) + "}"
                  for name, view in views.items()}
         self._memo = new
         return texts

@@ -7,6 +7,7 @@ projection is generic, so no game can leak a hole card through a view by forgett
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 __all__ = ["AUDIENCES", "SCREEN_AUDIENCES", "project", "screen_views", "ScreenViews", "leaks"]
@@ -63,7 +64,7 @@ class ScreenViews:
 
     def __init__(self) -> None:
         self._memo: dict[int, tuple[Any, Any]] = {}
-        self._lists: dict[str, list[Any]] = {}
+        self._lists: dict[str, tuple[list[Any], list[Any]]] = {}
 
     def __call__(self, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
         old, new = self._memo, {}
@@ -81,12 +82,14 @@ class ScreenViews:
             if key == "audit":
                 continue
             if type(value) is list:
-                # A list rebuilt around the same parts (the history at every record) stays the same list.
-                parts = [masked(v) for v in value]
+                # A list rebuilt around the same parts (the history at every record) stays the same list;
+                # when one part changes, the list is masked again (once a round).
                 last = self._lists.get(key)
-                if last is not None and len(last) == len(parts) and all(a is b for a, b in zip(last, parts)):
-                    parts = last
-                self._lists[key] = parts
+                if last is not None and len(last[0]) == len(value) and all(map(operator.is_, last[0], value)):
+                    parts = last[1]
+                else:
+                    parts = [masked(v) for v in value]
+                self._lists[key] = (value, parts)
                 dealer[key] = parts
             else:
                 dealer[key] = masked(value)
