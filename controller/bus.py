@@ -138,18 +138,30 @@ class ViewEncoder:
     def encode(self, views: Mapping[str, dict[str, Any]]) -> dict[str, str]:
         old, new, keys = self._memo, {}, self._keys
 
-        def item(key: str, value: Any) -> str:
+        def seen(value: Any) -> bool:
+            if type(value) not in (dict, list):
+                return False
+            hit = new.get(id(value)) or old.get(id(value))
+            return hit is not None and hit[0] is value
+
+        def part(value: Any, depth: int) -> str:
             hit = new.get(id(value)) or old.get(id(value))
             if hit is None or hit[0] is not value:
-                hit = (value, json.dumps(value))
+                if depth and type(value) is dict and any(seen(v) for v in value.values()):
+                    # One level down too: a fresh section may still hold parts that did not change.
+                    hit = (value, "{" + ", ".join([item(k, v, depth - 1) for k, v in value.items()]) + "}")
+                else:
+                    hit = (value, json.dumps(value))
             new[id(value)] = hit
+            return hit[1]
+
+        def item(key: str, value: Any, depth: int) -> str:
             name = keys.get(key)
             if name is None:
                 name = keys[key] = json.dumps(key) + ": "
-            return name + hit[1]
+            return name + part(value, depth)
 
-        texts = {name: "{" + ", ".join([item(key, value) for key, value in view.items()]) + "}"
-                 for name, view in views.items()}
+        texts = {name: "{" + ", ".join([item(k, v, 1) for k, v in view.items()]) + "}" for name, view in views.items()}
         self._memo = new
         return texts
 

@@ -69,6 +69,7 @@ class Table(Runtime):
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._accepts_new_shoe = True
+        self._meters: tuple[Any, Any] = (None, None)   # the last Meters and their JSON, for _picture
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -111,7 +112,14 @@ class Table(Runtime):
         return step(state, record)
 
     def _picture(self, state: TableState) -> dict[str, Any]:
-        return picture(state)
+        pic = picture(state)
+        # The meters change only when money moves: the same Meters keep the same JSON object, whose masked
+        # copy and text the views and the bus then reuse from one record to the next.
+        if state.meters is self._meters[0]:
+            pic["dealer_only"]["meters"] = self._meters[1]
+        else:
+            self._meters = (state.meters, pic["dealer_only"]["meters"])
+        return pic
 
     def _written(self) -> None:
         self._restart_timer()

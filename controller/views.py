@@ -69,11 +69,17 @@ class ScreenViews:
     def __call__(self, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
         old, new = self._memo, {}
 
-        def masked(node: Any) -> Any:
+        def masked(node: Any, depth: int = 1) -> Any:
             if type(node) not in (dict, list):
                 return node
             hit = old.get(id(node))
-            copy = hit[1] if hit is not None and hit[0] is node else _mask(node)
+            if hit is not None and hit[0] is node:
+                copy = hit[1]
+            elif depth and type(node) is dict and not (node.get("up") is False and "card" in node):
+                # One level down too: a fresh section may still hold parts that did not change (the meters).
+                copy = {k: masked(v, depth - 1) for k, v in node.items() if k != "audit"}
+            else:
+                copy = _mask(node)
             new[id(node)] = (node, copy)
             return copy
 
