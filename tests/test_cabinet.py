@@ -84,6 +84,28 @@ def test_a_spin_is_journaled_before_the_reels_turn_and_they_rest_on_its_stops(tm
     assert state.meters.games_played == 6 and len(state.recall) == 6
 
 
+def test_a_tampered_journal_keeps_the_cabinet_from_playing(tmp_path: Path) -> None:
+    import sqlite3
+
+    from controller.journal import JournalIntegrityError
+
+    cfg = cabinet_config(tmp_path)
+
+    async def once() -> None:
+        cab = await started(cfg)
+        assert (await cab.command(ATTENDANT, "add_credits", {"credits": 30}))["ok"]
+        await cab.stop()
+
+    run(once())
+    db = sqlite3.connect(cfg.journal)  # someone gives themselves credits behind the journal's back
+    db.execute("""UPDATE journal SET record = replace(record, '"credits":30', '"credits":3000') WHERE seq = 2""")
+    assert db.total_changes == 1
+    db.commit()
+    db.close()
+    with pytest.raises(JournalIntegrityError, match="altered"):
+        run(Cabinet(cfg).start())
+
+
 def test_coins_and_the_operator_add_credits_the_player_cannot(tmp_path: Path) -> None:
     cfg = cabinet_config(tmp_path, coin_cents=25)  # a 25-cent coin is 5 credits at 5 cents
 
