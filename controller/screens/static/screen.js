@@ -44,9 +44,11 @@ const Screen = (() => {
 
   function now() { return (Date.now() + skew) / 1000; }   // the bridge's clock, in seconds
 
-  // A message is stamped with the bridge's clock before it travels, so each sample of the clocks'
-  // difference is short by that message's delay: the largest of the recent samples is the best (a busy
-  // kiosk would otherwise count down a second or more too many).
+  // A message is stamped with the bridge's clock (heartbeats, snapshots) or the table's publish time
+  // (updates) before it travels, so each sample of the clocks' difference is short by that message's
+  // delay: the largest of the recent samples is the best (a busy kiosk would otherwise count down a second
+  // or more too many). Sampling every update also means the screen's clock is never behind the record that
+  // opened the bets, so the countdown never starts above the betting window.
   const skews = [];
   function sampleSkew(bridgeNow) {
     skews.push(bridgeNow * 1000 - Date.now());
@@ -90,7 +92,7 @@ const Screen = (() => {
       stats.seq = msg.seq;
       state = msg.state;
       stats.updates += 1;
-      if (msg.ts) undrawn.push([msg.seq, msg.ts]);   // latencies: [seq, ms from the table's publish to the DOM]
+      if (msg.ts) { undrawn.push([msg.seq, msg.ts]); sampleSkew(msg.ts); }   // latencies: [seq, ms from the table's publish to the DOM]
       show();
     } else if (msg.kind === "heartbeat") {
       sampleSkew(msg.now);
