@@ -248,6 +248,7 @@ const Slots = (() => {
     }
     if (turning === game) return;
     turning = game;
+    document.body.dataset.turns = String(Number(document.body.dataset.turns || 0) + 1);
     const ms = info.spin_seconds * 1000;
     const reelsEl = els.reels;
     reelsEl.innerHTML = [0, 1, 2].map((r) => {
