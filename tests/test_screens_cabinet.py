@@ -259,3 +259,34 @@ def test_serve_mixes_tables_and_cabinets_and_the_demo_urls(tmp_path: Path) -> No
             await serve([cab, cab], listen="127.0.0.1:0")
 
     run(main())
+
+
+def test_demo_cabinet_starts_the_screens_and_prints_their_addresses(tmp_path: Path) -> None:
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from tests.table_helpers import free_ports
+
+    ports = [str(p) for p in free_ports(3)]
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "frozen-assets", "--spins", "2",
+                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports, "--quiet",
+                          "--screens", "127.0.0.1:0"],
+                         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1],
+                         check=False, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"screens: +http://127\.0\.0\.1:\d+/cabinet/demo-frozen-assets ", out.stdout), out.stdout
+    assert re.search(r"http://127\.0\.0\.1:\d+/cabinet/demo-frozen-assets/attendant\?token=\S{16,}", out.stdout)
+
+
+def test_the_example_cabinet_config_serves_screens_and_a_link_config_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+    from controller.config import load_config
+
+    root = Path(__file__).resolve().parents[1] / "deploy" / "config"
+    s = screens_config(load_config(root / "cabinet-frozen-assets.toml"))
+    assert (s.host, s.port, s.token_generated, s.commands) == ("127.0.0.1", 8081, True, True)
+    assert main(["screens", "--config", str(root / "progressive-light-speed.toml")]) == 2
+    assert "screens are for tables and cabinets" in capsys.readouterr().err

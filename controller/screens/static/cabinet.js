@@ -328,8 +328,8 @@ const Slots = (() => {
     const can = (info.commands || []).includes("clear");
     return list.map((x) => `<div class="alert" data-lockup="${x.id}" data-kind="${Slots.esc(x.kind)}">` +
       `<div class="alert-kind">${Slots.esc(Felt.words(x.kind).toUpperCase())}</div>` +
-      `<div class="alert-text">${Slots.esc(x.text)}${x.credits ? ` <b>${Felt.money(x.credits)} credits ` +
-        `(${Slots.dollars(x.credits * info.denomination)})</b>` : ""}<br><small>cleared by ${Slots.esc(x.clear_by.join(" or "))}</small></div>` +
+      `<div class="alert-text">${Slots.esc(x.text)}${x.credits ? ` <b>(${Slots.dollars(x.credits * info.denomination)})</b>` : ""}` +
+      `<br><small>cleared by ${Slots.esc(x.clear_by.join(" or "))}</small></div>` +
       '<div class="alert-actions">' + (can ? x.options.map((o) =>
         `<button data-command="clear" data-args="${Slots.esc(JSON.stringify({lockup: x.id, action: o}))}">${Slots.esc(Felt.upper(o))}</button>`).join("")
         : "<em>read-only screen</em>") + "</div></div>").join("");
