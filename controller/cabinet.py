@@ -170,6 +170,12 @@ class Cabinet(Runtime):
     def _command(self, batch: Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
         if role is None and self.bus_config.keys is None and command in _PLAYER_COMMANDS:
             role = PLAYER  # unauthenticated (demo, tests): the buttons' commands count as the player's
+        elif role is None and self.bus_config.keys is None and command == "clear":
+            # ... and a clear as the role its lockup names (the demo's attendant page clears a hand pay)
+            state: CabinetState = batch.state
+            wanted = args.get("lockup")
+            lockup = next((x for x in state.lockups if wanted is None or x.id == wanted), None)
+            role = ATTENDANT if lockup is not None and "attendant" in lockup.clear_by else OPS
         return super()._command(batch, role, command, args)
 
     def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -741,7 +741,9 @@ def picture(state: CabinetState) -> dict[str, Any]:
         "bet_credits": state.bet.total,
         "win": state.last_win,
         "game": state.games,
-        "reels": {"stops": last["stops"], "physical": last["physical"], "window": last["window"]} if last else None,
+        # The last game as its screen shows it: the window, and which lines paid on which paytable row.
+        "reels": {"stops": last["stops"], "physical": last["physical"], "window": last["window"], "game": last["game"],
+                  "paytable": last["paytable"], "line_wins": last["line_wins"]} if last else None,
         "free_spins": state.slot.free.remaining if state.slot.free else 0,
         "pick": {"feature": pending, "choices": choices} if pending else None,
         "paytable": {"index": state.slot.paytable, "name": title.paytables[state.slot.paytable].name},

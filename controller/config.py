@@ -321,7 +321,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
 
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _unknown(data, {"cabinet", "panel", "bus"}, where)
+    _unknown(data, {"cabinet", "panel", "bus", "screens"}, where)  # [screens]: controller/screens/config.py
     c = _section(data, "cabinet", where)
     w = f"{where}[cabinet]"
     _unknown(c, {"id", "title", "denomination", "journal", "state_dir", "paytable", "hand_pay_limit_cents",

@@ -1,4 +1,4 @@
-"""`croupier screens`: serve the player, spot and dealer pages of one or more tables (the web bridge to their bus)."""
+"""`croupier screens`: serve the player, spot and dealer pages of tables and the screen and attendant pages of slot cabinets (the web bridge to their bus)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("screens", help="serve the player and dealer screens of a table (web bridge to its bus)",
+    p = sub.add_parser("screens", help="serve the screens of tables and slot cabinets (web bridge to their bus)",
                        description="Serve the player pages (/table/ID, /table/ID/spot/N), the dealer page "
-                                   "(/dealer/ID, behind a token) and /healthz, following each table's bus. "
-                                   "Settings: the [screens] section of the table's config.")
+                                   "(/dealer/ID, behind a token), a cabinet's screen (/cabinet/ID) and its attendant's "
+                                   "page (/cabinet/ID/attendant, behind the token) and /healthz, following each bus. "
+                                   "Settings: the [screens] section of the (first) config.")
     p.add_argument("--config", action="append", required=True, metavar="FILE",
-                   help="a table's TOML config (repeat for several tables)")
+                   help="a table's or cabinet's TOML config (repeat for several, mixed)")
     p.add_argument("--listen", default=None, metavar="HOST:PORT", help="override [screens].listen (default 0.0.0.0:8080)")
     p.add_argument("--four-colour", action="store_true", default=None, help="four-colour deck by default")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
@@ -26,10 +27,14 @@ def urls(bridge: Any, settings: Any, host: str | None = None) -> list[tuple[str,
     shown = host or (bridge.host if bridge.host not in ("0.0.0.0", "::", "") else socket.gethostname())
     base = f"http://{shown}:{bridge.port}"
     out = []
+    token = settings.dealer_token if settings.token_generated else "<token from [screens].dealer_token_file>"
     for sid, source in bridge.sources.items():
+        if source.kind == "cabinet":
+            out.append(("cabinet screen", f"{base}/cabinet/{sid}"))
+            out.append(("attendant", f"{base}/cabinet/{sid}/attendant?token={token}"))
+            continue
         out.append(("players", f"{base}/table/{sid}"))
         out.append(("spot 1's own screen", f"{base}/table/{sid}/spot/1"))
-        token = settings.dealer_token if settings.token_generated else "<token from [screens].dealer_token_file>"
         out.append(("dealer", f"{base}/dealer/{sid}?token={token}"))
     out.append(("health", f"{base}/healthz"))
     return out
@@ -47,11 +52,15 @@ def _run(args: argparse.Namespace) -> int:
 
     from controller.cli import CliError
     from controller.commands.table import _load, _setup_logging
-    from controller.config import ConfigError
+    from controller.config import CabinetConfig, ConfigError, TableConfig
     from controller.screens import serve
 
     _setup_logging(args.log_level)
     configs = [_load(path) for path in args.config]
+    for path, cfg in zip(args.config, configs):
+        if not isinstance(cfg, (TableConfig, CabinetConfig)):
+            raise CliError(f"{path}: screens are for tables and cabinets (a link controller's pool is shown on the "
+                           f"screens of its cabinets)")
 
     async def main() -> None:
         try:

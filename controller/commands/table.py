@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bus ports on localhost (default 5550 5551 5552)")
     p.add_argument("--quiet", action="store_true", help="do not print the table as it is dealt")
     p.add_argument("--screens", default="127.0.0.1:8080", metavar="HOST:PORT",
-                   help="serve the player and dealer screens here (default 127.0.0.1:8080; a free port if taken)")
+                   help="serve the screens (a table's player and dealer pages, a cabinet's screen and attendant page) here "
+                        "(default 127.0.0.1:8080; a free port if taken)")
     p.add_argument("--no-screens", action="store_true", help="no screens bridge")
     p.set_defaults(func=_demo)
 
@@ -289,7 +290,12 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
             cab.on_publish = show
 
     async def play(cab: Any) -> None:
-        await CabinetAutoplay(cab, rng, pace=args.pace, spins=args.spins, coins=True, buttons=True).run()
+        bridge = None if args.no_screens else await _demo_screens(cfg, args.screens)
+        try:
+            await CabinetAutoplay(cab, rng, pace=args.pace, spins=args.spins, coins=True, buttons=True).run()
+        finally:
+            if bridge is not None:
+                await bridge.close()
 
     try:
         asyncio.run(_serve(cfg, play, ready))
@@ -318,7 +324,7 @@ def _toml(data: dict[str, Any]) -> str:
 
 
 async def _demo_screens(cfg: Any, listen: str) -> Any:
-    """The demo's screens bridge, in the demo's process, following the demo table over its bus."""
+    """The demo's screens bridge, in the demo's process, following the demo table (or cabinet) over its bus."""
     from controller.cli import CliError
     from controller.commands.screens import print_urls
     from controller.config import ConfigError

@@ -1,18 +1,21 @@
-"""Screens: the web bridge from a table's bus to the browsers at the table (player, spot and dealer pages).
+"""Screens: the web bridge from a table's or cabinet's bus to the browsers beside it (player, spot, dealer, cabinet and attendant pages).
 
 - `bridge.Bridge(sources, dealer_token=..., host=..., port=...)`: the aiohttp server (`await start()`,
   `await close()`); its module docstring documents the routes and the WebSocket messages.
-- `bridge.source_for_table(table_config, ...)`: what the bridge follows for one table.
+- `bridge.source_for_table(table_config, ...)`, `bridge.source_for_cabinet(cabinet_config, ...)`: what the
+  bridge follows for one table or cabinet (a cabinet's linked progressive too: `<link-id>/public`).
 - `config.screens_config(table_config)`: the validated [screens] section (listen, dealer token, dealer key).
-- `pages.register_page(Page(...))`: the extension point for further screens. The cabinet screen
-  (`/cabinet/<id>`) belongs here: register its page and script, and give the bridge a `Source` for the
-  cabinet's bus (its views and info); the WebSocket, snapshot, gap and reconnect handling are shared.
-- `serve(configs, ...)`: start a bridge for table configs (used by `croupier screens` and `croupier demo`).
+- `pages.register_page(Page(...))`: the extension point for further screens: register its page and script,
+  and give the bridge a `Source` for its bus (its views and info); the WebSocket, snapshot, gap and
+  reconnect handling are shared. The cabinet screen (`/cabinet/<id>`) and the attendant's page
+  (`/cabinet/<id>/attendant`) plug in so.
+- `serve(configs, ...)`: start a bridge for table and cabinet configs, mixed (used by `croupier screens`
+  and `croupier demo`).
 
 The pages are plain HTML, CSS and JavaScript in `static/` (no build step, nothing from the network):
 `screen.js` keeps one WebSocket per page in step with its view, `cards.js` draws the cards as SVG (with
 an optional four-colour deck), `felt.js` draws a table's felt, bets, results, roads and paytables,
-`table.js` and `dealer.js` are the pages.
+`table.js` and `dealer.js` are the table's pages, `cabinet.js` the cabinet's (its reel symbols are SVG too).
 """
 
 from __future__ import annotations
@@ -24,13 +27,13 @@ __all__ = ["serve"]
 
 async def serve(configs: list[Any], *, listen: str | None = None, four_colour: bool | None = None,
                 context: Any = None) -> tuple[Any, Any]:
-    """Start a bridge for these table configs; returns (bridge, screens config of the first table).
+    """Start a bridge for these table and cabinet configs; returns (bridge, screens config of the first).
 
     The listen address, the dealer token and the dealer key are those of the first config's [screens]
-    (a bridge serving several tables uses one token); each table's own key signs its commands.
+    (a bridge serving several uses one token); each table's (or cabinet's) own key signs its commands.
     """
-    from controller.config import ConfigError
-    from controller.screens.bridge import Bridge, source_for_table
+    from controller.config import CabinetConfig, ConfigError
+    from controller.screens.bridge import Bridge, source_for_cabinet, source_for_table
     from controller.screens.config import screens_config
 
     if not configs:
@@ -39,8 +42,9 @@ async def serve(configs: list[Any], *, listen: str | None = None, four_colour: b
     settings = [screens_config(cfg, overrides) for cfg in configs]
     ids = [cfg.table_id for cfg in configs]
     if len(set(ids)) != len(ids):
-        raise ConfigError(f"the same table id twice: {', '.join(ids)}")
-    sources = [source_for_table(cfg, s.dealer_keys, s.server_public, s.commands, s.four_colour)
+        raise ConfigError(f"the same table or cabinet id twice: {', '.join(ids)}")
+    sources = [source_for_cabinet(cfg, s.dealer_keys, s.server_public, s.commands) if isinstance(cfg, CabinetConfig)
+               else source_for_table(cfg, s.dealer_keys, s.server_public, s.commands, s.four_colour)
                for cfg, s in zip(configs, settings)]
     first = settings[0]
     bridge = Bridge(sources, dealer_token=first.dealer_token, host=first.host, port=first.port,

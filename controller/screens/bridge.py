@@ -1,4 +1,4 @@
-"""The screens bridge: a Clone client of each table's bus that serves the pages and one WebSocket per screen.
+"""The screens bridge: a Clone client of each table's (or cabinet's) bus that serves the pages and one WebSocket per screen.
 
 Browsers cannot speak ZeroMQ. The bridge subscribes to a table's `public` and `dealer` views with
 `controller.bus.BusClient` (snapshot, then updates in seq order; a gap or silence means a new snapshot)
@@ -7,6 +7,8 @@ and fans each view out to the screens bound to it:
     GET /table/<id>, /table/<id>/spot/<n>     player pages (public view)
     GET /dealer/<id>?token=T                  the dealer page: checks the token, sets it as an HttpOnly
                                               cookie and redirects to /dealer/<id>
+    GET /cabinet/<id>                         a slot cabinet's screen (public view)
+    GET /cabinet/<id>/attendant?token=T       the attendant's page (dealer view), behind the same token
     GET /ws/<id>/<view>                       a screen's WebSocket; any view but public needs the token
     GET /healthz                              200 {"ok": true, ...} once every table has been heard recently
     GET /static/...                           the pages' CSS and scripts (no build step, no CDN)
@@ -17,6 +19,9 @@ WebSocket messages (JSON text), bridge to screen:
     {"kind": "update", "seq", "ts", "state"}   the next state: `seq` is exactly the last one + 1
     {"kind": "heartbeat", "seq", "now", "stale"} every heartbeat; `seq` is the latest
     {"kind": "reply", "id", "ok", "error"|"result"}   the answer to a dealer page's command
+    {"kind": "side", "name", "state"}          another bus's public state a page shows beside its own view
+                                               (a cabinet's linked progressive: `<link-id>/public`, name
+                                               "link"); the snapshot carries the latest as "side": {name: state}
     {"kind": "error", "error"}                 a message the bridge refused
 A screen that sees a seq jump, a heartbeat with another seq, or three heartbeats of silence closes its
 socket and reconnects, which gives it a fresh snapshot. A screen that falls behind (its queue fills) is
@@ -25,7 +30,8 @@ screen can count down `bets_close_at` on the table's clock whatever its own says
 
 Screen to bridge, dealer views only: {"id": 1, "command": "resolve", "args": {"alert": 4, "action": "discard"}}.
 The bridge forwards it as a `CommandClient` command signed with its dealer CURVE key (from the config):
-the table checks the role and journals it like any dealer command. A player page's WebSocket carries
+the table checks the role and journals it like any dealer command. Each source names the commands its
+staff pages may send (a table's dealer: DEALER_PAGE_COMMANDS; a cabinet's attendant: ATTENDANT_PAGE_COMMANDS). A player page's WebSocket carries
 no commands at all: whatever it sends is answered with an error and goes nowhere.
 """
 
@@ -46,7 +52,8 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from controller.bus import BusClient, BusEndpoints, CommandClient, CommandError
 from controller.screens.pages import PAGES, Page, render_page
 
-__all__ = ["Source", "Bridge", "DEALER_PAGE_COMMANDS", "COOKIE", "source_for_table"]
+__all__ = ["Source", "Bridge", "DEALER_PAGE_COMMANDS", "ATTENDANT_PAGE_COMMANDS", "COOKIE", "source_for_table",
+           "source_for_cabinet"]
 
 log = logging.getLogger("croupier.screens")
 
@@ -55,13 +62,15 @@ COOKIE = "croupier_dealer"
 # What a dealer page may ask the table for. The table checks the dealer role again; the bridge never
 # forwards anything else (no bets, no cards, no audit) whatever a page sends.
 DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", "shuffle")
+# What an attendant's page may ask a cabinet for: clear a lockup (the cabinet checks who may clear which).
+ATTENDANT_PAGE_COMMANDS = ("clear",)
 QUEUE = 64            # messages a screen may lag behind before it is told to resnapshot
 MAX_MESSAGE = 4096    # bytes of a command from a dealer page
 
 
 @dataclass
 class Source:
-    """One table (or, later, cabinet) the bridge follows: its bus and what its pages need to know."""
+    """One table or cabinet the bridge follows: its bus and what its pages need to know."""
 
     id: str
     endpoints: BusEndpoints
@@ -70,6 +79,9 @@ class Source:
     dealer_keys: tuple[bytes, bytes] | None = None
     server_public: bytes | None = None
     commands: bool = True                          # dealer pages may send commands
+    kind: str = "table"                            # "table" or "cabinet": which pages serve it
+    page_commands: tuple[str, ...] = DEALER_PAGE_COMMANDS   # what its staff pages may send
+    link: tuple[str, BusEndpoints] | None = None   # a linked progressive: its id and bus (`<link-id>/public`)
 
 
 def source_for_table(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None, server_public: bytes | None = None,
@@ -81,6 +93,47 @@ def source_for_table(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None, s
             "commands": list(DEALER_PAGE_COMMANDS) if commands else []}
     return Source(cfg.table_id, cfg.bus.endpoints, info, dealer_keys=dealer_keys, server_public=server_public,
                   commands=commands)
+
+
+def source_for_cabinet(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None, server_public: bytes | None = None,
+                       commands: bool = True) -> Source:
+    """A Source from a cabinet config (controller.config.CabinetConfig): the title's symbols, reel strips,
+    paylines and paytables for the cabinet screen, the attendant page's commands, the link to follow."""
+    from controller.slots.title import LINES
+
+    t = cfg.title
+    link = cfg.link
+    info = {"id": cfg.cabinet_id, "kind": "cabinet", "title": t.name, "title_id": t.id,
+            "denomination": cfg.denomination, "lines": t.lines, "max_coins": t.max_coins,
+            "paylines": [list(rows) for rows in LINES[:t.lines]],
+            "symbols": {code: {"name": s.name, "blank": s.blank} for code, s in t.symbols.items()},
+            "strips": [[r.stops[p] for p in range(r.size)] for r in t.reels],
+            "paytables": [{"name": p.name, "color": p.color, "rows": [_pay_row(row) for row in p.rows]}
+                          for p in t.paytables],
+            "wild": {"symbol": t.wild.symbol, "multiplier": t.wild.multiplier} if t.wild else None,
+            "features": [{"kind": f.kind, "text": f.describe()} for f in t.features],
+            "reels": cfg.reels, "spin_seconds": cfg.spin_seconds,
+            "progressive": cfg.settings.progressive, "link": link.link_id if link else None,
+            "heartbeat": cfg.bus.heartbeat, "commands": list(ATTENDANT_PAGE_COMMANDS) if commands else []}
+    return Source(cfg.cabinet_id, cfg.bus.endpoints, info, dealer_keys=dealer_keys, server_public=server_public,
+                  commands=commands, kind="cabinet", page_commands=ATTENDANT_PAGE_COMMANDS,
+                  link=(link.link_id, link.endpoints) if link else None)
+
+
+def _pay_row(row: Any) -> dict[str, Any]:
+    """A paytable row for the cabinet screen: per reel the symbols that make it (or `count` of some anywhere)."""
+    pattern = row.pattern
+
+    def cell(m: Any) -> dict[str, Any]:
+        return {"symbols": sorted(m.symbols), "any": m.is_any, "text": m.text}
+
+    out: dict[str, Any] = {"text": row.text, "pays": list(row.pays)}
+    if pattern.positions is not None:
+        out["cells"] = [cell(m) for m in pattern.positions]
+    else:
+        out["anywhere"] = cell(pattern.anywhere)
+        out["count"] = pattern.count
+    return out
 
 
 async def _no_content(request: web.Request) -> web.Response:
@@ -132,6 +185,8 @@ class _Feed:
     state: dict[str, Any] | None = None
     screens: set[_Screen] = field(default_factory=set)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    sides: dict[str, _Feed] = field(default_factory=dict)     # other feeds its pages show beside (name -> feed)
+    followers: list[tuple[str, _Feed]] = field(default_factory=list)  # feeds whose screens show this one as a side
     bus_latency: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))  # bus publish -> here, s
 
     def __post_init__(self) -> None:
@@ -144,6 +199,12 @@ class _Feed:
         if self.ts is not None:
             self.bus_latency.append(time.time() - self.ts)
         self.ready.set()
+        if self.followers:
+            for name, feed in self.followers:
+                if feed.screens:
+                    side = json.dumps({"kind": "side", "name": name, "state": state})
+                    for screen in feed.screens:
+                        screen.push(side)
         if not self.screens:
             return
         text = json.dumps({"kind": "update", "seq": seq, "ts": self.ts, "state": state}) if follows \
@@ -153,7 +214,8 @@ class _Feed:
 
     def snapshot(self) -> str:
         return json.dumps({"kind": "snapshot", "seq": self.seq, "ts": self.ts, "now": time.time(),
-                           "table": self.source.id, "view": self.view, "info": self.source.info, "state": self.state})
+                           "table": self.source.id, "view": self.view, "info": self.source.info, "state": self.state,
+                           "side": {name: feed.state for name, feed in self.sides.items()}})
 
     def stale(self) -> bool:
         return time.monotonic() - self.client.heard > 3 * self.heartbeat
@@ -173,6 +235,17 @@ class Bridge:
         self.context = context
         self.pages = PAGES if pages is None else pages
         self.feeds = {(s.id, view): _Feed(s, view, heartbeat, context) for s in sources for view in s.views}
+        # Linked progressives: one feed per link (cabinets of a link share it), shown beside each cabinet's views.
+        self.links: dict[str, _Feed] = {}
+        for s in sources:
+            if s.link is not None:
+                link_id, endpoints = s.link
+                if link_id not in self.links:
+                    self.links[link_id] = _Feed(Source(link_id, endpoints, {}, views=("public",), kind="link"),
+                                                "public", heartbeat, context)
+                for view in s.views:
+                    self.feeds[(s.id, view)].sides["link"] = self.links[link_id]
+                    self.links[link_id].followers.append(("link", self.feeds[(s.id, view)]))
         self._commanders: dict[str, tuple[CommandClient, asyncio.Lock]] = {}
         self._tasks: list[asyncio.Task[Any]] = []
         self._runner: web.AppRunner | None = None
@@ -205,7 +278,7 @@ class Bridge:
             raise
         if self.port == 0:
             self.port = self._runner.addresses[0][1]
-        for feed in self.feeds.values():
+        for feed in [*self.feeds.values(), *self.links.values()]:
             self._tasks.append(asyncio.create_task(self._follow(feed)))
         self._tasks.append(asyncio.create_task(self._heartbeats()))
 
@@ -266,8 +339,10 @@ class Bridge:
     def _page_handler(self, page: Page) -> Callable[[web.Request], Any]:
         async def handler(request: web.Request) -> web.StreamResponse:
             table = request.match_info["id"]
-            if table not in self.sources:
-                raise web.HTTPNotFound(text=f"no table {table!r} here (tables: {', '.join(self.sources)})")
+            source = self.sources.get(table)
+            if source is None or source.kind != page.kind:
+                here = [sid for sid, s in self.sources.items() if s.kind == page.kind]
+                raise web.HTTPNotFound(text=f"no {page.kind} {table!r} here ({page.kind}s: {', '.join(here) or 'none'})")
             if page.dealer:
                 if "token" in request.query and self._authorised(request):
                     # Keep the secret out of the address bar and history: a cookie only this site sees.
@@ -276,8 +351,8 @@ class Bridge:
                     raise response
                 if not self._authorised(request):
                     log.warning("dealer page %s refused to %s: no or wrong token", request.path, request.remote)
-                    raise web.HTTPUnauthorized(text="the dealer screen needs its token: open /dealer/<id>?token=... "
-                                                    "(the token is in the table's config, [screens].dealer_token_file)")
+                    raise web.HTTPUnauthorized(text=f"the {page.name} screen needs its token: open {request.path}?token=... "
+                                                    "(the token is in the config, [screens].dealer_token_file)")
             params = {k: int(v) if v.isdigit() else v for k, v in request.match_info.items() if k != "id"}
             deck = request.query.get("deck")
             if deck in ("2", "4"):
@@ -288,9 +363,9 @@ class Bridge:
 
     async def _index(self, request: web.Request) -> web.Response:
         rows = []
-        for sid in self.sources:
+        for sid, source in self.sources.items():
             links = " ".join(f'<a href="{p.route.split("{spot")[0].replace("{id}", sid).rstrip("/")}">{p.name}</a>'
-                             for p in self.pages.values() if "{spot" not in p.route)
+                             for p in self.pages.values() if "{spot" not in p.route and p.kind == source.kind)
             rows.append(f"<li>{sid}: {links}</li>")
         return web.Response(text=f"<!doctype html><title>Croupier screens</title><ul>{''.join(rows)}</ul>",
                             content_type="text/html")
@@ -303,7 +378,10 @@ class Bridge:
             live = feed.seq >= 0 and not feed.stale()
             entry["views"][view] = {"seq": feed.seq, "live": live, "screens": len(feed.screens)}
             ok = ok and live
-        return web.json_response({"ok": ok, "tables": tables}, status=200 if ok else 503)
+        # A silent link is reported, not fatal: the cabinet says so on its screen (status link_down).
+        links = {lid: {"seq": f.seq, "live": f.seq >= 0 and not f.stale()} for lid, f in self.links.items()}
+        return web.json_response({"ok": ok, "tables": tables, **({"links": links} if links else {})},
+                                 status=200 if ok else 503)
 
     # ------------------------------------------------------------------------------------------ WebSockets
 
@@ -360,8 +438,9 @@ class Bridge:
                 raise ValueError("expected a JSON object")
             req_id = req.get("id")
             command, args = req.get("command"), req.get("args", {})
-            if command not in DEALER_PAGE_COMMANDS or not isinstance(args, dict):
-                raise ValueError(f"a dealer screen sends {', '.join(DEALER_PAGE_COMMANDS)} with an args object")
+            if command not in source.page_commands or not isinstance(args, dict):
+                who = "an attendant" if source.kind == "cabinet" else "a dealer"
+                raise ValueError(f"{who} screen sends {', '.join(source.page_commands)} with an args object")
             if not source.commands:
                 raise ValueError("this bridge holds no dealer key ([screens].dealer_key): the dealer screen "
                                  "can only look")

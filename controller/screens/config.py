@@ -1,4 +1,4 @@
-"""The [screens] section of a table's config: where the bridge listens, the dealer pages' token, the dealer key for their commands.
+"""The [screens] section of a table's or cabinet's config: where the bridge listens, the staff pages' token, the key for their commands.
 
 ```toml
 [screens]
@@ -10,6 +10,10 @@ dealer_key = "dealer.key_secret"           # the CURVE key pair (in [bus].keys) 
                                            # with role "dealer". Unset with [bus].keys: dealer pages are read-only.
 four_colour = false                        # the four-colour deck by default (a page may ask with ?deck=4 or 2)
 ```
+
+A cabinet's [screens] has `listen` and `dealer_token_file` (the attendant's page shares the token
+mechanism) and `attendant_key`: a key pair listed as a [[bus.client]] with role "attendant", which the
+attendant's page clears lockups with.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from controller.config import ConfigError, TableConfig, _get, _unknown
+from controller.config import CabinetConfig, ConfigError, TableConfig, _get, _unknown
 
 __all__ = ["ScreensConfig", "screens_config", "parse_listen", "MIN_TOKEN"]
 
@@ -58,15 +62,18 @@ def _read_token(path: Path, where: str) -> str:
     return token
 
 
-def screens_config(cfg: TableConfig, overrides: Mapping[str, Any] | None = None) -> ScreensConfig:
-    """Validate the [screens] section of a table config (plus command-line overrides: listen, four_colour)."""
+def screens_config(cfg: TableConfig | CabinetConfig, overrides: Mapping[str, Any] | None = None) -> ScreensConfig:
+    """Validate the [screens] section of a table or cabinet config (plus command-line overrides: listen,
+    four_colour)."""
     from controller.bus import load_public_key, load_secret_keys, parse_role
 
     where = f"{cfg.path or 'config'}[screens]"
     raw = dict(cfg.raw.get("screens", {}) or {})
     if not isinstance(cfg.raw.get("screens", {}), dict):
         raise ConfigError(f"{where}: expected a table")
-    _unknown(raw, {"listen", "dealer_token_file", "dealer_key", "four_colour"}, where)
+    cabinet = isinstance(cfg, CabinetConfig)
+    key_field, staff = ("attendant_key", "attendant") if cabinet else ("dealer_key", "dealer")
+    _unknown(raw, {"listen", "dealer_token_file", key_field} | ({"four_colour"} if not cabinet else set()), where)
     raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
     host, port = parse_listen(_get(raw, "listen", str, where, "0.0.0.0:8080"), f"{where}.listen")
     base = cfg.path.parent if cfg.path else Path.cwd()
@@ -78,28 +85,28 @@ def screens_config(cfg: TableConfig, overrides: Mapping[str, Any] | None = None)
 
     keys = server = None
     commands = True
-    key_name = _get(raw, "dealer_key", str, where)
+    key_name = _get(raw, key_field, str, where)
     if cfg.bus.keys is None:
         if key_name:
-            raise ConfigError(f"{where}.dealer_key: the bus has no CURVE keys ([bus].keys): commands are "
+            raise ConfigError(f"{where}.{key_field}: the bus has no CURVE keys ([bus].keys): commands are "
                               f"unauthenticated, so the bridge needs no key")
     elif not key_name:
-        commands = False  # an authenticated table and no key for us: the dealer pages only look
+        commands = False  # an authenticated bus and no key for us: the staff pages only look
     else:
         path = cfg.bus.keys / key_name
         try:
             keys = load_secret_keys(path)
         except (OSError, ValueError) as exc:
-            raise ConfigError(f"{where}.dealer_key: {path}: not a CURVE secret key file ({exc})") from None
+            raise ConfigError(f"{where}.{key_field}: {path}: not a CURVE secret key file ({exc})") from None
         roles = {load_public_key(p): role for p, role in cfg.bus.clients}
         role = roles.get(keys[0])
-        if role is None or parse_role(role).kind != "dealer":
-            raise ConfigError(f"{where}.dealer_key: {path.name} is not listed as a [[bus.client]] with role "
-                              f"\"dealer\" ({'role ' + repr(role) if role else 'not listed'}), so the table "
-                              f"would refuse its commands")
+        if role is None or parse_role(role).kind != staff:
+            raise ConfigError(f"{where}.{key_field}: {path.name} is not listed as a [[bus.client]] with role "
+                              f"\"{staff}\" ({'role ' + repr(role) if role else 'not listed'}), so the "
+                              f"{'cabinet' if cabinet else 'table'} would refuse its commands")
         try:
             server = load_public_key(cfg.bus.keys / "server.key")
         except OSError:
-            raise ConfigError(f"{where}.dealer_key: no server.key (the table's public key) in {cfg.bus.keys}") from None
+            raise ConfigError(f"{where}.{key_field}: no server.key (the bus's public key) in {cfg.bus.keys}") from None
     four = _get(raw, "four_colour", bool, where, False)
     return ScreensConfig(host, port, token, generated, keys, server, commands, four)

@@ -1,9 +1,9 @@
 """The page registry: each screen page's route, the view its WebSocket carries, its script, and whether it is behind the dealer token.
 
 A page is a small HTML shell (below) that loads the shared scripts (`screen.js`: the WebSocket client;
-`cards.js`: the SVG cards; `felt.js`: the felt) and its own. Another kind of screen (the cabinet screen,
-an attendant's recall page) is added with `register_page(Page(...))` and a script in `static/`, plus a
-`Source` for its bus in the bridge: nothing else changes.
+`cards.js`: the SVG cards; `felt.js`: the felt and the small DOM helpers) and its own. Another kind of
+screen is added with `register_page(Page(...))` and a script in `static/`, plus a `Source` for its bus in
+the bridge: nothing else changes. The cabinet screen and the attendant's page (`cabinet.js`) are such.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class Page:
     script: str            # its script in static/
     title: str
     dealer: bool = False   # behind the dealer token; its WebSocket may send dealer commands
+    kind: str = "table"    # what it shows: a "table" or a "cabinet" (a page of one is no page of the other)
 
     def __post_init__(self) -> None:
         if self.dealer != (self.view != "public"):
@@ -43,6 +44,9 @@ def register_page(page: Page) -> Page:
 register_page(Page("table", "/table/{id}", "public", "table.js", "Table"))
 register_page(Page("spot", "/table/{id}/spot/{spot:[0-9]+}", "public", "table.js", "Spot"))
 register_page(Page("dealer", "/dealer/{id}", "dealer", "dealer.js", "Dealer", dealer=True))
+register_page(Page("cabinet", "/cabinet/{id}", "public", "cabinet.js", "Cabinet", kind="cabinet"))
+register_page(Page("attendant", "/cabinet/{id}/attendant", "dealer", "cabinet.js", "Attendant", dealer=True,
+                   kind="cabinet"))
 
 _SHELL = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

@@ -7,7 +7,7 @@ const Screen = (() => {
   const cfg = JSON.parse(document.body.dataset.screen);
   const stats = {seq: -1, snapshots: 0, updates: 0, gaps: 0, silences: 0, reconnects: 0, latencies: [], cfg};
   window.croupier = stats;
-  let ws = null, info = null, state = null, render = null, heard = 0, skew = 0, failures = 0, retryTimer = null;
+  let ws = null, info = null, state = null, sides = {}, render = null, heard = 0, skew = 0, failures = 0, retryTimer = null;
   let nextId = 1;
   const pending = new Map();
 
@@ -84,6 +84,7 @@ const Screen = (() => {
       stats.seq = msg.seq;
       info = msg.info || info;
       state = msg.state;
+      sides = msg.side || {};
       sampleSkew(msg.now);
       status("", false);
       show();
@@ -94,6 +95,9 @@ const Screen = (() => {
       stats.updates += 1;
       if (msg.ts) { undrawn.push([msg.seq, msg.ts]); sampleSkew(msg.ts); }   // latencies: [seq, ms from the table's publish to the DOM]
       show();
+    } else if (msg.kind === "side") {   // another bus's state shown beside the view (a linked progressive)
+      sides[msg.name] = msg.state;
+      if (state) show();
     } else if (msg.kind === "heartbeat") {
       sampleSkew(msg.now);
       if (msg.seq !== stats.seq) { stats.gaps += 1; resnapshot(); return; }
@@ -138,5 +142,5 @@ const Screen = (() => {
     }, 250);
   }
 
-  return {start, send, now, cfg, get info() { return info; }, get state() { return state; }};
+  return {start, send, now, cfg, get info() { return info; }, get state() { return state; }, get sides() { return sides; }};
 })();
