@@ -187,7 +187,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("croupier.table").setLevel(logging.ERROR)  # the demo is unauthenticated on purpose
-    state_dir = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    state_dir = _state_dir(args.dir)
     table_id = f"demo-{args.game}".replace("_", "-")
     pub, snap, cmd = args.ports
     data: dict[str, Any] = {
@@ -246,7 +246,7 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
         title = get_title(args.cabinet)
     except TitleError:
         raise CliError(f"unknown title {args.cabinet!r} (titles: {', '.join(title_ids())})") from None
-    state_dir = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    state_dir = _state_dir(args.dir)
     cabinet_id = f"demo-{title.id}"
     pub, snap, cmd = args.ports
     # The mechanical-reel pin map, with reel strips of this title's length (a simulated cabinet built for it).
@@ -302,6 +302,19 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _state_dir(given: str | None) -> Path:
+    """The demo's journal folder: the one asked for (made if missing) or a fresh temporary one."""
+    if not given:
+        return Path(tempfile.mkdtemp(prefix="croupier-demo-"))
+    path = Path(given)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from controller.cli import CliError
+        raise CliError(f"--dir {given}: cannot make the folder ({exc.strerror})") from None
+    return path
 
 
 def _toml(data: dict[str, Any]) -> str:
