@@ -306,6 +306,8 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
 
 def _state_dir(given: str | None) -> Path:
     """The demo's journal folder: the one asked for (made if missing) or a fresh temporary one."""
+    import tempfile
+
     if not given:
         return Path(tempfile.mkdtemp(prefix="croupier-demo-"))
     path = Path(given)
