@@ -143,7 +143,7 @@ def test_player_sockets_send_nothing_and_the_dealer_view_needs_the_token(tmp_pat
                                                               "Origin": "http://evil.example"}) == 403
             assert await status(f"/ws/{tid}/dealer", headers={"Cookie": f"croupier_dealer={TOKEN}"}) == 101
             assert await status(f"/ws/{tid}/audit", headers={"Cookie": f"croupier_dealer={TOKEN}"}) == 404
-            assert await status(f"/ws/other/public") == 404
+            assert await status("/ws/other/public") == 404
 
             async with http.get(url(bridge, f"/dealer/{tid}")) as r:
                 assert r.status == 401
@@ -373,7 +373,7 @@ def test_croupier_screens_serves_a_running_table_and_stops_on_sigterm(tmp_path: 
             first = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
             assert f"http://127.0.0.1:{port}/table/t-baccarat" in first
             rest = (await asyncio.wait_for(proc.stdout.readuntil(b"/healthz"), 10)).decode()
-            assert re.search(rf"/dealer/t-baccarat\?token=\S{{16,}}", rest)
+            assert re.search(r"/dealer/t-baccarat\?token=\S{16,}", rest)
             async with aiohttp.ClientSession() as http:
                 deadline = asyncio.get_running_loop().time() + 20
                 while True:   # the bridge has to hear the table once before it is healthy

@@ -211,7 +211,7 @@ def test_a_linked_cabinet_screen_gets_the_link_pool_beside_its_view(tmp_path: Pa
 
     async def main() -> None:
         link = await started(link_cfg)
-        cab = await started(cfg)
+        await started(cfg)   # the cabinet the bridge follows
         bridge = Bridge([source_for_cabinet(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0, heartbeat=0.2)
         await bridge.start()
         try:

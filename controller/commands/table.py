@@ -177,7 +177,6 @@ def _demo(args: argparse.Namespace) -> int:
         return _demo_cabinet(args)
     import asyncio
     import logging
-    import tempfile
 
     from controller.autoplay import Autoplay
     from controller.cli import CliError
@@ -232,7 +231,6 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
     import asyncio
     import logging
     import re
-    import tempfile
 
     from controller.autoplay import CabinetAutoplay
     from controller.cli import CliError

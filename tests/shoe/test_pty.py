@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from controller.cards import Card, parse_card, parse_cards, shoe
+from controller.cards import Card, parse_cards, shoe
 from controller.rng import SeededRng
 from drivers.shoe.aio import AsyncShoe
 from drivers.shoe.device import DeviceTiming
