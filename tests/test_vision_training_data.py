@@ -11,7 +11,7 @@ import pytest
 from controller.rng import SeededRng
 from vision import render
 from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, NONE, RANK_CLASSES, CardRect, decode,
-                              decode_indices)
+                              decode_indices, rect_at_index)
 from vision.training import data
 
 
@@ -120,3 +120,14 @@ def test_classifier_crops_and_labels() -> None:
     assert ((s >= 0) == (r < 13)).all()
     assert (r == NONE).any() and (r < 13).sum() > 10
     assert not ((r == BACK) & (s >= 0)).any()
+
+
+@pytest.mark.parametrize("angle", [0.0, 33.0, 90.0, 200.0])
+def test_rect_at_index_inverts_corner_point(angle: float) -> None:
+    a = math.radians(angle)
+    rect = CardRect(300.0, 200.0, math.cos(a), math.sin(a), 70.0, 50.0)
+    for r in (rect, rect.flipped()):
+        x, y = data.corner_point(r)
+        back = rect_at_index(x, y, r.ux, r.uy, r.half_w)
+        assert math.hypot(back.cx - r.cx, back.cy - r.cy) < 1e-6
+        assert (back.ux, back.uy) == (r.ux, r.uy)

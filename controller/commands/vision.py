@@ -63,9 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--finetune-detector", type=Path, default=None, metavar="DETECTOR_ONNX",
                    help="instead: go on training this detector on fresh scenes (--det-scenes, --det-epochs, "
                         "--dealt) and write only detector.onnx")
+    p.add_argument("--finetune-classifier", type=Path, default=None, metavar="CLASSIFIER_ONNX",
+                   help="instead: go on training this classifier on the corners the detector in --out (else the "
+                        "shipped one) cuts from fresh scenes (--cls-scenes, --cls-epochs, --dealt); write only "
+                        "classifier.onnx")
     p.add_argument("--dealt", type=float, default=0.6,
-                   help="with --finetune-detector: share of dealers' layouts among the scenes (default 0.6)")
-    p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-detector: peak learning rate")
+                   help="with --finetune-*: share of dealers' layouts among the scenes (default 0.6)")
+    p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
     p.set_defaults(func=_train)
 
     p = vs.add_parser("evaluate", help="the acceptance figures: held-out real photos and a synthetic test set",
@@ -152,7 +156,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from vision.training.train import finetune_detector, train
+        from vision.training.train import finetune_classifier, finetune_detector, train
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     from controller.rng import SeededRng
@@ -164,6 +168,15 @@ def _train(args: argparse.Namespace) -> int:
         finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
                           scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
                           workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
+    if args.finetune_classifier is not None:
+        if not args.finetune_classifier.is_file():
+            raise CliError(f"no classifier at {args.finetune_classifier}")
+        out = args.out or MODELS_DIR
+        detector = out / "detector.onnx" if (out / "detector.onnx").is_file() else MODELS_DIR / "detector.onnx"
+        finetune_classifier(SeededRng(args.seed).numpy(), start=args.finetune_classifier, detector=detector, out=out,
+                            scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
+                            workers=args.workers, say=lambda line: print(line, flush=True))
         return 0
     train(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, det_scenes=args.det_scenes,
           cls_scenes=args.cls_scenes, det_epochs=args.det_epochs, cls_epochs=args.cls_epochs, workers=args.workers,

@@ -248,14 +248,20 @@ def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> C
     return CardRect(r.cx + dx, r.cy + dy, math.cos(a), math.sin(a), r.half_l * s * asp, r.half_w * s / asp)
 
 
-def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None,
+                     dealt: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Corner crops from one rendered scene: (crops, rank classes, suit classes or -1). With `detect` (a
-    `Recogniser.detect`), also the corners of the rectangles the detector finds, labelled from the card
-    whose corner they land on: the classifier learns the detector's real errors."""
-    w, h = [(640, 384), (512, 512), (384, 512), (800, 450)][int(rng.integers(4))]
-    scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.4), backgrounds=backgrounds, hand=0.35,
-                                count=(1, 8), face_down=0.08)
+    `Recogniser.detect_all`), also the corners of the rectangles the detector finds and the index corners
+    it finds, labelled from the card whose corner they land on: the classifier learns the detector's real
+    errors. With chance `dealt` the scene is a dealer's layout at a table camera's scale."""
+    if rng.random() < dealt:
+        w, h = 1280, 720
+        scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
+                                    face_down=0.08, backgrounds=backgrounds)
+    else:
+        w, h = [(640, 384), (512, 512), (384, 512), (800, 450)][int(rng.integers(4))]
+        scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.4), backgrounds=backgrounds, hand=0.35,
+                                    count=(1, 8), face_down=0.08)
     rects, ranks, suits = [], [], []
     for pc in scene.cards:
         if pc.visible < 0.05:
@@ -276,31 +282,16 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
             suits.append(int(pc.card.suit) if pc.card is not None and not pc.card.joker and label < BACK else -1)
     if detect is not None:
         truths = [(pc, rect_of_quad(pc.quad)) for pc in scene.cards if pc.visible >= 0.05]
-        for _, _, pred in detect(scene.image):
-            for r in (pred, pred.flipped()):
-                px, py = corner_point(r)
-                best, dist = None, 1e9
-                for pc, t in truths:
-                    for j, tr in enumerate((t, t.flipped())):
-                        qx, qy = corner_point(tr)
-                        d = math.hypot(px - qx, py - qy) / max(t.half_w, 1.0)
-                        if d < dist:
-                            best, dist = (pc, j), d
-                if best is None:
-                    continue
-                pc, j = best
-                vis = pc.index_visible[j]
-                if dist > 0.6 or vis < 0.3:
-                    label = NONE if dist > 0.6 or vis < 0.3 else -1
-                elif dist < 0.25 and vis > 0.8:
-                    label = rank_class(pc.card)
-                else:
-                    continue
-                if pc.card is None and label != NONE:
-                    label = BACK
-                rects.append(r)
-                ranks.append(label)
-                suits.append(int(pc.card.suit) if label < JOKER_CLASS and pc.card is not None else -1)
+        found, indices = detect(scene.image)
+        # Both corners of each card found; an index corner found is read from its own rect only.
+        corners = [c for _, _, pred in found for c in (pred, pred.flipped())] + [r for _, r in indices or ()]
+        for r in corners:
+            label = _label_corner(r, truths)
+            if label is None:
+                continue
+            rects.append(r)
+            ranks.append(label[0])
+            suits.append(label[1])
     # Some crops of nothing in particular (background, hands, card middles) teach "none".
     for _ in range(int(rng.integers(0, 2))):
         hw = rng.uniform(0.04, 0.2) * max(w, h)
@@ -311,6 +302,33 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
     crops = corner_crops(scene.image, rects) if rects else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     # corner_crops gives two per rect; keep the first of each (each rect here is one corner already).
     return crops[0::2], np.array(ranks, np.int64), np.array(suits, np.int64)
+
+
+def _label_corner(r: CardRect, truths: Sequence[tuple[render.PlacedCard, CardRect]]) -> tuple[int, int] | None:
+    """(rank class, suit or -1) for the crop at the top-left corner of `r`, from the card index it lands on
+    (None when it is too near to call): an index seen upright is that card, a card back is BACK, anything
+    else (off the index, covered, upside down) is NONE."""
+    px, py = corner_point(r)
+    best, dist = None, 1e9
+    for pc, t in truths:
+        for j, tr in enumerate((t, t.flipped())):
+            qx, qy = corner_point(tr)
+            d = math.hypot(px - qx, py - qy) / max(t.half_w, 1.0)
+            if d < dist:
+                best, dist = (pc, tr, j), d
+    if best is None:
+        return NONE, -1
+    pc, tr, j = best
+    vis = pc.index_visible[j]
+    upright = r.ux * tr.ux + r.uy * tr.uy
+    if dist > 0.6 or vis < 0.3 or upright < 0.3:
+        return NONE, -1
+    if dist >= 0.25 or vis <= 0.8 or upright < 0.95:
+        return None
+    if pc.card is None:
+        return BACK, -1
+    label = rank_class(pc.card)
+    return label, (int(pc.card.suit) if label < JOKER_CLASS else -1)
 
 
 def classical_rect(image: np.ndarray, box: Sequence[int]) -> CardRect | None:

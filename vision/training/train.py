@@ -31,7 +31,7 @@ from vision.recognise import BACK, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE, RANK_
 from vision.training import data
 from vision.training.nets import Classifier, ClassifierExport, Detector, DetectorExport
 
-__all__ = ["train", "finetune_detector", "load_onnx_weights", "NOTICE"]
+__all__ = ["train", "finetune_detector", "finetune_classifier", "load_onnx_weights", "NOTICE"]
 
 NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx)
 
@@ -67,7 +67,7 @@ def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None
         try:
             from vision.recognise import Recogniser
 
-            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect
+            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect_all
         except Exception as exc:  # noqa: BLE001 - re-raised in the task
             _INIT_ERROR = exc
 
@@ -84,12 +84,13 @@ def _det_chunk(args: tuple[int, int, int] | tuple[int, int, int, float]) -> tupl
     return np.stack(images), objects
 
 
-def _cls_chunk(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, count = args
+def _cls_chunk(args: tuple[int, int] | tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seed, count = args[:2]
+    dealt = args[2] if len(args) > 2 else 0.0
     if _INIT_ERROR is not None:
         raise _INIT_ERROR
     rng = np.random.default_rng(seed)
-    parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT) for _ in range(count)]
+    parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt) for _ in range(count)]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
 
@@ -227,16 +228,20 @@ def _harvest_real(net: Detector, real: list[tuple[np.ndarray, realdata.Photo, li
 
 
 def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, ranks: np.ndarray,
-                      suits: np.ndarray, epochs: int, batch: int) -> Classifier:
-    net = Classifier()
+                      suits: np.ndarray, epochs: int, batch: int, start: Classifier | None = None,
+                      lr: float = 3e-3) -> Classifier:
+    """Train a classifier (or go on training `start`, with its batch-norm statistics frozen)."""
+    net = start if start is not None else Classifier()
     steps = math.ceil(len(crops) / batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps, pct_start=0.1)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     r_all = torch.from_numpy(ranks)
     s_all = torch.from_numpy(suits)
     for epoch in range(epochs):
         net.train()
+        if start is not None:
+            _freeze_batch_norm(net)
         order = torch.from_numpy(rng.permutation(len(crops)))
         t0 = time.time()
         tot = right = 0
@@ -451,4 +456,43 @@ def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "d
     summary = {"seconds": round(time.time() - started), "from": start.name, "scenes": scenes, "epochs": epochs,
                "dealt": dealt, "lr": lr}
     say(f"detector fine-tuned in {summary['seconds']} s; written to {out / 'detector.onnx'}")
+    return summary
+
+
+def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / "classifier.onnx",
+                        detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
+                        epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
+                        say: Callable[[str], None] = print) -> dict:
+    """Go on training a shipped classifier (`start`, ONNX) on the corners `detector` cuts from fresh scenes
+    (a share `dealt` of them dealers' layouts: both corners of each card found and each index corner
+    found, labelled from the card they land on), the true corners jittered, and the real training cards;
+    write `out/classifier.onnx`."""
+    started = time.time()
+    torch.manual_seed(int(rng.integers(2**31)))
+    torch.set_num_threads(max(1, workers))
+    real, backgrounds = _real_training(say)
+    net = Classifier()
+    load_onnx_weights(net, start)
+    t = time.time()
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
+    parts = _generate(_cls_chunk, jobs, backgrounds, workers, str(detector))
+    crops = np.concatenate([p[0] for p in parts])
+    ranks = np.concatenate([p[1] for p in parts])
+    suits = np.concatenate([p[2] for p in parts])
+    say(f"rendered {len(crops)} classifier crops from {scenes} scenes in {time.time() - t:.0f} s "
+        f"({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
+    if real:
+        det = Detector()
+        load_onnx_weights(det, detector)
+        det.eval()
+        rc, rr = _harvest_real(det, real, rng, 8, say)
+        crops = np.concatenate([crops, rc])
+        ranks = np.concatenate([ranks, rr])
+        suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
+        say(f"added {len(rc)} real corner crops")
+    cls = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
+    _export(None, cls, out, say)
+    summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
+               "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
+    say(f"classifier fine-tuned in {summary['seconds']} s; written to {out / 'classifier.onnx'}")
     return summary
