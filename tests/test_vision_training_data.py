@@ -9,7 +9,8 @@ import numpy as np
 
 from controller.rng import SeededRng
 from vision import render
-from vision.recognise import BACK, CROP_H, CROP_W, DET_CHANNELS, NONE, RANK_CLASSES, CardRect, decode
+from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, NONE, RANK_CLASSES, CardRect, decode,
+                              decode_indices, rect_at_index)
 from vision.training import data
 
 
@@ -27,7 +28,7 @@ def test_targets_decode_back_to_the_cards() -> None:
         img, objects = data.detector_scene(gen, 256)
         assert img.shape == (256, 256, 3)
         t = data.detector_targets(objects, (256, 256))
-        assert t.shape == (DET_CHANNELS + 3, 64, 64)
+        assert t.shape == (data.TARGET_CHANNELS, 64, 64)
         out = t[:DET_CHANNELS].copy()
         out[0] = (out[0] >= 1).astype(np.float32)
         decoded = decode(out, 1.0, 0.5)
@@ -38,6 +39,36 @@ def test_targets_decode_back_to_the_cards() -> None:
             _check(decoded, ob.rect)
             checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("dealt", [0.0, 1.0])
+def test_index_targets_decode_back_to_the_index_corners(dealt: float) -> None:
+    gen = SeededRng(6).numpy()
+    checked = 0
+    for _ in range(3):
+        _, objects = data.detector_scene(gen, 256, dealt=dealt)
+        t = data.detector_targets(objects, (256, 256))
+        out = t[:DET_CHANNELS].copy()
+        out[I_HEAT] = (out[I_HEAT] >= 1).astype(np.float32)
+        decoded = [r for _, r in decode_indices(out, 1.0, 0.5)]
+        for ob in objects:
+            assert ob.indices is not None
+            for r in ob.indices:
+                x, y = data.corner_point(r)
+                if not (0 <= x < 256 and 0 <= y < 256):
+                    continue
+                best = min(decoded, key=lambda d: math.dist(data.corner_point(d), (x, y)))
+                assert math.hypot(best.cx - r.cx, best.cy - r.cy) < 0.5
+                assert best.ux * r.ux + best.uy * r.uy > 0.999
+                assert abs(best.half_w - r.half_w) < 0.5
+                checked += 1
+    assert checked >= 5
+
+
+def test_real_photos_leave_the_index_heatmap_alone() -> None:
+    # A real photo's labels say nothing about where the indices are: the index heatmap weighs nothing.
+    t = data.detector_targets([data.DetObject((10, 10, 60, 90), None)], (128, 128))
+    assert t[DET_CHANNELS + 3].max() == 0 and t[I_HEAT].max() == 0
 
 
 def test_mirrored_targets_match_the_mirrored_image() -> None:
@@ -88,3 +119,14 @@ def test_classifier_crops_and_labels() -> None:
     assert ((s >= 0) == (r < 13)).all()
     assert (r == NONE).any() and (r < 13).sum() > 10
     assert not ((r == BACK) & (s >= 0)).any()
+
+
+@pytest.mark.parametrize("angle", [0.0, 33.0, 90.0, 200.0])
+def test_rect_at_index_inverts_corner_point(angle: float) -> None:
+    a = math.radians(angle)
+    rect = CardRect(300.0, 200.0, math.cos(a), math.sin(a), 70.0, 50.0)
+    for r in (rect, rect.flipped()):
+        x, y = data.corner_point(r)
+        back = rect_at_index(x, y, r.ux, r.uy, r.half_w)
+        assert math.hypot(back.cx - r.cx, back.cy - r.cy) < 1e-6
+        assert (back.ux, back.uy) == (r.ux, r.uy)

@@ -1,13 +1,15 @@
 """Synthetic renderer: card faces of all 52 identities, the joker and backs, composed onto tables with ground truth.
 
 Everything random comes in as a `numpy.random.Generator` (callers derive it from `controller.rng`), so a
-seed renders the same pixels every time. Three uses:
+seed renders the same pixels every time. Four uses:
 
 - `card_face(card, style)`: one canonical upright card (BGRA, `CARD_W` x `CARD_H`), indices at top-left
   and bottom-right, pips or a picture in the middle;
 - `render_scene(rng, ...)`: a random scene for training and for the synthetic test set: cards (spread,
   overlapping in fans, face down), chips, a hand, on felt or a busy background, under perspective, blur,
   glare, noise and JPEG loss, with each card's quad, visible box and index visibility;
+- `render_dealt(rng, ...)`: a table camera's frame of cards as a dealer lays them out (cascades, rows,
+  single cards at separate places on felt): the seeded synthetic test set;
 - `render_table(layout, rng, ...)`: what the simulated camera over a table sees: the felt with its zones
   and ArUco calibration markers, the cards at table positions, optional hand and noise.
 """
@@ -26,7 +28,7 @@ from controller.cards import Card, JOKER, Suit, deck
 
 __all__ = [
     "CARD_W", "CARD_H", "CARD_MM", "INDEX_REGION", "CardStyle", "random_style", "DEFAULT_STYLE",
-    "card_face", "card_back", "suit_mask", "PlacedCard", "Scene", "render_scene", "quad_to_rect",
+    "card_face", "card_back", "suit_mask", "PlacedCard", "Scene", "render_scene", "render_dealt", "quad_to_rect",
     "TableCard", "render_table", "ALL_CARDS", "aruco_dictionary", "MARKER_IDS",
 ]
 
@@ -598,6 +600,96 @@ def render_scene(rng: np.random.Generator, size: tuple[int, int] = (640, 384), *
         target = placed[int(rng.integers(len(placed)))].quad.mean(axis=0)
         _hand(img, idmap, rng, (target[0] + rng.normal(0, width * 0.3), target[1] + rng.normal(0, width * 0.3)),
               width * rng.uniform(0.6, 1.0))
+    _visibility(placed, idmap)
+    return Scene(_finish(img, rng, strength), placed)
+
+
+def _group_cards(rng: np.random.Generator, n: int, cw: float) -> list[tuple[float, float, float]]:
+    """Card centres and turns (x, y, angle) of one dealt group in the group's own frame, cards stacked in
+    dealing order: a blackjack cascade (each card down and to the side by about an index, so every
+    earlier card keeps an index in sight), a row (baccarat, community cards: side by side or overlapping
+    by up to 40%), or one card."""
+    ch = cw * CARD_H / CARD_W
+    kind = rng.random() if n > 1 else 1.0
+    out = []
+    if kind < 0.5:  # cascade
+        dx = rng.uniform(0.32, 0.55) * cw * (1 if rng.random() < 0.5 else -1)
+        dy = rng.uniform(0.12, 0.3) * ch
+        for k in range(n):
+            out.append((k * dx + rng.normal(0, 0.02 * cw), k * dy + rng.normal(0, 0.02 * cw), rng.normal(0, 0.05)))
+    else:  # a row, or a single card
+        step = rng.uniform(0.62, 1.3) * cw
+        for k in range(n):
+            out.append((k * step + rng.normal(0, 0.02 * cw), rng.normal(0, 0.03 * cw), rng.normal(0, 0.05)))
+    # 180-degree turns: dealt cards lie either way up.
+    return [(x, y, a + (math.pi if rng.random() < 0.5 else 0.0)) for x, y, a in out]
+
+
+def render_dealt(rng: np.random.Generator, size: tuple[int, int] = (1280, 720), *,
+                 count: tuple[int, int] = (4, 10), card_width: tuple[float, float] = (0.06, 0.11),
+                 face_down: float = 0.05, hand: float = 0.1, chips: float = 0.4, markers: float = 0.5,
+                 tilt: float = 0.06, strength: float = 1.0, backgrounds: Sequence[np.ndarray] = ()) -> Scene:
+    """A table camera's frame of cards as a dealer lays them out: on felt, in groups at separate places
+    (blackjack cascades, rows, single cards), each group turned its own way, all inside the frame; chips,
+    with chance `markers` the ArUco calibration markers in the corners, sometimes a hole card face down or
+    a hand, and the camera effects of `render_scene`.
+
+    `card_width` is the range of card widths as a fraction of the image's longer side."""
+    W, H = size
+    img = _background(rng, W, H, 0.0, backgrounds)
+    idmap = np.full((H, W), -1, np.int32)
+    n = int(rng.integers(count[0], count[1] + 1))
+    chosen = [ALL_CARDS[int(i)] for i in rng.choice(52, n, replace=False)]
+    style = random_style(rng)
+    back_seed = int(rng.integers(0, 4))
+    cw = rng.uniform(*card_width) * max(W, H)
+    if rng.random() < chips:
+        _chips(img, idmap, rng, int(rng.integers(1, 6)), cw)
+    placed: list[PlacedCard] = []
+    taken: list[tuple[float, float, float]] = []  # (x, y, radius) of the groups and markers already laid
+    if rng.random() < markers:
+        side = cw * rng.uniform(0.5, 0.8)
+        for mid, (mx, my) in zip(MARKER_IDS, ((0, 0), (1, 0), (1, 1), (0, 1))):
+            x, y = side * 0.3 + mx * (W - side * 1.6), side * 0.3 + my * (H - side * 1.6)
+            tile = cv2.aruco.generateImageMarker(aruco_dictionary(), mid, 120, borderBits=1)
+            bgra = cv2.cvtColor(cv2.copyMakeBorder(tile, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=255),
+                                cv2.COLOR_GRAY2BGRA)
+            quad = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float64)
+            _composite(img, np.full((H, W), -1, np.int32), bgra, quad, 0, rng.uniform(0.85, 1.05))
+            taken.append((x + side / 2, y + side / 2, side * 0.75))
+    i = 0
+    while i < n:
+        group = min(n - i, int(rng.integers(1, 5)))
+        local = _group_cards(rng, group, cw)
+        pts = np.array([(x, y) for x, y, _ in local])
+        mid = (pts.min(axis=0) + pts.max(axis=0)) / 2
+        radius = float(np.linalg.norm(pts - mid, axis=1).max()) + 0.5 * math.hypot(cw, cw * CARD_H / CARD_W)
+        if 2 * radius > min(W, H):  # too long for the frame: draw the group again
+            if group == 1:
+                raise ValueError("card_width too large: one card does not fit in the frame")
+            continue
+        turn = rng.uniform(-math.pi, math.pi)
+        rot = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+        for _ in range(200):
+            c = np.array([rng.uniform(radius, W - radius), rng.uniform(radius, H - radius)])
+            if all(math.hypot(c[0] - x, c[1] - y) > radius + r for x, y, r in taken):
+                break
+        else:
+            break  # the table is full
+        taken.append((float(c[0]), float(c[1]), radius))
+        for x, y, a in local:
+            card = chosen[i]
+            i += 1
+            centre = rot @ (np.array([x, y]) - mid) + c
+            quad = _card_quad(rng, (centre[0], centre[1]), cw, turn + a, tilt)
+            down = rng.random() < face_down
+            rgba = card_back(back_seed) if down else card_face(card, style)
+            _composite(img, idmap, rgba, quad, len(placed), rng.uniform(0.85, 1.05))
+            placed.append(PlacedCard(None if down else card, quad))
+    if rng.random() < hand and placed:
+        target = placed[int(rng.integers(len(placed)))].quad.mean(axis=0)
+        _hand(img, idmap, rng, (target[0] + rng.normal(0, cw * 0.5), target[1] + rng.normal(0, cw * 0.5)),
+              cw * rng.uniform(0.6, 1.0))
     _visibility(placed, idmap)
     return Scene(_finish(img, rng, strength), placed)
 

@@ -60,6 +60,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="reuse this detector.pt (saved by an earlier run) and train only the classifier")
     p.add_argument("--detector-crops", action="store_true",
                    help="also train the classifier on the corners the trained detector cuts from rendered scenes")
+    p.add_argument("--finetune-detector", type=Path, default=None, metavar="DETECTOR_ONNX",
+                   help="instead: go on training this detector on fresh scenes (--det-scenes, --det-epochs, "
+                        "--dealt) and write only detector.onnx")
+    p.add_argument("--finetune-classifier", type=Path, default=None, metavar="CLASSIFIER_ONNX",
+                   help="instead: go on training this classifier on the corners the detector in --out (else the "
+                        "shipped one) cuts from fresh scenes (--cls-scenes, --cls-epochs, --dealt); write only "
+                        "classifier.onnx")
+    p.add_argument("--dealt", type=float, default=0.6,
+                   help="with --finetune-*: share of dealers' layouts among the scenes (default 0.6)")
+    p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
     p.set_defaults(func=_train)
 
     p = vs.add_parser("evaluate", help="the acceptance figures: held-out real photos and a synthetic test set",
@@ -68,6 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=DEFAULT_SEED + 1)
     p.add_argument("--synthetic", type=int, default=2000, metavar="CARDS",
                    help="cards in the synthetic test set (default 2000; 0 skips it)")
+    p.add_argument("--piles", type=int, default=2000, metavar="CARDS",
+                   help="cards in the harder synthetic set of random piles (default 2000; 0 skips it)")
     p.add_argument("--no-real", action="store_true", help="skip the real photos")
     p.add_argument("--models", type=Path, default=None)
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
@@ -144,12 +156,28 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from vision.training.train import train
+        from vision.training.train import finetune_classifier, finetune_detector, train
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     from controller.rng import SeededRng
     from vision.recognise import MODELS_DIR
 
+    if args.finetune_detector is not None:
+        if not args.finetune_detector.is_file():
+            raise CliError(f"no detector at {args.finetune_detector}")
+        finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
+                          scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
+                          workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
+    if args.finetune_classifier is not None:
+        if not args.finetune_classifier.is_file():
+            raise CliError(f"no classifier at {args.finetune_classifier}")
+        out = args.out or MODELS_DIR
+        detector = out / "detector.onnx" if (out / "detector.onnx").is_file() else MODELS_DIR / "detector.onnx"
+        finetune_classifier(SeededRng(args.seed).numpy(), start=args.finetune_classifier, detector=detector, out=out,
+                            scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
+                            workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
     train(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, det_scenes=args.det_scenes,
           cls_scenes=args.cls_scenes, det_epochs=args.det_epochs, cls_epochs=args.cls_epochs, workers=args.workers,
           detector_weights=args.detector_weights, detector_crops=args.detector_crops, say=lambda line: print(line, flush=True))
@@ -169,6 +197,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         figures["synthetic"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
                                                   args.synthetic, say=say)
         figures["synthetic"]["seed"] = args.seed
+    if args.piles > 0:
+        figures["synthetic_piles"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+                                                        args.piles, say=say, scene=evaluate.piles_scene,
+                                                        name="harder synthetic set (random piles)")
+        figures["synthetic_piles"]["seed"] = args.seed
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")
         path.write_text(json.dumps(figures, indent=2) + "\n")

@@ -9,7 +9,7 @@ rectangles jittered the way the detector errs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import cv2
@@ -18,21 +18,26 @@ import numpy as np
 from vision import render
 from vision.render import INDEX_REGION
 from vision.realdata import Photo
-from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, JOKER_CLASS, NONE, STRIDE, CardRect,
+from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS, NONE, STRIDE, CardRect,
                               corner_crops)
 
 __all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
            "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
-           "rank_class", "corner_point", "mirror_targets"]
+           "rank_class", "corner_point", "mirror_targets", "TARGET_CHANNELS"]
 
 
 @dataclass
 class DetObject:
-    """One card for the detector: visible box, card rect (None: unknown, geometry loss off), ignore flag."""
+    """One card for the detector: visible box, card rect (None: unknown, geometry loss off), ignore flag,
+    and its index corners: `indices` those in sight (each as the virtual rect whose top-left index it is),
+    `hidden_indices` those half covered (neither required nor punished). `indices` None: not known (real
+    photos), so the index heatmap learns nothing from the image."""
 
     box: tuple[float, float, float, float]
     rect: CardRect | None
     ignore: bool = False
+    indices: list[CardRect] | None = None
+    hidden_indices: list[CardRect] = field(default_factory=list)
 
 
 def rect_of_quad(quad: np.ndarray) -> CardRect:
@@ -74,14 +79,20 @@ def background_patches(photos: Sequence[Photo], limit: int = 400) -> list[np.nda
     return patches
 
 
-def detector_scene(rng: np.random.Generator, size: int = 256,
-                   backgrounds: Sequence[np.ndarray] = ()) -> tuple[np.ndarray, list[DetObject]]:
-    """A rendered scene at twice `size`, shrunk like a camera frame is shrunk for the detector."""
+def detector_scene(rng: np.random.Generator, size: int = 256, backgrounds: Sequence[np.ndarray] = (),
+                   dealt: float = 0.0) -> tuple[np.ndarray, list[DetObject]]:
+    """A rendered scene at twice `size`, shrunk like a camera frame is shrunk for the detector. With
+    chance `dealt` the scene is a dealer's layout (`render.render_dealt`: cascades and rows on felt, the
+    size cards have in a table camera's frame) instead of a random one."""
     big = 2 * size
     aspect = rng.choice([1.0, 16 / 9, 4 / 3, 3 / 4])
     w, h = (big, int(big / aspect)) if aspect >= 1 else (int(big * aspect), big)
-    scene = render.render_scene(rng, (w, h), card_width=(0.06, 0.42), backgrounds=backgrounds,
-                                hand=0.3, count=(0, 9))
+    if rng.random() < dealt:
+        scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.16), count=(1, 10), hand=0.2,
+                                    backgrounds=backgrounds)
+    else:
+        scene = render.render_scene(rng, (w, h), card_width=(0.06, 0.42), backgrounds=backgrounds,
+                                    hand=0.3, count=(0, 9))
     small = cv2.resize(scene.image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     canvas = np.full((size, size, 3), 114, np.uint8)
     canvas[:small.shape[0], :small.shape[1]] = small
@@ -93,7 +104,11 @@ def detector_scene(rng: np.random.Generator, size: int = 256,
         box = tuple(v / 2 for v in pc.box)
         # Slivers and cards whose indices are both hidden are neither required nor punished.
         ignore = pc.visible < 0.12 or max(pc.index_visible) < 0.3 and pc.visible < 0.5
-        objects.append(DetObject(box, rect, ignore))  # type: ignore[arg-type]
+        seen, half = [], []
+        if pc.card is not None:  # a card back has no index
+            for r, vis in zip((rect, rect.flipped()), pc.index_visible):
+                (seen if vis >= 0.8 else half if vis >= 0.3 else []).append(r)
+        objects.append(DetObject(box, rect, ignore, seen, half))  # type: ignore[arg-type]
     return canvas, objects
 
 
@@ -141,13 +156,42 @@ def _tint(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
+TARGET_CHANNELS = DET_CHANNELS + 5
+
+
 def detector_targets(objects: Sequence[DetObject], size: tuple[int, int]) -> np.ndarray:
-    """Output-map targets (DET_CHANNELS + 2, h/STRIDE, w/STRIDE): heatmap, regressions, then two masks:
-    where the heatmap counts (0 around ignored cards) and where geometry is known (1 at centres)."""
+    """Output-map targets (TARGET_CHANNELS, h/STRIDE, w/STRIDE): the DET_CHANNELS maps, then five masks:
+    where the card heatmap counts (0 around ignored cards), where box and card geometry are known (1 at
+    centres), where the index heatmap counts (0 around half-covered indices, and everywhere when the
+    indices are unknown) and where index geometry is known."""
     H, W = size[1] // STRIDE, size[0] // STRIDE
-    t = np.zeros((DET_CHANNELS + 3, H, W), np.float32)
+    t = np.zeros((TARGET_CHANNELS, H, W), np.float32)
     t[DET_CHANNELS] = 1.0  # heatmap weight
+    t[DET_CHANNELS + 3] = 0.0 if any(ob.indices is None for ob in objects) else 1.0
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    for ob in objects:
+        for r in ob.hidden_indices:
+            px, py = corner_point(r)
+            ix, iy = int(px / STRIDE), int(py / STRIDE)
+            t[DET_CHANNELS + 3, max(0, iy - 1):iy + 2, max(0, ix - 1):ix + 2] = 0.0
+        for r in ob.indices or ():
+            px, py = corner_point(r)
+            ix, iy = int(px / STRIDE), int(py / STRIDE)
+            if not (0 <= ix < W and 0 <= iy < H):
+                continue
+            # The index is about a third of the card's width across.
+            sigma = max(0.6, r.half_w * 0.6 / STRIDE / 3)
+            g = np.exp(-((xx - ix) ** 2 + (yy - iy) ** 2) / (2 * sigma * sigma))
+            t[I_HEAT] = np.maximum(t[I_HEAT], g)
+            t[I_HEAT, iy, ix] = 1.0
+            ys, xs = slice(max(0, iy - 1), min(H, iy + 2)), slice(max(0, ix - 1), min(W, ix + 2))
+            # Regressed from the 3x3 around the peak, offsets from each cell's own corner.
+            t[I_HEAT + 1, ys, xs] = px / STRIDE - xx[ys, xs]
+            t[I_HEAT + 2, ys, xs] = py / STRIDE - yy[ys, xs]
+            t[I_HEAT + 3, ys, xs] = r.ux
+            t[I_HEAT + 4, ys, xs] = r.uy
+            t[I_HEAT + 5, ys, xs] = math.log(max(r.half_w, 1) / STRIDE)
+            t[DET_CHANNELS + 4, ys, xs] = 1.0
     for ob in objects:
         x0, y0, x1, y1 = ob.box
         vx, vy = (x0 + x1) / 2 / STRIDE, (y0 + y1) / 2 / STRIDE
@@ -188,6 +232,10 @@ def mirror_targets(t: np.ndarray) -> np.ndarray:
     geo = m[DET_CHANNELS + 2] > 0
     m[5][geo] = -m[5][geo]
     m[8][geo] = -m[8][geo]  # sin(2 theta) flips; cos(2 theta) stays
+    idx = m[DET_CHANNELS + 4] > 0
+    # Index offsets are from each cell's corner: x + o becomes W - x - o = (W - 1 - x) + (1 - o).
+    m[I_HEAT + 1][idx] = 1 - m[I_HEAT + 1][idx]
+    m[I_HEAT + 3][idx] = -m[I_HEAT + 3][idx]
     return m
 
 
@@ -200,14 +248,20 @@ def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> C
     return CardRect(r.cx + dx, r.cy + dy, math.cos(a), math.sin(a), r.half_l * s * asp, r.half_w * s / asp)
 
 
-def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None,
+                     dealt: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Corner crops from one rendered scene: (crops, rank classes, suit classes or -1). With `detect` (a
-    `Recogniser.detect`), also the corners of the rectangles the detector finds, labelled from the card
-    whose corner they land on: the classifier learns the detector's real errors."""
-    w, h = [(640, 384), (512, 512), (384, 512), (800, 450)][int(rng.integers(4))]
-    scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.4), backgrounds=backgrounds, hand=0.35,
-                                count=(1, 8), face_down=0.08)
+    `Recogniser.detect_all`), also the corners of the rectangles the detector finds and the index corners
+    it finds, labelled from the card whose corner they land on: the classifier learns the detector's real
+    errors. With chance `dealt` the scene is a dealer's layout at a table camera's scale."""
+    if rng.random() < dealt:
+        w, h = 1280, 720
+        scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
+                                    face_down=0.08, backgrounds=backgrounds)
+    else:
+        w, h = [(640, 384), (512, 512), (384, 512), (800, 450)][int(rng.integers(4))]
+        scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.4), backgrounds=backgrounds, hand=0.35,
+                                    count=(1, 8), face_down=0.08)
     rects, ranks, suits = [], [], []
     for pc in scene.cards:
         if pc.visible < 0.05:
@@ -228,31 +282,16 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
             suits.append(int(pc.card.suit) if pc.card is not None and not pc.card.joker and label < BACK else -1)
     if detect is not None:
         truths = [(pc, rect_of_quad(pc.quad)) for pc in scene.cards if pc.visible >= 0.05]
-        for _, _, pred in detect(scene.image):
-            for r in (pred, pred.flipped()):
-                px, py = corner_point(r)
-                best, dist = None, 1e9
-                for pc, t in truths:
-                    for j, tr in enumerate((t, t.flipped())):
-                        qx, qy = corner_point(tr)
-                        d = math.hypot(px - qx, py - qy) / max(t.half_w, 1.0)
-                        if d < dist:
-                            best, dist = (pc, j), d
-                if best is None:
-                    continue
-                pc, j = best
-                vis = pc.index_visible[j]
-                if dist > 0.6 or vis < 0.3:
-                    label = NONE if dist > 0.6 or vis < 0.3 else -1
-                elif dist < 0.25 and vis > 0.8:
-                    label = rank_class(pc.card)
-                else:
-                    continue
-                if pc.card is None and label != NONE:
-                    label = BACK
-                rects.append(r)
-                ranks.append(label)
-                suits.append(int(pc.card.suit) if label < JOKER_CLASS and pc.card is not None else -1)
+        found, indices = detect(scene.image)
+        # Both corners of each card found; an index corner found is read from its own rect only.
+        corners = [c for _, _, pred in found for c in (pred, pred.flipped())] + [r for _, r in indices or ()]
+        for r in corners:
+            label = _label_corner(r, truths)
+            if label is None:
+                continue
+            rects.append(r)
+            ranks.append(label[0])
+            suits.append(label[1])
     # Some crops of nothing in particular (background, hands, card middles) teach "none".
     for _ in range(int(rng.integers(0, 2))):
         hw = rng.uniform(0.04, 0.2) * max(w, h)
@@ -263,6 +302,33 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
     crops = corner_crops(scene.image, rects) if rects else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     # corner_crops gives two per rect; keep the first of each (each rect here is one corner already).
     return crops[0::2], np.array(ranks, np.int64), np.array(suits, np.int64)
+
+
+def _label_corner(r: CardRect, truths: Sequence[tuple[render.PlacedCard, CardRect]]) -> tuple[int, int] | None:
+    """(rank class, suit or -1) for the crop at the top-left corner of `r`, from the card index it lands on
+    (None when it is too near to call): an index seen upright is that card, a card back is BACK, anything
+    else (off the index, covered, upside down) is NONE."""
+    px, py = corner_point(r)
+    best, dist = None, 1e9
+    for pc, t in truths:
+        for j, tr in enumerate((t, t.flipped())):
+            qx, qy = corner_point(tr)
+            d = math.hypot(px - qx, py - qy) / max(t.half_w, 1.0)
+            if d < dist:
+                best, dist = (pc, tr, j), d
+    if best is None:
+        return NONE, -1
+    pc, tr, j = best
+    vis = pc.index_visible[j]
+    upright = r.ux * tr.ux + r.uy * tr.uy
+    if dist > 0.6 or vis < 0.3 or upright < 0.3:
+        return NONE, -1
+    if dist >= 0.25 or vis <= 0.8 or upright < 0.95:
+        return None
+    if pc.card is None:
+        return BACK, -1
+    label = rank_class(pc.card)
+    return label, (int(pc.card.suit) if label < JOKER_CLASS else -1)
 
 
 def classical_rect(image: np.ndarray, box: Sequence[int]) -> CardRect | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.recognise import DET_CHANNELS, RANK_CLASSES
+from vision.recognise import DET_CHANNELS, I_HEAT, RANK_CLASSES
 
 __all__ = ["Detector", "Classifier", "DetectorExport", "ClassifierExport"]
 
@@ -32,7 +32,8 @@ class Detector(nn.Module):
         self.head = nn.Sequential(_cbr(c[1], 32), nn.Conv2d(32, DET_CHANNELS, 1))
         with torch.no_grad():
             self.head[1].bias.zero_()
-            self.head[1].bias[0] = -2.2  # heatmap starts near 0.1
+            self.head[1].bias[0] = -2.2  # heatmaps start near 0.1
+            self.head[1].bias[I_HEAT] = -2.2
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         a = self.s4(self.s2(x))
@@ -63,7 +64,7 @@ class Classifier(nn.Module):
 
 
 class DetectorExport(nn.Module):
-    """The detector as shipped: sigmoid on the heatmap channel."""
+    """The detector as shipped: sigmoid on the two heatmap channels."""
 
     def __init__(self, net: Detector) -> None:
         super().__init__()
@@ -71,7 +72,8 @@ class DetectorExport(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.net(x)
-        return torch.cat([torch.sigmoid(y[:, :1]), y[:, 1:]], 1)
+        return torch.cat([torch.sigmoid(y[:, :1]), y[:, 1:I_HEAT], torch.sigmoid(y[:, I_HEAT:I_HEAT + 1]),
+                          y[:, I_HEAT + 1:]], 1)
 
 
 class ClassifierExport(nn.Module):

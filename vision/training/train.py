@@ -27,11 +27,11 @@ import torch
 import torch.nn.functional as F
 
 from vision import realdata
-from vision.recognise import BACK, DET_CHANNELS, MODELS_DIR, NONE, RANK_CLASSES, decode
+from vision.recognise import BACK, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE, RANK_CLASSES, decode
 from vision.training import data
 from vision.training.nets import Classifier, ClassifierExport, Detector, DetectorExport
 
-__all__ = ["train", "NOTICE"]
+__all__ = ["train", "finetune_detector", "finetune_classifier", "load_onnx_weights", "NOTICE"]
 
 NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx)
 
@@ -67,28 +67,30 @@ def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None
         try:
             from vision.recognise import Recogniser
 
-            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect
+            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect_all
         except Exception as exc:  # noqa: BLE001 - re-raised in the task
             _INIT_ERROR = exc
 
 
-def _det_chunk(args: tuple[int, int, int]) -> tuple[np.ndarray, list]:
-    seed, count, size = args
+def _det_chunk(args: tuple[int, int, int] | tuple[int, int, int, float]) -> tuple[np.ndarray, list]:
+    seed, count, size = args[:3]
+    dealt = args[3] if len(args) > 3 else 0.0
     rng = np.random.default_rng(seed)
     images, objects = [], []
     for _ in range(count):
-        img, obs = data.detector_scene(rng, size, _BACKGROUNDS)
+        img, obs = data.detector_scene(rng, size, _BACKGROUNDS, dealt)
         images.append(img)
         objects.append(obs)
     return np.stack(images), objects
 
 
-def _cls_chunk(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, count = args
+def _cls_chunk(args: tuple[int, int] | tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seed, count = args[:2]
+    dealt = args[2] if len(args) > 2 else 0.0
     if _INIT_ERROR is not None:
         raise _INIT_ERROR
     rng = np.random.default_rng(seed)
-    parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT) for _ in range(count)]
+    parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt) for _ in range(count)]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
 
@@ -120,9 +122,20 @@ def _det_loss(out: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, dict[st
     off = (F.l1_loss(out[:, 5:7], t[:, 5:7], reduction="none").sum(1) * geo_m).sum() / ng
     ang = (F.l1_loss(out[:, 7:9], t[:, 7:9], reduction="none").sum(1) * geo_m).sum() / ng
     size = (F.l1_loss(out[:, 9:11], t[:, 9:11], reduction="none").sum(1) * geo_m).sum() / ng
-    total = heat + box + 2 * off + 3 * ang + 2 * size
+    # Index corners: the same focal loss on their heatmap, then position, direction and size around each.
+    iheat_w, idx_m = t[:, DET_CHANNELS + 3], t[:, DET_CHANNELS + 4]
+    igt = t[:, I_HEAT]
+    ip = torch.sigmoid(out[:, I_HEAT]).clamp(1e-4, 1 - 1e-4)
+    ipos = (igt >= 1.0).float()
+    il = -(torch.log(ip) * (1 - ip) ** 2 * ipos) - torch.log(1 - ip) * ip ** 2 * (1 - igt) ** 4 * (1 - ipos)
+    iheat = (il * iheat_w).sum() / (ipos * iheat_w).sum().clamp(min=1)
+    ni = idx_m.sum().clamp(min=1)
+    ireg = (F.l1_loss(out[:, I_HEAT + 1:], t[:, I_HEAT + 1:DET_CHANNELS], reduction="none") *
+            torch.tensor([2.0, 2.0, 3.0, 3.0, 2.0]).view(1, 5, 1, 1)).sum(1)
+    ireg = (ireg * idx_m).sum() / ni
+    total = heat + box + 2 * off + 3 * ang + 2 * size + iheat + ireg
     return total, {k: float(v.detach()) for k, v in (("heat", heat), ("box", box), ("off", off), ("ang", ang),
-                                                    ("size", size))}
+                                                    ("size", size), ("iheat", iheat), ("ireg", ireg))}
 
 
 # ------------------------------------------------------------------------------------------- training
@@ -133,17 +146,20 @@ def _to_tensor(images: np.ndarray) -> torch.Tensor:
 
 def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images: np.ndarray, targets: np.ndarray,
                     real: list[tuple[np.ndarray, realdata.Photo, list]], epochs: int, batch: int,
-                    real_share: float) -> Detector:
-    net = Detector()
+                    real_share: float, start: Detector | None = None, lr: float = 2e-3) -> Detector:
+    """Train a detector (or go on training `start`, with its batch-norm statistics frozen)."""
+    net = start if start is not None else Detector()
     steps_per_epoch = math.ceil(len(images) / batch)
     total = epochs * steps_per_epoch
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=total, pct_start=0.1)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total, pct_start=0.1)
     n_real = int(round(batch * real_share)) if real else 0
     size = images.shape[1]
     step = 0
     for epoch in range(epochs):
         net.train()
+        if start is not None:
+            _freeze_batch_norm(net)
         order = rng.permutation(len(images))
         t0 = time.time()
         logs: dict[str, float] = {}
@@ -212,16 +228,20 @@ def _harvest_real(net: Detector, real: list[tuple[np.ndarray, realdata.Photo, li
 
 
 def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, ranks: np.ndarray,
-                      suits: np.ndarray, epochs: int, batch: int) -> Classifier:
-    net = Classifier()
+                      suits: np.ndarray, epochs: int, batch: int, start: Classifier | None = None,
+                      lr: float = 3e-3) -> Classifier:
+    """Train a classifier (or go on training `start`, with its batch-norm statistics frozen)."""
+    net = start if start is not None else Classifier()
     steps = math.ceil(len(crops) / batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps, pct_start=0.1)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     r_all = torch.from_numpy(ranks)
     s_all = torch.from_numpy(suits)
     for epoch in range(epochs):
         net.train()
+        if start is not None:
+            _freeze_batch_norm(net)
         order = torch.from_numpy(rng.permutation(len(crops)))
         t0 = time.time()
         tot = right = 0
@@ -252,6 +272,53 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
     return net
 
 
+def _freeze_batch_norm(net: torch.nn.Module) -> None:
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
+
+
+def load_onnx_weights(net: torch.nn.Module, path: Path) -> None:
+    """Load a shipped ONNX model's weights into its PyTorch network, to train it further. The export folded
+    each batch norm into its convolution, so the convolution gets the folded weight and the batch norm
+    becomes the identity plus the folded bias (train it with `_freeze_batch_norm`)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    params = [(inits[n.input[1]], inits[n.input[2]] if len(n.input) > 2 else None)
+              for n in model.graph.node if n.op_type in ("Conv", "Gemm")]
+    layers = [m for m in net.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear, torch.nn.BatchNorm2d))]
+    k = 0
+    with torch.no_grad():
+        for i, m in enumerate(layers):
+            if isinstance(m, torch.nn.BatchNorm2d):
+                continue
+            w, b = params[k]
+            k += 1
+            if tuple(m.weight.shape) != w.shape:
+                # The last layer may have grown output channels since (new heads): keep the old ones.
+                grown = k == len(params) and m.weight.shape[0] > w.shape[0] and tuple(m.weight.shape[1:]) == w.shape[1:]
+                if not grown:
+                    raise ValueError(f"{path}: layer {k} has shape {w.shape}, the network wants "
+                                     f"{tuple(m.weight.shape)}")
+                m.weight[:w.shape[0]] = torch.from_numpy(w.copy())
+                m.bias[:w.shape[0]] = torch.from_numpy(b.copy())
+                continue
+            m.weight.copy_(torch.from_numpy(w.copy()))
+            bn = layers[i + 1] if i + 1 < len(layers) and isinstance(layers[i + 1], torch.nn.BatchNorm2d) else None
+            if bn is not None:
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.from_numpy(b.copy()))
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+            elif m.bias is not None:
+                m.bias.copy_(torch.from_numpy(b.copy()))
+    if k != len(params):
+        raise ValueError(f"{path}: {len(params)} layers, the network has {k}")
+
+
 # ------------------------------------------------------------------------------------------- export
 
 def _export_detector(det: Detector, path: Path) -> None:
@@ -260,16 +327,21 @@ def _export_detector(det: Detector, path: Path) -> None:
                       opset_version=13, dynamo=False)
 
 
-def _export(det: Detector, cls: Classifier, out: Path, say: Callable[[str], None]) -> None:
+def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None]) -> None:
+    """Write the given models as ONNX to `out` and check OpenCV's DNN module agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
     kwargs = {"opset_version": 13, "dynamo": False}
-    _export_detector(det, det_path)
-    torch.onnx.export(ClassifierExport(cls).eval(), torch.zeros(2, 3, 48, 32), str(cls_path), input_names=["crops"],
-                      output_names=["probs"], dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
-    # OpenCV must read them and agree with PyTorch.
-    for path, model, shape in ((det_path, DetectorExport(det).eval(), (1, 3, 192, 320)),
-                               (cls_path, ClassifierExport(cls).eval(), (5, 3, 48, 32))):
+    checks = []
+    if det is not None:
+        _export_detector(det, det_path)
+        checks.append((det_path, DetectorExport(det).eval(), (1, 3, 192, 320)))
+    if cls is not None:
+        torch.onnx.export(ClassifierExport(cls).eval(), torch.zeros(2, 3, 48, 32), str(cls_path),
+                          input_names=["crops"], output_names=["probs"],
+                          dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
+        checks.append((cls_path, ClassifierExport(cls).eval(), (5, 3, 48, 32)))
+    for path, model, shape in checks:
         x = np.random.default_rng(0).random(shape, dtype=np.float32)
         net = cv2.dnn.readNetFromONNX(str(path))
         net.setInput(x)
@@ -285,6 +357,25 @@ def _export(det: Detector, cls: Classifier, out: Path, say: Callable[[str], None
 
 # ------------------------------------------------------------------------------------------- entry
 
+def _real_training(say: Callable[[str], None]) -> tuple[list[tuple[np.ndarray, realdata.Photo, list]],
+                                                         list[np.ndarray]]:
+    """The real photos' training split (image, photo, classical card rectangles) and background patches."""
+    root = realdata.photos_dir()
+    real: list[tuple[np.ndarray, realdata.Photo, list]] = []
+    if root is None:
+        say("real card photos not found: training on renders only")
+        return real, []
+    train_photos, held = realdata.split(realdata.load_photos(root))
+    say(f"real photos: {len(train_photos)} for training, {len(held)} held out (never read here)")
+    for p in train_photos:
+        img = cv2.imread(str(p.path))
+        real.append((img, p, [data.classical_rect(img, c.box) for c in p.cards]))
+    known = sum(r is not None for _, _, rs in real for r in rs)
+    say(f"card rectangles found the classical way on {known}/{sum(len(p.cards) for p in train_photos)} "
+        "real training cards")
+    return real, data.background_patches(train_photos)
+
+
 def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 5000, cls_scenes: int = 12000,
           det_epochs: int = 12, cls_epochs: int = 8, workers: int = 2, real_share: float = 0.25,
           detector_weights: Path | None = None, detector_crops: bool = False,
@@ -294,21 +385,7 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
     started = time.time()
     torch.manual_seed(int(rng.integers(2**31)))
     torch.set_num_threads(max(1, workers))
-    root = realdata.photos_dir()
-    real: list[tuple[np.ndarray, realdata.Photo, list]] = []
-    backgrounds: list[np.ndarray] = []
-    if root is None:
-        say("real card photos not found: training on renders only")
-    else:
-        train_photos, held = realdata.split(realdata.load_photos(root))
-        say(f"real photos: {len(train_photos)} for training, {len(held)} held out (never read here)")
-        for p in train_photos:
-            img = cv2.imread(str(p.path))
-            real.append((img, p, [data.classical_rect(img, c.box) for c in p.cards]))
-        known = sum(r is not None for _, _, rs in real for r in rs)
-        say(f"card rectangles found the classical way on {known}/{sum(len(p.cards) for p in train_photos)} "
-            "real training cards")
-        backgrounds = data.background_patches(train_photos)
+    real, backgrounds = _real_training(say)
     t = time.time()
     chunk = 200
     out.mkdir(parents=True, exist_ok=True)
@@ -354,4 +431,68 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
                "real_training_photos": len(real)}
     (out / "training.json").write_text(json.dumps(summary, indent=2) + "\n")
     say(f"trained in {summary['seconds']} s; models in {out}")
+    return summary
+
+
+def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR,
+                      scenes: int = 3000, epochs: int = 3, dealt: float = 0.6, lr: float = 5e-4, workers: int = 2,
+                      real_share: float = 0.25, say: Callable[[str], None] = print) -> dict:
+    """Go on training a shipped detector (`start`, ONNX) on fresh scenes, a share `dealt` of them dealers'
+    layouts (`render.render_dealt`), plus the real training photos; write `out/detector.onnx`."""
+    started = time.time()
+    torch.manual_seed(int(rng.integers(2**31)))
+    torch.set_num_threads(max(1, workers))
+    real, backgrounds = _real_training(say)
+    net = Detector()
+    load_onnx_weights(net, start)
+    t = time.time()
+    jobs = [(int(rng.integers(2**63)), min(200, scenes - i), 256, dealt) for i in range(0, scenes, 200)]
+    parts = _generate(_det_chunk, jobs, backgrounds, workers)
+    images = np.concatenate([p[0] for p in parts])
+    targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
+    say(f"rendered {len(images)} detector scenes ({dealt:.0%} dealt layouts) in {time.time() - t:.0f} s")
+    det = _train_detector(say, rng, images, targets, real, epochs, 32, real_share, start=net, lr=lr)
+    _export(det, None, out, say)
+    summary = {"seconds": round(time.time() - started), "from": start.name, "scenes": scenes, "epochs": epochs,
+               "dealt": dealt, "lr": lr}
+    say(f"detector fine-tuned in {summary['seconds']} s; written to {out / 'detector.onnx'}")
+    return summary
+
+
+def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / "classifier.onnx",
+                        detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
+                        epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
+                        say: Callable[[str], None] = print) -> dict:
+    """Go on training a shipped classifier (`start`, ONNX) on the corners `detector` cuts from fresh scenes
+    (a share `dealt` of them dealers' layouts: both corners of each card found and each index corner
+    found, labelled from the card they land on), the true corners jittered, and the real training cards;
+    write `out/classifier.onnx`."""
+    started = time.time()
+    torch.manual_seed(int(rng.integers(2**31)))
+    torch.set_num_threads(max(1, workers))
+    real, backgrounds = _real_training(say)
+    net = Classifier()
+    load_onnx_weights(net, start)
+    t = time.time()
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
+    parts = _generate(_cls_chunk, jobs, backgrounds, workers, str(detector))
+    crops = np.concatenate([p[0] for p in parts])
+    ranks = np.concatenate([p[1] for p in parts])
+    suits = np.concatenate([p[2] for p in parts])
+    say(f"rendered {len(crops)} classifier crops from {scenes} scenes in {time.time() - t:.0f} s "
+        f"({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
+    if real:
+        det = Detector()
+        load_onnx_weights(det, detector)
+        det.eval()
+        rc, rr = _harvest_real(det, real, rng, 8, say)
+        crops = np.concatenate([crops, rc])
+        ranks = np.concatenate([ranks, rr])
+        suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
+        say(f"added {len(rc)} real corner crops")
+    cls = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
+    _export(None, cls, out, say)
+    summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
+               "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
+    say(f"classifier fine-tuned in {summary['seconds']} s; written to {out / 'classifier.onnx'}")
     return summary
