@@ -31,6 +31,7 @@ class Autoplay:
                  wait: float = 10.0) -> None:
         self.table, self.rng, self.pace, self.rounds, self.wait = table, rng, pace, rounds, wait
         self.settled = 0
+        self.stopped = False
         self._shuffle_before_next = True   # games dealt from a fresh deck every round
         module = importlib.import_module(type(table.state.game).__module__)
         self._legal_bets = getattr(module, "legal_bets", None)
@@ -43,8 +44,13 @@ class Autoplay:
             rules = table.config.rules
             self._strategy = chart(rules.dealer_hits_soft_17, rules.double_after_split)
 
+    def stop(self) -> None:
+        """Stop `run` after the step under way. (Cancelling its task is not enough on Python 3.11:
+        asyncio.wait_for drops a cancellation that lands as the table moves, and the run goes on.)"""
+        self.stopped = True
+
     async def run(self) -> None:
-        while self.rounds is None or self.settled < self.rounds:
+        while not self.stopped and (self.rounds is None or self.settled < self.rounds):
             seq = self.table.state.seq
             await self.step()
             if self.table.state.seq == seq and not await self.table.wait_change(seq, self.wait):

@@ -66,7 +66,8 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
             for feed in bridge.feeds.values():
                 feed.bus_latency.clear()
             first = table.state.seq + 1
-            autoplay = asyncio.create_task(Autoplay(table, SeededRng(args.seed + 1), pace=args.pace).run())
+            player = Autoplay(table, SeededRng(args.seed + 1), pace=args.pace)
+            autoplay = asyncio.create_task(player.run())
             t0 = time.perf_counter()
             while table.state.seq < first + args.updates - 1:
                 if autoplay.done():
@@ -74,8 +75,8 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
                     raise RuntimeError("the autoplay stopped")
                 if not await table.wait_change(table.state.seq, 30):
                     raise RuntimeError("the table did not move for 30 s")
-            autoplay.cancel()
-            await asyncio.gather(autoplay, return_exceptions=True)
+            player.stop()
+            await autoplay
             elapsed = time.perf_counter() - t0
             last = table.state.seq
             samples: list[tuple[int, float]] = []
