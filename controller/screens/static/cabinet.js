@@ -417,24 +417,12 @@ const Slots = (() => {
     Felt.patch(els.recall, recallPage(state, info));
   }
 
-  function toast(text, bad) {
-    els.toast.textContent = text;
-    els.toast.hidden = false;
-    els.toast.classList.toggle("bad", !!bad);
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(() => { els.toast.hidden = true; }, bad ? 8000 : 3000);
-  }
-
   async function click(ev) {
     const page = ev.target.closest("button[data-recall]");
     if (page) { recallGame = page.dataset.recall; draw(); return; }
     const btn = ev.target.closest("button[data-command]");
     if (!btn || btn.disabled || !attendant) return;
-    btn.disabled = true;
-    const reply = await Screen.send(btn.dataset.command, JSON.parse(btn.dataset.args));
-    btn.disabled = false;
-    document.body.dataset.lastReply = JSON.stringify(reply);
-    toast(reply.ok ? `${Felt.words(btn.dataset.command)}: done` : `refused: ${reply.error}`, !reply.ok);
+    await Felt.command(btn, els.toast);
   }
 
   function draw() { if (Screen.state) render(Screen.state, Screen.info); }

@@ -130,25 +130,13 @@
     document.body.classList.toggle("paused", !!state.paused);
   }
 
-  function toast(text, bad) {
-    els.toast.textContent = text;
-    els.toast.hidden = false;
-    els.toast.classList.toggle("bad", !!bad);
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(() => { els.toast.hidden = true; }, bad ? 8000 : 3000);
-  }
-
   async function click(ev) {
     const arm = ev.target.closest("button[data-arm]");
     if (arm) { armedVoid = true; render(Screen.state, Screen.info); setTimeout(() => { armedVoid = false; }, 5000); return; }
     const btn = ev.target.closest("button[data-command]");
     if (!btn || btn.disabled) return;
-    btn.disabled = true;
     armedVoid = false;
-    const reply = await Screen.send(btn.dataset.command, JSON.parse(btn.dataset.args));
-    btn.disabled = false;
-    document.body.dataset.lastReply = JSON.stringify(reply);
-    toast(reply.ok ? `${Felt.words(btn.dataset.command)}: done` : `refused: ${reply.error}`, !reply.ok);
+    await Felt.command(btn, els.toast);
   }
 
   Screen.start(render);

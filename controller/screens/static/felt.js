@@ -31,6 +31,25 @@ const Felt = (() => {
     if (el.dataset[key] !== value) el.dataset[key] = value;
   }
 
+  // A note over a staff page for a few seconds (longer when something was refused).
+  function toast(el, text, bad) {
+    el.textContent = text;
+    el.hidden = false;
+    el.classList.toggle("bad", !!bad);
+    clearTimeout(el._timer);
+    el._timer = setTimeout(() => { el.hidden = true; }, bad ? 8000 : 3000);
+  }
+
+  // A staff page's command button (data-command, data-args): disabled while the table answers; the reply
+  // is kept on the body for tests and said in the toast.
+  async function command(btn, toastEl) {
+    btn.disabled = true;
+    const reply = await Screen.send(btn.dataset.command, JSON.parse(btn.dataset.args));
+    btn.disabled = false;
+    document.body.dataset.lastReply = JSON.stringify(reply);
+    toast(toastEl, reply.ok ? `${words(btn.dataset.command)}: done` : `refused: ${reply.error}`, !reply.ok);
+  }
+
   // ---------------------------------------------------------------------------------------------- games
   // adapt(game snapshot) -> {mode, centre: [hand], seats: {spot: [hand]}}; hand: {to, label, cards, note, status}.
   // "seats": cards lie at the spots (blackjack, the poker games); "bets": the cards are in the centre and
@@ -319,5 +338,5 @@ const Felt = (() => {
     return notes.length ? `<ul class="rules">${notes.map((n) => `<li>${n}</li>`).join("")}</ul>` : "";
   }
 
-  return {esc, money, words, upper, patch, patchList, setData, adapt, table, felt, banner, roads, bigRoadCells, paytables, limits, ruleNotes};
+  return {esc, money, words, upper, patch, patchList, setData, toast, command, adapt, table, felt, banner, roads, bigRoadCells, paytables, limits, ruleNotes};
 })();
