@@ -175,7 +175,6 @@ def _progressive(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     if args.cabinet is not None:
         return _demo_cabinet(args)
-    import asyncio
     import logging
 
     from controller.autoplay import Autoplay
@@ -212,23 +211,10 @@ def _demo(args: argparse.Namespace) -> int:
         if not args.quiet:
             table.on_publish = lambda views: _print_state(views[1]["public"], compact=True)
 
-    async def play(table: Any) -> None:
-        bridge = None if args.no_screens else await _demo_screens(cfg, args.screens)
-        try:
-            await Autoplay(table, rng, pace=args.pace, rounds=args.rounds).run()
-        finally:
-            if bridge is not None:
-                await bridge.close()
-
-    try:
-        asyncio.run(_serve(cfg, play, ready))
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return _play_demo(args, cfg, ready, lambda table: Autoplay(table, rng, pace=args.pace, rounds=args.rounds))
 
 
 def _demo_cabinet(args: argparse.Namespace) -> int:
-    import asyncio
     import logging
     import re
 
@@ -287,10 +273,19 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
 
             cab.on_publish = show
 
-    async def play(cab: Any) -> None:
+    return _play_demo(args, cfg, ready,
+                      lambda cab: CabinetAutoplay(cab, rng, pace=args.pace, spins=args.spins, coins=True, buttons=True))
+
+
+def _play_demo(args: argparse.Namespace, cfg: Any, ready: Any, autoplay: Any) -> int:
+    """Serve the demo table or cabinet with its screens bridge beside it while `autoplay(runtime)` plays it,
+    until the autoplay ends or Ctrl-C."""
+    import asyncio
+
+    async def play(runtime: Any) -> None:
         bridge = None if args.no_screens else await _demo_screens(cfg, args.screens)
         try:
-            await CabinetAutoplay(cab, rng, pace=args.pace, spins=args.spins, coins=True, buttons=True).run()
+            await autoplay(runtime).run()
         finally:
             if bridge is not None:
                 await bridge.close()
