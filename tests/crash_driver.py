@@ -88,6 +88,27 @@ def fork_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> int:
     return status
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(cfg: Any, folder: Path, kills: int, span: int | None = None) -> list[dict]:
+    """For the crash tests: this driver in a fresh process on `cfg` (written to `folder`), seed 17; checks it
+    ended cleanly with every kill landed and returns the kill lines."""
+    import subprocess
+
+    config_file = folder / "config.json"
+    config_file.write_text(json.dumps(dict(cfg.raw)))
+    argv = [sys.executable, "-m", "tests.crash_driver", str(config_file), str(kills), "17"]
+    out = subprocess.run(argv + ([str(span)] if span is not None else []), cwd=ROOT, capture_output=True,
+                         text=True, timeout=900, check=False)
+    lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    assert out.returncode == 0, out.stderr[-3000:] + out.stdout[-2000:]
+    assert lines[-1] == {"done": True}, lines[-3:]
+    kill_lines = [x for x in lines if "kill" in x]
+    assert len(kill_lines) == kills and all(x["killed"] for x in kill_lines)
+    return kill_lines
+
+
 def main() -> int:
     data = json.loads(Path(sys.argv[1]).read_text())
     kills, seed = int(sys.argv[2]), int(sys.argv[3])

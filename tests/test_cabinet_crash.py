@@ -4,9 +4,6 @@ meters are exactly what the journaled games make them."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -15,23 +12,15 @@ import pytest
 from controller.cabinetstate import balance, new_state, step
 from controller.journal import Journal
 from controller.slots import Bet, new_state as new_slot_state, pick, spin
+from tests import crash_driver
 from tests.cabinet_helpers import cabinet_config
 
-ROOT = Path(__file__).resolve().parent.parent
 SHM = Path("/dev/shm")
 
 
 def run_driver(tmp: Path, kills: int, panel: str, span: int, **cabinet: object) -> tuple[object, list[dict]]:
     cfg = cabinet_config(tmp, "frozen-assets", panel=panel, **{"hopper_timeout": 1.0, "coin_cents": 50, **cabinet})
-    config_file = tmp / "config.json"
-    config_file.write_text(json.dumps(dict(cfg.raw)))
-    out = subprocess.run([sys.executable, "-m", "tests.crash_driver", str(config_file), str(kills), "17", str(span)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
-    lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-    assert out.returncode == 0, out.stderr[-3000:] + out.stdout[-2000:]
-    assert lines[-1] == {"done": True}, lines[-3:]
-    kill_lines = [x for x in lines if "kill" in x]
-    assert len(kill_lines) == kills and all(x["killed"] for x in kill_lines)
+    kill_lines = crash_driver.run(cfg, tmp, kills, span)
     return cfg, kill_lines
 
 
@@ -86,7 +75,7 @@ def fast_tmp(tmp_path: Path) -> Path:
 
 
 def test_kill_and_restart_200_times(fast_tmp: Path) -> None:
-    panel = ROOT / "tests" / "panel-cabinet-crash.toml"
+    panel = crash_driver.ROOT / "tests" / "panel-cabinet-crash.toml"
     cfg, kill_lines = run_driver(fast_tmp, 200, str(panel), 16, spin_seconds=0.0, coin_cents=100)
     landed = Counter((x["record"] or {}).get("kind") for x in kill_lines if x["record"])
     # kills landed right after a spin, a cash out, a coin paid mid-payout and money in

@@ -3,9 +3,6 @@ each time loses no bet, pays none twice, resumes the round in progress, and its 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -14,23 +11,14 @@ import pytest
 from controller.games.base import RoundSettled, RoundVoided, StakeChanged, event_from_json
 from controller.journal import Journal
 from controller.tablestate import new_state, step
+from tests import crash_driver
 from tests.table_helpers import table_config
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("game, kills", [("baccarat", 200), ("blackjack", 40)])
 def test_kill_and_restart(tmp_path: Path, game: str, kills: int) -> None:
     cfg = table_config(tmp_path, game, seed=2026)
-    config_file = tmp_path / "config.json"
-    config_file.write_text(json.dumps(dict(cfg.raw)))
-    out = subprocess.run([sys.executable, "-m", "tests.crash_driver", str(config_file), str(kills), "17"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
-    lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-    assert out.returncode == 0, out.stderr[-3000:] + out.stdout[-2000:]
-    assert lines[-1] == {"done": True}, lines[-3:]
-    kill_lines = [x for x in lines if "kill" in x]
-    assert len(kill_lines) == kills and all(x["killed"] for x in kill_lines)
+    kill_lines = crash_driver.run(cfg, tmp_path, kills)
 
     # Where the kills landed: inside betting, dealing and settlement, not only between rounds.
     landed = Counter((x["record"] or {}).get("event", {}).get("kind") for x in kill_lines if x["record"])
