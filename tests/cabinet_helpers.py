@@ -80,6 +80,20 @@ def stops_for(title: Any, *symbols: str) -> list[int]:
 RUNNING: list[Any] = []  # runtimes a test started: `run` stops those its coroutine did not
 
 
+async def started(cfg: Any, **kw: Any) -> Any:
+    """A started cabinet whose reels have come to rest: mechanical reels home at start, and a cabinet refuses
+    play and cash-out while they turn."""
+    import asyncio
+
+    from controller.cabinet import Cabinet
+
+    cab = Cabinet(cfg, **kw)
+    RUNNING.append(cab)
+    await cab.start()
+    await asyncio.wait_for(cab.shown.wait(), 10)
+    return cab
+
+
 def run(coro: Any, timeout: float = 60) -> Any:
     """Run a test's coroutine; whatever it leaves running (a failed assertion skips its stop) is stopped, so a
     failure never leaves bus sockets open behind it."""

@@ -16,16 +16,8 @@ from controller.cabinetstate import balance, new_state, replay
 from controller.config import ConfigError, cabinet_config_from_mapping, load_config
 from controller.journal import Journal
 from drivers.panel.max7219 import canonical
-from tests.cabinet_helpers import ROOT, RUNNING, Script, cabinet_config, run, stops_for
+from tests.cabinet_helpers import ROOT, Script, cabinet_config, run, started, stops_for
 
-
-
-async def started(cfg: Any, **kw: Any) -> Cabinet:
-    cab = Cabinet(cfg, **kw)
-    RUNNING.append(cab)
-    await cab.start()
-    await asyncio.wait_for(cab.shown.wait(), 10)
-    return cab
 
 
 async def rest(cab: Cabinet) -> None:

@@ -43,6 +43,7 @@ def play(path: Path, games: int) -> None:
     async def run() -> None:
         cab = Cabinet(load_config(path))
         await cab.start()
+        await cab.shown.wait()  # mechanical reels home at start; play waits for them
         await cab.command(ATTENDANT, "add_credits", {"credits": 3 * games})
         for _ in range(games):
             await cab.command(PLAYER, "max_bet", {})

@@ -20,7 +20,7 @@ from controller.screens import serve
 from controller.screens.bridge import ATTENDANT_PAGE_COMMANDS, Bridge, source_for_cabinet
 from controller.screens.config import screens_config
 from controller.slots import all_titles
-from tests.cabinet_helpers import RUNNING, cabinet_config
+from tests.cabinet_helpers import RUNNING, cabinet_config, started
 from tests.cabinet_helpers import run as run_stopping
 from tests.screens_helpers import TOKEN, Socket, run
 from tests.table_helpers import table_config
@@ -36,9 +36,7 @@ def url(bridge: Any, path: str, ws: bool = False) -> str:
 @asynccontextmanager
 async def cabinet_stack(cfg: Any, **source: Any) -> AsyncIterator[tuple[Cabinet, Bridge]]:
     """A running cabinet and a bridge following it on 127.0.0.1 (the bridge is stopped first)."""
-    cab = Cabinet(cfg)
-    RUNNING.append(cab)
-    await cab.start()
+    cab = await started(cfg)
     bridge = Bridge([source_for_cabinet(cfg, **source)], dealer_token=TOKEN, host="127.0.0.1", port=0,
                     heartbeat=cfg.bus.heartbeat)
     await bridge.start()
