@@ -21,11 +21,11 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe, open_round, voided
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec, IllegalEvent,
+    NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle,
+    Settlement, VoidRound,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 from controller.hands.points import baccarat_points
@@ -184,9 +184,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         return _void(state, event)
     if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+        return open_round(state, expected_next)
     if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
         bets, effects = betting_step(state.bets, event, state.stage == "betting", state.rules.spots,
                                      state.rules.limits)
@@ -214,8 +212,7 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     if state.stage not in ("betting", "dealing", "settling"):
         raise IllegalEvent("no round in progress to void")
-    returned = tuple(StakeChanged(s, b, 0, -a) for s, b, a in state.bets)
-    return _after_round(state), returned + (RoundVoided(state.round, event.reason, state.bets.total),)
+    return _after_round(state), voided(state.round, state.bets, event.reason)
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:

@@ -28,11 +28,11 @@ from types import MappingProxyType
 from typing import Any, Callable, Literal, TypeVar
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe, open_round, voided
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RoundVoided, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
+    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
+    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import BlackjackTotal, blackjack_total
@@ -286,9 +286,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         return _void(state, event)
     if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+        return open_round(state, expected_next)
     if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
         bets, effects = betting_step(state.bets, event, state.stage == "betting", state.rules.spots,
                                      state.rules.limits)
@@ -341,9 +339,7 @@ def layout(state: Any) -> list[tuple[int, str, int]]:
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     if state.stage in ("shuffling", "idle"):
         raise IllegalEvent("no round in progress to void")
-    stakes = layout(state)
-    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in stakes)
-    return _after_round(state), back + (RoundVoided(state.round, event.reason, sum(a for _, _, a in stakes)),)
+    return _after_round(state), voided(state.round, layout(state), event.reason)
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:

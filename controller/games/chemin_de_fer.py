@@ -30,12 +30,12 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, card_target, check_range, load_shoe, open_round, voided
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RoundVoided, Rounding, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
+    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding,
+    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points
@@ -218,12 +218,9 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         if state.stage not in ("betting", "coup", "settling"):
             raise IllegalEvent("no coup in progress to void")
-        back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in state.bets)
-        return _between_coups(state, state.banker), back + (RoundVoided(state.round, event.reason, state.bets.total),)
+        return _between_coups(state, state.banker), voided(state.round, state.bets, event.reason)
     if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+        return open_round(state, expected_next)
     if isinstance(event, PlaceBet):
         return _place(state, event)
     if isinstance(event, RemoveBet):

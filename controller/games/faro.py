@@ -28,11 +28,10 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Mapping
 
 from controller.cards import RANKS, Card, Composition
-from controller.games._shoe import ShoeState, card_target, check_range
+from controller.games._shoe import ShoeState, card_target, check_range, open_round
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding,
-    RulesBase,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec, IllegalEvent,
+    NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase,
     RulesError, Settle, Settlement, StakeChanged, VoidRound,
 )
 from controller.games.bets import Bets, Limit, check_limits
@@ -200,11 +199,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         return _void(state, event)
     if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-        stage = "settling" if _deal_over(state) else "betting"
-        return (replace(state, round=state.round + 1, stage=stage, opened=state.bets),
-                (BetsOpened(state.round + 1),))
+        return open_round(state, expected_next, "settling" if _deal_over(state) else "betting", opened=state.bets)
     if isinstance(event, PlaceBet):
         return _place(state, event)
     if isinstance(event, RemoveBet):

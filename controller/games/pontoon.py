@@ -36,11 +36,11 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from controller.cards import Card, Composition
-from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, open_round, voided
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RoundVoided, RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
+    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
+    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.blackjack import (
@@ -241,9 +241,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         return _void(state, event)
     if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+        return open_round(state, expected_next)
     if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
         if isinstance(event, PlaceBet) and event.spot == state.banker and state.stage == "betting":
             raise IllegalEvent(f"spot {state.banker} holds the bank: the banker does not bet against it")
@@ -282,10 +280,7 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     if state.stage in ("shuffling", "idle") or (state.stage == "burning" and not state.resume):
         raise IllegalEvent("no round in progress to void")
-    stakes = layout(state)
-    back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in stakes)
-    return _between_rounds(state, state.banker), back + (
-        RoundVoided(state.round, event.reason, sum(a for _, _, a in stakes)),)
+    return _between_rounds(state, state.banker), voided(state.round, layout(state), event.reason)
 
 
 def _between_rounds(state: State, banker: int) -> State:

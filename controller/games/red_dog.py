@@ -21,11 +21,11 @@ from types import MappingProxyType
 from typing import Any
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe
+from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe, open_round, voided
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesBase,
-    Settle, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effects, Event, Expected, GameSpec,
+    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RulesBase, Settle,
+    Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.in_between import between, spread
@@ -124,12 +124,9 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         if state.stage not in ("betting", "dealing", "deciding", "settling"):
             raise IllegalEvent("no round in progress to void")
-        back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in state.bets)
-        return _after_round(state), back + (RoundVoided(state.round, event.reason, state.bets.total),)
+        return _after_round(state), voided(state.round, state.bets, event.reason)
     if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+        return open_round(state, expected_next)
     if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
         bets, effects = betting_step(state.bets, event, state.stage == "betting", r.spots, r.limits)
         if isinstance(event, CloseBets):

@@ -24,11 +24,11 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe, open_round, voided
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effect, Effects, Event, Expected,
-    GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding,
-    RulesBase, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, Settle,
+    Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 
@@ -176,12 +176,9 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         if state.stage not in ("betting", "dealing", "deciding", "settling"):
             raise IllegalEvent("no coup in progress to void")
-        back = tuple(StakeChanged(s, b, 0, -a) for s, b, a in state.bets)
-        return _after_coup(state, state.prison), back + (RoundVoided(state.round, event.reason, state.bets.total),)
+        return _after_coup(state, state.prison), voided(state.round, state.bets, event.reason)
     if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, stage="betting"), (BetsOpened(state.round + 1),)
+        return open_round(state, expected_next)
     if isinstance(event, (PlaceBet, RemoveBet)):
         if state.stage != "betting":
             raise IllegalEvent("bets are not open")
