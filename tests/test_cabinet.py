@@ -19,7 +19,6 @@ from drivers.panel.max7219 import canonical
 from tests.cabinet_helpers import ROOT, Script, cabinet_config, run, started, stops_for
 
 
-
 async def rest(cab: Cabinet) -> None:
     await asyncio.wait_for(cab.shown.wait(), 10)
 

@@ -10,7 +10,7 @@ Pure and immutable like the games themselves. `cut` counts the cards dealt befor
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Collection, Iterable, Mapping, TypeVar
+from typing import Any, Callable, Collection, Iterable, Mapping, Protocol, TypeVar
 
 from controller.cards import Card, Composition
 from controller.games.base import (
@@ -22,7 +22,18 @@ from controller.games.bets import Bets, Limit
 __all__ = ["ShoeState", "load_shoe", "open_round", "betting_step", "voided", "card_target", "check_decision",
            "check_range"]
 
-S = TypeVar("S")
+
+class _Round(Protocol):
+    """A shoe game's state, as far as opening a round goes (read-only, as frozen dataclasses are)."""
+
+    @property
+    def stage(self) -> str: ...
+
+    @property
+    def round(self) -> int: ...
+
+
+S = TypeVar("S", bound=_Round)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +104,9 @@ def load_shoe(event: NewShoe, decks: int, cards_behind_cut: int, on_table: Itera
 def open_round(state: S, expected_next: Callable[[S], Expected], stage: str = "betting",
                **changes: Any) -> tuple[S, Effects]:
     """OpenBets: only between rounds (stage "idle"); the next round's number, and its betting open (`stage`)."""
-    if state.stage != "idle":  # type: ignore[attr-defined]
+    if state.stage != "idle":
         raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-    number = state.round + 1  # type: ignore[attr-defined]
+    number = state.round + 1
     return replace(state, round=number, stage=stage, **changes), (BetsOpened(number),)  # type: ignore[type-var]
 
 
