@@ -20,6 +20,7 @@ def fast_map(tmp: Path, source: Path = MECHANICAL_MAP, stops: int | None = None)
     text = re.sub(r"^rate = \d+", "rate = 100000", text, flags=re.M)
     if stops is not None:
         text = re.sub(r"^stops = \d+", f"stops = {stops}", text, flags=re.M)
+    tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / f"fast-{source.name}"
     path.write_text(text)
     return path

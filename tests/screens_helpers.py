@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, AsyncIterator, Callable
 import aiohttp
 
 from controller.autoplay import Autoplay
+from controller.bus import create_keys
 from controller.screens.bridge import Bridge, source_for_table
 from controller.table import Table
 
@@ -27,15 +29,33 @@ async def stack(cfg: Any, *, port: int = 0, start_table: bool = True, **source: 
     table = Table(cfg)
     if start_table:
         await table.start()
-    bridge = Bridge([source_for_table(cfg, **source)], dealer_token=TOKEN, host="127.0.0.1", port=port,
-                    heartbeat=cfg.bus.heartbeat)
-    await bridge.start()
     try:
-        yield table, bridge
+        async with bridged(source_for_table(cfg, **source), cfg.bus.heartbeat, port) as bridge:
+            yield table, bridge
     finally:
-        await bridge.close()
         if start_table:
             await table.stop()
+
+
+@asynccontextmanager
+async def bridged(source: Any, heartbeat: float, port: int = 0) -> AsyncIterator[Bridge]:
+    """A bridge following one table's or cabinet's `source` on 127.0.0.1, closed on the way out."""
+    bridge = Bridge([source], dealer_token=TOKEN, host="127.0.0.1", port=port, heartbeat=heartbeat)
+    await bridge.start()
+    try:
+        yield bridge
+    finally:
+        await bridge.close()
+
+
+def with_keys(cfg: Any, folder: Path, role: str, screens: dict[str, Any]) -> Any:
+    """`cfg` with CURVE keys (in `folder`/keys) for the server, a `role` client and an ops client, and `screens`
+    as its [screens] section."""
+    keys = folder / "keys"
+    for name in ("server", role, "ops"):
+        create_keys(keys, name)
+    return dataclasses.replace(cfg, raw={**cfg.raw, "screens": screens}, bus=dataclasses.replace(
+        cfg.bus, keys=keys, clients=((keys / f"{role}.key", role), (keys / "ops.key", "ops"))))
 
 
 async def step_until(table: Any, autoplay: Autoplay, done: Callable[[], bool], limit: int = 2000) -> None:

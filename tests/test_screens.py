@@ -16,7 +16,6 @@ import aiohttp
 import pytest
 
 from controller.autoplay import Autoplay
-from controller.bus import create_keys
 from controller.config import ConfigError, load_config
 from controller.journal import Journal
 from controller.rng import SeededRng
@@ -24,7 +23,7 @@ from controller.screens import bridge as bridge_module
 from controller.screens.bridge import _Feed, _Screen, source_for_table
 from controller.screens.config import screens_config
 from controller.views import leaks
-from tests.screens_helpers import TOKEN, Socket, cards_in, phase, run, stack, step_until
+from tests.screens_helpers import TOKEN, Socket, cards_in, phase, run, stack, step_until, with_keys
 from tests.table_helpers import free_ports, table_config
 from tests.test_table_cli import write_config
 
@@ -208,13 +207,8 @@ def test_dealer_socket_resolves_an_alert_through_the_table_command_path(tmp_path
 
 
 def _keyed(tmp_path: Path, dealer_key: str | None) -> Any:
-    keys = tmp_path / "keys"
-    for name in ("server", "dealer", "ops"):
-        create_keys(keys, name)
-    cfg = table_config(tmp_path, "baccarat")
-    screens = {"dealer_key": dealer_key} if dealer_key else {}
-    return dataclasses.replace(cfg, raw={**cfg.raw, "screens": screens}, bus=dataclasses.replace(
-        cfg.bus, keys=keys, clients=((keys / "dealer.key", "dealer"), (keys / "ops.key", "ops"))))
+    return with_keys(table_config(tmp_path, "baccarat"), tmp_path, "dealer",
+                     {"dealer_key": dealer_key} if dealer_key else {})
 
 
 def test_dealer_commands_are_signed_with_the_bridge_dealer_key(tmp_path: Path) -> None:

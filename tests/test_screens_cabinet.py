@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator
 import aiohttp
 import pytest
 
-from controller.bus import Role, create_keys
+from controller.bus import Role
 from controller.cabinet import ATTENDANT, PLAYER, Cabinet
 from controller.config import ConfigError
 from controller.journal import Journal
@@ -22,7 +22,7 @@ from controller.screens.config import screens_config
 from controller.slots import all_titles
 from tests.cabinet_helpers import RUNNING, cabinet_config, started
 from tests.cabinet_helpers import run as run_stopping
-from tests.screens_helpers import TOKEN, Socket, run
+from tests.screens_helpers import TOKEN, Socket, bridged, run, with_keys
 from tests.table_helpers import table_config
 
 # What only the attendant may see: none of it ever reaches a public socket.
@@ -37,13 +37,10 @@ def url(bridge: Any, path: str, ws: bool = False) -> str:
 async def cabinet_stack(cfg: Any, **source: Any) -> AsyncIterator[tuple[Cabinet, Bridge]]:
     """A running cabinet and a bridge following it on 127.0.0.1 (the bridge is stopped first)."""
     cab = await started(cfg)
-    bridge = Bridge([source_for_cabinet(cfg, **source)], dealer_token=TOKEN, host="127.0.0.1", port=0,
-                    heartbeat=cfg.bus.heartbeat)
-    await bridge.start()
     try:
-        yield cab, bridge
+        async with bridged(source_for_cabinet(cfg, **source), cfg.bus.heartbeat) as bridge:
+            yield cab, bridge
     finally:
-        await bridge.close()
         RUNNING.remove(cab)
         await cab.stop()
 
@@ -157,13 +154,8 @@ def test_cabinet_pages_public_socket_and_attendant_clear(tmp_path: Path) -> None
 
 
 def _keyed(tmp_path: Path, attendant_key: str | None) -> Any:
-    keys = tmp_path / "keys"
-    for name in ("server", "attendant", "ops"):
-        create_keys(keys, name)
-    cfg = cabinet_config(tmp_path, hand_pay_limit_cents=100)
-    screens = {"attendant_key": attendant_key} if attendant_key else {}
-    return dataclasses.replace(cfg, raw={**cfg.raw, "screens": screens}, bus=dataclasses.replace(
-        cfg.bus, keys=keys, clients=((keys / "attendant.key", "attendant"), (keys / "ops.key", "ops"))))
+    return with_keys(cabinet_config(tmp_path, hand_pay_limit_cents=100), tmp_path, "attendant",
+                     {"attendant_key": attendant_key} if attendant_key else {})
 
 
 def test_attendant_commands_are_signed_with_the_attendant_key(tmp_path: Path) -> None:
@@ -210,9 +202,7 @@ def test_a_linked_cabinet_screen_gets_the_link_pool_beside_its_view(tmp_path: Pa
     async def main() -> None:
         link = await started(link_cfg)
         await started(cfg)   # the cabinet the bridge follows
-        bridge = Bridge([source_for_cabinet(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0, heartbeat=0.2)
-        await bridge.start()
-        try:
+        async with bridged(source_for_cabinet(cfg), 0.2) as bridge:
             assert bridge.links["ls-link"].source.endpoints == link_cfg.bus.endpoints
             async with aiohttp.ClientSession() as http, http.ws_connect(url(bridge, f"/ws/{cfg.cabinet_id}/public", ws=True)) as ws:
                 sock = Socket(ws)
@@ -232,8 +222,6 @@ def test_a_linked_cabinet_screen_gets_the_link_pool_beside_its_view(tmp_path: Pa
                 async with http.get(url(bridge, "/healthz")) as r:
                     health = await r.json()
                     assert health["links"]["ls-link"]["live"] and health["ok"]
-        finally:
-            await bridge.close()
 
     run_stopping(main())   # stops the link and the cabinet however the test ends
 
