@@ -25,10 +25,13 @@ def run(coro: Any, timeout: float = 120) -> Any:
 
 @asynccontextmanager
 async def stack(cfg: Any, *, port: int = 0, start_table: bool = True, **source: Any) -> AsyncIterator[tuple[Any, Bridge]]:
-    """A running table (unless start_table is False) and a bridge following it on 127.0.0.1."""
+    """A running table (unless start_table is False) and a bridge following it on 127.0.0.1. A started table's
+    shoe has answered first: its link coming up is a record, which would land in the middle of a test."""
     table = Table(cfg)
     if start_table:
         await table.start()
+        if table.shoe is not None:
+            assert await table.wait_for(lambda state: state.shoe.link, 10), "the simulated shoe never answered"
     try:
         async with bridged(source_for_table(cfg, **source), cfg.bus.heartbeat, port) as bridge:
             yield table, bridge
