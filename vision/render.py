@@ -552,6 +552,27 @@ def _finish(img: np.ndarray, rng: np.random.Generator, strength: float) -> np.nd
     return f
 
 
+def _lay(img: np.ndarray, idmap: np.ndarray, rng: np.random.Generator, placed: list[PlacedCard], card: Card,
+         quad: np.ndarray, face_down: float, back_seed: int, style: CardStyle, light: float) -> None:
+    """Lay `card` at `quad`, face down with the chance `face_down`, lit between `light` and 1.05."""
+    down = rng.random() < face_down
+    rgba = card_back(back_seed) if down else card_face(card, style)
+    _composite(img, idmap, rgba, quad, len(placed), rng.uniform(light, 1.05))
+    placed.append(PlacedCard(None if down else card, quad))
+
+
+def _scene(img: np.ndarray, idmap: np.ndarray, rng: np.random.Generator, placed: list[PlacedCard], hand: float,
+           spread: float, size: float, strength: float) -> Scene:
+    """The scene done: with the chance `hand` a hand (about `size` wide) near a card, `spread` off its centre;
+    then each card's visibility and the camera's effects."""
+    if rng.random() < hand and placed:
+        target = placed[int(rng.integers(len(placed)))].quad.mean(axis=0)
+        _hand(img, idmap, rng, (target[0] + rng.normal(0, spread), target[1] + rng.normal(0, spread)),
+              size * rng.uniform(0.6, 1.0))
+    _visibility(placed, idmap)
+    return Scene(_finish(img, rng, strength), placed)
+
+
 def render_scene(rng: np.random.Generator, size: tuple[int, int] = (640, 384), *,
                  cards: Sequence[Card] | None = None, count: tuple[int, int] = (1, 9),
                  card_width: tuple[float, float] = (0.06, 0.3), fan: float = 0.35, face_down: float = 0.05,
@@ -592,16 +613,8 @@ def render_scene(rng: np.random.Generator, size: tuple[int, int] = (640, 384), *
             i += 1
             c = centre + k * step * np.array([math.cos(step_dir), math.sin(step_dir)])
             quad = _card_quad(rng, (c[0], c[1]), cw, angle + k * spin, tilt)
-            down = rng.random() < face_down
-            rgba = card_back(back_seed) if down else card_face(card, style)
-            _composite(img, idmap, rgba, quad, len(placed), rng.uniform(0.8, 1.05))
-            placed.append(PlacedCard(None if down else card, quad))
-    if rng.random() < hand and placed:
-        target = placed[int(rng.integers(len(placed)))].quad.mean(axis=0)
-        _hand(img, idmap, rng, (target[0] + rng.normal(0, width * 0.3), target[1] + rng.normal(0, width * 0.3)),
-              width * rng.uniform(0.6, 1.0))
-    _visibility(placed, idmap)
-    return Scene(_finish(img, rng, strength), placed)
+            _lay(img, idmap, rng, placed, card, quad, face_down, back_seed, style, 0.8)
+    return _scene(img, idmap, rng, placed, hand, width * 0.3, width, strength)
 
 
 def _group_cards(rng: np.random.Generator, n: int, cw: float) -> list[tuple[float, float, float]]:
@@ -682,16 +695,8 @@ def render_dealt(rng: np.random.Generator, size: tuple[int, int] = (1280, 720), 
             i += 1
             centre = rot @ (np.array([x, y]) - mid) + c
             quad = _card_quad(rng, (centre[0], centre[1]), cw, turn + a, tilt)
-            down = rng.random() < face_down
-            rgba = card_back(back_seed) if down else card_face(card, style)
-            _composite(img, idmap, rgba, quad, len(placed), rng.uniform(0.85, 1.05))
-            placed.append(PlacedCard(None if down else card, quad))
-    if rng.random() < hand and placed:
-        target = placed[int(rng.integers(len(placed)))].quad.mean(axis=0)
-        _hand(img, idmap, rng, (target[0] + rng.normal(0, cw * 0.5), target[1] + rng.normal(0, cw * 0.5)),
-              cw * rng.uniform(0.6, 1.0))
-    _visibility(placed, idmap)
-    return Scene(_finish(img, rng, strength), placed)
+            _lay(img, idmap, rng, placed, card, quad, face_down, back_seed, style, 0.85)
+    return _scene(img, idmap, rng, placed, hand, cw * 0.5, cw, strength)
 
 
 # ----------------------------------------------------------------------------------------------- table
