@@ -376,6 +376,15 @@ def _real_training(say: Callable[[str], None]) -> tuple[list[tuple[np.ndarray, r
     return real, data.background_patches(train_photos)
 
 
+def _begin(rng: np.random.Generator, workers: int, say: Callable[[str], None]
+           ) -> tuple[list[tuple[np.ndarray, realdata.Photo, list]], list[np.ndarray]]:
+    """What every training run does first: seed torch from `rng`, give it `workers` threads, read the real
+    training photos (and the backgrounds cut from them)."""
+    torch.manual_seed(int(rng.integers(2**31)))
+    torch.set_num_threads(max(1, workers))
+    return _real_training(say)
+
+
 def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 5000, cls_scenes: int = 12000,
           det_epochs: int = 12, cls_epochs: int = 8, workers: int = 2, real_share: float = 0.25,
           detector_weights: Path | None = None, detector_crops: bool = False,
@@ -383,9 +392,7 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
     """Train both models from `rng` (seeded by the caller) and write them to `out`; returns a summary.
     With `detector_weights` (a detector.pt an earlier run saved), only the classifier is trained."""
     started = time.time()
-    torch.manual_seed(int(rng.integers(2**31)))
-    torch.set_num_threads(max(1, workers))
-    real, backgrounds = _real_training(say)
+    real, backgrounds = _begin(rng, workers, say)
     t = time.time()
     chunk = 200
     out.mkdir(parents=True, exist_ok=True)
@@ -440,9 +447,7 @@ def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "d
     """Go on training a shipped detector (`start`, ONNX) on fresh scenes, a share `dealt` of them dealers'
     layouts (`render.render_dealt`), plus the real training photos; write `out/detector.onnx`."""
     started = time.time()
-    torch.manual_seed(int(rng.integers(2**31)))
-    torch.set_num_threads(max(1, workers))
-    real, backgrounds = _real_training(say)
+    real, backgrounds = _begin(rng, workers, say)
     net = Detector()
     load_onnx_weights(net, start)
     t = time.time()
@@ -468,9 +473,7 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     found, labelled from the card they land on), the true corners jittered, and the real training cards;
     write `out/classifier.onnx`."""
     started = time.time()
-    torch.manual_seed(int(rng.integers(2**31)))
-    torch.set_num_threads(max(1, workers))
-    real, backgrounds = _real_training(say)
+    real, backgrounds = _begin(rng, workers, say)
     net = Classifier()
     load_onnx_weights(net, start)
     t = time.time()
