@@ -385,6 +385,20 @@ def _begin(rng: np.random.Generator, workers: int, say: Callable[[str], None]
     return _real_training(say)
 
 
+def _classifier_crops(jobs: list[tuple], backgrounds: list[np.ndarray], workers: int, detector: str | None,
+                      say: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Render the classifier's scenes (`jobs`: seed, scenes, ...), cutting their corners also with `detector`
+    (an ONNX path) when given: crops, rank labels, suit labels."""
+    t = time.time()
+    parts = _generate(_cls_chunk, jobs, backgrounds, workers, detector)
+    crops = np.concatenate([p[0] for p in parts])
+    ranks = np.concatenate([p[1] for p in parts])
+    suits = np.concatenate([p[2] for p in parts])
+    say(f"rendered {len(crops)} classifier crops from {sum(job[1] for job in jobs)} scenes in "
+        f"{time.time() - t:.0f} s ({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
+    return crops, ranks, suits
+
+
 def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 5000, cls_scenes: int = 12000,
           det_epochs: int = 12, cls_epochs: int = 8, workers: int = 2, real_share: float = 0.25,
           detector_weights: Path | None = None, detector_crops: bool = False,
@@ -410,19 +424,13 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
         det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share)
         torch.save(det.state_dict(), out / "detector.pt")  # for a classifier-only run; not shipped
         del images, targets
-    t = time.time()
     jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
     onnx_for_crops = None
     if detector_crops:
         # The classifier also learns from the corners the detector itself cuts (needs it as ONNX now).
         _export_detector(det, out / "detector.onnx")
         onnx_for_crops = str(out / "detector.onnx")
-    parts = _generate(_cls_chunk, jobs, backgrounds, workers, onnx_for_crops)
-    crops = np.concatenate([p[0] for p in parts])
-    ranks = np.concatenate([p[1] for p in parts])
-    suits = np.concatenate([p[2] for p in parts])
-    say(f"rendered {len(crops)} classifier crops from {cls_scenes} scenes in {time.time() - t:.0f} s "
-        f"({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
+    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, onnx_for_crops, say)
     if real:
         rc, rr = _harvest_real(det, real, rng, 8, say)
         crops = np.concatenate([crops, rc])
@@ -476,14 +484,8 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     real, backgrounds = _begin(rng, workers, say)
     net = Classifier()
     load_onnx_weights(net, start)
-    t = time.time()
     jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
-    parts = _generate(_cls_chunk, jobs, backgrounds, workers, str(detector))
-    crops = np.concatenate([p[0] for p in parts])
-    ranks = np.concatenate([p[1] for p in parts])
-    suits = np.concatenate([p[2] for p in parts])
-    say(f"rendered {len(crops)} classifier crops from {scenes} scenes in {time.time() - t:.0f} s "
-        f"({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
+    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
     if real:
         det = Detector()
         load_onnx_weights(det, detector)
