@@ -121,51 +121,6 @@ def _now() -> float:
     return time.time()
 
 
-class ViewEncoder:
-    """JSON text of published views, reusing the text of the parts unchanged since the last publish.
-
-    `controller.views.ScreenViews` hands out the very same objects for the parts of a view that did not
-    change (history, scoreboard, last round; both views share them), so their text is kept and spliced in:
-    a card dealt costs the encoding of what it changed, not of the whole table. Parts are matched by
-    identity and held while their text is, so a new object is never taken for an old one. The text is
-    exactly `json.dumps(view)`.
-    """
-
-    def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, str]] = {}
-        self._keys: dict[str, str] = {}
-
-    def encode(self, views: Mapping[str, dict[str, Any]]) -> dict[str, str]:
-        old, new, keys = self._memo, {}, self._keys
-
-        def seen(value: Any) -> bool:
-            if type(value) not in (dict, list):
-                return False
-            hit = new.get(id(value)) or old.get(id(value))
-            return hit is not None and hit[0] is value
-
-        def part(value: Any, depth: int) -> str:
-            hit = new.get(id(value)) or old.get(id(value))
-            if hit is None or hit[0] is not value:
-                if depth and type(value) is dict and any(seen(v) for v in value.values()):
-                    # One level down too: a fresh section may still hold parts that did not change.
-                    hit = (value, "{" + ", ".join([item(k, v, depth - 1) for k, v in value.items()]) + "}")
-                else:
-                    hit = (value, json.dumps(value))
-            new[id(value)] = hit
-            return hit[1]
-
-        def item(key: str, value: Any, depth: int) -> str:
-            name = keys.get(key)
-            if name is None:
-                name = keys[key] = json.dumps(key) + ": "
-            return name + part(value, depth)
-
-        texts = {name: "{" + ", ".join([item(k, v, 1) for k, v in view.items()]) + "}" for name, view in views.items()}
-        self._memo = new
-        return texts
-
-
 @dataclass
 class BusServer:
     """The table's side of the bus. `views()` returns (seq, {view: state}) for the current state."""
@@ -195,7 +150,6 @@ class BusServer:
         for s in (self._pub, self._snap, self._cmd):
             s.setsockopt(zmq.LINGER, 0)
         self._pub.setsockopt(zmq.SNDHWM, self.hwm)
-        self._encoder = ViewEncoder()
         self._snap.setsockopt(zmq.SNDHWM, self.hwm)
         self._cmd.setsockopt(zmq.ROUTER_MANDATORY, 0)
         self._auth: AsyncioAuthenticator | None = None
@@ -230,20 +184,20 @@ class BusServer:
         for s in (self._pub, self._snap, self._cmd):
             s.close(0)
 
-    def publish(self, seq: int, views: Mapping[str, dict[str, Any]], kind: str = "update") -> None:
+    def publish(self, seq: int, views: Mapping[str, dict[str, Any]], kind: str = "update",
+                texts: Mapping[str, str] | None = None) -> None:
         """Send one update (or heartbeat) on every screen view's topic. Never blocks: PUB drops for a
-        subscriber at its high-water mark, and that subscriber resnapshots when it sees the gap."""
-        ts = _now()
-        texts = self._encoder.encode(views) if kind == "update" else {}
+        subscriber at its high-water mark, and that subscriber resnapshots when it sees the gap.
+        `texts`: each view's JSON when the caller has it already (`controller.views.ScreenViews`)."""
+        head = json.dumps({"v": BUS_VERSION, "seq": seq, "ts": _now(), "kind": kind, "table": self.table_id})[:-1]
         for view in SCREEN_AUDIENCES:
             if view not in views:
                 continue
-            text = json.dumps({"v": BUS_VERSION, "seq": seq, "ts": ts, "kind": kind, "table": self.table_id,
-                               "view": view})
+            text = f'{head}, "view": "{view}"'
             if kind == "update":
-                text = text[:-1] + ', "state": ' + texts[view] + "}"
+                text += f', "state": {texts[view] if texts is not None else json.dumps(views[view])}'
             try:
-                self._pub.send_multipart([f"{self.table_id}/{view}".encode(), text.encode()], flags=zmq.NOBLOCK)
+                self._pub.send_multipart([f"{self.table_id}/{view}".encode(), (text + "}").encode()], flags=zmq.NOBLOCK)
             except zmq.Again:
                 pass  # no peer can take it now; PUB has nothing to wait for
         self._last_sent = time.monotonic()

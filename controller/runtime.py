@@ -269,9 +269,10 @@ class Runtime:
         return self._views
 
     def _publish(self) -> None:
-        self._views = (self.state.seq, self._screen_views(self._picture(self.state)))
+        views, texts = self._screen_views(self._picture(self.state))
+        self._views = (self.state.seq, views)
         if self.bus is not None:
-            self.bus.publish(*self._views)
+            self.bus.publish(self.state.seq, views, texts=texts)
         if self.on_publish is not None:
             self.on_publish(self._views)
 

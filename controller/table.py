@@ -69,7 +69,7 @@ class Table(Runtime):
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._accepts_new_shoe = True
-        self._meters: tuple[Any, Any] = (None, None)   # the last Meters and their JSON, for _picture
+        self._pictured: tuple[TableState, dict[str, Any]] | None = None  # the last state pictured and its picture
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -112,13 +112,8 @@ class Table(Runtime):
         return step(state, record)
 
     def _picture(self, state: TableState) -> dict[str, Any]:
-        pic = picture(state)
-        # The meters change only when money moves: the same Meters keep the same JSON object, whose masked
-        # copy and text the views and the bus then reuse from one record to the next.
-        if state.meters is self._meters[0]:
-            pic["dealer_only"]["meters"] = self._meters[1]
-        else:
-            self._meters = (state.meters, pic["dealer_only"]["meters"])
+        pic = picture(state, self._pictured)
+        self._pictured = (state, pic)
         return pic
 
     def _written(self) -> None:

@@ -18,7 +18,7 @@ Record kinds (each a JSON object with "kind"):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable
 
 from controller.games.base import (
     CardDealt, Effect, Effects, GameSpec, IllegalEvent, NewShoe, RoundSettled, RoundVoided, RulesBase, ShuffleDue,
@@ -279,11 +279,15 @@ def replay(state: TableState, records: Iterable[tuple[int, dict[str, Any]]]) -> 
     return fold(step, state, records)
 
 
-def picture(state: TableState) -> dict[str, Any]:
+def picture(state: TableState, before: tuple[TableState, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The whole table for the views: the game snapshot plus the runtime's status. The dealer-only
-    parts (alerts' options, meters) sit under "dealer_only", which the public view drops."""
+    parts (alerts' options, meters) sit under "dealer_only", which the public view drops.
+
+    `before`: an earlier state and its picture. A section whose sources are the very same objects in both
+    states is taken from that picture as it is (the history and the meters change once a round), so the
+    views and the bus, which reuse what they had for the same object, redo only what a record changed."""
     exp = state.game_spec.expected_next(state.game)
-    return {
+    pic = {
         "table": state.table_id,
         "seq": state.seq,
         "game": state.game_spec.snapshot(state.game),
@@ -291,11 +295,23 @@ def picture(state: TableState) -> dict[str, Any]:
                      "card_to": exp.card_to, "actor": exp.actor, "actions": list(exp.actions)},
         "paused": state.paused,
         "bets_close_at": state.bets_close_at,
-        "shoe": {"link": state.shoe.link, "flags": list(state.shoe.flags), "dealt": state.shoe.dealt,
-                 "shuffle_due": state.shoe.shuffle_due, "shuffling": state.shoe.shuffling},
-        "history": list(state.history),
-        "last_round": state.last_round,
-        "scoreboard": list(state.scoreboard),
-        "dealer_only": {"alerts": [a.json() for a in state.alerts], "meters": state.meters.json(),
-                        "doors_open": list(state.doors_open)},
     }
+    for key, (sources, build) in _SECTIONS.items():
+        if before is not None and all(getattr(before[0], name) is getattr(state, name) for name in sources):
+            pic[key] = before[1][key]
+        else:
+            pic[key] = build(state)
+    return pic
+
+
+# picture sections built from a few parts of the state: key -> (those parts, the builder)
+_SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
+    "shoe": (("shoe",), lambda s: {"link": s.shoe.link, "flags": list(s.shoe.flags), "dealt": s.shoe.dealt,
+                                   "shuffle_due": s.shoe.shuffle_due, "shuffling": s.shoe.shuffling}),
+    "history": (("history",), lambda s: list(s.history)),
+    "last_round": (("last_round",), lambda s: s.last_round),
+    "scoreboard": (("scoreboard",), lambda s: list(s.scoreboard)),
+    "dealer_only": (("alerts", "meters", "doors_open"),
+                    lambda s: {"alerts": [a.json() for a in s.alerts], "meters": s.meters.json(),
+                               "doors_open": list(s.doors_open)}),
+}

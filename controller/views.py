@@ -7,6 +7,7 @@ projection is generic, so no game can leak a hole card through a view by forgett
 
 from __future__ import annotations
 
+import json
 import operator
 from typing import Any
 
@@ -53,55 +54,56 @@ def screen_views(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 class ScreenViews:
-    """`screen_views` for a runtime that publishes after every journal record.
+    """`screen_views` for a runtime that publishes after every journal record, with each view's JSON text.
 
-    Most of a picture is the same from one record to the next: the history, the last round and the
-    scoreboard are written once at a settlement and then only carried along. Their parts are the very same
-    objects in the next picture, so their masked copies are kept and reused (an object is matched by
-    identity and held while its copy is, so a new object can never be taken for it). Views are shared
-    between publishes, as `screen_views`' two views already share their parts: nobody may change them.
+    A picture is a few top-level sections (the game, the shoe, the history, the scoreboard, ...), and a
+    record changes one or two of them: the history and the scoreboard change once a round, yet every update
+    carries them. So each section's masked copy and text are kept and reused while the picture holds the
+    very same object there (a list: the same parts in the same order); the reused object is held, so a new
+    one can never be taken for it. A section is first encoded as it is: when its text shows no face-down
+    card and no audit part, the view shares the section itself and that text (masking would copy it
+    unchanged); only the others are masked and encoded again. Views are shared between publishes and with
+    the picture: nobody may change them. The texts are exactly `json.dumps(view)`.
     """
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, Any]] = {}
-        self._lists: dict[str, tuple[list[Any], list[Any]]] = {}
+        self._sections: dict[str, tuple[Any, Any, str]] = {}  # key -> (section, its masked copy, '"key": text')
 
-    def __call__(self, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        old, new = self._memo, {}
-
-        def masked(node: Any, depth: int = 1) -> Any:
-            if type(node) not in (dict, list):
-                return node
-            hit = old.get(id(node))
-            if hit is not None and hit[0] is node:
-                copy = hit[1]
-            elif depth and type(node) is dict and not (node.get("up") is False and "card" in node):
-                # One level down too: a fresh section may still hold parts that did not change (the meters).
-                copy = {k: masked(v, depth - 1) for k, v in node.items() if k != "audit"}
-            else:
-                copy = _mask(node)
-            new[id(node)] = (node, copy)
-            return copy
-
+    def __call__(self, state: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+        """({"public": view, "dealer": view}, {"public": text, "dealer": text}) for a runtime picture."""
+        old, new = self._sections, {}
         dealer: dict[str, Any] = {}
+        texts: list[str] = []
         for key, value in state.items():
             if key == "audit":
                 continue
-            if type(value) is list:
-                # A list rebuilt around the same parts (the history at every record) stays the same list;
-                # when one part changes, the list is masked again (once a round).
-                last = self._lists.get(key)
-                if last is not None and len(last[0]) == len(value) and all(map(operator.is_, last[0], value)):
-                    parts = last[1]
-                else:
-                    parts = [masked(v) for v in value]
-                self._lists[key] = (value, parts)
-                dealer[key] = parts
-            else:
-                dealer[key] = masked(value)
-        self._memo = new
+            hit = old.get(key)
+            if hit is None or not _same(hit[0], value):
+                masked, text = _masked_text(value)
+                hit = (value, masked, f"{json.dumps(key)}: {text}")
+            new[key] = hit
+            dealer[key] = hit[1]
+            texts.append(hit[2])
+        self._sections = new
         public = {k: v for k, v in dealer.items() if k != "dealer_only"}
-        return {"public": public, "dealer": dealer}
+        public_texts = [text for key, text in zip(dealer, texts) if key != "dealer_only"]
+        return ({"public": public, "dealer": dealer},
+                {"public": "{" + ", ".join(public_texts) + "}", "dealer": "{" + ", ".join(texts) + "}"})
+
+
+def _same(old: Any, new: Any) -> bool:
+    return old is new or (type(old) is list and type(new) is list and len(old) == len(new)
+                          and all(map(operator.is_, old, new)))
+
+
+def _masked_text(value: Any) -> tuple[Any, str]:
+    text = json.dumps(value)
+    # With json's separators a face-down card always shows as '"up": false' and an audit part as '"audit": '
+    # (a quote inside a string is escaped), so a text without either needs no masking.
+    if type(value) in (dict, list) and ('"up": false' in text or '"audit": ' in text):
+        value = _mask(value)
+        text = json.dumps(value)
+    return value, text
 
 
 def leaks(view: Any) -> list[str]:
