@@ -21,10 +21,14 @@ from typing import Any, AsyncIterator
 
 __all__ = ["CHROMIUM_ARGS", "chromium_path", "missing", "browser", "wait_for", "Chromium"]
 
-# No network beyond the loopback, nothing shared between runs: a fresh profile every launch.
+# No network beyond the loopback, nothing shared between runs: a fresh profile every launch. No omnibox
+# popups: Chromium preloads two WebUI pages per window for the address bar a screen never shows, and in
+# headless mode their shared renderer kept a core busy once there were a dozen windows (20 idle blank
+# windows: 1.2 cores; without them: none), which every screen's updates then queued behind.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-background-timer-throttling",
-                 "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"]
+                 "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows",
+                 "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup"]
 
 
 def chromium_path() -> str | None:
