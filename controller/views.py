@@ -79,7 +79,7 @@ class ScreenViews:
                 continue
             hit = old.get(key)
             if hit is None or not _same(hit[0], value):
-                masked, text = _masked_text(value)
+                masked, text = _masked_text(value, hit is not None and hit[1] is not hit[0])
                 hit = (value, masked, f"{json.dumps(key)}: {text}")
             new[key] = hit
             dealer[key] = hit[1]
@@ -96,14 +96,19 @@ def _same(old: Any, new: Any) -> bool:
                           and all(map(operator.is_, old, new)))
 
 
-def _masked_text(value: Any) -> tuple[Any, str]:
-    text = json.dumps(value)
-    # With json's separators a face-down card always shows as '"up": false' and an audit part as '"audit": '
-    # (a quote inside a string is escaped), so a text without either needs no masking.
-    if type(value) in (dict, list) and ('"up": false' in text or '"audit": ' in text):
-        value = _mask(value)
+def _masked_text(value: Any, mask: bool) -> tuple[Any, str]:
+    """The masked section and its text. `mask`: it needed masking last time (the game does, for as long as
+    a card lies face down), so mask it at once rather than encode it twice."""
+    if type(value) not in (dict, list):
+        return value, json.dumps(value)
+    if not mask:
         text = json.dumps(value)
-    return value, text
+        # With json's separators a face-down card always shows as '"up": false' and an audit part as
+        # '"audit": ' (a quote inside a string is escaped), so a text without either needs no masking.
+        if '"up": false' not in text and '"audit": ' not in text:
+            return value, text
+    value = _mask(value)
+    return value, json.dumps(value)
 
 
 def leaks(view: Any) -> list[str]:
