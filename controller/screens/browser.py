@@ -104,6 +104,11 @@ class Chromium:
         self._replies: dict[int, asyncio.Future[Any]] = {}
         self._sessions: dict[str, str] = {}
 
+    @property
+    def profile(self) -> str:
+        """This browser's fresh profile folder, named on the command line of each of its processes."""
+        return self._profile
+
     async def start(self) -> None:
         import aiohttp
 
