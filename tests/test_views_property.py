@@ -11,7 +11,7 @@ import pytest
 
 from controller.games import get_game
 from controller.games.base import Event, GameSpec
-from controller.views import leaks, project
+from controller.views import ScreenViews, leaks, project
 from tests.game_harness import play_rounds
 
 GAMES = ["blackjack", "baccarat", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud",
@@ -37,7 +37,7 @@ def _face_down_and_up(node: Any, down: list[str], up: list[str]) -> None:
             _face_down_and_up(value, down, up)
 
 
-def check_views(game: GameSpec, state: Any) -> None:
+def check_views(game: GameSpec, state: Any, screens: ScreenViews) -> None:
     # The game's part of the picture is what can hold cards; the runtime adds none (tested in test_table).
     pic = {"game": game.snapshot(state)}
     down: list[str] = []
@@ -45,6 +45,10 @@ def check_views(game: GameSpec, state: Any) -> None:
     _face_down_and_up(pic, down, up)
     view = project(pic, "public")  # the dealer view masks cards identically
     assert leaks(view) == [], f"{game.name} view leaks {leaks(view)}"
+    # What the runtime publishes, record after record (it masks a section at once while it needed masking
+    # last time, and shares one that shows no face-down card): the same view, and exactly its JSON.
+    published, texts = screens(pic)
+    assert published["public"] == view and texts["public"] == json.dumps(view)
     hidden = set(down) - set(up)
     if hidden:
         # A card's identity may appear in a screen view only where that card (or an identical one from
@@ -70,9 +74,11 @@ def test_no_face_down_card_on_a_screen(name: str, request: pytest.FixtureRequest
         tests = importlib.import_module(f"tests.test_{module}")   # the game's own bet maker and decisions
         legal = legal or tests.legal_bets
 
+    screens = ScreenViews()
+
     def apply(state: Any, event: Event) -> Any:
         new, effects = game.apply(state, event)
-        check_views(game, new)
+        check_views(game, new, screens)
         return new, effects
 
     checking = dataclasses.replace(game, apply=apply)
