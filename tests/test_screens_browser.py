@@ -300,4 +300,4 @@ def test_bench_screens_reports_latency_and_chromium_cpu(tmp_path: Path, capsys: 
     report = json.loads(path.read_text())
     assert report["screens"] == 2 and report["updates"] >= 12 and report["samples"] >= 2 * 12
     assert 0 < report["dom_p50_ms"] <= report["dom_p99_ms"] <= report["dom_max_ms"]
-    assert report["chromium_cpu_ms_per_screen_update"] > 0 and report["cpus"] >= 1
+    assert report["chromium_cpu_ms_per_screen_update"] > 0
