@@ -29,8 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _cpu_seconds(marker: str) -> float | None:
     """CPU time (user + system) of the running processes whose command line holds `marker` (Chromium's
     profile folder: the browser and every renderer, GPU and utility process it started); None without /proc."""
-    import os
-
     if not os.path.isdir("/proc/self"):
         return None
     ticks = os.sysconf("SC_CLK_TCK")
