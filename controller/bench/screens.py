@@ -9,7 +9,8 @@ import time
 from typing import Any, Callable
 
 HELP = ("screens: latency from a table's publish on the bus to the update in the DOM of each of N connected "
-        "screens (headless Chromium; p50/p99 over every screen and update), and its bus-to-bridge part")
+        "screens (headless Chromium; p50/p99 over every screen and update), its bus-to-bridge part, and Chromium's "
+        "CPU per screen and update")
 
 TOKEN = "bench-dealer-token-0123456789"
 
