@@ -36,7 +36,9 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from controller.cards import Card, Composition
-from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, open_round, voided
+from controller.games._shoe import (
+    ShoeState, betting_step, card_target, check_decision, check_range, open_round, voided,
+)
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
     Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,

@@ -21,7 +21,9 @@ from types import MappingProxyType
 from typing import Any
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_decision, check_range, load_shoe, open_round, voided
+from controller.games._shoe import (
+    ShoeState, betting_step, card_target, check_decision, check_range, load_shoe, open_round, voided,
+)
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RulesBase, Settle,
