@@ -221,6 +221,10 @@ class Table(Runtime):
             self.sim.resume(order, max(0, min(drawn, len(order))), self.state.shoe.draw_of(1))
             url = self.sim.open_pty(self.sim_link)
             self.sim.start()
+            if seed is not None and self.state.shoe.shuffling:
+                # The power went while the simulated shuffler shuffled: its new order is journaled, its deck
+                # check is not. It shuffles that order again, as a real shuffler restarts its cycle.
+                self.sim.shuffle(order, decks=decks)
         self.shoe = AsyncShoe(url, last_draws=dict(self.state.shoe.last_draw))
         self.shoe.start()
         self._tasks.append(asyncio.create_task(self._shoe_events()))

@@ -28,7 +28,14 @@ async def _table_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> 
 
     table = Table(cfg, kill_at=kill_at)
     await table.start()
-    await asyncio.wait_for(Autoplay(table, SeededRng(seed), rounds=rounds).run(), 60)
+    try:
+        await asyncio.wait_for(Autoplay(table, SeededRng(seed), rounds=rounds).run(), 60)
+    except TimeoutError:  # say where the table stood, for whoever reads the failed test
+        st = table.state
+        print(json.dumps({"stuck": {"seq": st.seq, "expected": repr(table.game.expected_next(st.game)),
+                                    "shoe": repr(st.shoe), "alerts": repr(st.alerts),
+                                    "sim": table.sim.status() if table.sim else None}}, default=str), flush=True)
+        raise
     await table.stop()
 
 

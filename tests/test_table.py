@@ -123,6 +123,38 @@ def test_restart_mid_round_resumes_the_same_round(tmp_path: Path) -> None:
     assert after.meters.power_ups == 2 and after.meters.voids == 0
 
 
+def test_restart_during_a_simulated_shuffle_shuffles_again(tmp_path: Path) -> None:
+    """Power lost after the shuffle's order was journaled but before the shuffler's deck check: the restarted
+    simulated shuffler shuffles that order again, and play goes on (it used to wait for a deck check forever)."""
+    cfg = table_config(tmp_path, "baccarat", seed=11)
+
+    async def first() -> Any:
+        table = await started(cfg)
+        assert table.sim is not None
+        table.sim.shuffle = lambda *args, **kwargs: None  # the power goes before the shuffler starts
+        reply = await table.command(Role("dealer"), "shuffle", {})
+        assert reply["ok"], reply
+        await table.stop()
+        return table.state
+
+    before = run(first())
+    assert before.shoe.shuffling
+
+    async def second() -> Any:
+        table = await started(cfg)
+        shuffled = await table.wait_for(lambda state: not state.shoe.shuffling, 10)
+        if shuffled:
+            await Autoplay(table, SeededRng(2), rounds=1).run()
+        await table.stop()
+        return shuffled, table.state
+
+    shuffled, after = run(second())
+    assert shuffled and after.meters.rounds == 1 and after.sim_shuffles == before.sim_shuffles
+    with Journal(cfg.journal, cfg.table_id) as journal:
+        checks = [e.record for e in journal.entries() if e.record.get("what") == "deck_check"]
+    assert len(checks) == 1 and checks[0]["complete"]
+
+
 def test_unexpected_card_raises_a_dealer_alert_and_pauses(tmp_path: Path) -> None:
     cfg = table_config(tmp_path, "baccarat", seed=9)
 
