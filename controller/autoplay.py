@@ -13,17 +13,20 @@ import asyncio
 import importlib
 import inspect
 import logging
+import time
 from typing import Any
 
 from controller.bus import Role
 from controller.cards import parse_card
-from controller.games.base import PlaceBet, parse_spot_actor
+from controller.games.base import CardDealt, IllegalEvent, PlaceBet, parse_spot_actor
 from controller.rng import Rng
 
 __all__ = ["Autoplay", "CabinetAutoplay"]
 
 log = logging.getLogger("croupier.autoplay")
 DEALER = Role("dealer")
+_DEAL_AHEAD = 32  # more than any round deals before its first decision (blackjack, seven spots: 16)
+_IN_FLIGHT = 2.0  # seconds to wait for dealt cards to be journaled before dealing on (a card the link lost)
 
 
 class Autoplay:
@@ -32,6 +35,7 @@ class Autoplay:
         self.table, self.rng, self.pace, self.rounds, self.wait = table, rng, pace, rounds, wait
         self.settled = 0
         self.stopped = False
+        self._dealt_at = 0.0
         self._shuffle_before_next = True   # games dealt from a fresh deck every round
         module = importlib.import_module(type(table.state.game).__module__)
         self._legal_bets = getattr(module, "legal_bets", None)
@@ -92,11 +96,19 @@ class Autoplay:
         if exp.card_to is not None:
             from drivers.shoe import SimError
 
+            sim = table.sim
+            if st.shoe.draw_of(sim.shoe_id) < sim.draws and time.monotonic() - self._dealt_at < _IN_FLIGHT:
+                return False  # cards are out of the shoe that the table has not journaled yet
             try:
-                table.sim.deal()
+                # A dealer draws card after card without waiting for the screens: every card the round
+                # takes before the next decision comes out in one motion.
+                self._dealt_at = time.monotonic()
+                for _ in range(max(1, self._cards_due())):
+                    sim.deal()
             except SimError as exc:
-                log.info("autoplay: %s: shuffling", exc)
-                await self.command("shuffle")
+                if sim.draws == st.shoe.draw_of(sim.shoe_id):
+                    log.info("autoplay: %s: shuffling", exc)
+                    await self.command("shuffle")
             return True
         if exp.phase == "settling":
             if (await self.command("settle"))["ok"]:
@@ -110,6 +122,21 @@ class Autoplay:
             await self.command("decision", role, actor=exp.actor, action=action, amount=amount, hand=exp.hand)
             return True
         return False
+
+    def _cards_due(self) -> int:
+        """How many cards the round takes in a row from here, as the dealer sees them come out of the shoe
+        (the game's own rules, run ahead on the simulated shoe's next cards)."""
+        game, state = self.table.game, self.table.state.game
+        due = 0
+        for card in self.table.sim.upcoming(_DEAL_AHEAD):
+            if game.expected_next(state).card_to is None:
+                break
+            try:
+                state, _ = game.apply(state, CardDealt(card, "shoe"))
+            except IllegalEvent:
+                break
+            due += 1
+        return due
 
     def _bets(self) -> list[PlaceBet]:
         rules = self.table.config.rules

@@ -108,7 +108,8 @@ def test_player_page_shows_the_public_view_and_never_a_hole_card(tmp_path: Path)
             autoplay = Autoplay(table, SeededRng(5))
             checked = hole_checked = settled_checked = 0
             shots: set[str] = set()
-            while autoplay.settled < 2:
+            # the dealer deals a round's first cards in one motion: four rounds show the page in 30 states or more
+            while autoplay.settled < 4:
                 seq = table.state.seq
                 await autoplay.step()
                 if table.state.seq == seq:

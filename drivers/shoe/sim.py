@@ -293,6 +293,11 @@ class ShoeSim:
         with self._lock:
             return len(self._cards) - self._pos
 
+    def upcoming(self, n: int) -> list[Card]:
+        """The next `n` cards (fewer near the end): what a simulated dealer sees as each card comes out."""
+        with self._lock:
+            return self._cards[self._pos:self._pos + n]
+
     def deal(self) -> CardDrawn:
         """The dealer draws the next card: the shoe reads it and sends CARD DRAWN. Refused if locked, jammed, empty."""
         with self._lock:
