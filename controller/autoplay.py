@@ -18,7 +18,7 @@ from typing import Any
 
 from controller.bus import Role
 from controller.cards import parse_card
-from controller.games.base import CardDealt, IllegalEvent, PlaceBet, parse_spot_actor
+from controller.games.base import CardDealt, IllegalEvent, PlaceBet, Settle, ShuffleDue, parse_spot_actor
 from controller.rng import Rng
 
 __all__ = ["Autoplay", "CabinetAutoplay"]
@@ -111,7 +111,12 @@ class Autoplay:
                     await self.command("shuffle")
             return True
         if exp.phase == "settling":
-            if (await self.command("settle"))["ok"]:
+            if self._opens_after_settling(per_round):
+                # The dealer pays and opens the next round's bets in one go: one group commit for both.
+                settled, _ = await asyncio.gather(self.command("settle"), self.command("open_bets"))
+            else:
+                settled = await self.command("settle")
+            if settled["ok"]:
                 self.settled += 1
                 self._shuffle_before_next = True
             return True
@@ -122,6 +127,20 @@ class Autoplay:
             await self.command("decision", role, actor=exp.actor, action=action, amount=amount, hand=exp.hand)
             return True
         return False
+
+    def _opens_after_settling(self, per_round: bool) -> bool:
+        """Whether the next round's bets open right after this settlement: more rounds to play, a shoe game
+        with no shuffle due, and the game idle once settled (its own rules, run ahead)."""
+        if per_round or (self.rounds is not None and self.settled + 1 >= self.rounds):
+            return False
+        table = self.table
+        if table.state.shoe.shuffle_due:
+            return False
+        try:
+            after, effects = table.game.apply(table.state.game, Settle())
+        except IllegalEvent:
+            return False
+        return table.game.expected_next(after).phase == "idle" and not any(isinstance(e, ShuffleDue) for e in effects)
 
     def _cards_due(self) -> int:
         """How many cards the round takes in a row from here, as the dealer sees them come out of the shoe
