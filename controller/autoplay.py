@@ -101,9 +101,10 @@ class Autoplay:
                 return False  # cards are out of the shoe that the table has not journaled yet
             try:
                 # A dealer draws card after card without waiting for the screens: every card the round
-                # takes before the next decision comes out in one motion.
+                # takes before the next decision comes out in one motion (one a step at a demo's pace,
+                # so a person can follow).
                 self._dealt_at = time.monotonic()
-                for _ in range(max(1, self._cards_due())):
+                for _ in range(1 if self.pace else max(1, self._cards_due())):
                     sim.deal()
             except SimError as exc:
                 if sim.draws == st.shoe.draw_of(sim.shoe_id):
@@ -111,8 +112,9 @@ class Autoplay:
                     await self.command("shuffle")
             return True
         if exp.phase == "settling":
-            if self._opens_after_settling(per_round):
-                # The dealer pays and opens the next round's bets in one go: one group commit for both.
+            if not self.pace and self._opens_after_settling(per_round):
+                # The dealer pays and opens the next round's bets in one go, one group commit for both (at a
+                # demo's pace the result stays up for a step).
                 settled, _ = await asyncio.gather(self.command("settle"), self.command("open_bets"))
             else:
                 settled = await self.command("settle")

@@ -81,6 +81,9 @@ def test_autoplayed_rounds_replay_to_the_same_state_and_meters(tmp_path: Path, g
     assert live.meters.handle == sum(s.stakes for s in settlements)
     assert live.meters.returned == sum(s.returned for s in settlements)
     assert [r["kind"] for r in records].count("start") == 1
+    # the dealer drew each round's known cards in one motion and opened bets as it settled: never a card or a
+    # command too many (a misdeal alert, a refusal)
+    assert [r for r in records if r["kind"] in ("alert", "refused")] == []
     # every update carried the next seq, and no screen view ever held a face-down card
     seqs = [seq for seq, _ in published]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
@@ -90,6 +93,32 @@ def test_autoplayed_rounds_replay_to_the_same_state_and_meters(tmp_path: Path, g
     for _, views in published:
         assert leaks(views["public"]) == [] and leaks(views["dealer"]) == []
         assert "dealer_only" not in views["public"]
+
+
+@pytest.mark.parametrize("pace", [0.0, 0.01])
+def test_autoplay_draws_a_baccarat_coup_in_one_motion(tmp_path: Path, pace: float) -> None:
+    """At full speed the dealer draws every card the coup takes (the first four, and the third-card rule's
+    draws as it sees the cards) in one step; at a demo's pace one a step, so a person can follow."""
+    cfg = table_config(tmp_path, "baccarat", seed=4)
+
+    async def main() -> tuple[int, int, str]:
+        table = await started(cfg)
+        ap = Autoplay(table, SeededRng(1), pace=pace)
+        while not (table.state.game.stage == "dealing" and not table.state.game.player):
+            seq = table.state.seq
+            await ap.step()
+            if table.state.seq == seq:
+                await table.wait_change(seq, 10)
+        before = table.sim.draws
+        await ap.step()
+        assert await table.wait_for(lambda state: state.shoe.draw_of(1) == table.sim.draws, 10)
+        await table.stop()
+        game = table.state.game
+        return table.sim.draws - before, len(game.player) + len(game.banker), game.stage
+
+    drawn, on_table, stage = run(main())
+    assert drawn == on_table
+    assert (4 <= drawn <= 6 and stage == "settling") if not pace else (drawn == 1 and stage == "dealing")
 
 
 def test_restart_mid_round_resumes_the_same_round(tmp_path: Path) -> None:
