@@ -25,7 +25,7 @@ __all__ = ["Autoplay", "CabinetAutoplay"]
 
 log = logging.getLogger("croupier.autoplay")
 DEALER = Role("dealer")
-_DEAL_AHEAD = 32  # more than any round deals before its first decision (blackjack, seven spots: 16)
+_DEAL_AHEAD = 64  # more than any deal before a decision (big two: 52 cards, pai gow: 49)
 _IN_FLIGHT = 2.0  # seconds to wait for dealt cards to be journaled before dealing on (a card the link lost)
 
 
