@@ -166,6 +166,9 @@ class BusServer:
                 | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
             self._tasks.append(asyncio.create_task(self._watch_handshakes()))
         self._pub.bind(self.endpoints.publish)
+        # PUB never waits (it drops at the high-water mark), so updates go out on a plain socket sharing the
+        # same one: the asyncio socket would wrap every send in a future for nothing.
+        self._pub_now = zmq.Socket.shadow(self._pub.underlying)
         self._snap.bind(self.endpoints.snapshot)
         self._cmd.bind(self.endpoints.commands)
         self._tasks += [asyncio.create_task(self._serve_snapshots()), asyncio.create_task(self._serve_commands()),
@@ -197,7 +200,7 @@ class BusServer:
             if kind == "update":
                 text += f', "state": {texts[view] if texts is not None else json.dumps(views[view])}'
             try:
-                self._pub.send_multipart([f"{self.table_id}/{view}".encode(), (text + "}").encode()], flags=zmq.NOBLOCK)
+                self._pub_now.send_multipart([f"{self.table_id}/{view}".encode(), (text + "}").encode()], flags=zmq.NOBLOCK)
             except zmq.Again:
                 pass  # no peer can take it now; PUB has nothing to wait for
         self._last_sent = time.monotonic()
