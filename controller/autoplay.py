@@ -49,8 +49,8 @@ class Autoplay:
             self._strategy = chart(rules.dealer_hits_soft_17, rules.double_after_split)
 
     def stop(self) -> None:
-        """Stop `run` after the step under way. (Cancelling its task is not enough on Python 3.11:
-        asyncio.wait_for drops a cancellation that lands as the table moves, and the run goes on.)"""
+        """Stop `run` after the step under way, rather than cancel it in the middle of one. (The table's waits
+        used asyncio.wait_for, which on Python 3.11 can drop a cancellation that lands as the table moves.)"""
         self.stopped = True
 
     async def run(self) -> None:

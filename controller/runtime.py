@@ -86,7 +86,7 @@ class Runtime:
         self.state: Any = None
         self.journal: Journal | None = None
         self.bus: BusServer | None = None
-        self._changed = asyncio.Condition()
+        self._changed: asyncio.Future[None] | None = None  # resolved at the next commit; made by the first waiter
         self._views: tuple[int, dict[str, dict[str, Any]]] = (0, {})
         self._screen_views = ScreenViews()
         self._tasks: list[asyncio.Task[Any]] = []
@@ -239,28 +239,26 @@ class Runtime:
         for action in batch.after:
             action()
         self._written()
-        asyncio.get_running_loop().create_task(self._notify_changed())
-
-    async def _notify_changed(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+        changed, self._changed = self._changed, None
+        if changed is not None and not changed.done():
+            changed.set_result(None)
 
     async def wait_change(self, after_seq: int, timeout: float) -> bool:
         """Wait until the journal has moved past `after_seq`; False on timeout."""
-        async with self._changed:
-            try:
-                await asyncio.wait_for(self._changed.wait_for(lambda: self.state.seq > after_seq), timeout)
-            except asyncio.TimeoutError:
-                return False
-        return True
+        return await self.wait_for(lambda state: state.seq > after_seq, timeout)
 
     async def wait_for(self, predicate: Callable[[Any], bool], timeout: float) -> bool:
-        """Wait until `predicate(state)` holds; False on timeout."""
-        async with self._changed:
-            try:
-                await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self.state)), timeout)
-            except asyncio.TimeoutError:
+        """Wait until `predicate(state)` holds, testing it after each commit; False on timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate(self.state):
+            left = deadline - loop.time()
+            if left <= 0:
                 return False
+            if self._changed is None:
+                self._changed = loop.create_future()
+            # asyncio.wait leaves the shared future alone on a timeout or a cancellation: other waiters keep it
+            await asyncio.wait((self._changed,), timeout=left)
         return True
 
     # ------------------------------------------------------------------------------------------ views
