@@ -200,7 +200,8 @@ class BusServer:
             if kind == "update":
                 text += f', "state": {texts[view] if texts is not None else json.dumps(views[view])}'
             try:
-                self._pub_now.send_multipart([f"{self.table_id}/{view}".encode(), (text + "}").encode()], flags=zmq.NOBLOCK)
+                self._pub_now.send_multipart([f"{self.table_id}/{view}".encode(), (text + "}").encode()],
+                                             flags=zmq.NOBLOCK)
             except zmq.Again:
                 pass  # no peer can take it now; PUB has nothing to wait for
         self._last_sent = time.monotonic()
