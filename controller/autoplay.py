@@ -97,7 +97,7 @@ class Autoplay:
             from drivers.shoe import SimError
 
             sim = table.sim
-            if st.shoe.draw_of(sim.shoe_id) < sim.draws and time.monotonic() - self._dealt_at < _IN_FLIGHT:
+            if not self.drawn_journaled(st) and time.monotonic() - self._dealt_at < _IN_FLIGHT:
                 return False  # cards are out of the shoe that the table has not journaled yet
             try:
                 # A dealer draws card after card without waiting for the screens: every card the round
@@ -107,7 +107,7 @@ class Autoplay:
                 for _ in range(1 if self.pace else max(1, self._cards_due())):
                     sim.deal()
             except SimError as exc:
-                if sim.draws == st.shoe.draw_of(sim.shoe_id):
+                if self.drawn_journaled(st):  # none out: the shoe is empty or refuses, not just busy
                     log.info("autoplay: %s: shuffling", exc)
                     await self.command("shuffle")
             return True
@@ -129,6 +129,10 @@ class Autoplay:
             await self.command("decision", role, actor=exp.actor, action=action, amount=amount, hand=exp.hand)
             return True
         return False
+
+    def drawn_journaled(self, state: Any) -> bool:
+        """Whether the table's `state` has journaled every card drawn from the simulated shoe."""
+        return state.shoe.draw_of(self.table.sim.shoe_id) >= self.table.sim.draws
 
     def _opens_after_settling(self, per_round: bool) -> bool:
         """Whether the next round's bets open right after this settlement: more rounds to play, a shoe game

@@ -124,7 +124,7 @@ def _service(conn: Any, mode: str, count: int, seed: int) -> None:
                 if table.state.seq == seq:
                     await table.wait_change(seq, 10)
             # the dealer draws a round's first cards in one motion: the last ones may not be journaled yet
-            await table.wait_for(lambda state: state.shoe.draw_of(table.sim.shoe_id) >= table.sim.draws, 10)
+            await table.wait_for(autoplay.drawn_journaled, 10)
         else:
             autoplay.rounds = count
             await autoplay.run()
