@@ -291,14 +291,18 @@ def test_pages_load_nothing_from_elsewhere(tmp_path: Path) -> None:
     run(main(), timeout=120)
 
 
-def test_bench_screens_reports_latency_and_chromium_cpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("floor", [False, True], ids=["pages", "floor"])
+def test_bench_screens_reports_latency_and_chromium_cpu(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        floor: bool) -> None:
     from controller.cli import main
 
     path = tmp_path / "screens.json"
     assert main(["bench", "screens", "--screens", "2", "--updates", "12", "--pace", "0.05", "--size", "800x480",
-                 "--json", str(path)]) == 0
-    assert "Chromium CPU" in capsys.readouterr().out
+                 "--json", str(path)] + (["--floor"] if floor else [])) == 0
+    out = capsys.readouterr().out
+    assert "Chromium CPU" in out and ("drawing only the seq" in out) == floor
     report = json.loads(path.read_text())
+    assert report["floor"] is floor
     assert report["screens"] == 2 and report["updates"] >= 12 and report["samples"] >= 2 * 12
     assert 0 < report["dom_p50_ms"] <= report["dom_p99_ms"] <= report["dom_max_ms"]
     assert report["chromium_cpu_ms_per_screen_update"] > 0

@@ -129,8 +129,12 @@ const Screen = (() => {
     });
   }
 
+  // "#floor" (`croupier bench screens --floor`): draw the seq alone instead of the page, to measure what
+  // the browser and the machine cost an update before the page's own work.
+  function floor() { document.getElementById("app").textContent = String(stats.seq); }
+
   function start(renderer) {
-    render = renderer;
+    render = location.hash === "#floor" ? floor : renderer;
     Cards.sprite();
     open();
     setInterval(() => {
