@@ -59,8 +59,17 @@ def expected_felt(view: dict[str, Any]) -> dict[str, Any]:
             "results": sorted([r["spot"], r["box"], r["stake"], r["returned"], r["outcome"]] for r in results)}
 
 
+# Each page's backdrop (its layer of its own, body::before) by the page's class: the first colour of its gradient.
+BACKDROPS = {"table": "rgb(20, 137, 90)", "spot": "rgb(20, 137, 90)", "dealer": "rgb(20, 137, 90)",
+             "cabinet": "rgb(42, 31, 92)", "attendant": "rgb(42, 31, 92)"}
+
+
 async def shoot(page: Any, name: str) -> list[Path]:
-    """Screenshots of the page at each size, as artifacts; checks each is a PNG of that size."""
+    """Screenshots of the page at each size, as artifacts; checks each is a PNG of that size, and that the
+    page lies on its own backdrop (the felt, or a cabinet's night sky)."""
+    kind, backdrop = await page.evaluate("[[...document.body.classList].find(c => c.startsWith('page-')).slice(5), "
+                                         "getComputedStyle(document.body, '::before').backgroundImage]")
+    assert BACKDROPS[kind] in backdrop, (kind, backdrop)
     paths = []
     for w, h in SIZES:
         await page.set_viewport_size({"width": w, "height": h})
