@@ -39,6 +39,9 @@ class Autoplay:
         self._shuffle_before_next = True   # games dealt from a fresh deck every round
         module = importlib.import_module(type(table.state.game).__module__)
         self._legal_bets = getattr(module, "legal_bets", None)
+        # A game's legal_bets reads the table's state when it needs to (e.g. the open hands), else its rules.
+        self._bets_from_state = self._legal_bets is not None and \
+            "state" in inspect.signature(self._legal_bets).parameters
         # A game whose decisions name cards (a pai gow setting, a big two play) says how its players decide.
         self._autoplay_decision = getattr(module, "autoplay_decision", None)
         self._strategy = None
@@ -166,7 +169,7 @@ class Autoplay:
     def _bets(self) -> list[PlaceBet]:
         rules = self.table.config.rules
         if self._legal_bets is not None:
-            arg = self.table.state.game if "state" in inspect.signature(self._legal_bets).parameters else rules
+            arg = self.table.state.game if self._bets_from_state else rules
             return [b for b in self._legal_bets(arg, self.rng) if isinstance(b, PlaceBet)]
         box = self.table.game.boxes[0]
         limit = rules.limits[box]

@@ -225,9 +225,8 @@ class Table(Runtime):
                 # The power went while the simulated shuffler shuffled: its new order is journaled, its deck
                 # check is not. It shuffles that order again, as a real shuffler restarts its cycle.
                 self.sim.shuffle(order, decks=decks)
-        self.shoe = AsyncShoe(url, last_draws=dict(self.state.shoe.last_draw))
+        self.shoe = AsyncShoe(url, last_draws=dict(self.state.shoe.last_draw), on_event=self._shoe_arrived)
         self.shoe.start()
-        self._tasks.append(asyncio.create_task(self._shoe_events()))
 
     def _shoe_decks(self) -> int:
         return int(getattr(self.config.rules, "decks", self.config.shoe.decks))
@@ -236,12 +235,11 @@ class Table(Runtime):
         decks = self._shoe_decks()
         return self.config.shoe.cut if self.config.shoe.cut is not None else (52 * decks * 3) // 4 if decks > 1 else None
 
-    async def _shoe_events(self) -> None:
-        assert self.shoe is not None
-        async for ev in self.shoe:
-            # Queued without waiting for its commit: cards drawn in quick succession go into one group commit,
-            # in the order the shoe sent them. A bad event is logged and does not stop the shoe.
-            self._post(lambda batch, ev=ev: self._shoe_event(batch, ev))
+    def _shoe_arrived(self, ev: Any) -> None:
+        # Called on the loop for each event, in the order the shoe sent them, and queued for the writer without
+        # waiting for its commit: cards drawn in quick succession go into one group commit. A bad event is
+        # logged and does not stop the shoe.
+        self._post(lambda batch: self._shoe_event(batch, ev))
 
     def _shoe_event(self, batch: Batch, ev: Any) -> None:
         from drivers.shoe import Anomaly, CardDrawn, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle

@@ -6,13 +6,15 @@
         await shoe.lock(True)
 
 The driver's thread hands each event to the loop with `loop.call_soon_threadsafe`, so the runtime sees them in
-order on its own thread and never blocks the serial line.
+order on its own thread and never blocks the serial line. A consumer that only hands events on (the table's
+runtime queues each for its writer) may pass `on_event` instead: it is called on the loop's thread with each
+event, in order, and the queue stays empty.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Mapping
+from typing import Callable, Mapping
 
 from .driver import ShoeDriver
 from .link import Event, LinkConfig
@@ -22,15 +24,17 @@ __all__ = ["AsyncShoe"]
 
 class AsyncShoe:
     def __init__(self, url: str, *, config: LinkConfig | None = None, baudrate: int = 115200,
-                 last_draws: Mapping[int, int] | None = None) -> None:
+                 last_draws: Mapping[int, int] | None = None, on_event: Callable[[Event], None] | None = None) -> None:
         self.url, self.config, self.baudrate, self.last_draws = url, config, baudrate, last_draws
+        self.on_event = on_event
         self.driver: ShoeDriver | None = None
         self.events: asyncio.Queue[Event] = asyncio.Queue()
 
     def start(self) -> AsyncShoe:
         """Start the driver; must be called from the running loop that will consume the events."""
         loop = asyncio.get_running_loop()
-        put = self.events.put_nowait
+        # With on_event the loop runs it directly: no queue and no task between the line and the consumer.
+        put = self.on_event or self.events.put_nowait
         self.driver = ShoeDriver(self.url, lambda event: loop.call_soon_threadsafe(put, event), config=self.config,
                                  baudrate=self.baudrate, last_draws=self.last_draws).start()
         return self

@@ -312,6 +312,41 @@ def test_asyncio_adapter(tmp_path: Path) -> None:
         assert asyncio.run(asyncio.wait_for(main(), 3 * TIMEOUT)) == list(parse_cards("AS KS QS"))
 
 
+def test_asyncio_adapter_hands_events_to_a_callback_on_the_loop(tmp_path: Path) -> None:
+    # The table's way: each event goes to `on_event` on the loop's own thread, in order, and none is queued.
+    sim = ShoeSim(parse_cards("AS KS QS"), timing=FAST_DEVICE)
+    url = sim.open_pty(str(tmp_path / "shoe"))
+
+    async def main() -> list:
+        loop_thread = threading.get_ident()
+        got: list = []
+        threads: set[int] = set()
+        up, three = asyncio.get_running_loop().create_future(), asyncio.get_running_loop().create_future()
+
+        def on_event(event: object) -> None:
+            threads.add(threading.get_ident())
+            if isinstance(event, LinkUp) and not up.done():
+                up.set_result(None)
+            if isinstance(event, CardDrawn):
+                got.append(event.card)
+                if len(got) == 3:
+                    three.set_result(None)
+
+        shoe_ = AsyncShoe(url, config=FAST, on_event=on_event).start()
+        try:
+            await asyncio.wait_for(up, TIMEOUT)
+            await shoe_.lock(False)
+            await asyncio.to_thread(deal, sim, 3)
+            await asyncio.wait_for(three, TIMEOUT)
+            assert threads == {loop_thread} and shoe_.events.empty()
+        finally:
+            await shoe_.stop()
+        return got
+
+    with sim:
+        assert asyncio.run(asyncio.wait_for(main(), 3 * TIMEOUT)) == list(parse_cards("AS KS QS"))
+
+
 def test_shoe_sim_as_a_separate_process(tmp_path: Path) -> None:
     link = str(tmp_path / "shoe-proc")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
