@@ -1,12 +1,12 @@
 """The ZeroMQ bus: the Clone pattern for screens (PUB updates, ROUTER snapshots, heartbeats) and CURVE-authenticated commands with roles.
 
 Messages and their fields are documented in controller/bus.md. In short:
-- PUB `[b"<table>/<view>", json]` with `{"v", "seq", "ts", "kind": "update"|"heartbeat", "table", "view", "state"}`;
-  one `seq` per table state change, published on every screen view's topic, so each topic's seq
-  goes up by one per update and a subscriber detects a gap.
+- PUB `[b"<table>/<view>", json]` with `{"v", "seq", "prev", "ts", "kind": "update"|"heartbeat", "table", "view",
+  "state"}`; one update per group commit, the state after its last record (`seq`), published on every screen
+  view's topic; `prev` is the seq of the update before it, so a subscriber detects a gap.
 - ROUTER snapshot: request `{"view": "public"}` -> `{"kind": "snapshot", "seq", "state", ...}`.
-- ROUTER commands (CURVE): request `{"v": 1, "id": ..., "command": ..., "args": {...}}` ->
-  `{"v": 1, "id": ..., "ok": bool, "error"|"result": ...}`; the client's public key decides its role.
+- ROUTER commands (CURVE): request `{"v": 2, "id": ..., "command": ..., "args": {...}}` ->
+  `{"v": 2, "id": ..., "ok": bool, "error"|"result": ...}`; the client's public key decides its role.
 A slow subscriber never blocks the table: PUB drops at the high-water mark, and nothing here awaits a
 subscriber.
 """
@@ -31,7 +31,7 @@ __all__ = ["BUS_VERSION", "BusEndpoints", "BusServer", "BusClient", "CommandClie
            "Role", "parse_role", "load_client_roles", "create_keys"]
 
 log = logging.getLogger("croupier.bus")
-BUS_VERSION = 1
+BUS_VERSION = 2  # 2: an update covers a group commit (`prev` links it to the one before); 1: one per record
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -138,6 +138,7 @@ class BusServer:
     pipelined: bool = False                          # answer commands concurrently (they still arrive in order)
     published: int = 0
     _last_sent: float = 0.0
+    _prev: int | None = None  # the seq of the last update sent; None until the first since this start
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _inflight: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -192,7 +193,12 @@ class BusServer:
         """Send one update (or heartbeat) on every screen view's topic. Never blocks: PUB drops for a
         subscriber at its high-water mark, and that subscriber resnapshots when it sees the gap.
         `texts`: each view's JSON when the caller has it already (`controller.views.ScreenViews`)."""
-        head = json.dumps({"v": BUS_VERSION, "seq": seq, "ts": _now(), "kind": kind, "table": self.table_id})[:-1]
+        if kind == "update":
+            head = json.dumps({"v": BUS_VERSION, "seq": seq, "prev": self._prev, "ts": _now(), "kind": kind,
+                               "table": self.table_id})[:-1]
+            self._prev = seq
+        else:
+            head = json.dumps({"v": BUS_VERSION, "seq": seq, "ts": _now(), "kind": kind, "table": self.table_id})[:-1]
         for view in SCREEN_AUDIENCES:
             if view not in views:
                 continue
@@ -371,7 +377,8 @@ class CommandClient:
 @dataclass
 class BusClient:
     """A Clone-pattern subscriber of one view: snapshot, then every update in order; a gap or silence
-    means a new snapshot. `on_state(seq, state)` sees each state once, in seq order."""
+    means a new snapshot. `on_state(seq, state)` sees each state once, in seq order; `linked` tells it
+    whether that state is the update right after the one before (False: a snapshot)."""
 
     table_id: str
     view: str
@@ -386,6 +393,7 @@ class BusClient:
     gaps: int = 0
     ts: float | None = None    # the table's time of the state last handed to on_state (latency figures)
     heard: float = 0.0         # time.monotonic() when the table was last heard (update, heartbeat or snapshot)
+    linked: bool = False       # the state last handed to on_state came as the update that follows the one before
 
     async def run(self) -> None:
         ctx = self.context = self.context or zmq.asyncio.Context.instance()
@@ -418,12 +426,12 @@ class BusClient:
                         self.gaps += 1
                         await self._snapshot()
                     continue
-                if seq != self.seq + 1:
+                # An update names the seq of the one before it (a version 1 server published every seq).
+                if msg.get("prev", seq - 1) != self.seq:
                     self.gaps += 1
                     await self._snapshot()
                     continue
-                self.seq = seq
-                self.ts = msg.get("ts")
+                self.seq, self.ts, self.linked = seq, msg.get("ts"), True
                 self.on_state(seq, msg["state"])
         finally:
             sub.close(0)
@@ -448,6 +456,5 @@ class BusClient:
             self.on_alive()
         self.heard = time.monotonic()
         if msg["seq"] != self.seq:
-            self.seq = msg["seq"]
-            self.ts = msg.get("ts")
+            self.seq, self.ts, self.linked = msg["seq"], msg.get("ts"), False
             self.on_state(self.seq, msg["state"])

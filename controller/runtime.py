@@ -4,7 +4,8 @@ A runtime keeps one replayable state, folded by a pure `step(state, record) -> (
 Every input becomes a handler queued for the one writer task; the writer takes every input waiting,
 stages each one's records in order through `step` (a `Batch`: a handler that fails has its records
 undone), appends them in one durable transaction (`Journal.append_many`), and only then adopts each
-record's state, publishes it through the views on the bus and shows its effects on the drivers.
+record's state and shows its effects on the drivers, and publishes the last state through the views on
+the bus (one update per group commit).
 Commands arrive with a `Role`; the ones a role may not send, or that the state refuses, are answered
 with the reason and journaled as `refused` records. `kill_at` is the crash tests' failpoint.
 
@@ -234,8 +235,10 @@ class Runtime:
             os.kill(os.getpid(), signal.SIGKILL)
         for entry, (_, state, effects) in zip(entries, batch.staged):
             self.state = replace(state, seq=entry.seq)
-            self._publish()
             self._show(effects)
+        # One update for the whole group commit: screens want the latest state, and the records between
+        # lasted no time at all (every one of them is in the journal). It names the update before it.
+        self._publish()
         for action in batch.after:
             action()
         self._written()

@@ -80,6 +80,58 @@ def test_late_joiner_gets_snapshot_then_every_update() -> None:
     asyncio.run(main())
 
 
+def test_an_update_covers_a_group_commit_and_names_the_one_before() -> None:
+    # A group commit journals several records and publishes once, with the last record's seq: the seq jumps,
+    # `prev` links the update to the one before, and a subscriber follows without a snapshot. An update whose
+    # `prev` is not the seq it holds (one it missed) makes it take a snapshot.
+    async def main() -> None:
+        table, ep = FakeTable(), free_endpoints()
+        server = BusServer("t1", ep, table.views, table.on_command, table.on_refused, heartbeat_s=0.2)
+        await server.start()
+        ctx = zmq.asyncio.Context.instance()
+        raw = ctx.socket(zmq.SUB)
+        raw.setsockopt(zmq.SUBSCRIBE, b"t1/public")
+        raw.connect(ep.publish)
+        try:
+            assert await raw.poll(5000)  # a heartbeat: subscribed
+            await raw.recv_multipart()
+            table.seq = 3
+            server.publish(*table.views())
+            seen: list[int] = []
+            client = BusClient("t1", "public", ep, lambda seq, st: seen.append(seq), heartbeat_s=0.2)
+            task = asyncio.create_task(client.run())
+            await wait_for(lambda: seen == [3])
+            links = []
+            for step in (1, 3, 2, 5, 1):
+                table.seq += step
+                server.publish(*table.views())
+                await asyncio.sleep(0)
+            await wait_for(lambda: seen and seen[-1] == 15)
+            assert seen == [3, 4, 7, 9, 14, 15] and client.snapshots == 1 and client.gaps == 0 and client.linked
+            while len(links) < 6:
+                assert await raw.poll(5000)
+                msg = json.loads((await raw.recv_multipart())[1])
+                if msg["kind"] == "update":
+                    links.append((msg["prev"], msg["seq"]))
+            assert links == [(None, 3), (3, 4), (4, 7), (7, 9), (9, 14), (14, 15)]
+            # The server forgets an update (as a subscriber's high-water mark would drop one): the next one's
+            # prev names a seq this subscriber never held.
+            table.seq = 20
+            server.publish(*table.views())
+            server._prev = 30
+            table.seq = 31
+            server.publish(*table.views())
+            await wait_for(lambda: seen[-1] == 31)
+            assert seen == [3, 4, 7, 9, 14, 15, 20, 31] and client.gaps == 1 and client.snapshots == 2
+            assert not client.linked  # 31 came from the snapshot
+            task.cancel()
+        finally:
+            raw.close(0)
+            await server.close()
+
+    asyncio.run(main())
+
+
 def test_heartbeats_when_idle_and_gap_means_resnapshot() -> None:
     async def main() -> None:
         table, ep = FakeTable(), free_endpoints()
@@ -93,7 +145,7 @@ def test_heartbeats_when_idle_and_gap_means_resnapshot() -> None:
             assert await sub.poll(5000)
             topic, body = await sub.recv_multipart()
             msg = json.loads(body)
-            assert topic == b"t1/public" and msg["kind"] == "heartbeat" and msg["v"] == 1 and "state" not in msg
+            assert topic == b"t1/public" and msg["kind"] == "heartbeat" and msg["v"] == 2 and "state" not in msg
             seen: list[int] = []
             client = BusClient("t1", "public", ep, lambda seq, st: seen.append(seq), heartbeat_s=0.1)
             task = asyncio.create_task(client.run())
@@ -155,7 +207,7 @@ def test_commands_are_authenticated_and_authorised(keys: Path) -> None:
 
         try:
             dealer, spot3, stranger = client("dealer"), client("spot3"), client("stranger")
-            assert (await dealer.send("void", reason="misdeal")) == {"v": 1, "id": 1, "ok": True, "result": "void"}
+            assert (await dealer.send("void", reason="misdeal")) == {"v": 2, "id": 1, "ok": True, "result": "void"}
             assert table.commands[-1][0] == Role("dealer")
             wrong = await spot3.send("void", reason="x")
             assert wrong["ok"] is False and "may not void" in wrong["error"]

@@ -63,8 +63,11 @@ def test_a_screen_gets_a_snapshot_then_every_public_update_in_order(tmp_path: Pa
                 await Autoplay(table, SeededRng(6), rounds=2).run()
                 await sock.until_seq(table.state.seq)
             updates = [m for m in sock.messages if m["kind"] == "update"]
-            seqs = [m["seq"] for m in updates]
-            assert seqs == list(range(first["seq"] + 1, table.state.seq + 1))
+            # each update names the one before it (the snapshot first), up to the table's last state, and is
+            # every update the table published
+            assert [m["prev"] for m in updates] == [first["seq"]] + [m["seq"] for m in updates[:-1]]
+            assert updates[-1]["seq"] == table.state.seq
+            assert [m["seq"] for m in updates if m["seq"] > start] == [s for s in published if s > start]
             for m in updates:
                 if m["seq"] <= start:
                     continue
@@ -297,10 +300,12 @@ def test_a_bus_gap_becomes_a_snapshot_and_a_laggard_is_told_to_resnapshot(tmp_pa
                 received.append(json.loads(text))
 
         feed.screens.add(Recorder())  # type: ignore[arg-type]
-        for seq in (5, 6, 7, 10, 11):
+        # What the bus client hands on: a snapshot, updates linked to the one before, a snapshot after a gap.
+        for seq, linked in ((5, False), (6, True), (9, True), (12, False), (13, True)):
+            feed.client.linked = linked
             feed._on_state(seq, {"seq": seq})
-        assert [(m["kind"], m["seq"]) for m in received] == [
-            ("snapshot", 5), ("update", 6), ("update", 7), ("snapshot", 10), ("update", 11)]
+        assert [(m["kind"], m["seq"], m.get("prev")) for m in received] == [
+            ("snapshot", 5, None), ("update", 6, 5), ("update", 9, 6), ("snapshot", 12, None), ("update", 13, 12)]
         assert received[0]["info"]["game"] == "baccarat"
 
         fake = _FakeSocket()

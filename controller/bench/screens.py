@@ -93,11 +93,13 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
             for feed in bridge.feeds.values():
                 feed.bus_latency.clear()
             first = table.state.seq + 1
+            published = [0]   # updates the table published (one per group commit)
+            table.on_publish = lambda views: published.__setitem__(0, published[0] + 1)
             cpu0 = _cpu_seconds(chromium.profile)
             player = Autoplay(table, SeededRng(args.seed + 1), pace=args.pace)
             autoplay = asyncio.create_task(player.run())
             t0 = time.perf_counter()
-            while table.state.seq < first + args.updates - 1:
+            while published[0] < args.updates:
                 if autoplay.done():
                     autoplay.result()   # the autoplay failed: say why
                     raise RuntimeError("the autoplay stopped")
@@ -126,7 +128,7 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
     worst: dict[int, float] = {}
     for seq, ms in samples:
         worst[seq] = max(worst.get(seq, 0.0), ms)
-    updates = last - first + 1
+    updates = published[0]
     # What the screens cost the machine: Chromium's CPU (all its processes) per screen and update.
     cpu_ms = round((cpu1 - cpu0) * 1000 / (updates * len(paths)), 1) if cpu0 is not None and cpu1 is not None else None
     return {

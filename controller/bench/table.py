@@ -51,7 +51,7 @@ def _subscriber(conn: Any, endpoint: str, topic: bytes, stall: bool) -> None:
 
     import zmq
 
-    head = re.compile(rb'"seq": (\d+), "ts": [^,]+, "kind": "(\w+)"')
+    head = re.compile(rb'"seq": (\d+), (?:"prev": \w+, )?"ts": [^,]+, "kind": "(\w+)"')
 
     sock = zmq.Context.instance().socket(zmq.SUB)
     sock.setsockopt(zmq.SUBSCRIBE, topic)
@@ -85,6 +85,7 @@ def _subscriber(conn: Any, endpoint: str, topic: bytes, stall: bool) -> None:
 def _service(conn: Any, mode: str, count: int, seed: int) -> None:
     """Child process: the table service (simulated shoe, journal, bus) with the autoplay."""
     import asyncio
+    import bisect
     import logging
     import multiprocessing
     import resource
@@ -140,7 +141,13 @@ def _service(conn: Any, mode: str, count: int, seed: int) -> None:
     if mode == "latency":
         with Journal(cfg.journal, cfg.table_id) as journal:
             draw_seq = {e.record["draw"][1]: e.seq for e in journal.entries() if e.record.get("draw")}
-        lat = [arrivals[draw_seq[d]] - t for d, t in written.items() if d in draw_seq and draw_seq[d] in arrivals]
+        # A card reaches the screen in the first update at or after its record (one update per group commit).
+        updates = sorted(arrivals)
+        lat = []
+        for d, t in written.items():
+            k = bisect.bisect_left(updates, draw_seq[d]) if d in draw_seq else len(updates)
+            if k < len(updates):
+                lat.append(arrivals[updates[k]] - t)
         result["latencies"] = lat
     conn.send(result)
 

@@ -16,17 +16,17 @@ and fans each view out to the screens bound to it:
 WebSocket messages (JSON text), bridge to screen:
     {"kind": "snapshot", "seq", "ts", "now", "info", "state"}  first on connect; again after the bridge's
                                                own resnapshot (a gap on the bus): the screen starts over
-    {"kind": "update", "seq", "ts", "state"}   the next state: `seq` is exactly the last one + 1
+    {"kind": "update", "seq", "prev", "ts", "state"}  the next state: `prev` is the seq of the state before
     {"kind": "heartbeat", "seq", "now", "stale"} every heartbeat; `seq` is the latest
     {"kind": "reply", "id", "ok", "error"|"result"}   the answer to a dealer page's command
     {"kind": "side", "name", "state"}          another bus's public state a page shows beside its own view
                                                (a cabinet's linked progressive: `<link-id>/public`, name
                                                "link"); the snapshot carries the latest as "side": {name: state}
     {"kind": "error", "error"}                 a message the bridge refused
-A screen that sees a seq jump, a heartbeat with another seq, or three heartbeats of silence closes its
-socket and reconnects, which gives it a fresh snapshot. A screen that falls behind (its queue fills) is
-disconnected and does the same. `ts` is the table's publish time (bus), `now` the bridge's clock, so a
-screen can count down `bets_close_at` on the table's clock whatever its own says.
+A screen that sees an update whose `prev` is not its seq, a heartbeat with another seq, or three heartbeats
+of silence closes its socket and reconnects, which gives it a fresh snapshot. A screen that falls behind (its
+queue fills) is disconnected and does the same. `ts` is the table's publish time (bus), `now` the bridge's
+clock, so a screen can count down `bets_close_at` on the table's clock whatever its own says.
 
 Screen to bridge, dealer views only: {"id": 1, "command": "resolve", "args": {"alert": 4, "action": "discard"}}.
 The bridge forwards it as a `CommandClient` command signed with its dealer CURVE key (from the config):
@@ -194,7 +194,7 @@ class _Feed:
                                 heartbeat_s=self.heartbeat, context=self.context)
 
     def _on_state(self, seq: int, state: dict[str, Any]) -> None:
-        follows = seq == self.seq + 1
+        prev, follows = self.seq, self.client.linked
         self.seq, self.state, self.ts = seq, state, self.client.ts
         if self.ts is not None:
             self.bus_latency.append(time.time() - self.ts)
@@ -207,7 +207,7 @@ class _Feed:
                         screen.push(side)
         if not self.screens:
             return
-        text = json.dumps({"kind": "update", "seq": seq, "ts": self.ts, "state": state}) if follows \
+        text = json.dumps({"kind": "update", "seq": seq, "prev": prev, "ts": self.ts, "state": state}) if follows \
             else self.snapshot()
         for screen in self.screens:
             screen.push(text)

@@ -1,8 +1,9 @@
 "use strict";
 // A screen's WebSocket, bound to one view of one table by the bridge: a snapshot on connect, then updates
-// whose seq goes up by exactly one. A seq jump, a heartbeat naming another seq, three heartbeats of silence
-// or a dropped socket: reconnect, which brings a fresh snapshot. Screen.start(render) calls
-// render(state, info) for every state, in order. window.croupier holds figures for tests and the bench.
+// each naming the seq of the one before (prev). An update that does not follow, a heartbeat naming another
+// seq, three heartbeats of silence or a dropped socket: reconnect, which brings a fresh snapshot.
+// Screen.start(render) calls render(state, info) for every state, in order. window.croupier holds figures
+// for tests and the bench.
 const Screen = (() => {
   const cfg = JSON.parse(document.body.dataset.screen);
   const stats = {seq: -1, snapshots: 0, updates: 0, gaps: 0, silences: 0, reconnects: 0, latencies: [], cfg};
@@ -89,7 +90,7 @@ const Screen = (() => {
       status("", false);
       show();
     } else if (msg.kind === "update") {
-      if (stats.seq < 0 || msg.seq !== stats.seq + 1) { stats.gaps += 1; resnapshot(); return; }
+      if (stats.seq < 0 || msg.prev !== stats.seq) { stats.gaps += 1; resnapshot(); return; }
       stats.seq = msg.seq;
       state = msg.state;
       stats.updates += 1;
