@@ -62,16 +62,20 @@ class ScreenViews:
     very same object there (a list: the same parts in the same order); the reused object is held, so a new
     one can never be taken for it. A section is first encoded as it is: when its text shows no face-down
     card and no audit part, the view shares the section itself and that text (masking would copy it
-    unchanged); only the others are masked and encoded again. Views are shared between publishes and with
-    the picture: nobody may change them. The texts are exactly `json.dumps(view)`.
+    unchanged); only the others are masked and encoded again. A list section (the history, the scoreboard)
+    gains an entry a round and keeps the others, so its entries are kept the same way and only a new one
+    is encoded. Views are shared between publishes and with the picture: nobody may change them. The texts
+    are exactly `json.dumps(view)`.
     """
 
     def __init__(self) -> None:
         self._sections: dict[str, tuple[Any, Any, str]] = {}  # key -> (section, its masked copy, '"key": text')
+        self._entries: dict[str, dict[int, tuple[Any, Any, str]]] = {}  # list key -> id -> (entry, masked, text)
 
     def __call__(self, state: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
         """({"public": view, "dealer": view}, {"public": text, "dealer": text}) for a runtime picture."""
         old, new = self._sections, {}
+        old_entries, entries = self._entries, {}
         dealer: dict[str, Any] = {}
         texts: list[str] = []
         for key, value in state.items():
@@ -79,12 +83,17 @@ class ScreenViews:
                 continue
             hit = old.get(key)
             if hit is None or not _same(hit[0], value):
-                masked, text = _masked_text(value, hit is not None and hit[1] is not hit[0])
+                if type(value) is list:
+                    masked, text, entries[key] = _list_text(value, old_entries.get(key, {}))
+                else:
+                    masked, text = _masked_text(value, hit is not None and hit[1] is not hit[0])
                 hit = (value, masked, f"{json.dumps(key)}: {text}")
+            elif key in old_entries:
+                entries[key] = old_entries[key]
             new[key] = hit
             dealer[key] = hit[1]
             texts.append(hit[2])
-        self._sections = new
+        self._sections, self._entries = new, entries
         public = {k: v for k, v in dealer.items() if k != "dealer_only"}
         public_texts = [text for key, text in zip(dealer, texts) if key != "dealer_only"]
         return ({"public": public, "dealer": dealer},
@@ -94,6 +103,22 @@ class ScreenViews:
 def _same(old: Any, new: Any) -> bool:
     return old is new or (type(old) is list and type(new) is list and len(old) == len(new)
                           and all(map(operator.is_, old, new)))
+
+
+def _list_text(value: list[Any], before: dict[int, tuple[Any, Any, str]]
+               ) -> tuple[list[Any], str, dict[int, tuple[Any, Any, str]]]:
+    """A list section masked and encoded entry by entry, reusing each entry `before` holds (by identity: the
+    entry itself is held there, so its id cannot name another); also the entries for next time."""
+    kept: dict[int, tuple[Any, Any, str]] = {}
+    for entry in value:
+        hit = before.get(id(entry))
+        if hit is None or hit[0] is not entry:
+            hit = (entry, *_masked_text(entry, False))
+        kept[id(entry)] = hit
+    parts = [kept[id(entry)] for entry in value]
+    masked = value if all(m is e for e, m, _ in parts) else [m for _, m, _ in parts]
+    # json.dumps writes a list as "[" + ", ".join(items) + "]" with its default separators
+    return masked, "[" + ", ".join(t for _, _, t in parts) + "]", kept
 
 
 def _masked_text(value: Any, mask: bool) -> tuple[Any, str]:

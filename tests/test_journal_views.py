@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from controller.journal import Journal, JournalIntegrityError, canonical_json
-from controller.views import leaks, project
+from controller.views import ScreenViews, leaks, project
 
 
 def test_append_reopen_and_replay(tmp_path: Path) -> None:
@@ -93,3 +94,27 @@ def test_screen_views_hide_face_down_cards_and_audit() -> None:
     assert sorted(leaks(audit)) == ["KD", "an audit section"]
     with pytest.raises(ValueError, match="unknown view"):
         project(STATE, "player")
+
+
+def test_screen_views_encode_a_list_section_entry_by_entry() -> None:
+    # The history gains an entry a round and drops the oldest; the runtime keeps the others' masked copies and
+    # texts. Whatever the list does, the views and their texts must be exactly a fresh projection's.
+    screens = ScreenViews()
+    down = {"round": 3, "cards": [{"card": "KD", "up": False}], "audit": {"total": 10}}
+    entries = [{"round": 1, "won": 5}, {"round": 2, "won": -5}, down, 7, "text", None, []]
+    history: list = []
+    for step in range(3 * len(entries)):
+        if step < len(entries):
+            history = history + [entries[step]]          # a new entry, the others the same objects
+        elif step % 3:
+            history = history[1:]                         # the oldest dropped
+        else:
+            history = history + [history[0]]              # the same entry twice
+        pic = {"game": {"round": step}, "history": history, "scoreboard": [] if step % 2 else [down]}
+        views, texts = screens(pic)
+        for audience in ("public", "dealer"):
+            assert views[audience] == project(pic, audience) and texts[audience] == json.dumps(views[audience])
+            assert leaks(views[audience]) == []
+    # an entry with nothing to hide is shared, not copied
+    views, _ = screens({"history": [entries[0], down]})
+    assert views["public"]["history"][0] is entries[0] and views["public"]["history"][1] is not down
