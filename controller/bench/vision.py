@@ -70,7 +70,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     # On a shared machine wall time includes waiting for a core; the thread's CPU time does not.
     say(f"  CPU time of the thread per frame: p50 {_pct(cpu_ms, 50):.2f} ms, p99 {_pct(cpu_ms, 99):.2f} ms")
     say(f"  of which the detector (with rectangle sharpening): p50 {_pct(det_ms, 50):.2f} ms; "
-        f"{len(seen)} cards and markers detected per frame, {2 * len(seen)} corners read")
+        f"{len(seen)} cards and markers detected per frame")
     say(f"  Raspberry Pi 4 estimate ({PI4_FACTOR[0]}-{PI4_FACTOR[1]}x slower): p50 {p50 * PI4_FACTOR[0]:.0f}-"
         f"{p50 * PI4_FACTOR[1]:.0f} ms ({1000 / (p50 * PI4_FACTOR[1]):.0f}-{1000 / (p50 * PI4_FACTOR[0]):.0f} frames/s)")
     say(f"  peak memory (max RSS of this process): {peak_kb / 1024:.0f} MB ({rss_before / 1024:.0f} MB before "

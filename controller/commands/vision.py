@@ -91,7 +91,8 @@ def _recogniser(models: Path | None, photos: bool = False):
     from vision.recognise import PHOTO_SIZES, TABLE_SIZES, Recogniser
 
     try:
-        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES)
+        # Photos: any card size, and no index read on its own (ink on a busy photo is no index).
+        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES, indices=not photos)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from None
 
