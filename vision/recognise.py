@@ -46,7 +46,8 @@ DET_CHANNELS = 17
 RANK_CLASSES = 16
 JOKER_CLASS, BACK, NONE = 13, 14, 15
 _PAD = 114  # grey used to pad the detector input (the same in training)
-_SURE = 0.9  # a card read at one index this surely (rank and suit) is not read at its other index too
+# A card read at one index this surely (rank and suit) is not read at its other index, nor at its rectangle.
+_SURE = 0.9
 CARD_ASPECT = _CARD_H / _CARD_W  # a card's length over its width, as rendered (a poker card's 88/63)
 
 
@@ -346,16 +347,11 @@ class Recogniser:
     def classify(self, frame: np.ndarray, rects: Sequence[CardRect], snap: bool | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
         """Per-corner probabilities: ranks (2n, RANK_CLASSES) and suits (2n, 4)."""
-        if not rects:
-            return np.zeros((0, RANK_CLASSES), np.float32), np.zeros((0, 4), np.float32)
         corners = [c for r in rects for c in (r, r.flipped())]
         if self.snap if snap is None else snap:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
             corners = [snap_corner(gray, c) for c in corners]
-        crops = index_crops(frame, corners)
-        self.classifier.setInput(cv2.dnn.blobFromImages(list(crops), 1 / 255))
-        out = self.classifier.forward()
-        return out[:, :RANK_CLASSES], out[:, RANK_CLASSES:]
+        return self._read(frame, corners)
 
     def identify(self, frame: np.ndarray) -> list[Detection]:
         """Every card in `frame` with its identity and confidences."""
@@ -425,10 +421,10 @@ class Recogniser:
                     break
             else:
                 groups.append([k])
-        ranks, suits = self._read([rects[g[0]] for g in groups], frame)
+        ranks, suits = self._read(frame, [rects[g[0]] for g in groups])
         unsure = [j for j, g in enumerate(groups) if len(g) == 2 and
                   min(float(ranks[j].max()), float(suits[j].max())) < _SURE]
-        ranks2, suits2 = self._read([rects[groups[j][1]] for j in unsure], frame)
+        ranks2, suits2 = self._read(frame, [rects[groups[j][1]] for j in unsure])
         second = {j: i for i, j in enumerate(unsure)}
         h, w = frame.shape[:2]
         out = []
@@ -446,13 +442,14 @@ class Recogniser:
             out.append(read)
         return [d for d in out if d.card is not None]
 
-    def _read(self, rects: Sequence[CardRect], frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _read(self, frame: np.ndarray, rects: Sequence[CardRect]) -> tuple[np.ndarray, np.ndarray]:
         """The classifier's rank and suit probabilities for the top-left index corner of each rect."""
         if not rects:
             return np.zeros((0, RANK_CLASSES), np.float32), np.zeros((0, 4), np.float32)
         self.classifier.setInput(cv2.dnn.blobFromImages(list(index_crops(frame, rects)), 1 / 255))
         probs = self.classifier.forward()
         return probs[:, :RANK_CLASSES], probs[:, RANK_CLASSES:]
+
 
 def refine_rect(small: np.ndarray, rect: CardRect, scale: float) -> CardRect:
     """Sharpen a card's rectangle from the paper itself when the card lies apart (a bright, unsaturated
