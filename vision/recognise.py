@@ -275,7 +275,8 @@ class Recogniser:
     head finds, each on its own: the index is what shows of a card lying under another in a cascade. A card
     that only an unsure index reading names is read at both corners as well, and the surer reading stands.
     On synthetic table frames of a validation seed (777, not the acceptance set's) that names 92.1% of the
-    cards right against 85.8% without (precision 97.3% against 97.9%), for about 5% more time a frame.
+    cards right against 85.8% without (precision 97.3% against 97.9%). Its few more crops a frame are won
+    back by sharpening only the rectangles whose corners are read (figures in vision/models/README.md).
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
     no index (precision 70% against 93%)."""
 
@@ -308,41 +309,39 @@ class Recogniser:
                                                      list[tuple[float, CardRect]] | None]:
         """`detect`'s cards, and the index corners in sight as (score, rect of the card whose top-left index
         it is), strongest first (None from a detector without the index head)."""
+        found, indices, smalls = self._detect(frame)
+        if self.refine:
+            found = [(score, box, refine_rect(smalls[k][0], rect, smalls[k][1]), k) for score, box, rect, k in found]
+        return [(score, box, rect) for score, box, rect, _ in _merge_cards(found)], indices
+
+    def _detect(self, frame: np.ndarray) -> tuple[list[tuple[float, tuple[float, float, float, float], CardRect, int]],
+                                                  list[tuple[float, CardRect]] | None,
+                                                  list[tuple[np.ndarray, float]]]:
+        """The detector's cards as (score, box, rect as detected, k) with the input they were found in as
+        `smalls[k]` (the shrunk frame and its scale: what `refine_rect` needs), its index corners (merged
+        over the sizes), and `smalls`."""
         _check_frame(frame)
-        found = []
+        found: list[tuple[float, tuple[float, float, float, float], CardRect, int]] = []
         indices: list[tuple[float, CardRect]] | None = []
+        smalls: list[tuple[np.ndarray, float]] = []
         for size in self.det_sizes:
             small, s = letterbox(frame, size)
             self.detector.setInput(cv2.dnn.blobFromImage(small, 1 / 255))
             out = self.detector.forward()[0]
-            here = decode(out, s, self.threshold)
-            if self.refine:
-                here = [(score, box, refine_rect(small, rect, s)) for score, box, rect in here]
-            found += here
+            found += [(score, box, rect, len(smalls)) for score, box, rect in decode(out, s, self.threshold)]
+            smalls.append((small, s))
             if self.indices and out.shape[0] >= DET_CHANNELS and indices is not None:
                 indices += decode_indices(out, s, self.index_threshold)
             else:
                 indices = None
-        found.sort(key=lambda f: -f[0])
-        kept: list[tuple[float, tuple[float, float, float, float], CardRect]] = []
-        for f in found:
-            r = f[2]
-            # Two peaks on one card (a big card's flat heatmap, or its visible part split by a hand) name
-            # nearly the same rectangle or the same visible box.
-            if any(math.hypot(r.cx - k[2].cx, r.cy - k[2].cy) < 0.4 * min(r.half_w, k[2].half_w)
-                   or _iou(f[1], k[1]) > 0.6 for k in kept):
-                continue
-            kept.append(f)
-        if indices is None:
-            return kept, None
-        if len(self.det_sizes) == 1:
-            return kept, indices
+        if indices is None or len(self.det_sizes) == 1:
+            return found, indices, smalls
         indices.sort(key=lambda f: -f[0])
         kept_idx: list[tuple[float, CardRect]] = []
         for score, r in indices:  # one index seen at two detector sizes
             if not any(_index_distance(r, k) < 0.3 * min(r.half_w, k.half_w) for _, k in kept_idx):
                 kept_idx.append((score, r))
-        return kept, kept_idx
+        return found, kept_idx, smalls
 
     def classify(self, frame: np.ndarray, rects: Sequence[CardRect], snap: bool | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -355,17 +354,22 @@ class Recogniser:
 
     def identify(self, frame: np.ndarray) -> list[Detection]:
         """Every card in `frame` with its identity and confidences."""
-        found, indices = self.detect_all(frame)
-        cards: list[Detection] = []
-        if indices is not None:
+        if not self.indices:
+            found, _ = self.detect_all(frame)
+            cards: list[Detection] = []
+        else:
+            raw, indices, smalls = self._detect(frame)
+            merged = _merge_cards(raw)
             # Each index corner in sight is read on its own; a card is named by its one or two indices. An
             # index counts only on a card the detector found (ink on a busy background is no card).
-            indices = [(score, r) for score, r in indices if any(_on_box(r, f[1]) for f in found)]
+            indices = [(score, r) for score, r in indices or () if any(_on_box(r, f[1]) for f in merged)]
             cards = self._read_indices(frame, indices)
             # Cards no sure index reading explains (face down, covered, an index missed or read unsurely) are
-            # read at both corners.
-            found = [f for f in found if not any(d.confidence >= _SURE and _explains(d.rect, f[2], f[1])
-                                                 for d in cards)]
+            # read at both corners, from their rectangles sharpened (only they need it).
+            merged = [f for f in merged if not any(d.confidence >= _SURE and _explains(d.rect, f[2], f[1])
+                                                   for d in cards)]
+            found = [(score, box, refine_rect(smalls[k][0], rect, smalls[k][1]) if self.refine else rect)
+                     for score, box, rect, k in merged]
         if found:
             ranks, suits = self.classify(frame, [f[2] for f in found])
             more = [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
@@ -536,6 +540,21 @@ def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, 
     card = Card(cls + 2, Suit(suit))
     return Detection(card, float(rank_p[cls] * suit_p[suit]), score, box, rect, rank_confidence=float(rank_p[cls]),
                      suit_confidence=float(suit_p[suit]))
+
+
+def _merge_cards(found: list[tuple[float, tuple[float, float, float, float], CardRect, int]]
+                 ) -> list[tuple[float, tuple[float, float, float, float], CardRect, int]]:
+    """The detector's cards strongest first, a card found twice kept once."""
+    kept: list[tuple[float, tuple[float, float, float, float], CardRect, int]] = []
+    for f in sorted(found, key=lambda f: -f[0]):
+        r = f[2]
+        # Two peaks on one card (a big card's flat heatmap, or its visible part split by a hand) name
+        # nearly the same rectangle or the same visible box.
+        if any(math.hypot(r.cx - k[2].cx, r.cy - k[2].cy) < 0.4 * min(r.half_w, k[2].half_w)
+               or _iou(f[1], k[1]) > 0.6 for k in kept):
+            continue
+        kept.append(f)
+    return kept
 
 
 def _variants(r: CardRect) -> list[CardRect]:
