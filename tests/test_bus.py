@@ -53,6 +53,14 @@ async def wait_for(predicate, timeout: float = 10.0) -> None:  # type: ignore[no
         await asyncio.sleep(0.005)  # polling the asyncio loop for a condition, not timing the system
 
 
+def raw_subscriber(ep: BusEndpoints) -> zmq.asyncio.Socket:
+    """A plain SUB socket on table t1's public topic: the messages exactly as sent."""
+    sub = zmq.asyncio.Context.instance().socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"t1/public")
+    sub.connect(ep.publish)
+    return sub
+
+
 def test_late_joiner_gets_snapshot_then_every_update() -> None:
     async def main() -> None:
         table, ep = FakeTable(), free_endpoints()
@@ -88,10 +96,7 @@ def test_an_update_covers_a_group_commit_and_names_the_one_before() -> None:
         table, ep = FakeTable(), free_endpoints()
         server = BusServer("t1", ep, table.views, table.on_command, table.on_refused, heartbeat_s=0.2)
         await server.start()
-        ctx = zmq.asyncio.Context.instance()
-        raw = ctx.socket(zmq.SUB)
-        raw.setsockopt(zmq.SUBSCRIBE, b"t1/public")
-        raw.connect(ep.publish)
+        raw = raw_subscriber(ep)
         try:
             assert await raw.poll(5000)  # a heartbeat: subscribed
             await raw.recv_multipart()
@@ -137,10 +142,7 @@ def test_heartbeats_when_idle_and_gap_means_resnapshot() -> None:
         table, ep = FakeTable(), free_endpoints()
         server = BusServer("t1", ep, table.views, table.on_command, table.on_refused, heartbeat_s=0.1)
         await server.start()
-        ctx = zmq.asyncio.Context.instance()
-        sub = ctx.socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"t1/public")
-        sub.connect(ep.publish)
+        sub = raw_subscriber(ep)
         try:
             assert await sub.poll(5000)
             topic, body = await sub.recv_multipart()
