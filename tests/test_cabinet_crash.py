@@ -4,7 +4,10 @@ meters are exactly what the journaled games make them."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,16 +63,16 @@ def audit(cfg: object, kills: int) -> tuple[Counter, object]:
 
 
 @pytest.fixture()
-def fast_tmp(tmp_path: Path) -> Path:
+def fast_tmp(tmp_path: Path) -> Iterator[Path]:
     # A SIGKILL leaves the kernel's page cache alone, so a journal in RAM tests the same recovery as one on disk
     # (power-loss durability is SQLite's synchronous=FULL, which no test can pull the plug on), in a third of the time.
+    # A folder of its own (two test runs at once, or one a kill left behind, must never share a journal).
     if SHM.is_dir():
-        folder = SHM / f"croupier-crash-{tmp_path.name}"
-        folder.mkdir(exist_ok=True)
-        yield folder
-        for p in folder.iterdir():
-            p.unlink()
-        folder.rmdir()
+        folder = Path(tempfile.mkdtemp(prefix=f"croupier-crash-{tmp_path.name}-", dir=SHM))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     else:
         yield tmp_path
 
