@@ -193,12 +193,11 @@ class BusServer:
         """Send one update (or heartbeat) on every screen view's topic. Never blocks: PUB drops for a
         subscriber at its high-water mark, and that subscriber resnapshots when it sees the gap.
         `texts`: each view's JSON when the caller has it already (`controller.views.ScreenViews`)."""
-        if kind == "update":
-            head = json.dumps({"v": BUS_VERSION, "seq": seq, "prev": self._prev, "ts": _now(), "kind": kind,
-                               "table": self.table_id})[:-1]
-            self._prev = seq
-        else:
-            head = json.dumps({"v": BUS_VERSION, "seq": seq, "ts": _now(), "kind": kind, "table": self.table_id})[:-1]
+        fields: dict[str, Any] = {"v": BUS_VERSION, "seq": seq}
+        if kind == "update":  # an update names the one before it; a heartbeat only the latest
+            fields["prev"], self._prev = self._prev, seq
+        fields.update(ts=_now(), kind=kind, table=self.table_id)
+        head = json.dumps(fields)[:-1]
         for view in SCREEN_AUDIENCES:
             if view not in views:
                 continue

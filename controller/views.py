@@ -112,7 +112,7 @@ def _list_text(value: list[Any], before: dict[int, tuple[Any, Any, str]]
     kept: dict[int, tuple[Any, Any, str]] = {}
     for entry in value:
         hit = before.get(id(entry))
-        if hit is None or hit[0] is not entry:
+        if hit is None:
             hit = (entry, *_masked_text(entry, False))
         kept[id(entry)] = hit
     parts = [kept[id(entry)] for entry in value]

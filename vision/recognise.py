@@ -310,9 +310,15 @@ class Recogniser:
         """`detect`'s cards, and the index corners in sight as (score, rect of the card whose top-left index
         it is), strongest first (None from a detector without the index head)."""
         found, indices, smalls = self._detect(frame)
-        if self.refine:
-            found = [(score, box, refine_rect(smalls[k][0], rect, smalls[k][1]), k) for score, box, rect, k in found]
-        return [(score, box, rect) for score, box, rect, _ in _merge_cards(found)], indices
+        return [(score, box, rect) for score, box, rect, _ in _merge_cards(self._sharpened(found, smalls))], indices
+
+    def _sharpened(self, found: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
+                   smalls: list[tuple[np.ndarray, float]]
+                   ) -> list[tuple[float, tuple[float, float, float, float], CardRect, int]]:
+        """`_detect`'s cards with each rectangle sharpened from the input it was found in (when `refine`)."""
+        if not self.refine:
+            return found
+        return [(score, box, refine_rect(smalls[k][0], rect, smalls[k][1]), k) for score, box, rect, k in found]
 
     def _detect(self, frame: np.ndarray) -> tuple[list[tuple[float, tuple[float, float, float, float], CardRect, int]],
                                                   list[tuple[float, CardRect]] | None,
@@ -368,8 +374,7 @@ class Recogniser:
             # read at both corners, from their rectangles sharpened (only they need it).
             merged = [f for f in merged if not any(d.confidence >= _SURE and _explains(d.rect, f[2], f[1])
                                                    for d in cards)]
-            found = [(score, box, refine_rect(smalls[k][0], rect, smalls[k][1]) if self.refine else rect)
-                     for score, box, rect, k in merged]
+            found = [(score, box, rect) for score, box, rect, _ in self._sharpened(merged, smalls)]
         if found:
             ranks, suits = self.classify(frame, [f[2] for f in found])
             more = [_pool(score, box, rect, ranks[2 * k:2 * k + 2], suits[2 * k:2 * k + 2])
