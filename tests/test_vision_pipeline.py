@@ -54,6 +54,30 @@ def test_bad_frames_are_refused(rec: Recogniser) -> None:
     assert rec.identify(np.full((360, 640, 3), 90, np.uint8)) == []
 
 
+def test_a_cascade_neighbours_index_is_not_taken_for_a_cards_other_index(rec: Recogniser,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found in a rendered cascade: the 8S's two indices, and the 9H's top index just beside the 8S's, pointing
+    # the other way and implying a card a third of a width from the 8S. Taken first (scores in order), the 9H's
+    # index was paired with the 8S's and the 9H went unnamed; the closest pair is the 8S's own two.
+    eight_top = CardRect(193, 305, -0.34, -0.94, 50 * 1.4, 50)
+    eight_bottom = CardRect(188, 300, 0.25, 0.97, 57 * 1.4, 57)
+    nine_top = CardRect(220, 285, 0.38, 0.92, 55 * 1.4, 55)
+    names = {eight_top: "8S", eight_bottom: "8S", nine_top: "9H"}
+
+    def read(frame: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        for k, r in enumerate(rects):
+            card = parse_card(names[r])
+            ranks[k, card.rank - 2], suits[k, int(card.suit)] = 0.95, 0.95
+            ranks[k, -1], suits[k, (int(card.suit) + 1) % 4] = 0.05, 0.05
+        return ranks, suits
+
+    monkeypatch.setattr(rec, "_read", read)
+    found = rec._read_indices(np.zeros((720, 1280, 3), np.uint8),
+                              [(0.57, eight_top), (0.49, nine_top), (0.45, eight_bottom)])
+    assert sorted(str(d.card) for d in found) == ["8S", "9H"]
+
+
 def _table(cards: str, seed: int = 5) -> SimulatedCamera:
     cam = SimulatedCamera(rng=SeededRng(seed).numpy(), noise=3.0)
     zones = ["dealer", "community", "spot 1", "spot 3", "spot 5"]

@@ -48,6 +48,9 @@ JOKER_CLASS, BACK, NONE = 13, 14, 15
 _PAD = 114  # grey used to pad the detector input (the same in training)
 # A card read at one index this surely (rank and suit) is not read at its other index, nor at its rectangle.
 _SURE = 0.8
+# The two indices of one card imply its centre this close (over the sum of the half-widths implied): their
+# own error is a few pixels; a neighbour's index in a cascade implies a card a third of a width or more off.
+_PAIRED = 0.2
 CARD_ASPECT = _CARD_H / _CARD_W  # a card's length over its width, as rendered (a poker card's 88/63)
 
 
@@ -367,12 +370,15 @@ class Recogniser:
             raw, indices, smalls = self._detect(frame)
             merged = _merge_cards(raw)
             # Each index corner in sight is read on its own; a card is named by its one or two indices. An
-            # index counts only on a card the detector found (ink on a busy background is no card).
+            # index counts only on a card the detector found (ink on a busy background is no card): the index
+            # on its visible box, or the card it implies centred there (a card under another in a cascade
+            # may be found only as the one on top).
             indices = [(score, r) for score, r in indices or () if any(_on_box(r, f[1]) for f in merged)]
             cards = self._read_indices(frame, indices)
-            # Cards no sure index reading explains (face down, covered, an index missed or read unsurely) are
-            # read at both corners, from their rectangles sharpened (only they need it).
-            merged = [f for f in merged if not any(d.confidence >= _SURE and _explains(d.rect, f[2], f[1])
+            # Cards no sure index reading names in their place (face down, covered, an index missed or read
+            # unsurely) are read at both corners, from their rectangles sharpened (only they need it). Only
+            # the same place counts: in a cascade the card under a named one may lie mostly beneath it.
+            merged = [f for f in merged if not any(d.confidence >= _SURE and _same_place(d.rect, f[2])
                                                    for d in cards)]
             found = [(score, box, rect) for score, box, rect, _ in self._sharpened(merged, smalls)]
         if found:
@@ -418,18 +424,18 @@ class Recogniser:
         if self.snap:
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
             rects = [snap_corner(gray, r) for r in rects]
-        groups: list[list[int]] = []
+        # The other index of the same card implies the same card: same place, opposite direction. Closest
+        # pairs first: in a cascade a neighbour's index may imply a card nearly there too.
+        pairs = sorted((math.hypot(a.cx - b.cx, a.cy - b.cy) / (a.half_w + b.half_w), i, j)
+                       for i, a in enumerate(rects) for j, b in enumerate(rects[:i]) if a.ux * b.ux + a.uy * b.uy < -0.7)
+        mate: dict[int, int] = {}
+        for d, i, j in pairs:
+            if d < _PAIRED and i not in mate and j not in mate:
+                mate[i], mate[j] = j, i
+        groups: list[list[int]] = []  # each card's indices, likelier first
         for k in order:
-            r = rects[k]
-            for g in groups:
-                h = rects[g[0]]
-                # The other index of the same card implies the same card: same place, opposite direction.
-                if len(g) == 1 and r.ux * h.ux + r.uy * h.uy < -0.7 and \
-                        math.hypot(r.cx - h.cx, r.cy - h.cy) < 0.35 * (r.half_w + h.half_w):
-                    g.append(k)
-                    break
-            else:
-                groups.append([k])
+            if k not in mate or mate[k] not in {g[0] for g in groups}:
+                groups.append([k] + ([mate[k]] if k in mate else []))
         ranks, suits = self._read(frame, [rects[g[0]] for g in groups])
         unsure = [j for j, g in enumerate(groups) if len(g) == 2 and
                   min(float(ranks[j].max()), float(suits[j].max())) < _SURE]
@@ -582,19 +588,26 @@ def _index_distance(a: CardRect, b: CardRect) -> float:
 
 
 def _on_box(r: CardRect, box: Sequence[float]) -> bool:
-    """Whether the top-left index of `r` lies in `box` (x0, y0, x1, y1), give or take a tenth of it."""
+    """Whether the top-left index of `r` lies in `box` (x0, y0, x1, y1), give or take a tenth of it, or the
+    centre of the card it implies does."""
     x = (_REGION[0] + _REGION[2]) / 2
     y = (_REGION[1] + _REGION[3]) / 2
     px = r.cx + r.ux * r.half_l * (1 - 2 * y) + r.uy * r.half_w * (1 - 2 * x)
     py = r.cy + r.uy * r.half_l * (1 - 2 * y) - r.ux * r.half_w * (1 - 2 * x)
     mx, my = 0.1 * (box[2] - box[0]), 0.1 * (box[3] - box[1])
-    return box[0] - mx <= px <= box[2] + mx and box[1] - my <= py <= box[3] + my
+    return box[0] - mx <= px <= box[2] + mx and box[1] - my <= py <= box[3] + my or \
+        box[0] <= r.cx <= box[2] and box[1] <= r.cy <= box[3]
+
+
+def _same_place(named: CardRect, rect: CardRect) -> bool:
+    """Whether a card named from its index (`named`) and a card the detector found (`rect`) are centred alike."""
+    return math.hypot(named.cx - rect.cx, named.cy - rect.cy) < 0.6 * named.half_w
 
 
 def _explains(named: CardRect, rect: CardRect, box: Sequence[float]) -> bool:
     """Whether a card named from its index (`named`) is the card the detector found as `rect` / `box`:
     its centre near the found one, or the found visible box's centre on it."""
-    if math.hypot(named.cx - rect.cx, named.cy - rect.cy) < 0.6 * named.half_w:
+    if _same_place(named, rect):
         return True
     bx, by = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     dx, dy = bx - named.cx, by - named.cy
