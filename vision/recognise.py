@@ -427,7 +427,8 @@ class Recogniser:
         # The other index of the same card implies the same card: same place, opposite direction. Closest
         # pairs first: in a cascade a neighbour's index may imply a card nearly there too.
         pairs = sorted((math.hypot(a.cx - b.cx, a.cy - b.cy) / (a.half_w + b.half_w), i, j)
-                       for i, a in enumerate(rects) for j, b in enumerate(rects[:i]) if a.ux * b.ux + a.uy * b.uy < -0.7)
+                       for i, a in enumerate(rects) for j, b in enumerate(rects[:i])
+                       if a.ux * b.ux + a.uy * b.uy < -0.7)
         mate: dict[int, int] = {}
         for d, i, j in pairs:
             if d < _PAIRED and i not in mate and j not in mate:
