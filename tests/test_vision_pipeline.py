@@ -78,6 +78,18 @@ def test_a_cascade_neighbours_index_is_not_taken_for_a_cards_other_index(rec: Re
     assert sorted(str(d.card) for d in found) == ["8S", "9H"]
 
 
+def test_an_index_counts_on_the_card_found_on_top_of_its_own() -> None:
+    # The 2H under the QC in a rendered cascade: the detector found only the QC (its visible box below); the
+    # 2H's index lies off that box, but the card it implies is centred on it.
+    from vision.recognise import _on_box
+
+    top_box = (495.0, 244.0, 640.0, 433.0)
+    two_hearts = CardRect(510, 308, 0.0, -1.0, 70, 50)  # upright: its index at the top left, at (475, 260)
+    assert _on_box(two_hearts, top_box)
+    far = CardRect(900, 308, 0.0, -1.0, 70, 50)
+    assert not _on_box(far, top_box)
+
+
 def _table(cards: str, seed: int = 5) -> SimulatedCamera:
     cam = SimulatedCamera(rng=SeededRng(seed).numpy(), noise=3.0)
     zones = ["dealer", "community", "spot 1", "spot 3", "spot 5"]
