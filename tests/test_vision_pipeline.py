@@ -90,6 +90,31 @@ def test_an_index_counts_on_the_card_found_on_top_of_its_own() -> None:
     assert not _on_box(far, top_box)
 
 
+def test_a_card_named_twice_does_not_hide_the_card_under_its_second_name(
+        rec: Recogniser, monkeypatch: pytest.MonkeyPatch) -> None:
+    # From a rendered frame: the 9H's index found twice, once turned so it implies a card where the KS lies
+    # (under the 9H). Both read 9H surely; the second once kept the KS from being read at its own corners.
+    nine = CardRect(285, 166, 0.92, -0.39, 91, 65)
+    nine_again = CardRect(334, 246, 0.90, -0.44, 91, 65)
+    king = CardRect(348, 263, -0.91, 0.41, 85, 61)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    monkeypatch.setattr(rec, "refine", False)
+    monkeypatch.setattr(rec, "_detect", lambda f: ([(0.8, (180.0, 70.0, 400.0, 262.0), nine, 0),
+                                                    (0.6, (260.0, 180.0, 430.0, 350.0), king, 0)],
+                                                   [(0.73, nine), (0.54, nine_again)], [(f, 1.0)]))
+
+    def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        for k, r in enumerate(rects):
+            card = parse_card("9H" if r in (nine, nine_again, nine.flipped()) else "KS")
+            ranks[k, card.rank - 2], suits[k, int(card.suit)] = 0.98, 0.98
+            ranks[k, -1], suits[k, (int(card.suit) + 1) % 4] = 0.02, 0.02
+        return ranks, suits
+
+    monkeypatch.setattr(rec, "_read", read)
+    assert sorted(str(d.card) for d in rec.identify(frame)) == ["9H", "KS"]
+
+
 def _table(cards: str, seed: int = 5) -> SimulatedCamera:
     cam = SimulatedCamera(rng=SeededRng(seed).numpy(), noise=3.0)
     zones = ["dealer", "community", "spot 1", "spot 3", "spot 5"]

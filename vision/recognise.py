@@ -375,7 +375,9 @@ class Recogniser:
             # on its visible box, or the card it implies centred there (a card under another in a cascade
             # may be found only as the one on top).
             indices = [(score, r) for score, r in indices or () if any(_on_box(r, f[1]) for f in merged)]
-            cards = self._read_indices(frame, indices)
+            # One card named at two places (an index found twice, once turned wrong) names the place of the
+            # surer reading only: the other must not stand for whatever card lies there.
+            cards = _distinct(self._read_indices(frame, indices))
             # Cards no sure index reading names in their place (face down, covered, an index missed or read
             # unsurely) are read at both corners, from their rectangles sharpened (only they need it). Only
             # the same place counts: in a cascade the card under a named one may lie mostly beneath it.
@@ -404,14 +406,7 @@ class Recogniser:
                 else:
                     more = [m for m in more if not any(m is r for r in rivals)]
             cards += more
-        # The same card named twice within a card's width of itself is one card seen twice: keep the surer.
-        out: list[Detection] = []
-        for d in sorted(cards, key=lambda d: -d.confidence * d.score):
-            if d.card is not None and any(o.card == d.card and math.hypot(o.rect.cx - d.rect.cx, o.rect.cy - d.rect.cy)
-                                          < 2 * max(o.rect.half_w, d.rect.half_w) for o in out):
-                continue
-            out.append(d)
-        return out
+        return _distinct(cards)
 
     def _read_indices(self, frame: np.ndarray, indices: Sequence[tuple[float, CardRect]]) -> list[Detection]:
         """Read the index corners in sight. The two indices of one card (the same card implied at the same
@@ -553,6 +548,17 @@ def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, 
     card = Card(cls + 2, Suit(suit))
     return Detection(card, float(rank_p[cls] * suit_p[suit]), score, box, rect, rank_confidence=float(rank_p[cls]),
                      suit_confidence=float(suit_p[suit]))
+
+
+def _distinct(cards: list[Detection]) -> list[Detection]:
+    """Surest first, the same card named twice within a card's width of itself kept once: one card seen twice."""
+    out: list[Detection] = []
+    for d in sorted(cards, key=lambda d: -d.confidence * d.score):
+        if d.card is not None and any(o.card == d.card and math.hypot(o.rect.cx - d.rect.cx, o.rect.cy - d.rect.cy)
+                                      < 2 * max(o.rect.half_w, d.rect.half_w) for o in out):
+            continue
+        out.append(d)
+    return out
 
 
 def _merge_cards(found: list[tuple[float, tuple[float, float, float, float], CardRect, int]]
