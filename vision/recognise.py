@@ -29,7 +29,7 @@ from vision.render import CARD_H as _CARD_H, CARD_W as _CARD_W, INDEX_REGION as 
 
 __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "snap_corner", "MODELS_DIR", "CROP_W", "CROP_H",
            "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "I_HEAT", "letterbox", "decode",
-           "decode_indices", "rect_at_index", "refine_rect"]
+           "decode_indices", "corner_point", "rect_at_index", "refine_rect"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 # Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
@@ -259,13 +259,22 @@ def decode_indices(out: np.ndarray, scale: float, threshold: float) -> list[tupl
             for i in order.tolist()]
 
 
+def corner_point(rect: CardRect) -> tuple[float, float]:
+    """Where the top-left index of `rect` sits in the image (the middle of the classifier's region)."""
+    x = (_REGION[0] + _REGION[2]) / 2
+    y = (_REGION[1] + _REGION[3]) / 2
+    right = (-rect.uy, rect.ux)
+    return (rect.cx + rect.ux * rect.half_l * (1 - 2 * y) - right[0] * rect.half_w * (1 - 2 * x),
+            rect.cy + rect.uy * rect.half_l * (1 - 2 * y) - right[1] * rect.half_w * (1 - 2 * x))
+
+
 def rect_at_index(px: float, py: float, ux: float, uy: float, half_w: float) -> CardRect:
     """The card of half-width `half_w`, up direction (ux, uy), whose top-left index centre is at (px, py)."""
     half_l = half_w * CARD_ASPECT
     x = (_REGION[0] + _REGION[2]) / 2
     y = (_REGION[1] + _REGION[3]) / 2
     right = (-uy, ux)
-    # corner_point (vision.training.data) inverted: index = centre + up * half_l * (1 - 2y) - right * half_w * (1 - 2x).
+    # corner_point inverted: index = centre + up * half_l * (1 - 2y) - right * half_w * (1 - 2x).
     return CardRect(px - ux * half_l * (1 - 2 * y) + right[0] * half_w * (1 - 2 * x),
                     py - uy * half_l * (1 - 2 * y) + right[1] * half_w * (1 - 2 * x), ux, uy, half_l, half_w)
 
@@ -598,10 +607,7 @@ def _index_distance(a: CardRect, b: CardRect) -> float:
 def _on_box(r: CardRect, box: Sequence[float]) -> bool:
     """Whether the top-left index of `r` lies in `box` (x0, y0, x1, y1), give or take a tenth of it, or the
     centre of the card it implies does."""
-    x = (_REGION[0] + _REGION[2]) / 2
-    y = (_REGION[1] + _REGION[3]) / 2
-    px = r.cx + r.ux * r.half_l * (1 - 2 * y) + r.uy * r.half_w * (1 - 2 * x)
-    py = r.cy + r.uy * r.half_l * (1 - 2 * y) - r.ux * r.half_w * (1 - 2 * x)
+    px, py = corner_point(r)
     mx, my = 0.1 * (box[2] - box[0]), 0.1 * (box[3] - box[1])
     return box[0] - mx <= px <= box[2] + mx and box[1] - my <= py <= box[3] + my or \
         box[0] <= r.cx <= box[2] and box[1] <= r.cy <= box[3]

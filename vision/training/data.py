@@ -16,10 +16,9 @@ import cv2
 import numpy as np
 
 from vision import render
-from vision.render import INDEX_REGION
 from vision.realdata import Photo
 from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS, NONE, STRIDE, CardRect,
-                              corner_crops)
+                              corner_crops, corner_point)
 
 __all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
            "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
@@ -371,15 +370,6 @@ def classical_rect(image: np.ndarray, box: Sequence[int]) -> CardRect | None:
     else:
         ux, uy = -math.sin(a), math.cos(a)
     return CardRect(cx + X0, cy + Y0, ux, uy, max(rw, rh) / 2, min(rw, rh) / 2)
-
-
-def corner_point(rect: CardRect) -> tuple[float, float]:
-    """Where the top-left index of `rect` sits in the image (the middle of the classifier's region)."""
-    x = (INDEX_REGION[0] + INDEX_REGION[2]) / 2
-    y = (INDEX_REGION[1] + INDEX_REGION[3]) / 2
-    right = (-rect.uy, rect.ux)
-    return (rect.cx + rect.ux * rect.half_l * (1 - 2 * y) - right[0] * rect.half_w * (1 - 2 * x),
-            rect.cy + rect.uy * rect.half_l * (1 - 2 * y) - right[1] * rect.half_w * (1 - 2 * x))
 
 
 def real_classifier_crops(rng: np.random.Generator, image: np.ndarray, rect: CardRect, rank: int,
