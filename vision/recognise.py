@@ -439,9 +439,11 @@ class Recogniser:
             if d < _PAIRED and i not in mate and j not in mate:
                 mate[i], mate[j] = j, i
         groups: list[list[int]] = []  # each card's indices, likelier first
+        grouped: set[int] = set()
         for k in order:
-            if k not in mate or mate[k] not in {g[0] for g in groups}:
+            if k not in grouped:
                 groups.append([k] + ([mate[k]] if k in mate else []))
+                grouped.update(groups[-1])
         ranks, suits = self._read(frame, [rects[g[0]] for g in groups])
         unsure = [j for j, g in enumerate(groups) if len(g) == 2 and
                   min(float(ranks[j].max()), float(suits[j].max())) < _SURE]
