@@ -25,7 +25,8 @@ __all__ = ["Zone", "Calibration", "TableGeometry", "default_zones", "parse_corne
 
 MARKER_MM = 60.0
 MARKER_INSET_MM = 10.0
-_ZONE_NAME = re.compile(r"^(spot [1-9][0-9]*|dealer|community|discard)$")
+# baccarat lays its two hands in boxes of their own: "player" and "banker"
+_ZONE_NAME = re.compile(r"^(spot [1-9][0-9]*|dealer|community|discard|player|banker)$")
 
 
 class ConfigError(ValueError):
@@ -41,7 +42,8 @@ class Zone:
 
     def __post_init__(self) -> None:
         if not _ZONE_NAME.match(self.name):
-            raise ConfigError(f"zone name {self.name!r} must be 'spot N', 'dealer', 'community' or 'discard'")
+            raise ConfigError(f"zone name {self.name!r} must be 'spot N', 'dealer', 'community', 'discard', "
+                              "'player' or 'banker'")
         x0, y0, x1, y1 = self.rect
         if not (x0 < x1 and y0 < y1):
             raise ConfigError(f"zone {self.name!r}: rect must be [x0, y0, x1, y1] with x0 < x1 and y0 < y1")
@@ -55,12 +57,18 @@ class Zone:
         return x0 <= x <= x1 and y0 <= y <= y1
 
 
-def default_zones(table_mm: tuple[float, float] = (1200.0, 675.0), spots: int = 5) -> tuple[Zone, ...]:
-    """A simple layout: dealer and discard along the top, community in the middle, spots along the bottom."""
+def default_zones(table_mm: tuple[float, float] = (1200.0, 675.0), spots: int = 5,
+                  boxes: tuple[str, ...] = ("community",)) -> tuple[Zone, ...]:
+    """A simple layout: dealer and discard along the top, `boxes` side by side in the middle (the community
+    cards; baccarat's player and banker), spots along the bottom."""
     W, H = table_mm
     zones = [Zone("dealer", (W * 0.3, H * 0.05, W * 0.7, H * 0.3)),
-             Zone("discard", (W * 0.8, H * 0.05, W * 0.95, H * 0.3)),
-             Zone("community", (W * 0.2, H * 0.35, W * 0.8, H * 0.6))]
+             Zone("discard", (W * 0.8, H * 0.05, W * 0.95, H * 0.3))]
+    band = W * 0.6 / len(boxes)
+    gap = W * 0.02  # between two boxes, so a card on the line is in neither
+    for i, name in enumerate(boxes):
+        right = W * 0.2 + (i + 1) * band - (gap if i < len(boxes) - 1 else 0)
+        zones.append(Zone(name, (W * 0.2 + i * band, H * 0.35, right, H * 0.6)))
     width = W * 0.9 / spots
     for i in range(spots):
         x0 = W * 0.05 + i * width
