@@ -15,9 +15,9 @@ from controller.bus import BusEndpoints
 from controller.games import get_game
 from controller.games.base import GameSpec, RulesBase, RulesError, rules_from_mapping
 
-__all__ = ["ConfigError", "TableConfig", "ShoeConfig", "BusConfig", "CabinetConfig", "LinkConfig", "ProgressiveConfig",
-           "load_config", "config_from_mapping", "cabinet_config_from_mapping", "progressive_config_from_mapping",
-           "any_config_from_mapping", "BUTTON_ACTIONS"]
+__all__ = ["ConfigError", "TableConfig", "ShoeConfig", "CameraConfig", "BusConfig", "CabinetConfig", "LinkConfig",
+           "ProgressiveConfig", "load_config", "config_from_mapping", "cabinet_config_from_mapping",
+           "progressive_config_from_mapping", "any_config_from_mapping", "BUTTON_ACTIONS"]
 
 
 class ConfigError(ValueError):
@@ -37,6 +37,20 @@ class ShoeConfig:
 
 
 @dataclass(frozen=True)
+class CameraConfig:
+    source: str = "none"          # "none", "sim" (the rendered table), or a device index, /dev/v4l/by-id path,
+                                  # video file or RTSP URL (drivers/camera/capture.py)
+    config: Path | None = None    # a real camera's calibration and zones (`croupier vision calibrate` writes it)
+    fps: float = 4.0              # frames read a second (each costs the recogniser ~15 ms of a core)
+    stable_frames: int = 3        # frames a card must lie still, the same, before it counts as seen
+    min_confidence: float = 0.9   # below this a card is reported as unsure, and never raises an alert
+
+    @property
+    def on(self) -> bool:
+        return self.source != "none"
+
+
+@dataclass(frozen=True)
 class BusConfig:
     endpoints: BusEndpoints = BusEndpoints()
     keys: Path | None = None                           # folder with server.key_secret and client .key files
@@ -53,7 +67,7 @@ class TableConfig:
     rules: RulesBase
     journal: Path
     shoe: ShoeConfig = ShoeConfig()
-    camera: str = "none"
+    camera: CameraConfig = CameraConfig()
     panel: Path | None = None                          # the file holding the [panel] pin map, or None
     panel_sim: bool = False
     bus: BusConfig = BusConfig()
@@ -63,7 +77,7 @@ class TableConfig:
     def simulated(self) -> TableConfig:
         """Every driver swapped for its simulation (`croupier run --sim`)."""
         return replace(self, shoe=replace(self.shoe, port="sim"), panel_sim=True,
-                       camera="sim" if self.camera != "none" else "none")
+                       camera=replace(self.camera, source="sim") if self.camera.on else self.camera)
 
 
 _SECTIONS = {"table", "rules", "shoe", "camera", "panel", "bus", "screens"}  # [screens]: controller/screens/config.py
@@ -149,9 +163,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     if shoe.cut is not None and not 1 <= shoe.cut < 52 * shoe.decks:
         raise ConfigError(f"{where}[shoe].cut: the cut card goes inside the shoe (1..{52 * shoe.decks - 1})")
 
-    c = _section(data, "camera", where)
-    _unknown(c, {"source"}, f"{where}[camera]")
-    camera = _get(c, "source", str, f"{where}[camera]", "none")
+    camera = _camera(_section(data, "camera", where), f"{where}[camera]", base)
 
     panel, panel_sim = _panel(data, where, path, base)
 
@@ -159,6 +171,37 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
 
     return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, bus, float(betting),
                        data)
+
+
+def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
+    """The [camera] section: where frames come from, and how sure a card must be before it counts."""
+    _unknown(c, {"source", "config", "fps", "stable_frames", "min_confidence"}, where)
+    source = _get(c, "source", (str, int), where, "none")
+    if isinstance(source, int):
+        source = str(source)  # a device index
+    if not source.strip():
+        raise ConfigError(f"{where}.source: \"none\", \"sim\", a device index, a /dev/v4l/by-id path, a file or a URL")
+    config = _get(c, "config", str, where)
+    cam = CameraConfig(source, base / config if config else None,
+                       float(_get(c, "fps", (int, float), where, 4.0)), _get(c, "stable_frames", int, where, 3),
+                       float(_get(c, "min_confidence", (int, float), where, 0.9)))
+    if not 0.1 <= cam.fps <= 30:
+        raise ConfigError(f"{where}.fps: 0.1 to 30 frames a second, got {cam.fps}")
+    if not 1 <= cam.stable_frames <= 100:
+        raise ConfigError(f"{where}.stable_frames: 1 to 100, got {cam.stable_frames}")
+    if not 0 < cam.min_confidence <= 1:
+        raise ConfigError(f"{where}.min_confidence: above 0, at most 1, got {cam.min_confidence}")
+    if cam.on and source != "sim":
+        from drivers.camera.capture import CameraError, parse_source
+
+        try:
+            parse_source(source)
+        except CameraError as exc:
+            raise ConfigError(f"{where}.source: {exc}") from None
+    if cam.on and source != "sim" and cam.config is None:
+        raise ConfigError(f"{where}.config: a real camera needs its calibration file (`croupier vision calibrate "
+                          "--config FILE`), e.g. config = \"camera.toml\"")
+    return cam
 
 
 def _panel(data: Mapping[str, Any], where: str, path: Path | None, base: Path) -> tuple[Path | None, bool]:

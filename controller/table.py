@@ -66,6 +66,9 @@ class Table(Runtime):
         self.shoe: Any = None       # drivers.shoe.AsyncShoe
         self.sim: Any = None        # drivers.shoe.ShoeSim in simulation
         self.panel: Any = None
+        self.camera: Any = None     # controller.camera.CameraWitness when a camera is configured
+        self.sim_camera: Any = None  # drivers.camera.sim.SimulatedCamera in simulation
+        self.sim_misplaced: dict[str, str] = {}  # simulation: card -> zone where the dealer put it instead
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._accepts_new_shoe = True
@@ -94,6 +97,7 @@ class Table(Runtime):
         await self._start_bus()
         await self._start_shoe()
         self._start_panel()
+        await self._start_camera()
         self._restart_timer()
 
     async def _close_drivers(self) -> None:
@@ -105,6 +109,8 @@ class Table(Runtime):
             self.sim.stop()
         if self.panel is not None:
             self.panel.close()
+        if self.camera is not None:
+            await asyncio.to_thread(self.camera.stop)
 
     # ------------------------------------------------------------------------------------------ the fold
 
@@ -321,6 +327,71 @@ class Table(Runtime):
         batch.after.append(shuffle)
         return {"ok": True, "result": "shuffling"}
 
+    # ------------------------------------------------------------------------------------------ camera
+
+    async def _start_camera(self) -> None:
+        """The camera witness (controller/camera.py): frames read in a thread of their own, each card the
+        tracker makes sure of journaled as `seen` and checked against the cards the shoe dealt."""
+        cfg = self.config.camera
+        if not cfg.on:
+            return
+        from controller.camera import CameraWitness, zones_for
+        from vision.recognise import Recogniser
+        from vision.tracker import TableWatcher, Tracker
+
+        on_frame = None
+        if cfg.source == "sim":
+            from controller.rng import SeededRng
+            from drivers.camera.sim import SimulatedCamera
+            from vision.geometry import Calibration, TableGeometry
+
+            spots = int(getattr(self.config.rules, "spots", 5))
+            seed = self.config.shoe.seed
+            camera = self.sim_camera = SimulatedCamera(
+                zones=zones_for(self.game.snapshot(self.game.new_table(self.config.rules)), spots),
+                rng=SeededRng(seed if seed is not None else 0).numpy())  # sensor noise: simulation only
+            # The simulated camera's homography is known: no calibration step, the zones are the table's.
+            geometry = TableGeometry(Calibration.from_corners(_sim_corners(camera), camera.table_mm, camera.size),
+                                     camera.zones)
+            on_frame = self._lay_out_sim_table
+        else:
+            from drivers.camera.capture import OpenCVCamera
+            from vision.geometry import geometry_from_config, load_config
+
+            assert cfg.config is not None  # the config refuses a real camera without its calibration
+            geometry = geometry_from_config(load_config(cfg.config))
+            camera = OpenCVCamera(cfg.source)
+        watcher = TableWatcher(Recogniser(), geometry,
+                               Tracker(stable_frames=cfg.stable_frames, min_confidence=cfg.min_confidence))
+        await self._submit(lambda batch: batch.add({"kind": "camera", "what": "started", "source": cfg.source}))
+        loop = asyncio.get_running_loop()
+        self.camera = CameraWitness(camera, watcher, lambda ev: loop.call_soon_threadsafe(self._camera_arrived, ev),
+                                    cfg.fps, on_frame)
+        self.camera.start()
+
+    def _lay_out_sim_table(self) -> None:
+        """Before each simulated frame: the cards lie where the game dealt them, but for the ones in
+        `sim_misplaced` (a misdeal drill)."""
+        from controller.camera import sim_layout
+
+        state = self.state
+        if state is not None and self.sim_camera is not None:
+            self.sim_camera.show(sim_layout(self.game.snapshot(state.game), self.sim_camera.zones,
+                                            dict(self.sim_misplaced)))
+
+    def _camera_arrived(self, ev: Any) -> None:
+        self._post(lambda batch: self._camera_event(batch, ev))
+
+    def _camera_event(self, batch: Batch, ev: Any) -> None:
+        from controller.camera import cross_check
+
+        seen = ev.to_json()
+        batch.add({"kind": "seen", "event": seen})
+        state = batch.state
+        text = cross_check(self.game.snapshot(state.game), state.last_round, seen)
+        if text is not None and not any(a.kind == "camera" and a.card == seen.get("card") for a in state.alerts):
+            self._alert(batch, "camera", text, seen.get("card"), ("confirm", "void"))
+
     # ------------------------------------------------------------------------------------------ panel
 
     def _start_panel(self) -> None:
@@ -430,3 +501,16 @@ class Table(Runtime):
             notify("STATUS=waiting for the card shoe")
             await self.shoe_ready.wait()
         return f"table {self.config.table_id}: {self.game.title}"
+
+
+def _sim_corners(camera: Any) -> list[tuple[float, float]]:
+    """Where the simulated camera shows the table's four corners (its homography: by default the table
+    scaled to fill the frame, as `vision.render.render_table` draws it)."""
+    import numpy as np
+
+    W, H = camera.table_mm
+    if camera.homography is None:
+        w, h = camera.size
+        return [(0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h))]
+    pts = np.array([[0, 0, 1], [W, 0, 1], [W, H, 1], [0, H, 1]], np.float64) @ np.asarray(camera.homography).T
+    return [(float(x / z), float(y / z)) for x, y, z in pts]

@@ -13,6 +13,9 @@ Record kinds (each a JSON object with "kind"):
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
 - "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}
 - "door"     a door switch: {"name", "open"}
+- "camera"   the camera witness started: {"what": "started", "source"} (what it saw before is forgotten)
+- "seen"     the camera's tracker reported a card: {"event": {"kind": "card_appeared"|"card_moved"|
+             "card_removed", "card", "zone", "confidence", "certain", "face_down", ...}} (controller/camera.py)
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ SCOREBOARD = 120  # coups of the shoe in play kept for the baccarat roads (an 8-
 @dataclass(frozen=True, slots=True)
 class Alert:
     id: int
-    kind: str                  # "misdeal", "deck_check", "draw_gap", "door", "shoe"
+    kind: str                  # "misdeal", "deck_check", "draw_gap", "door", "shoe", "camera"
     text: str
     card: str | None = None
     options: tuple[str, ...] = ("confirm", "void")
@@ -133,6 +136,8 @@ class TableState:
     # so a restarted simulated table deals on from the same card; and how many simulated shuffles so far.
     shoe_sim: tuple[int | None, int] = (None, 0)
     sim_shuffles: int = 0
+    # What the camera sees lying on the table: (card or None when face down, zone, certain, face down).
+    camera: tuple[tuple[str | None, str | None, bool, bool], ...] = ()
 
     @property
     def paused(self) -> bool:
@@ -259,6 +264,10 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         elif what == "deck_check":
             shoe = replace(shoe, shuffling=False)
         state = replace(state, shoe=shoe)
+    elif kind == "seen":
+        state = replace(state, camera=_camera_step(state.camera, record["event"]))
+    elif kind == "camera":
+        state = replace(state, camera=())
     elif kind == "door":
         doors = set(state.doors_open)
         (doors.add if record["open"] else doors.discard)(record["name"])
@@ -272,6 +281,22 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         shoe = state.shoe
         state = replace(state, shoe=replace(shoe, last_draw=tuple(sorted({**dict(shoe.last_draw), shoe_id: draw}.items()))))
     return state, effects
+
+
+def _camera_step(seen: tuple[tuple[str | None, str | None, bool, bool], ...], ev: dict[str, Any]
+                 ) -> tuple[tuple[str | None, str | None, bool, bool], ...]:
+    """What the camera sees after one of its tracker's events."""
+    kind, card, down = ev["kind"], ev.get("card"), bool(ev.get("face_down", False))
+    if kind in ("card_moved", "card_removed"):
+        was = ev.get("from_zone") if kind == "card_moved" else ev.get("zone")
+        i = next((i for i, (c, z, _, d) in enumerate(seen) if c == card and z == was and d == down), None)
+        if i is not None:
+            seen = seen[:i] + seen[i + 1:]
+    if kind in ("card_appeared", "card_moved"):
+        seen = seen + ((card, ev.get("zone"), bool(ev.get("certain")), down),)
+    elif kind != "card_removed":
+        raise ValueError(f"unknown camera event {kind!r}")
+    return seen
 
 
 def replay(state: TableState, records: Iterable[tuple[int, dict[str, Any]]]) -> TableState:
@@ -311,7 +336,9 @@ _SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
     "history": (("history",), lambda s: list(s.history)),
     "last_round": (("last_round",), lambda s: s.last_round),
     "scoreboard": (("scoreboard",), lambda s: list(s.scoreboard)),
-    "dealer_only": (("alerts", "meters", "doors_open"),
+    "dealer_only": (("alerts", "meters", "doors_open", "camera"),
                     lambda s: {"alerts": [a.json() for a in s.alerts], "meters": s.meters.json(),
-                               "doors_open": list(s.doors_open)}),
+                               "doors_open": list(s.doors_open),
+                               "camera": [{"card": c, "zone": z, "certain": sure, "face_down": d}
+                                          for c, z, sure, d in s.camera]}),
 }

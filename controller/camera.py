@@ -1,0 +1,173 @@
+"""The table camera as the second witness: what it sees, checked against the cards the shoe dealt.
+
+The shoe reads every card as it is drawn; the camera over the felt sees where the card lands. The
+camera's tracker (vision/tracker.py) reports a card only once it lies still (`card_appeared`,
+`card_moved`, `card_removed`); the runtime journals each report as a `seen` record and asks
+`cross_check` whether it disagrees with the game: a card the shoe did not deal, a card in another zone
+than the one it was dealt to, a face-down card lying face up. A disagreement is a dealer alert, which
+pauses the round until the dealer confirms the shoe's reading or voids the round. A report the tracker
+is unsure of is journaled and shown to the dealer, never alerted on: a camera's doubt must not stop a
+table.
+
+`layout` and `cross_check` are pure (the fold and the views use them); `CameraWitness` is the thread
+that reads the camera, and `sim_layout` places the game's cards on the simulated camera's table the way
+a dealer lays them out (`--sim`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable, Iterable, Mapping
+
+__all__ = ["layout", "cross_check", "zones_for", "sim_layout", "CameraWitness", "CHECKED_ZONES"]
+
+log = logging.getLogger("croupier.camera")
+
+# Where a snapshot's cards lie, by the key they sit under; a spot's cards lie in "spot N", named by the
+# spot's "spot" field (3) or its hand's "to" ("spot:3", or "dealer").
+_ZONE_OF_KEY = {"dealer": "dealer", "player": "player", "banker": "banker", "community": "community",
+                "board": "community", "burned": "discard", "burns": "discard", "discard": "discard"}
+# Zones where a card the camera sees is checked: the discard holds collected and burned cards, and a card
+# outside every zone (in the dealer's hand, on its way) is no claim about the layout.
+CHECKED_ZONES = frozenset(("dealer", "player", "banker", "community"))
+
+
+def layout(snapshot: Mapping[str, Any] | None) -> list[tuple[str | None, str, bool]]:
+    """Every card of a game snapshot as (zone, card, face up); zone None where the snapshot does not say.
+    Face-down cards whose identity the snapshot hides (None) are left out."""
+    out: list[tuple[str | None, str, bool]] = []
+
+    def walk(node: Any, zone: str | None) -> None:
+        if isinstance(node, dict):
+            if "card" in node and isinstance(node.get("up"), bool):
+                if node["card"] is not None:
+                    out.append((zone, str(node["card"]), node["up"]))
+                return
+            if zone is None and type(node.get("spot")) is int:
+                zone = f"spot {node['spot']}"
+            elif zone is None and isinstance(node.get("to"), str):
+                to = node["to"]
+                zone = "dealer" if to == "dealer" else f"spot {to[5:]}" if to.startswith("spot:") else None
+            for key, value in node.items():
+                if key not in ("audit", "bets"):
+                    walk(value, zone if zone is not None else _ZONE_OF_KEY.get(key))
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, zone)
+
+    if snapshot is not None:
+        walk(dict(snapshot), None)
+    return out
+
+
+def _checked(zone: str | None) -> bool:
+    return zone in CHECKED_ZONES or (zone is not None and zone.startswith("spot "))
+
+
+def cross_check(game: Mapping[str, Any], last_round: Mapping[str, Any] | None, seen: Mapping[str, Any]) -> str | None:
+    """Why the camera's report `seen` (a tracker event as JSON) disagrees with the cards the shoe dealt (the
+    text of a dealer alert), or None. `last_round`: the settled round's snapshot, whose cards may still lie
+    on the felt until the dealer collects them."""
+    if seen.get("kind") not in ("card_appeared", "card_moved") or not seen.get("certain"):
+        return None
+    card, zone = seen.get("card"), seen.get("zone")
+    if card is None or not _checked(zone):
+        return None
+    where = [(z, up) for z, c, up in layout(game) + layout(last_round) if c == card]
+    if not where:
+        return f"camera sees {card} on {zone}: the shoe did not deal it"
+    if any(z == zone and up for z, up in where):
+        return None
+    if any(z == zone for z, _ in where):
+        return f"camera sees {card} face up on {zone}: it was dealt face down"
+    dealt_to = sorted({z for z, _ in where if z is not None})
+    if not dealt_to:
+        return None  # the game does not say where its cards lie
+    return f"camera sees {card} on {zone}: the shoe dealt it to {', '.join(dealt_to)}"
+
+
+def zones_for(game: Mapping[str, Any], spots: int, table_mm: tuple[float, float] = (1200.0, 675.0)) -> tuple[Any, ...]:
+    """The simulated table's zones for a game (its snapshot before any round): spots along the bottom,
+    the dealer and the discard at the top, baccarat's player and banker boxes or the community cards between."""
+    from vision.geometry import default_zones
+
+    boxes = ("player", "banker") if "player" in game and "banker" in game else ("community",)
+    return default_zones(table_mm, spots=max(1, spots), boxes=boxes)
+
+
+def sim_layout(game: Mapping[str, Any], zones: Iterable[Any], misplaced: Mapping[str, str] | None = None) -> list[Any]:
+    """The cards of `game` (a snapshot) as the simulated camera's `TableCard`s, laid out as a dealer does:
+    each zone's cards in a cascade from its left edge, each card's corner index left showing.
+    `misplaced`: card -> zone, cards the dealer put somewhere else (a misdeal, for tests and drills)."""
+    from controller.cards import parse_card
+    from vision.render import CARD_MM, TableCard
+
+    rects = {z.name: z.rect for z in zones}
+    by_zone: dict[str, list[tuple[str, bool]]] = {}
+    for zone, card, up in layout(game):
+        zone = (misplaced or {}).get(card, zone)
+        if zone in rects and zone != "discard":
+            by_zone.setdefault(zone, []).append((card, up))
+    out = []
+    w = CARD_MM[0]
+    for zone, cards in by_zone.items():
+        x0, y0, x1, y1 = rects[zone]
+        room = (x1 - x0) - w - 8
+        step = min(w * 0.55, room / (len(cards) - 1)) if len(cards) > 1 else 0.0
+        for i, (card, up) in enumerate(cards):
+            out.append(TableCard(parse_card(card), x0 + 4 + w / 2 + i * step, (y0 + y1) / 2 + i * 3.0, 0.0, up))
+    return out
+
+
+class CameraWitness:
+    """Reads frames in a thread of its own, at most `fps` a second, and hands each event the watcher
+    (recogniser, zones, tracker) makes certain to `emit`, from that thread. A camera that fails is logged
+    and tried again; a frame the recogniser cannot read is logged and skipped."""
+
+    def __init__(self, camera: Any, watcher: Any, emit: Callable[[Any], None], fps: float,
+                 on_frame: Callable[[], None] | None = None) -> None:
+        self.camera = camera
+        self.watcher = watcher
+        self.emit = emit
+        self.period = 1.0 / fps
+        self.on_frame = on_frame
+        self.frames = 0
+        self.errors = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+        try:
+            self.camera.close()
+        except Exception:  # noqa: BLE001 - closing a failed camera must not stop the table's shutdown
+            log.exception("camera close failed")
+
+    def _run(self) -> None:
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            if self.on_frame is not None:
+                self.on_frame()
+            try:
+                frame = self.camera.read()
+                events = self.watcher.process(frame)
+            except Exception as exc:  # noqa: BLE001 - a camera or a frame that fails must not end the witness
+                self.errors += 1
+                log.warning("camera: %s", exc)
+                self._stop.wait(1.0)
+                continue
+            self.frames += 1
+            for ev in events:
+                self.emit(ev)
+            next_at += self.period
+            wait = next_at - time.monotonic()
+            if wait > 0:
+                self._stop.wait(wait)
+            else:
+                next_at = time.monotonic()  # behind: read the next frame now, do not catch up in a burst
