@@ -208,6 +208,44 @@ def test_dealer_page_resolves_a_misdeal_by_clicking(tmp_path: Path) -> None:
     run(main(), timeout=180)
 
 
+def test_dealer_page_shows_what_the_camera_sees_and_confirms_its_alert(tmp_path: Path) -> None:
+    """A simulated baccarat table with its camera: the dealer lays one of the banker's cards in the player's
+    box; the dealer page lists what the camera sees, shows the camera's alert, and a click on Confirm (the
+    card put right) resumes the round."""
+    import dataclasses
+
+    from controller.camera import layout
+    from controller.config import CameraConfig
+
+    cfg = dataclasses.replace(table_config(tmp_path, "baccarat", seed=11),
+                              camera=CameraConfig("sim", fps=10.0, stable_frames=2))
+
+    def misplaceable(table: Any) -> list[str]:
+        cards = layout(table.game.snapshot(table.state.game))
+        return [c for z, c, _ in cards if z == "banker" and ("player", c, True) not in cards]
+
+    async def main() -> None:
+        async with stack(cfg) as (table, bridge), browser() as ctx:
+            await step_until(table, Autoplay(table, SeededRng(2)), lambda: bool(misplaceable(table)))
+            card = misplaceable(table)[0]
+            table.sim_misplaced[card] = "player"
+            assert await table.wait_for(lambda s: any(a.kind == "camera" for a in s.alerts), 60)
+            alert = next(a for a in table.state.alerts if a.kind == "camera")
+            dealer = await ctx.new_page()
+            await dealer.goto(f"http://127.0.0.1:{bridge.port}/dealer/{cfg.table_id}?token={TOKEN}")
+            await wait_for(dealer, f"document.querySelector('.alert[data-alert=\"{alert.id}\"][data-kind=\"camera\"]')")
+            assert await dealer.inner_text(".alert-text") == f"camera sees {card} on player: the shoe dealt it to banker"
+            await wait_for(dealer, f"document.querySelector('.camera-seen [data-seen=\"{card}\"]')")
+            assert "player" in await dealer.inner_text(".camera-seen")
+            await shoot(dealer, "dealer-baccarat-camera-alert")
+            table.sim_misplaced.clear()
+            await dealer.click(f".alert[data-alert='{alert.id}'] button:has-text('Confirm')")
+            await wait_for(dealer, "!document.querySelector('.alert') && document.body.dataset.lastReply")
+            assert not table.state.paused
+
+    run(main(), timeout=180)
+
+
 def test_screens_resume_from_a_snapshot_after_the_bridge_or_the_browser_restarts(tmp_path: Path) -> None:
     cfg = table_config(tmp_path, "blackjack", seed=8)
     port = free_ports(1)[0]

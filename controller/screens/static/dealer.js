@@ -15,10 +15,11 @@
       '<div class="dealer-layout"><div class="main"><section class="alerts"></section>' +
       '<section class="controls"></section><div class="felt mini"><div class="centre"></div>' +
       '<div class="spots"></div></div></div><aside class="side"><section class="shoe"></section>' +
-      '<section class="doors"></section><section class="meters"></section><section class="history"></section>' +
+      '<section class="doors"></section><section class="camera"></section><section class="meters"></section>' +
+      '<section class="history"></section>' +
       '</aside></div><div class="toast" hidden></div>';
-    for (const name of ["title", "next", "round", "alerts", "controls", "centre", "spots", "shoe", "doors", "meters",
-      "history", "toast"]) els[name] = app.querySelector("." + name);
+    for (const name of ["title", "next", "round", "alerts", "controls", "centre", "spots", "shoe", "doors", "camera",
+      "meters", "history", "toast"]) els[name] = app.querySelector("." + name);
     app.addEventListener("click", click);
   }
 
@@ -85,6 +86,21 @@
     return open.length ? `<div class="door-open">Door open: ${esc(open.join(", "))}</div>` : "";
   }
 
+  // What the table camera sees lying still, by zone; an unsure reading is marked "?" (it never alerts).
+  function camera(state) {
+    const seen = (state.dealer_only || {}).camera || [];
+    if (!seen.length) return "";
+    const zones = {};
+    for (const c of seen) {
+      const z = c.zone || "off the layout";
+      (zones[z] = zones[z] || []).push(c);
+    }
+    return "<h2>Camera</h2><table class=\"camera-seen\">" + Object.entries(zones).map(([z, cards]) =>
+      `<tr><td>${esc(z)}</td><td>` + cards.map((c) => c.face_down ? "face down" :
+        `<span class="${c.certain ? "" : "unsure"}" data-seen="${esc(c.card)}">${esc(c.card)}${c.certain ? "" : "?"}</span>`
+      ).join(" ") + "</td></tr>").join("") + "</table>";
+  }
+
   function meters(state) {
     const m = (state.dealer_only || {}).meters;
     if (!m) return "";
@@ -123,6 +139,7 @@
     Felt.patchList(els.spots, f.spots);
     Felt.patch(els.shoe, shoe(state));
     Felt.patch(els.doors, doors(state));
+    Felt.patch(els.camera, camera(state));
     Felt.patch(els.meters, meters(state));
     Felt.patch(els.history, history(state));
     Felt.setData(document.body, "phase", game.phase || "");
