@@ -197,3 +197,40 @@ def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -
         e for e in seen_records if e["card"] == card and e["zone"] == "player").items()
     replayed = replay(new_state(cfg.table_id, cfg.game, cfg.rules), enumerate(records, 1))
     assert replayed.meters.rounds >= 1 and not replayed.alerts
+
+
+def test_a_restarted_table_forgets_what_its_camera_saw_and_sees_it_again(tmp_path: Path) -> None:
+    """The camera's view is journaled like everything else, so a restart replays it; the restarted witness
+    starts afresh (a `camera` record) and its tracker reports the cards still lying there again."""
+    cfg = dataclasses.replace(table_config(tmp_path, "baccarat", seed=11),
+                              camera=CameraConfig("sim", fps=10.0, stable_frames=2))
+
+    async def deal_and_look() -> tuple[Any, ...]:
+        table = Table(cfg)
+        await table.start()
+        ap = Autoplay(table, SeededRng(2))
+        while not any(z == "player" for z, _, _ in layout(table.game.snapshot(table.state.game))):
+            seq = table.state.seq
+            await ap.step()
+            await table.wait_change(seq, 10)
+        assert await table.wait_for(lambda s: any(z == "player" and sure for _, z, sure, _ in s.camera), 60)
+        await table.stop()
+        return table.state.camera
+
+    async def restart() -> Any:
+        table = Table(cfg)
+        await table.start()
+        assert await table.wait_for(lambda s: any(z == "player" and sure for _, z, sure, _ in s.camera), 60)
+        await table.stop()
+        return table.state
+
+    before = asyncio.run(asyncio.wait_for(deal_and_look(), 120))
+    after = asyncio.run(asyncio.wait_for(restart(), 120))
+    with Journal(cfg.journal, cfg.table_id) as j:
+        records = [(e.seq, e.record) for e in j.entries()]
+    starts = [i for i, (_, r) in enumerate(records) if r["kind"] == "camera"]
+    assert len(starts) == 2
+    fresh = new_state(cfg.table_id, cfg.game, cfg.rules)
+    assert replay(fresh, records[:starts[1]]).camera == before
+    assert replay(fresh, records[:starts[1] + 1]).camera == ()
+    assert replay(fresh, records).camera == after.camera
