@@ -132,6 +132,7 @@ class BusServer:
     on_refused: Refusal
     server_keys: tuple[bytes, bytes] | None = None   # (public, secret); None: commands without CURVE (tests only)
     client_roles: Mapping[bytes, Role] = field(default_factory=dict)
+    screens_curve: bool = False                      # PUB and snapshots over CURVE too, for listed client keys only
     heartbeat_s: float = 1.0
     hwm: int = 1000
     context: zmq.asyncio.Context | None = None
@@ -154,14 +155,24 @@ class BusServer:
         self._snap.setsockopt(zmq.SNDHWM, self.hwm)
         self._cmd.setsockopt(zmq.ROUTER_MANDATORY, 0)
         self._auth: AsyncioAuthenticator | None = None
+        if self.screens_curve and self.server_keys is None:
+            raise ValueError("CURVE on the screens' sockets needs the server's keys")
         if self.server_keys is not None:
-            # Every CURVE key may connect (the handshake still proves the client holds its secret key);
-            # which commands it may send is decided per key below, so an unknown key gets a reason.
+            # Every CURVE key may connect to the commands (the handshake still proves the client holds its
+            # secret key); which commands it may send is decided per key below, so an unknown key gets a
+            # reason. The screens' sockets, when protected, take only the keys listed in the config.
             self._auth = AsyncioAuthenticator(ctx)
             self._auth.start()
-            self._auth.configure_curve(domain="*", location=zmq.auth.CURVE_ALLOW_ANY)
+            self._auth.configure_curve_callback(domain="*", credentials_provider=_KeyCheck(lambda key: True))
+            self._auth.configure_curve_callback(domain=_SCREENS_DOMAIN,
+                                                credentials_provider=_KeyCheck(self.client_roles.__contains__))
             self._cmd.curve_server = True
             self._cmd.curve_publickey, self._cmd.curve_secretkey = self.server_keys
+            if self.screens_curve:
+                for sock in (self._pub, self._snap):
+                    sock.zap_domain = _SCREENS_DOMAIN.encode()
+                    sock.curve_server = True
+                    sock.curve_publickey, sock.curve_secretkey = self.server_keys
             self._monitor = self._cmd.get_monitor_socket(
                 zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
                 | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
@@ -292,6 +303,19 @@ class BusServer:
             self.on_refused("unauthenticated", f"{reason} on {endpoint}", None)
 
 
+_SCREENS_DOMAIN = "screens"  # the ZAP domain of the PUB and snapshot sockets when they are CURVE-protected
+
+
+class _KeyCheck:
+    """A ZAP credentials provider: `allowed(z85 public key)` decides whether a CURVE client may connect."""
+
+    def __init__(self, allowed: Callable[[bytes], bool]) -> None:
+        self.allowed = allowed
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        return bool(self.allowed(key))
+
+
 class _Refused(Exception):
     def __init__(self, reason: str, request: dict[str, Any] | None) -> None:
         super().__init__(reason)
@@ -387,6 +411,8 @@ class BusClient:
     context: zmq.asyncio.Context | None = None
     on_alive: Callable[[], None] | None = None    # anything heard from the server (update, heartbeat, snapshot)
     on_silence: Callable[[], None] | None = None  # nothing heard for three heartbeats
+    client_keys: tuple[bytes, bytes] | None = None  # our CURVE pair, when the table's screens sockets need one
+    server_public: bytes | None = None              # the table's public key, with client_keys
     seq: int = -1
     snapshots: int = 0
     gaps: int = 0
@@ -396,7 +422,7 @@ class BusClient:
 
     async def run(self) -> None:
         ctx = self.context = self.context or zmq.asyncio.Context.instance()
-        sub = ctx.socket(zmq.SUB)
+        sub = self._curve(ctx.socket(zmq.SUB))
         sub.setsockopt(zmq.LINGER, 0)
         sub.setsockopt(zmq.RCVHWM, 100_000)
         sub.setsockopt(zmq.SUBSCRIBE, f"{self.table_id}/{self.view}".encode())
@@ -435,9 +461,17 @@ class BusClient:
         finally:
             sub.close(0)
 
+    def _curve(self, sock: zmq.asyncio.Socket) -> zmq.asyncio.Socket:
+        if self.client_keys is not None:
+            if self.server_public is None:
+                raise ValueError("a CURVE subscriber needs the server's public key")
+            sock.curve_publickey, sock.curve_secretkey = self.client_keys
+            sock.curve_serverkey = self.server_public
+        return sock
+
     async def _snapshot(self) -> None:
         assert self.context is not None
-        req = self.context.socket(zmq.DEALER)
+        req = self._curve(self.context.socket(zmq.DEALER))
         req.setsockopt(zmq.LINGER, 0)
         req.connect(self.endpoints.snapshot)
         try:

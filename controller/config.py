@@ -57,6 +57,7 @@ class BusConfig:
     clients: tuple[tuple[Path, str], ...] = ()          # (public key file, role)
     heartbeat: float = 1.0
     hwm: int = 1000
+    curve_screens: bool = False                        # updates and snapshots over CURVE, to the listed keys only
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,8 @@ def _panel(data: Mapping[str, Any], where: str, path: Path | None, base: Path) -
 def _bus(data: Mapping[str, Any], where: str, base: Path) -> BusConfig:
     """The [bus] section: endpoints, the CURVE keys folder and each client's key and role."""
     b = _section(data, "bus", where)
-    _unknown(b, {"publish", "snapshot", "commands", "keys", "client", "heartbeat", "hwm"}, f"{where}[bus]")
+    _unknown(b, {"publish", "snapshot", "commands", "keys", "client", "heartbeat", "hwm", "curve_screens"},
+             f"{where}[bus]")
     endpoints = BusEndpoints(*(_get(b, k, str, f"{where}[bus]", getattr(BusEndpoints(), k))
                                for k in ("publish", "snapshot", "commands")))
     keys = base / _get(b, "keys", str, f"{where}[bus]") if "keys" in b else None
@@ -261,7 +263,10 @@ def _bus(data: Mapping[str, Any], where: str, base: Path) -> BusConfig:
     hwm = _get(b, "hwm", int, f"{where}[bus]", 1000)
     if heartbeat <= 0 or hwm < 1:
         raise ConfigError(f"{where}[bus]: heartbeat and hwm must be positive")
-    return BusConfig(endpoints, keys, tuple(clients), float(heartbeat), hwm)
+    curve_screens = _get(b, "curve_screens", bool, f"{where}[bus]", False)
+    if curve_screens and keys is None:
+        raise ConfigError(f"{where}[bus].curve_screens: CURVE needs the keys folder ([bus].keys)")
+    return BusConfig(endpoints, keys, tuple(clients), float(heartbeat), hwm, curve_screens)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -477,7 +482,11 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     if title is None and "reset_cents" not in p:
         raise ConfigError(f"{w}: give the title (its reset value) or reset_cents")
     reset = _cents(p, "reset_cents", w, title.progressive.reset_cents if title is not None else 0)
-    return ProgressiveConfig(path, link_id, title, reset, _journal(p, link_id, w, base), _bus(data, where, base), data)
+    bus = _bus(data, where, base)
+    if bus.curve_screens:
+        raise ConfigError(f"{where}[bus].curve_screens: not on a link controller (its cabinets follow the pool in "
+                          "the clear; their contributions and hits go over CURVE)")
+    return ProgressiveConfig(path, link_id, title, reset, _journal(p, link_id, w, base), bus, data)
 
 
 def any_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Any:

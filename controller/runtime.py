@@ -369,7 +369,7 @@ class Runtime:
 
         self.bus = BusServer(self.ident, bc.endpoints, self.views, on_command, self._bus_refused,
                              server_keys=server_keys, client_roles=roles, heartbeat_s=bc.heartbeat, hwm=bc.hwm,
-                             context=self.context, pipelined=pipelined)
+                             context=self.context, pipelined=pipelined, screens_curve=bc.curve_screens)
         await self.bus.start()
         self._publish()
         self._tasks.append(asyncio.create_task(self._watchdog()))

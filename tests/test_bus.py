@@ -240,3 +240,61 @@ def test_roles() -> None:
     for bad in ("spot:0", "spot:", "player", ""):
         with pytest.raises(ValueError, match="unknown role"):
             parse_role(bad)
+
+
+def test_screens_sockets_under_curve_take_only_listed_keys(keys: Path) -> None:
+    """With `screens_curve` the PUB and snapshot sockets are CURVE servers that admit only the keys the config
+    lists: a listed client snapshots and follows; a stranger's valid key and a plain socket get nothing."""
+    async def main() -> None:
+        table, ep = FakeTable(), free_endpoints()
+        roles = load_client_roles([(keys / "dealer.key", "dealer")])
+        server_keys = load_secret_keys(keys / "server.key_secret")
+        server = BusServer("t1", ep, table.views, table.on_command, table.on_refused, server_keys=server_keys,
+                           client_roles=roles, screens_curve=True, heartbeat_s=0.2)
+        await server.start()
+        server.publish(0, table.views()[1])  # the table's first update: the next ones name it
+        got: list[int] = []
+        alive = [0]
+        listed = BusClient("t1", "dealer", ep, lambda seq, state: got.append(seq), heartbeat_s=0.2,
+                           on_alive=lambda: alive.__setitem__(0, alive[0] + 1),
+                           client_keys=load_secret_keys(keys / "dealer.key_secret"), server_public=server_keys[0])
+        task = asyncio.create_task(listed.run())
+        ctx = zmq.asyncio.Context.instance()
+        outsiders = []
+        for pair in (load_secret_keys(keys / "stranger.key_secret"), None):
+            sub, req = ctx.socket(zmq.SUB), ctx.socket(zmq.DEALER)
+            for sock in (sub, req):
+                sock.setsockopt(zmq.LINGER, 0)
+                if pair is not None:
+                    sock.curve_publickey, sock.curve_secretkey = pair
+                    sock.curve_serverkey = server_keys[0]
+            sub.setsockopt(zmq.SUBSCRIBE, b"t1/")
+            sub.connect(ep.publish)
+            req.connect(ep.snapshot)
+            await req.send_multipart([b"", b'{"view": "public"}'])
+            outsiders.append((sub, req))
+        try:
+            await wait_for(lambda: got == [0])
+            # The subscription reaches PUB after the CURVE handshake: heartbeats until one is heard on it.
+            for _ in range(500):
+                if alive[0] > listed.snapshots:
+                    break
+                server.publish(0, table.views()[1], kind="heartbeat")
+                await asyncio.sleep(0.02)  # polling for the subscription, as wait_for does
+            assert alive[0] > listed.snapshots, "the listed key never heard the PUB socket"
+            for seq in (1, 2, 3):
+                table.seq = seq
+                server.publish(seq, table.views()[1])
+            await wait_for(lambda: got == [0, 1, 2, 3])
+            assert listed.snapshots == 1 and listed.gaps == 0
+            for sub, req in outsiders:   # neither the stranger's key nor no key hears a thing
+                assert not await sub.poll(300) and not await req.poll(10)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            for sub, req in outsiders:
+                sub.close(0)
+                req.close(0)
+            await server.close()
+
+    asyncio.run(main())

@@ -217,3 +217,12 @@ def test_a_hit_on_the_link_is_paid_once_even_across_a_restart(tmp_path: Path, re
     m = out["cabinet"].meters
     assert (m.progressive_hits, m.progressive_won, m.jackpot_handpaid) == (1, award // 25, award // 25)
     assert out["cabinet"].recall[-1]["progressive"]["won"] == award // 25
+
+
+def test_a_link_controller_refuses_curve_on_its_screens_sockets(tmp_path: Path) -> None:
+    from controller.config import ConfigError
+
+    create_keys(tmp_path, "server")
+    with pytest.raises(ConfigError, match=r"\[bus\].curve_screens: not on a link controller"):
+        progressive_config_from_mapping({"progressive": {"id": "ls-link", "title": "light-speed"},
+                                         "bus": {"keys": str(tmp_path), "curve_screens": True}}, tmp_path / "l.toml")

@@ -209,13 +209,16 @@ def test_dealer_socket_resolves_an_alert_through_the_table_command_path(tmp_path
     run(main())
 
 
-def _keyed(tmp_path: Path, dealer_key: str | None) -> Any:
-    return with_keys(table_config(tmp_path, "baccarat"), tmp_path, "dealer",
-                     {"dealer_key": dealer_key} if dealer_key else {})
+def _keyed(tmp_path: Path, dealer_key: str | None, curve_screens: bool = False) -> Any:
+    cfg = with_keys(table_config(tmp_path, "baccarat"), tmp_path, "dealer",
+                    {"dealer_key": dealer_key} if dealer_key else {})
+    return dataclasses.replace(cfg, bus=dataclasses.replace(cfg.bus, curve_screens=curve_screens))
 
 
-def test_dealer_commands_are_signed_with_the_bridge_dealer_key(tmp_path: Path) -> None:
-    cfg = _keyed(tmp_path, "dealer.key_secret")
+@pytest.mark.parametrize("curve_screens", [False, True])
+def test_dealer_commands_are_signed_with_the_bridge_dealer_key(tmp_path: Path, curve_screens: bool) -> None:
+    """... and with [bus].curve_screens the bridge follows the table's views over CURVE with the same key."""
+    cfg = _keyed(tmp_path, "dealer.key_secret", curve_screens)
     settings = screens_config(cfg)
     assert settings.dealer_keys is not None and settings.server_public is not None and settings.commands
 
@@ -237,6 +240,8 @@ def test_dealer_commands_are_signed_with_the_bridge_dealer_key(tmp_path: Path) -
         screens_config(_keyed(tmp_path / "b", "ops.key_secret"))
     read_only = screens_config(_keyed(tmp_path / "c", None))
     assert not read_only.commands and read_only.dealer_keys is None
+    with pytest.raises(ConfigError, match=r"dealer_key: the bus sends updates over CURVE"):
+        screens_config(_keyed(tmp_path / "d", None, curve_screens=True))
 
 
 @pytest.mark.parametrize("screens, message", [

@@ -338,7 +338,8 @@ def test_config_errors_in_rules_shoe_and_bus(tmp_path: Path) -> None:
     cases = [({"rules": {"decks": 9}}, r"\[rules\]: rules.decks: 1 to 8"), ({"shoe": {"decks": 0}}, r"\[shoe\].decks"),
              ({"bus": {"keys": "nowhere"}}, "server.key_secret"), ({"bus": {"client": [{"key": "x.key", "role": "dealer"}]}},
                                                                    "no such key file"),
-             ({"panel": {"file": "missing.toml"}}, "no such file"), ({"extra": {}}, "unknown key")]
+             ({"panel": {"file": "missing.toml"}}, "no such file"), ({"extra": {}}, "unknown key"),
+             ({"bus": {"curve_screens": True}}, r"\[bus\].curve_screens: CURVE needs the keys folder")]
     for extra, message in cases:
         with pytest.raises(ConfigError, match=message):
             config_from_mapping({**base, **extra}, tmp_path / "t.toml")

@@ -107,6 +107,43 @@ def test_watch_and_command_against_a_running_table(tmp_path: Path, capsys: pytes
         thread.join(30)
 
 
+def test_watch_a_table_whose_views_go_over_curve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """[bus].curve_screens: `croupier watch` follows with a listed key; without one it is told what to give."""
+    from controller.bus import create_keys
+
+    for name in ("server", "dealer", "stranger"):
+        create_keys(tmp_path / "keys", name)
+    path = write_config(tmp_path)
+    path.write_text(path.read_text() + 'keys = "keys"\ncurve_screens = true\n'
+                    '[[bus.client]]\nkey = "dealer.key"\nrole = "dealer"\n')
+    ready = threading.Event()
+    holder: dict = {}
+
+    def serve() -> None:
+        async def run() -> None:
+            table = Table(load_config(path))
+            await table.start()
+            holder["table"], holder["loop"] = table, asyncio.get_running_loop()
+            ready.set()
+            await table.run()
+            await table.stop()
+
+        asyncio.run(run())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    try:
+        key = str(tmp_path / "keys" / "dealer.key_secret")
+        assert main(["watch", "--config", str(path), "--count", "1", "--view", "dealer", "--key", key]) == 0
+        assert "round 0" in capsys.readouterr().out
+        assert main(["watch", "--config", str(path), "--count", "1"]) == 2
+        assert "give --key" in capsys.readouterr().err
+    finally:
+        holder["loop"].call_soon_threadsafe(holder["table"].request_stop)
+        thread.join(30)
+
+
 def test_demo_runs_to_the_end(tmp_path: Path) -> None:
     ports = [str(p) for p in free_ports(3)]
     out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--game", "baccarat", "--rounds", "3",

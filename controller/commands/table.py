@@ -53,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--view", choices=("public", "dealer"), default="public")
     p.add_argument("--count", type=int, default=None, help="stop after this many updates")
     p.add_argument("--json", action="store_true", help="print each state as one JSON line")
+    p.add_argument("--key", help="our CURVE key pair (NAME.key_secret, listed in the config): needed when the "
+                                 "table's [bus].curve_screens is on")
     p.set_defaults(func=_watch)
 
     p = sub.add_parser("command", help="send a dealer, player, attendant or operator command to a table or cabinet",
@@ -377,9 +379,21 @@ def _watch(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from controller.bus import BusClient
+    from controller.bus import BusClient, load_public_key, load_secret_keys
+    from controller.cli import CliError
 
-    table_id, endpoints, _ = _endpoints(args)
+    table_id, endpoints, cfg = _endpoints(args)
+    keys = server = None
+    if cfg is not None and cfg.bus.curve_screens:
+        if not args.key:
+            raise CliError("this table sends its views over CURVE ([bus].curve_screens): give --key NAME.key_secret, "
+                           "a key listed in its config")
+        try:
+            keys, server = load_secret_keys(args.key), load_public_key(cfg.bus.keys / "server.key")
+        except (OSError, ValueError) as exc:
+            raise CliError(f"--key: {exc}") from None
+    elif args.key:
+        raise CliError("--key is for a table whose config has [bus].curve_screens = true")
     seen = 0
 
     async def main() -> None:
@@ -395,7 +409,7 @@ def _watch(args: argparse.Namespace) -> int:
             if args.count is not None and seen >= args.count:
                 done.set()
 
-        client = BusClient(table_id, args.view, endpoints, on_state)
+        client = BusClient(table_id, args.view, endpoints, on_state, client_keys=keys, server_public=server)
         task = asyncio.create_task(client.run())
         waiter = asyncio.create_task(done.wait())
         await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -82,6 +82,7 @@ class Source:
     kind: str = "table"                            # "table" or "cabinet": which pages serve it
     page_commands: tuple[str, ...] = DEALER_PAGE_COMMANDS   # what its staff pages may send
     link: tuple[str, BusEndpoints] | None = None   # a linked progressive: its id and bus (`<link-id>/public`)
+    curve_screens: bool = False                    # follow the views over CURVE, with dealer_keys
 
 
 def source_for_table(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None, server_public: bytes | None = None,
@@ -92,7 +93,7 @@ def source_for_table(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None, s
             "spots": rules.get("spots"), "rules": rules, "four_colour": four_colour, "heartbeat": cfg.bus.heartbeat,
             "commands": list(DEALER_PAGE_COMMANDS) if commands else []}
     return Source(cfg.table_id, cfg.bus.endpoints, info, dealer_keys=dealer_keys, server_public=server_public,
-                  commands=commands)
+                  commands=commands, curve_screens=cfg.bus.curve_screens)
 
 
 def source_for_cabinet(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None, server_public: bytes | None = None,
@@ -117,6 +118,7 @@ def source_for_cabinet(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None,
             "heartbeat": cfg.bus.heartbeat, "commands": list(ATTENDANT_PAGE_COMMANDS) if commands else []}
     return Source(cfg.cabinet_id, cfg.bus.endpoints, info, dealer_keys=dealer_keys, server_public=server_public,
                   commands=commands, kind="cabinet", page_commands=ATTENDANT_PAGE_COMMANDS,
+                  curve_screens=cfg.bus.curve_screens,
                   link=(link.link_id, link.endpoints) if link else None)
 
 
@@ -190,8 +192,11 @@ class _Feed:
     bus_latency: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))  # bus publish -> here, s
 
     def __post_init__(self) -> None:
+        curve = self.source.curve_screens
         self.client = BusClient(self.source.id, self.view, self.source.endpoints, self._on_state,
-                                heartbeat_s=self.heartbeat, context=self.context)
+                                heartbeat_s=self.heartbeat, context=self.context,
+                                client_keys=self.source.dealer_keys if curve else None,
+                                server_public=self.source.server_public if curve else None)
 
     def _on_state(self, seq: int, state: dict[str, Any]) -> None:
         prev, follows = self.seq, self.client.linked

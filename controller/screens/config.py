@@ -91,6 +91,10 @@ def screens_config(cfg: TableConfig | CabinetConfig, overrides: Mapping[str, Any
             raise ConfigError(f"{where}.{key_field}: the bus has no CURVE keys ([bus].keys): commands are "
                               f"unauthenticated, so the bridge needs no key")
     elif not key_name:
+        if cfg.bus.curve_screens:
+            raise ConfigError(f"{where}.{key_field}: the bus sends updates over CURVE ([bus].curve_screens) to "
+                              f"listed keys only: the bridge needs its key to follow the "
+                              f"{'cabinet' if cabinet else 'table'}")
         commands = False  # an authenticated bus and no key for us: the staff pages only look
     else:
         path = cfg.bus.keys / key_name
