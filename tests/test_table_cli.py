@@ -6,7 +6,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from controller.cli import main
 from controller.config import load_config
 from controller.rng import SeededRng
 from controller.table import Table
-from tests.table_helpers import free_ports
+from tests.table_helpers import free_ports, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,24 +73,7 @@ def test_recall_without_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_watch_and_command_against_a_running_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_config(tmp_path, "three-card-poker")  # a fresh deck each round: bets open at once
-    ready = threading.Event()
-    holder: dict = {}
-
-    def serve() -> None:
-        async def run() -> None:
-            table = Table(load_config(path))
-            await table.start()
-            holder["table"], holder["loop"] = table, asyncio.get_running_loop()
-            ready.set()
-            await table.run()
-            await table.stop()
-
-        asyncio.run(run())
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
+    with serving(lambda: Table(load_config(path))):
         assert main(["command", "--config", str(path), "open_bets"]) == 0
         assert json.loads(capsys.readouterr().out)["ok"] is True
         assert main(["command", "--config", str(path), "place_bet", "spot=2", "box=ante", "amount=20"]) == 0
@@ -102,53 +84,32 @@ def test_watch_and_command_against_a_running_table(tmp_path: Path, capsys: pytes
         out = capsys.readouterr().out
         assert "round 1 betting" in out and "spot 2 ante 20" in out
         assert main(["command", "--config", str(path), "place_bet", "spot"]) == 2  # not KEY=VALUE
-    finally:
-        holder["loop"].call_soon_threadsafe(holder["table"].request_stop)
-        thread.join(30)
 
 
 def test_watch_a_table_whose_views_go_over_curve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """[bus].curve_screens: `croupier watch` follows with a listed key; without one it is told what to give."""
     from controller.bus import create_keys
 
-    for name in ("server", "dealer", "stranger"):
+    for name in ("server", "dealer"):
         create_keys(tmp_path / "keys", name)
     path = write_config(tmp_path)
     path.write_text(path.read_text() + 'keys = "keys"\ncurve_screens = true\n'
                     '[[bus.client]]\nkey = "dealer.key"\nrole = "dealer"\n')
-    ready = threading.Event()
-    holder: dict = {}
-
-    def serve() -> None:
-        async def run() -> None:
-            table = Table(load_config(path))
-            await table.start()
-            holder["table"], holder["loop"] = table, asyncio.get_running_loop()
-            ready.set()
-            await table.run()
-            await table.stop()
-
-        asyncio.run(run())
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    try:
+    with serving(lambda: Table(load_config(path))):
         key = str(tmp_path / "keys" / "dealer.key_secret")
         assert main(["watch", "--config", str(path), "--count", "1", "--view", "dealer", "--key", key]) == 0
         assert "round 0" in capsys.readouterr().out
         assert main(["watch", "--config", str(path), "--count", "1"]) == 2
         assert "give --key" in capsys.readouterr().err
-    finally:
-        holder["loop"].call_soon_threadsafe(holder["table"].request_stop)
-        thread.join(30)
 
 
-def test_demo_runs_to_the_end(tmp_path: Path) -> None:
+@pytest.mark.parametrize("camera", [[], ["--camera"]])
+def test_demo_runs_to_the_end(tmp_path: Path, camera: list[str]) -> None:
     ports = [str(p) for p in free_ports(3)]
     out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--game", "baccarat", "--rounds", "3",
-                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports],
+                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports, *camera],
                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stderr
     assert "croupier watch --table demo-baccarat" in out.stdout
+    assert ("camera:     simulated" in out.stdout) == bool(camera)
     assert "round 3 settled" in out.stdout
