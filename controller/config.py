@@ -202,6 +202,15 @@ def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
     if cam.on and source != "sim" and cam.config is None:
         raise ConfigError(f"{where}.config: a real camera needs its calibration file (`croupier vision calibrate "
                           "--config FILE`), e.g. config = \"camera.toml\"")
+    if cam.on and source != "sim":
+        from vision.geometry import ConfigError as CameraConfigError
+        from vision.geometry import geometry_from_config, load_config as load_camera_config
+
+        assert cam.config is not None
+        try:
+            geometry_from_config(load_camera_config(cam.config))
+        except (OSError, CameraConfigError) as exc:
+            raise ConfigError(f"{where}.config: {cam.config}: {getattr(exc, 'strerror', None) or exc}") from None
     return cam
 
 

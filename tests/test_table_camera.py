@@ -56,7 +56,8 @@ def test_layout_names_each_cards_zone() -> None:
     (seen("KC", None), None),                                            # nor a card outside every zone
     (seen(None, "dealer"), None),                                        # a face-down card names nothing
     (seen("QD", "spot 6", kind="card_removed"), None),
-    ({**seen("QD", "spot 6", kind="card_moved"), "from_zone": "spot 2"}, "camera sees QD on spot 6: the shoe dealt it to spot 2"),
+    ({**seen("QD", "spot 6", kind="card_moved"), "from_zone": "spot 2"},
+     "camera sees QD on spot 6: the shoe dealt it to spot 2"),
 ])
 def test_cross_check(report: dict[str, Any], alert: str | None) -> None:
     assert cross_check(BLACKJACK, None, report) == alert
@@ -137,16 +138,24 @@ def test_every_dealt_card_passes_where_it_was_dealt_and_fails_elsewhere(tmp_path
 
 def test_camera_config_is_validated(tmp_path: Path) -> None:
     base = {"table": {"id": "t1", "game": "baccarat"}}
+    (tmp_path / "t.toml").write_text("[table]\n")  # a file with no [calibration]
     assert config_from_mapping(base, tmp_path / "t.toml").camera == CameraConfig()
+    from vision.geometry import Calibration, save_calibration
+
+    save_calibration(tmp_path / "cam.toml", Calibration.from_corners([(0, 0), (1280, 0), (1280, 720), (0, 720)],
+                                                                     (1200.0, 675.0), (1280, 720)))
     cfg = config_from_mapping({**base, "camera": {"source": 0, "config": "cam.toml", "fps": 2}}, tmp_path / "t.toml")
     assert cfg.camera == CameraConfig("0", tmp_path / "cam.toml", 2.0)
     assert cfg.simulated().camera.source == "sim"
-    for camera, message in [({"source": "/dev/video0"}, r"\[camera\].config: a real camera needs its calibration"),
+    video = "/dev/video0"
+    for camera, message in [({"source": video}, r"\[camera\].config: a real camera needs its calibration"),
                             ({"source": "sim", "fps": 0}, r"\[camera\].fps"),
                             ({"source": "sim", "stable_frames": 0}, r"\[camera\].stable_frames"),
                             ({"source": "sim", "min_confidence": 2}, r"\[camera\].min_confidence"),
                             ({"source": "sim", "zoom": 2}, "unknown key"), ({"source": ""}, r"\[camera\].source"),
-                            ({"source": "ftp://cam/1", "config": "c.toml"}, r"\[camera\].source: .*unsupported scheme")]:
+                            ({"source": "ftp://cam/1", "config": "c.toml"}, r"\[camera\].source: .*unsupported scheme"),
+                            ({"source": video, "config": "none.toml"}, r"\[camera\].config: .*none.toml: No such"),
+                            ({"source": video, "config": "t.toml"}, r"\[camera\].config: .*no \[calibration\]")]:
         with pytest.raises(ConfigError, match=message):
             config_from_mapping({**base, "camera": camera}, tmp_path / "t.toml")
 
