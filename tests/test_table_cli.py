@@ -103,7 +103,7 @@ def test_watch_a_table_whose_views_go_over_curve(tmp_path: Path, capsys: pytest.
         assert "give --key" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("camera", [[], ["--camera"]])
+@pytest.mark.parametrize("camera", [[], ["--no-camera"]])
 def test_demo_runs_to_the_end(tmp_path: Path, camera: list[str]) -> None:
     ports = [str(p) for p in free_ports(3)]
     out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--game", "baccarat", "--rounds", "3",
@@ -111,5 +111,5 @@ def test_demo_runs_to_the_end(tmp_path: Path, camera: list[str]) -> None:
                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stderr
     assert "croupier watch --table demo-baccarat" in out.stdout
-    assert ("camera:     simulated" in out.stdout) == bool(camera)
+    assert ("camera:     simulated" in out.stdout) == (not camera)
     assert "round 3 settled" in out.stdout

@@ -42,9 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="serve the screens (a table's player and dealer pages, a cabinet's screen and attendant page) here "
                         "(default 127.0.0.1:8080; a free port if taken)")
     p.add_argument("--no-screens", action="store_true", help="no screens bridge")
-    p.add_argument("--camera", action="store_true",
-                   help="a table: add the simulated camera over the felt, the second witness of every card (its "
-                        "sightings and alerts are on the dealer's view; ~4 frames/s, ~15 ms of a core each)")
+    p.add_argument("--no-camera", dest="camera", action="store_false",
+                   help="a table without the simulated camera over the felt (by default it watches every card as "
+                        "the shoe's second witness: ~4 frames/s, ~20 ms of a core each)")
     p.set_defaults(func=_demo)
 
     p = sub.add_parser("watch", help="follow a table's public or dealer view in the terminal",
