@@ -123,18 +123,22 @@ def sim_layout(game: Mapping[str, Any], zones: Iterable[Any], misplaced: Mapping
 
 class CameraWitness:
     """Reads frames in a thread of its own, at most `fps` a second, and hands each event the watcher
-    (recogniser, zones, tracker) makes certain to `emit`, from that thread. A camera that fails is logged
-    and tried again; a frame the recogniser cannot read is logged and skipped."""
+    (recogniser, zones, tracker) makes certain to `emit`, from that thread. A camera that fails is tried
+    again each second; `on_status(reason)` hears when it stops working (the reason) and when it works again
+    (None), once each time, so the table can tell the dealer without a flood."""
 
     def __init__(self, camera: Any, watcher: Any, emit: Callable[[Any], None], fps: float,
-                 on_frame: Callable[[], None] | None = None) -> None:
+                 on_frame: Callable[[], None] | None = None,
+                 on_status: Callable[[str | None], None] | None = None) -> None:
         self.camera = camera
         self.watcher = watcher
         self.emit = emit
         self.period = 1.0 / fps
         self.on_frame = on_frame
+        self.on_status = on_status
         self.frames = 0
         self.errors = 0
+        self.failing: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
@@ -159,9 +163,18 @@ class CameraWitness:
                 events = self.watcher.process(frame)
             except Exception as exc:  # noqa: BLE001 - a camera or a frame that fails must not end the witness
                 self.errors += 1
-                log.warning("camera: %s", exc)
+                if self.failing is None:
+                    self.failing = str(exc) or type(exc).__name__
+                    log.warning("camera not working: %s", self.failing)
+                    if self.on_status is not None:
+                        self.on_status(self.failing)
                 self._stop.wait(1.0)
                 continue
+            if self.failing is not None:
+                log.info("camera working again")
+                self.failing = None
+                if self.on_status is not None:
+                    self.on_status(None)
             self.frames += 1
             for ev in events:
                 self.emit(ev)

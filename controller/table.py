@@ -366,7 +366,8 @@ class Table(Runtime):
         await self._submit(lambda batch: batch.add({"kind": "camera", "what": "started", "source": cfg.source}))
         loop = asyncio.get_running_loop()
         self.camera = CameraWitness(camera, watcher, lambda ev: loop.call_soon_threadsafe(self._camera_arrived, ev),
-                                    cfg.fps, on_frame)
+                                    cfg.fps, on_frame,
+                                    lambda reason: loop.call_soon_threadsafe(self._camera_status, reason))
         self.camera.start()
 
     def _lay_out_sim_table(self) -> None:
@@ -378,6 +379,10 @@ class Table(Runtime):
         if state is not None and self.sim_camera is not None:
             self.sim_camera.show(sim_layout(self.game.snapshot(state.game), self.sim_camera.zones,
                                             dict(self.sim_misplaced)))
+
+    def _camera_status(self, reason: str | None) -> None:
+        record = {"kind": "camera", "what": "down", "reason": reason} if reason else {"kind": "camera", "what": "up"}
+        self._post(lambda batch: batch.add(record))
 
     def _camera_arrived(self, ev: Any) -> None:
         self._post(lambda batch: self._camera_event(batch, ev))

@@ -13,7 +13,8 @@ Record kinds (each a JSON object with "kind"):
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
 - "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}
 - "door"     a door switch: {"name", "open"}
-- "camera"   the camera witness started: {"what": "started", "source"} (what it saw before is forgotten)
+- "camera"   the camera witness: {"what": "started", "source"} (what it saw before is forgotten), {"what":
+             "down", "reason"} (frames stopped coming), {"what": "up"} (they came again)
 - "seen"     the camera's tracker reported a card: {"event": {"kind": "card_appeared"|"card_moved"|
              "card_removed", "card", "zone", "confidence", "certain", "face_down", ...}} (controller/camera.py)
 """
@@ -138,6 +139,7 @@ class TableState:
     sim_shuffles: int = 0
     # What the camera sees lying on the table: (card or None when face down, zone, certain, face down).
     camera: tuple[tuple[str | None, str | None, bool, bool], ...] = ()
+    camera_down: str | None = None   # why the camera gives no frames, while it does not
 
     @property
     def paused(self) -> bool:
@@ -267,7 +269,15 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
     elif kind == "seen":
         state = replace(state, camera=_camera_step(state.camera, record["event"]))
     elif kind == "camera":
-        state = replace(state, camera=())
+        what = record["what"]
+        if what == "started":
+            state = replace(state, camera=(), camera_down=None)
+        elif what == "down":
+            state = replace(state, camera_down=str(record.get("reason") or "no frames"))
+        elif what == "up":
+            state = replace(state, camera_down=None)
+        else:
+            raise ValueError(f"unknown camera record {what!r}")
     elif kind == "door":
         doors = set(state.doors_open)
         (doors.add if record["open"] else doors.discard)(record["name"])
@@ -336,9 +346,10 @@ _SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
     "history": (("history",), lambda s: list(s.history)),
     "last_round": (("last_round",), lambda s: s.last_round),
     "scoreboard": (("scoreboard",), lambda s: list(s.scoreboard)),
-    "dealer_only": (("alerts", "meters", "doors_open", "camera"),
+    "dealer_only": (("alerts", "meters", "doors_open", "camera", "camera_down"),
                     lambda s: {"alerts": [a.json() for a in s.alerts], "meters": s.meters.json(),
                                "doors_open": list(s.doors_open),
                                "camera": [{"card": c, "zone": z, "certain": sure, "face_down": d}
-                                          for c, z, sure, d in s.camera]}),
+                                          for c, z, sure, d in s.camera],
+                               "camera_down": s.camera_down}),
 }

@@ -99,6 +99,11 @@ def test_camera_records_fold_into_what_the_camera_sees(tmp_path: Path) -> None:
     assert "dealer_only" not in views["public"] and not leaks(views["public"])
     # A restarted witness forgets what it saw: its tracker reports every card again.
     assert step(after, {"kind": "camera", "what": "started", "source": "sim"})[0].camera == ()
+    down = step(after, {"kind": "camera", "what": "down", "reason": "cannot open camera 0"})[0]
+    assert down.camera_down == "cannot open camera 0" and down.camera == after.camera
+    assert picture(down)["dealer_only"]["camera_down"] == "cannot open camera 0"
+    assert step(down, {"kind": "camera", "what": "up"})[0].camera_down is None
+    assert step(down, {"kind": "camera", "what": "started", "source": "sim"})[0].camera_down is None
     with pytest.raises(ValueError, match="unknown camera event"):
         step(state, {"kind": "seen", "event": {"kind": "card_flipped", "card": "3D", "zone": "spot 2"}})
 
@@ -174,6 +179,8 @@ def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -
 
         def banker_cards() -> list[str]:
             cards = layout(table.game.snapshot(table.state.game))
+            if sum(z in ("player", "banker") for z, _, _ in cards) < 4:
+                return []  # the coup's first four cards are not all out yet
             # a card of the banker's that the player does not also hold (eight decks hold eight of each)
             return [c for z, c, _ in cards if z == "banker" and ("player", c, True) not in cards]
 
@@ -243,3 +250,45 @@ def test_a_restarted_table_forgets_what_its_camera_saw_and_sees_it_again(tmp_pat
     assert replay(fresh, records[:starts[1]]).camera == before
     assert replay(fresh, records[:starts[1] + 1]).camera == ()
     assert replay(fresh, records).camera == after.camera
+
+
+def test_a_failing_camera_is_reported_once_when_it_stops_and_once_when_it_comes_back() -> None:
+    """The witness tries a failing camera again each second and tells its status only when it changes."""
+    import threading
+
+    from controller.camera import CameraWitness
+    from drivers.camera.capture import CameraError
+
+    class Flaky:
+        def __init__(self) -> None:
+            self.reads = 0
+
+        def read(self) -> str:
+            self.reads += 1
+            if self.reads in (2, 3, 4):
+                raise CameraError("cannot open camera 0")
+            return "frame"
+
+        def close(self) -> None:
+            pass
+
+    class Watcher:
+        def process(self, frame: str) -> list[str]:
+            return [frame]
+
+    statuses: list[str | None] = []
+    frames: list[str] = []
+    back = threading.Event()
+
+    def on_status(reason: str | None) -> None:
+        statuses.append(reason)
+        if reason is None:
+            back.set()
+
+    witness = CameraWitness(Flaky(), Watcher(), frames.append, fps=30.0, on_status=on_status)
+    witness._stop.wait = lambda timeout=None: witness._stop.is_set()  # no second's pause between retries here
+    witness.start()
+    assert back.wait(10)
+    witness.stop()
+    assert statuses == ["cannot open camera 0", None]
+    assert witness.errors == 3 and frames[:2] == ["frame", "frame"]

@@ -88,14 +88,16 @@
 
   // What the table camera sees lying still, by zone; an unsure reading is marked "?" (it never alerts).
   function camera(state) {
-    const seen = (state.dealer_only || {}).camera || [];
-    if (!seen.length) return "";
+    const d = state.dealer_only || {};
+    const seen = d.camera || [];
+    const down = d.camera_down ? `<div class="door-open camera-down">Camera down: ${esc(d.camera_down)}</div>` : "";
+    if (!seen.length) return down ? "<h2>Camera</h2>" + down : "";
     const zones = {};
     for (const c of seen) {
       const z = c.zone || "off the layout";
       (zones[z] = zones[z] || []).push(c);
     }
-    return "<h2>Camera</h2><table class=\"camera-seen\">" + Object.entries(zones).map(([z, cards]) =>
+    return "<h2>Camera</h2>" + down + "<table class=\"camera-seen\">" + Object.entries(zones).map(([z, cards]) =>
       `<tr><td>${esc(z)}</td><td>` + cards.map((c) => c.face_down ? "face down" :
         `<span class="${c.certain ? "" : "unsure"}" data-seen="${esc(c.card)}">${esc(c.card)}${c.certain ? "" : "?"}</span>`
       ).join(" ") + "</td></tr>").join("") + "</table>";
