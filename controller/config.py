@@ -41,7 +41,7 @@ class CameraConfig:
     source: str = "none"          # "none", "sim" (the rendered table), or a device index, /dev/v4l/by-id path,
                                   # video file or RTSP URL (drivers/camera/capture.py)
     config: Path | None = None    # a real camera's calibration and zones (`croupier vision calibrate` writes it)
-    fps: float = 4.0              # frames read a second (each costs the recogniser ~15 ms of a core)
+    fps: float = 4.0              # frames read a second (each costs the recogniser ~17 ms of a core here)
     stable_frames: int = 3        # frames a card must lie still, the same, before it counts as seen
     min_confidence: float = 0.9   # below this a card is reported as unsure, and never raises an alert
 
