@@ -23,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
     p = sub.add_parser("demo", help="a complete simulated table or slot cabinet on this machine, run by an autoplay",
-                       description="Start a simulated table (shoe over a pty, rendered camera, mock panel pins) with an autoplay that "
-                                   "bets, deals, decides and settles, or with --cabinet a simulated slot cabinet "
+                       description="Start a simulated table (shoe over a pty, rendered camera, mock panel pins) with "
+                                   "an autoplay that bets, deals, decides and settles, or with --cabinet a simulated "
+                                   "slot cabinet "
                                    "(mock panel pins, stepper reels, coin acceptor and hopper) with a player who "
                                    "feeds coins, spins and cashes out; watch it with `croupier watch`.")
     p.add_argument("--game", default="blackjack", help="game to deal (default blackjack)")
