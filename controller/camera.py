@@ -9,9 +9,9 @@ pauses the round until the dealer confirms the shoe's reading or voids the round
 is unsure of is journaled and shown to the dealer, never alerted on: a camera's doubt must not stop a
 table.
 
-`layout` and `cross_check` are pure (the fold and the views use them); `CameraWitness` is the thread
-that reads the camera, and `sim_layout` places the game's cards on the simulated camera's table the way
-a dealer lays them out (`--sim`).
+`layout`, `cross_check`, `zones_for` and `sim_layout` are pure (the runtime checks each report with
+`cross_check` as it stages it); `CameraWitness` is the thread that reads the camera; `sim_layout` lays
+the game's cards on the simulated camera's table the way a dealer does (`--sim`).
 """
 
 from __future__ import annotations
@@ -156,9 +156,9 @@ class CameraWitness:
     def _run(self) -> None:
         next_at = time.monotonic()
         while not self._stop.is_set():
-            if self.on_frame is not None:
-                self.on_frame()
             try:
+                if self.on_frame is not None:
+                    self.on_frame()
                 frame = self.camera.read()
                 events = self.watcher.process(frame)
             except Exception as exc:  # noqa: BLE001 - a camera or a frame that fails must not end the witness

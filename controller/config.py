@@ -192,21 +192,18 @@ def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
         raise ConfigError(f"{where}.stable_frames: 1 to 100, got {cam.stable_frames}")
     if not 0 < cam.min_confidence <= 1:
         raise ConfigError(f"{where}.min_confidence: above 0, at most 1, got {cam.min_confidence}")
-    if cam.on and source != "sim":
+    if cam.on and source != "sim":  # a real camera: its source and its calibration must hold up now
         from drivers.camera.capture import CameraError, parse_source
+        from vision.geometry import ConfigError as CameraConfigError
+        from vision.geometry import geometry_from_config, load_config as load_camera_config
 
         try:
             parse_source(source)
         except CameraError as exc:
             raise ConfigError(f"{where}.source: {exc}") from None
-    if cam.on and source != "sim" and cam.config is None:
-        raise ConfigError(f"{where}.config: a real camera needs its calibration file (`croupier vision calibrate "
-                          "--config FILE`), e.g. config = \"camera.toml\"")
-    if cam.on and source != "sim":
-        from vision.geometry import ConfigError as CameraConfigError
-        from vision.geometry import geometry_from_config, load_config as load_camera_config
-
-        assert cam.config is not None
+        if cam.config is None:
+            raise ConfigError(f"{where}.config: a real camera needs its calibration file (`croupier vision "
+                              "calibrate --config FILE`), e.g. config = \"camera.toml\"")
         try:
             geometry_from_config(load_camera_config(cam.config))
         except (OSError, CameraConfigError) as exc:
