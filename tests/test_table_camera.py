@@ -165,7 +165,8 @@ def test_camera_config_is_validated(tmp_path: Path) -> None:
             config_from_mapping({**base, "camera": camera}, tmp_path / "t.toml")
 
 
-def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -> None:
+def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """A baccarat coup on a simulated table with its camera: the dealer lays one of the banker's cards in the
     player's box; the camera sees it there, the round pauses on a camera alert naming the card, the dealer puts
     it right and confirms, and the coup is settled. Everything the camera saw is in the journal."""
@@ -208,11 +209,21 @@ def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -
         records = [e.record for e in j.entries()]
     kinds = [r["kind"] for r in records]
     assert kinds.count("camera") == 1 and "seen" in kinds and "resolve" in kinds
-    seen_records = [r["event"] for r in records if r["kind"] == "seen"]
-    assert {"kind": "card_appeared", "card": card, "zone": "player"}.items() <= next(
-        e for e in seen_records if e["card"] == card and e["zone"] == "player").items()
+    seen_there = [r["event"] for r in records if r["kind"] == "seen" and r["event"]["card"] == card
+                  and r["event"]["zone"] == "player"]
+    assert seen_there and seen_there[0]["kind"] in ("card_appeared", "card_moved") and seen_there[0]["certain"]
     replayed = replay(new_state(cfg.table_id, cfg.game, cfg.rules), enumerate(records, 1))
     assert replayed.meters.rounds >= 1 and not replayed.alerts
+    # The recall of that round shows what the camera saw, its alert and how the dealer resolved it.
+    from controller.cli import main
+    from controller.commands import table as table_commands
+
+    monkeypatch.setattr(table_commands, "_load", lambda path: cfg)
+    assert main(["recall", "--config", "table.toml"]) == 0
+    out = capsys.readouterr().out
+    assert f"    camera saw player: {card}\n" in out
+    assert f"    alert camera: {text}\n" in out
+    assert f"    alert camera: {text} -> confirm by dealer (card moved to the banker box)\n" in out
 
 
 def test_a_restarted_table_forgets_what_its_camera_saw_and_sees_it_again(tmp_path: Path) -> None:

@@ -571,16 +571,31 @@ def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
     state = new_state(cfg.table_id, cfg.game, rules)
     rounds: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
+    alerts: dict[int, str] = {}
     for entry in entries:
-        state, effects = step(state, entry.record)
-        if entry.record.get("kind") != "game":
+        record = entry.record
+        state, effects = step(state, record)
+        kind = record.get("kind")
+        if current is not None and current["result"] is None:  # what happened during the round in play
+            if kind == "seen" and record["event"]["kind"] in ("card_appeared", "card_moved"):
+                seen = record["event"]
+                card = seen.get("card")
+                what = "face down" if card is None else card + ("" if seen.get("certain") else " (unsure)")
+                current["seen"].append(f"{seen.get('zone') or 'off the layout'}: {what}")
+            elif kind == "alert":
+                alerts[record["alert"]["id"]] = f"{record['alert']['kind']}: {record['alert']['text']}"
+                current["alerts"].append(alerts[record["alert"]["id"]])
+            elif kind == "resolve":
+                reason = f" ({record['reason']})" if record.get("reason") else ""
+                current["alerts"].append(f"{alerts.get(record['alert'], 'alert ' + str(record['alert']))} -> "
+                                         f"{record['action']} by {record['by']}{reason}")
+        if kind != "game":
             continue
-        event = event_from_json(entry.record["event"])
+        event = event_from_json(record["event"])
         if event.KIND in ("open_bets", "new_shoe") or current is None or current["result"] is not None:
             # A round runs from open bets to its settlement; a new shoe's burn cards are an entry of their own.
-            kind = "round" if event.KIND == "open_bets" else "shoe"
-            current = {"kind": kind, "round": None, "started": entry.time, "bets": {}, "cards": [], "decisions": [],
-                       "result": None}
+            current = {"kind": "round" if event.KIND == "open_bets" else "shoe", "round": None, "started": entry.time,
+                       "bets": {}, "cards": [], "decisions": [], "seen": [], "alerts": [], "result": None}
             rounds.append(current)
         if isinstance(event, Decision):
             current["decisions"].append(f"{event.actor} {event.action}" + (f" {event.amount}" if event.amount else ""))
@@ -632,6 +647,10 @@ def _recall(args: argparse.Namespace) -> int:
             print(f"    card {card}")
         for d in r["decisions"]:
             print(f"    decision {d}")
+        for seen in r["seen"]:
+            print(f"    camera saw {seen}")
+        for alert in r["alerts"]:
+            print(f"    alert {alert}")
         res = r["result"]
         if res and "results" in res:
             for row in res["results"]:
