@@ -26,9 +26,15 @@ __all__ = ["layout", "cross_check", "zones_for", "sim_layout", "CameraWitness", 
 log = logging.getLogger("croupier.camera")
 
 # Where a snapshot's cards lie, by the key they sit under; a spot's cards lie in "spot N", named by the
-# spot's "spot" field (3) or its hand's "to" ("spot:3", or "dealer").
+# spot's "spot" field (3) or its hand's "to" ("spot:3", "dealer", "community"). Chemin de fer's punter
+# and banker hands lie in baccarat's boxes; big two's played cards in the middle. Games whose cards lie
+# elsewhere (faro's and stuss's turns, red dog's and in-between's spread, trente et quarante's rows) leave
+# them without a zone: the camera's reports of them are checked against the cards dealt, not the place.
 _ZONE_OF_KEY = {"dealer": "dealer", "player": "player", "banker": "banker", "community": "community",
-                "board": "community", "burned": "discard", "burns": "discard", "discard": "discard"}
+                "board": "community", "burned": "discard", "burns": "discard", "discard": "discard",
+                "discards": "discard", "punter_hand": "player", "banker_hand": "banker", "played": "community",
+                "trick": "community", "to_beat": "community"}
+_ZONE_OF_TO = {"dealer": "dealer", "community": "community", "player": "player", "banker": "banker"}
 # Zones where a card the camera sees is checked: the discard holds collected and burned cards, and a card
 # outside every zone (in the dealer's hand, on its way) is no claim about the layout.
 CHECKED_ZONES = frozenset(("dealer", "player", "banker", "community"))
@@ -49,7 +55,7 @@ def layout(snapshot: Mapping[str, Any] | None) -> list[tuple[str | None, str, bo
                 zone = f"spot {node['spot']}"
             elif zone is None and isinstance(node.get("to"), str):
                 to = node["to"]
-                zone = "dealer" if to == "dealer" else f"spot {to[5:]}" if to.startswith("spot:") else None
+                zone = f"spot {to[5:]}" if to.startswith("spot:") else _ZONE_OF_TO.get(to)
             for key, value in node.items():
                 if key not in ("audit", "bets"):
                     walk(value, zone if zone is not None else _ZONE_OF_KEY.get(key))
@@ -93,7 +99,8 @@ def zones_for(game: Mapping[str, Any], spots: int, table_mm: tuple[float, float]
     the dealer and the discard at the top, baccarat's player and banker boxes or the community cards between."""
     from vision.geometry import default_zones
 
-    boxes = ("player", "banker") if "player" in game and "banker" in game else ("community",)
+    two_hands = {"player", "banker"} <= set(game) or {"punter_hand", "banker_hand"} <= set(game)
+    boxes = ("player", "banker") if two_hands else ("community",)
     return default_zones(table_mm, spots=max(1, spots), boxes=boxes)
 
 

@@ -44,6 +44,12 @@ def test_layout_names_each_cards_zone() -> None:
     assert layout(BACCARAT) == [("player", "TD", True), ("banker", "5C", True), ("discard", "6D", True),
                                 ("discard", "8D", False)]
     assert layout(None) == [] and layout({"dealer": {"cards": [{"card": None, "up": False}]}}) == []
+    # hands named by whom they go to (three card poker, let it ride's community cards); chemin de fer's boxes
+    assert layout({"hands": [{"to": "spot:3", "cards": [{"card": "2C", "up": False}]},
+                             {"to": "community", "cards": [{"card": "9D", "up": True}]}],
+                   "punter_hand": {"cards": [{"card": "KS", "up": True}]},
+                   "red_dog": {"cards": [{"card": "4H", "up": True}]}}) == [
+        ("spot 3", "2C", False), ("community", "9D", True), ("player", "KS", True), (None, "4H", True)]
 
 
 @pytest.mark.parametrize("report, alert", [
@@ -80,6 +86,8 @@ def test_sim_layout_cascades_each_zone_and_can_misplace_a_card() -> None:
     moved = sim_layout(BLACKJACK, zones, {"QD": "spot 6"})
     assert [c.x for c in moved if str(c.card) == "QD"][0] > rect["spot 6"][0]
     assert [z.name for z in zones_for(BACCARAT, 12)][:4] == ["dealer", "discard", "player", "banker"]
+    assert [z.name for z in zones_for({"punter_hand": {}, "banker_hand": {}}, 12)][2:4] == ["player", "banker"]
+    assert [z.name for z in zones_for(BLACKJACK, 7)][2] == "community"
 
 
 def test_camera_records_fold_into_what_the_camera_sees(tmp_path: Path) -> None:
@@ -108,7 +116,8 @@ def test_camera_records_fold_into_what_the_camera_sees(tmp_path: Path) -> None:
         step(state, {"kind": "seen", "event": {"kind": "card_flipped", "card": "3D", "zone": "spot 2"}})
 
 
-@pytest.mark.parametrize("game", ["baccarat", "blackjack", "three-card-poker", "texas-holdem"])
+@pytest.mark.parametrize("game", ["baccarat", "blackjack", "three-card-poker", "texas-holdem", "chemin-de-fer",
+                                  "let-it-ride", "pai-gow", "caribbean-stud", "pontoon", "big-two"])
 def test_every_dealt_card_passes_where_it_was_dealt_and_fails_elsewhere(tmp_path: Path, game: str) -> None:
     """Over autoplayed rounds: a camera that sees each face-up card where the game put it raises nothing; the same
     card seen in another zone that holds no copy of it raises an alert."""
