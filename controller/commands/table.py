@@ -25,9 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a complete simulated table or slot cabinet on this machine, run by an autoplay",
                        description="Start a simulated table (shoe over a pty, rendered camera, mock panel pins) with "
                                    "an autoplay that bets, deals, decides and settles, or with --cabinet a simulated "
-                                   "slot cabinet "
-                                   "(mock panel pins, stepper reels, coin acceptor and hopper) with a player who "
-                                   "feeds coins, spins and cashes out; watch it with `croupier watch`.")
+                                   "slot cabinet (mock panel pins, stepper reels, coin acceptor and hopper) with a "
+                                   "player who feeds coins, spins and cashes out; watch it with `croupier watch`.")
     p.add_argument("--game", default="blackjack", help="game to deal (default blackjack)")
     p.add_argument("--cabinet", metavar="TITLE", default=None, help="run a slot cabinet of this title instead "
                    "(croupier titles lists them)")
