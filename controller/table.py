@@ -261,7 +261,12 @@ class Table(Runtime):
         elif isinstance(ev, DeviceState):
             flags = sorted(f.name for f in type(ev.flags) if f in ev.flags and f.name)
             if tuple(flags) != batch.state.shoe.flags:
+                was_empty = "EMPTY" in batch.state.shoe.flags
                 batch.add({"kind": "shoe", "what": "flags", "flags": flags})
+                card_to = self.game.expected_next(batch.state.game).card_to
+                if "EMPTY" in flags and not was_empty and card_to is not None:
+                    self._alert(batch, "shoe", f"the shoe is empty and a card is due to {card_to}: load cards "
+                                "and confirm, or void the round", None, ("confirm", "void"))
         elif isinstance(ev, Shuffle):
             batch.add({"kind": "shoe", "what": "shuffle", "started": ev.started})
         elif isinstance(ev, DeckCheck):

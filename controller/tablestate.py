@@ -260,7 +260,11 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         if what == "link":
             shoe = replace(shoe, link=bool(record["up"]))
         elif what == "flags":
-            shoe = replace(shoe, flags=tuple(record["flags"]))
+            flags = tuple(record["flags"])
+            # The shoe's own cut card coming out (or the shoe running out) makes the shuffle due, wherever the
+            # game's count of the cut stands: a dealer places the physical cut card by hand.
+            due = shoe.shuffle_due or any(f in flags and f not in shoe.flags for f in ("CUT_CARD", "EMPTY"))
+            shoe = replace(shoe, flags=flags, shuffle_due=due)
         elif what == "shuffle":
             shoe = replace(shoe, shuffling=bool(record["started"]))
         elif what == "deck_check":

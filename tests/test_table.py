@@ -156,6 +156,68 @@ def test_restart_mid_round_resumes_the_same_round(tmp_path: Path) -> None:
     assert after.meters.power_ups == 2 and after.meters.voids == 0
 
 
+def test_the_shoes_own_cut_card_makes_the_shuffle_due(tmp_path: Path) -> None:
+    """A dealer places the physical cut card by hand: once the shoe reports it, the shuffle is due after the
+    round in play, wherever the game's count of the cut stands, and the table shuffles before the next."""
+    cfg = table_config(tmp_path, "baccarat", seed=9)
+
+    async def main() -> None:
+        table = await started(cfg)
+        await Autoplay(table, SeededRng(1), rounds=1).run()
+        assert not table.state.shoe.shuffle_due
+        table.sim.cut = 52 * cfg.rules.decks - table.sim.remaining + 3  # the cut card three cards on
+        await Autoplay(table, SeededRng(2), rounds=3).run()
+        await table.stop()
+
+    run(main())
+    _, _, records = journal_settlements(cfg.journal, cfg)
+    state = new_state(cfg.table_id, cfg.game, cfg.rules)
+    cut_at = None
+    for i, r in enumerate(records):
+        state, _ = step(state, r)
+        if cut_at is None and "CUT_CARD" in r.get("flags", ()):
+            cut_at = i
+            assert state.shoe.shuffle_due  # the shoe said so ...
+            assert not cfg.game.snapshot(state.game)["shoe"]["cut_reached"]  # ... long before the game's count
+    assert cut_at is not None
+    kinds = [r["event"]["kind"] for r in records[cut_at:] if r["kind"] == "game"]
+    assert kinds.index("new_shoe") < kinds.index("open_bets")  # shuffled before the next round opened
+    # A flag makes the shuffle due when it comes up, not while it stays up (a new shoe has cleared the due).
+    fresh = dataclasses.replace(state, shoe=dataclasses.replace(state.shoe, flags=(), shuffle_due=False))
+    for flag in ("CUT_CARD", "EMPTY"):
+        up = step(fresh, {"kind": "shoe", "what": "flags", "flags": [flag]})[0]
+        assert up.shoe.shuffle_due
+        cleared = dataclasses.replace(up, shoe=dataclasses.replace(up.shoe, shuffle_due=False))
+        assert not step(cleared, {"kind": "shoe", "what": "flags", "flags": [flag, "CARDS_LOW"]})[0].shoe.shuffle_due
+
+
+def test_a_shoe_running_empty_mid_round_raises_a_dealer_alert(tmp_path: Path) -> None:
+    cfg = table_config(tmp_path, "baccarat", seed=9)
+
+    async def main() -> Any:
+        from controller.cards import parse_card
+
+        table = await started(cfg)
+        ap = Autoplay(table, SeededRng(1))
+        while table.game.expected_next(table.state.game).card_to is None or table.state.meters.rounds < 1:
+            seq = table.state.seq
+            await ap.step()
+            await table.wait_change(seq, 10)
+        table.sim.load([parse_card("9C"), parse_card("2D")])  # the last two cards of the shoe
+        for _ in range(2):
+            seq = table.state.seq
+            table.sim.deal()
+            assert await table.wait_change(seq, 10)
+        assert await table.wait_for(lambda s: s.paused, 10)
+        alert = table.state.alerts[0]
+        await table.stop()
+        return alert, table.state
+
+    alert, state = run(main())
+    assert alert.kind == "shoe" and alert.text.startswith("the shoe is empty and a card is due to ")
+    assert alert.options == ("confirm", "void") and state.shoe.shuffle_due
+
+
 def test_restart_during_a_simulated_shuffle_shuffles_again(tmp_path: Path) -> None:
     """Power lost after the shuffle's order was journaled but before the shuffler's deck check: the restarted
     simulated shuffler shuffles that order again, and play goes on (it used to wait for a deck check forever)."""
