@@ -268,7 +268,8 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         elif what == "shuffle":
             shoe = replace(shoe, shuffling=bool(record["started"]))
         elif what == "deck_check":
-            shoe = replace(shoe, shuffling=False)
+            # A complete deck check is a freshly shuffled shoe (or deck): whatever made the shuffle due is past.
+            shoe = replace(shoe, shuffling=False, shuffle_due=shoe.shuffle_due and not record.get("complete"))
         state = replace(state, shoe=shoe)
     elif kind == "seen":
         state = replace(state, camera=_camera_step(state.camera, record["event"]))
