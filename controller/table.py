@@ -348,7 +348,7 @@ class Table(Runtime):
         if cfg.source == "sim":
             from controller.rng import SeededRng
             from drivers.camera.sim import SimulatedCamera
-            from vision.geometry import Calibration, TableGeometry
+            from vision.geometry import TableGeometry
 
             spots = int(getattr(self.config.rules, "spots", 5))
             seed = self.config.shoe.seed
@@ -356,8 +356,7 @@ class Table(Runtime):
                 zones=zones_for(self.game.snapshot(self.game.new_table(self.config.rules)), spots),
                 rng=SeededRng(seed if seed is not None else 0).numpy())  # sensor noise: simulation only
             # The simulated camera's homography is known: no calibration step, the zones are the table's.
-            geometry = TableGeometry(Calibration.from_corners(_sim_corners(camera), camera.table_mm, camera.size),
-                                     camera.zones)
+            geometry = TableGeometry(camera.calibration(), camera.zones)
             on_frame = self._lay_out_sim_table
         else:
             from drivers.camera.capture import OpenCVCamera
@@ -511,16 +510,3 @@ class Table(Runtime):
             notify("STATUS=waiting for the card shoe")
             await self.shoe_ready.wait()
         return f"table {self.config.table_id}: {self.game.title}"
-
-
-def _sim_corners(camera: Any) -> list[tuple[float, float]]:
-    """Where the simulated camera shows the table's four corners (its homography: by default the table
-    scaled to fill the frame, as `vision.render.render_table` draws it)."""
-    import numpy as np
-
-    W, H = camera.table_mm
-    if camera.homography is None:
-        w, h = camera.size
-        return [(0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h))]
-    pts = np.array([[0, 0, 1], [W, 0, 1], [W, H, 1], [0, H, 1]], np.float64) @ np.asarray(camera.homography).T
-    return [(float(x / z), float(y / z)) for x, y, z in pts]

@@ -150,3 +150,15 @@ def test_simulated_camera_reads_while_the_table_changes() -> None:
     done.set()
     th.join(timeout=30)
     assert not th.is_alive() and not errors and cam.frames > 0
+
+
+def test_simulated_camera_knows_its_own_calibration() -> None:
+    """The table's corners land where the camera draws them, with its default view or a tilted one."""
+    default = SimulatedCamera(rng=SeededRng(1).numpy())
+    assert np.allclose(default.calibration().to_table([[0, 0], [640, 360], [1280, 720]]),
+                       [[0, 0], [600, 337.5], [1200, 675]], atol=1e-6)
+    tilt = np.array([[0.9, 0.05, 80.0], [0.02, 0.85, 60.0], [0.0, 0.0001, 1.0]])
+    tilted = SimulatedCamera(homography=tilt, rng=SeededRng(1).numpy())
+    table_pts = np.array([[100.0, 100.0], [700.0, 500.0]])
+    image_pts = cv2.perspectiveTransform(table_pts.reshape(1, -1, 2), tilt)[0]
+    assert np.allclose(tilted.calibration().to_table(image_pts), table_pts, atol=1e-3)

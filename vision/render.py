@@ -712,6 +712,15 @@ class TableCard:
     face_up: bool = True
 
 
+def view_homography(size: tuple[int, int], table_mm: tuple[float, float],
+                    homography: np.ndarray | None = None) -> np.ndarray:
+    """Table millimetres -> image pixels as `render_table` draws them: `homography`, or by default the whole
+    table filling an image of `size`, seen from straight above."""
+    if homography is None:
+        return np.array([[size[0] / table_mm[0], 0, 0], [0, size[1] / table_mm[1], 0], [0, 0, 1]], np.float64)
+    return np.asarray(homography, np.float64)
+
+
 def render_table(cards: Sequence[TableCard], rng: np.random.Generator | None = None, *,
                  size: tuple[int, int] = (1280, 720), table_mm: tuple[float, float] = (1200.0, 675.0),
                  homography: np.ndarray | None = None, markers: bool = True,
@@ -725,9 +734,7 @@ def render_table(cards: Sequence[TableCard], rng: np.random.Generator | None = N
     table mm puts a dealer's hand there; `noise` is the sensor noise sigma; `rng` drives the noise and hand.
     """
     W, H = size
-    if homography is None:
-        homography = np.array([[W / table_mm[0], 0, 0], [0, H / table_mm[1], 0], [0, 0, 1]], np.float64)
-    Hm = np.asarray(homography, np.float64)
+    Hm = view_homography(size, table_mm, homography)
 
     def to_img(pts: np.ndarray) -> np.ndarray:
         return cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(1, -1, 2), Hm)[0]

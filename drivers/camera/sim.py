@@ -12,11 +12,12 @@ import threading
 from dataclasses import replace
 from typing import Iterable, Sequence
 
+import cv2
 import numpy as np
 
 from controller.cards import Card
-from vision.geometry import Zone, default_zones
-from vision.render import CARD_MM, CardStyle, DEFAULT_STYLE, TableCard, render_table
+from vision.geometry import Calibration, Zone, default_zones
+from vision.render import CARD_MM, CardStyle, DEFAULT_STYLE, TableCard, render_table, view_homography
 
 __all__ = ["SimulatedCamera"]
 
@@ -89,6 +90,13 @@ class SimulatedCamera:
             if z.name == name:
                 return z
         raise KeyError(f"no zone {name!r} on the simulated table (zones: {', '.join(z.name for z in self.zones)})")
+
+    def calibration(self) -> Calibration:
+        """This camera's view of the table, known exactly: what `croupier vision calibrate` finds for a real one."""
+        W, H = self.table_mm
+        corners = np.array([[[0, 0], [W, 0], [W, H], [0, H]]], np.float64)
+        image = cv2.perspectiveTransform(corners, view_homography(self.size, self.table_mm, self.homography))[0]
+        return Calibration.from_corners(image.tolist(), self.table_mm, self.size)
 
     # -- the camera side, like OpenCVCamera
 
