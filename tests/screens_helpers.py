@@ -1,4 +1,4 @@
-"""Helpers for the screens tests: a simulated table with its screens bridge, a WebSocket reader, stepping the autoplay to a phase."""
+"""Helpers for the screens tests: a simulated table with its screens bridge, a WebSocket reader, the phase of a table."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import dataclasses
 import json
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator
 
 import aiohttp
 
-from controller.autoplay import Autoplay
 from controller.bus import create_keys
 from controller.screens.bridge import Bridge, source_for_table
 from controller.table import Table
@@ -59,18 +58,6 @@ def with_keys(cfg: Any, folder: Path, role: str, screens: dict[str, Any]) -> Any
         create_keys(keys, name)
     return dataclasses.replace(cfg, raw={**cfg.raw, "screens": screens}, bus=dataclasses.replace(
         cfg.bus, keys=keys, clients=((keys / f"{role}.key", role), (keys / "ops.key", "ops"))))
-
-
-async def step_until(table: Any, autoplay: Autoplay, done: Callable[[], bool], limit: int = 2000) -> None:
-    """Let the autoplay do one thing at a time until `done()`; waits on the table's journal, never sleeps."""
-    for _ in range(limit):
-        if done():
-            return
-        seq = table.state.seq
-        await autoplay.step()
-        if table.state.seq == seq:
-            await table.wait_change(seq, 5)
-    raise AssertionError("the table never got there")
 
 
 def phase(table: Any) -> str:

@@ -1,4 +1,4 @@
-"""Helpers for runtime tests: a table config on free loopback ports with a simulated shoe, and a runtime served in a thread."""
+"""Helpers for runtime tests: a table config on free loopback ports with a simulated shoe, a runtime served in a thread, stepping the autoplay."""
 
 from __future__ import annotations
 
@@ -67,3 +67,26 @@ def serving(make: Callable[[], Any], prepare: Callable[[Any], Awaitable[None]] |
     finally:
         holder["loop"].call_soon_threadsafe(holder["runtime"].request_stop)
         thread.join(30)
+
+
+async def step_until(table: Any, autoplay: Any, done: Callable[[], bool], limit: int = 2000) -> None:
+    """Let the autoplay do one thing at a time until `done()`; waits on the table's journal, never sleeps."""
+    for _ in range(limit):
+        if done():
+            return
+        seq = table.state.seq
+        await autoplay.step()
+        if table.state.seq == seq:
+            await table.wait_change(seq, 5)
+    raise AssertionError("the table never got there")
+
+
+def misplaceable(table: Any) -> list[str]:
+    """The banker's cards of a baccarat coup, once its first four are out, that the player does not also hold
+    (eight decks hold eight of each): one of them laid in the player's box is a misdeal the camera can tell."""
+    from controller.camera import layout
+
+    cards = layout(table.game.snapshot(table.state.game))
+    if sum(z in ("player", "banker") for z, _, _ in cards) < 4:
+        return []
+    return [c for z, c, _ in cards if z == "banker" and ("player", c, True) not in cards]

@@ -23,8 +23,8 @@ from controller.screens import bridge as bridge_module
 from controller.screens.bridge import _Feed, _Screen, source_for_table
 from controller.screens.config import screens_config
 from controller.views import leaks
-from tests.screens_helpers import TOKEN, Socket, cards_in, phase, run, stack, step_until, with_keys
-from tests.table_helpers import free_ports, table_config
+from tests.screens_helpers import TOKEN, Socket, cards_in, phase, run, stack, with_keys
+from tests.table_helpers import free_ports, step_until, table_config
 from tests.test_table_cli import write_config
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,8 +17,8 @@ from controller.rng import SeededRng
 from controller.screens.bridge import Bridge, source_for_table
 from controller.screens.browser import browser, missing, wait_for
 from controller.views import leaks
-from tests.screens_helpers import TOKEN, artifacts, cards_in, phase, run, stack, step_until
-from tests.table_helpers import free_ports, table_config
+from tests.screens_helpers import TOKEN, artifacts, cards_in, phase, run, stack
+from tests.table_helpers import free_ports, misplaceable, step_until, table_config
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
 
@@ -214,17 +214,10 @@ def test_dealer_page_shows_what_the_camera_sees_and_confirms_its_alert(tmp_path:
     card put right) resumes the round."""
     import dataclasses
 
-    from controller.camera import layout
     from controller.config import CameraConfig
 
     cfg = dataclasses.replace(table_config(tmp_path, "baccarat", seed=11),
                               camera=CameraConfig("sim", fps=10.0, stable_frames=2))
-
-    def misplaceable(table: Any) -> list[str]:
-        cards = layout(table.game.snapshot(table.state.game))
-        if sum(z in ("player", "banker") for z, _, _ in cards) < 4:
-            return []  # the coup's first four cards are not all out yet
-        return [c for z, c, _ in cards if z == "banker" and ("player", c, True) not in cards]
 
     async def main() -> None:
         async with stack(cfg) as (table, bridge), browser() as ctx:

@@ -19,7 +19,7 @@ from controller.rng import SeededRng
 from controller.table import Table
 from controller.tablestate import new_state, picture, step
 from controller.views import leaks, screen_views
-from tests.table_helpers import table_config
+from tests.table_helpers import step_until, table_config
 
 
 def run(coro: Any, timeout: float = 120) -> Any:
@@ -198,11 +198,8 @@ def test_a_shoe_running_empty_mid_round_raises_a_dealer_alert(tmp_path: Path) ->
         from controller.cards import parse_card
 
         table = await started(cfg)
-        ap = Autoplay(table, SeededRng(1))
-        while table.game.expected_next(table.state.game).card_to is None or table.state.meters.rounds < 1:
-            seq = table.state.seq
-            await ap.step()
-            await table.wait_change(seq, 10)
+        await step_until(table, Autoplay(table, SeededRng(1)), lambda: table.state.meters.rounds >= 1 and
+                         table.game.expected_next(table.state.game).card_to is not None)
         table.sim.load([parse_card("9C"), parse_card("2D")])  # the last two cards of the shoe
         for _ in range(2):
             seq = table.state.seq

@@ -19,7 +19,7 @@ from controller.rng import SeededRng
 from controller.table import Table
 from controller.tablestate import new_state, picture, replay, step
 from controller.views import leaks, screen_views
-from tests.table_helpers import table_config
+from tests.table_helpers import misplaceable, step_until, table_config
 
 BLACKJACK = {"game": "blackjack", "round": 1, "phase": "dealing",
              "bets": [{"spot": 2, "box": "main", "amount": 25}],
@@ -185,20 +185,8 @@ def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path, m
     async def main() -> tuple[str, str]:
         table = Table(cfg)
         await table.start()
-        ap = Autoplay(table, SeededRng(2))
-
-        def banker_cards() -> list[str]:
-            cards = layout(table.game.snapshot(table.state.game))
-            if sum(z in ("player", "banker") for z, _, _ in cards) < 4:
-                return []  # the coup's first four cards are not all out yet
-            # a card of the banker's that the player does not also hold (eight decks hold eight of each)
-            return [c for z, c, _ in cards if z == "banker" and ("player", c, True) not in cards]
-
-        while not banker_cards():
-            seq = table.state.seq
-            await ap.step()
-            await table.wait_change(seq, 10)
-        card = banker_cards()[0]
+        await step_until(table, Autoplay(table, SeededRng(2)), lambda: bool(misplaceable(table)))
+        card = misplaceable(table)[0]
         table.sim_misplaced[card] = "player"
         assert await table.wait_for(lambda s: any(a.kind == "camera" and a.card == card for a in s.alerts), 60)
         alert = next(a for a in table.state.alerts if a.kind == "camera")
@@ -244,11 +232,8 @@ def test_a_restarted_table_forgets_what_its_camera_saw_and_sees_it_again(tmp_pat
     async def deal_and_look() -> tuple[Any, ...]:
         table = Table(cfg)
         await table.start()
-        ap = Autoplay(table, SeededRng(2))
-        while not any(z == "player" for z, _, _ in layout(table.game.snapshot(table.state.game))):
-            seq = table.state.seq
-            await ap.step()
-            await table.wait_change(seq, 10)
+        await step_until(table, Autoplay(table, SeededRng(2)),
+                         lambda: any(z == "player" for z, _, _ in layout(table.game.snapshot(table.state.game))))
         assert await table.wait_for(lambda s: any(z == "player" and sure for _, z, sure, _ in s.camera), 60)
         await table.stop()
         return table.state.camera
