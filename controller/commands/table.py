@@ -375,11 +375,22 @@ def _endpoints(args: argparse.Namespace) -> tuple[str, Any, Any]:
                                     f"tcp://{args.host}:{cmd}"), None
 
 
+def _key_pair(path: str, cfg: Any) -> tuple[tuple[bytes, bytes], bytes]:
+    """Our CURVE key pair from `path` and the table's public key from its config's keys folder."""
+    from controller.bus import load_public_key, load_secret_keys
+    from controller.cli import CliError
+
+    try:
+        return load_secret_keys(path), load_public_key(cfg.bus.keys / "server.key")
+    except (OSError, ValueError) as exc:
+        raise CliError(f"--key: {exc}") from None
+
+
 def _watch(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from controller.bus import BusClient, load_public_key, load_secret_keys
+    from controller.bus import BusClient
     from controller.cli import CliError
 
     table_id, endpoints, cfg = _endpoints(args)
@@ -388,10 +399,7 @@ def _watch(args: argparse.Namespace) -> int:
         if not args.key:
             raise CliError("this table sends its views over CURVE ([bus].curve_screens): give --key NAME.key_secret, "
                            "a key listed in its config")
-        try:
-            keys, server = load_secret_keys(args.key), load_public_key(cfg.bus.keys / "server.key")
-        except (OSError, ValueError) as exc:
-            raise CliError(f"--key: {exc}") from None
+        keys, server = _key_pair(args.key, cfg)
     elif args.key:
         raise CliError("--key is for a table whose config has [bus].curve_screens = true")
     seen = 0
@@ -501,7 +509,7 @@ def _command(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from controller.bus import CommandClient, CommandError, load_public_key, load_secret_keys
+    from controller.bus import CommandClient, CommandError
     from controller.cli import CliError
 
     _, endpoints, cfg = _endpoints(args)
@@ -515,8 +523,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.key:
         if cfg is None or cfg.bus.keys is None:
             raise CliError("--key needs --config with [bus].keys (the table's public key lives there)")
-        keys = load_secret_keys(args.key)
-        server = load_public_key(cfg.bus.keys / "server.key")
+        keys, server = _key_pair(args.key, cfg)
 
     async def main() -> dict[str, Any]:
         client = CommandClient(endpoints.commands, keys, server)
