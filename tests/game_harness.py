@@ -213,15 +213,17 @@ def play_round(game: GameSpec, state: Any, rng: Rng, cards: Iterator[Card],
 
 def play_rounds(game: GameSpec, rules: RulesBase, legal_bets: Callable[[Any, Rng], list[Event]], seed: int,
                 rounds: int, decide: Decide = random_decision, jokers: int = 0, void_chance: int = 0,
-                deck_per_round: bool = False, fresh_shoes: bool = False, bets_from_state: bool = False) -> Any:
-    """Play `rounds` seeded rounds, then replay every event (through JSON) and demand the same state."""
+                deck_per_round: bool = False, fresh_shoes: bool = False, bets_from_state: bool = False,
+                journal: list[Event] | None = None) -> Any:
+    """Play `rounds` seeded rounds, then replay every event (through JSON) and demand the same state.
+    `journal`, when given, receives every event the game took, in order."""
     rng = SeededRng(seed)
     card_rng = SeededRng(seed + 1)
     decks = getattr(rules, "decks", 1)
     cards: Iterator[Card] = (ShoeFeed(card_rng, decks, jokers) if fresh_shoes else _cards(card_rng, decks, jokers))
     state = game.new_table(rules)
     initial = state
-    journal: list[Event] = []
+    journal = [] if journal is None else journal
     carried = pot = 0   # open bets and pot left by the rounds so far: the next settlement must start from them
     for _ in range(rounds):
         if deck_per_round:
@@ -239,3 +241,37 @@ def play_rounds(game: GameSpec, rules: RulesBase, legal_bets: Callable[[Any, Rng
         replayed, _ = game.apply(replayed, event_from_json(json.loads(json.dumps(event.to_json()))))
     assert replayed == state, "replaying the journal did not rebuild the same state"
     return state
+
+
+# How each game is played by the harness when every game is played alike (the views' property, the table's
+# reassign): the games whose own tests decide, whose bets depend on the table, and which deal a fresh deck.
+DECIDE_FROM_TESTS = {"blackjack": "random_decide", "red-dog": "decide", "high-card-pool": "decide", "pontoon": "decide",
+                     "pai-gow": "random_decide", "pusoy": "random_decide", "texas-holdem": "random_decide",
+                     "big-two": "random_decide"}
+BETS_FROM_STATE = {"chemin-de-fer", "faro", "stuss", "pontoon", "texas-holdem"}
+DECK_PER_ROUND = {"three-card-poker", "let-it-ride", "caribbean-stud", "pai-gow", "pusoy", "texas-holdem", "big-two"}
+
+
+def play_game(name: str, seed: int, rounds: int, apply: Callable[[GameSpec], Callable[[Any, Event], Any]] | None = None,
+              journal: list[Event] | None = None) -> Any:
+    """`play_rounds` of the named game with its own bets and decisions; `apply(game)`, when given, wraps the
+    game's apply, to look at every state on the way; `journal` receives the events the game took."""
+    import dataclasses
+    import importlib
+
+    from controller.games import get_game
+
+    game = get_game(name)
+    module = name.replace("-", "_")
+    legal = getattr(importlib.import_module(f"controller.games.{module}"), "legal_bets", None)
+    tests = importlib.import_module(f"tests.test_{module}") if legal is None or name in DECIDE_FROM_TESTS else None
+    kwargs: dict[str, Any] = {"jokers": 1} if name == "pai-gow" else {}
+    if tests is not None:
+        legal = legal or tests.legal_bets   # the game's own bet maker and decisions
+        if name in DECIDE_FROM_TESTS:
+            kwargs["decide"] = getattr(tests, DECIDE_FROM_TESTS[name])
+    if name in BETS_FROM_STATE:
+        kwargs["bets_from_state"] = True
+    kwargs["deck_per_round" if name in DECK_PER_ROUND else "fresh_shoes"] = True
+    played = dataclasses.replace(game, apply=apply(game)) if apply is not None else game
+    return play_rounds(played, game.rules({}), legal, seed=seed, rounds=rounds, journal=journal, **kwargs)

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from typing import Any
 
 import pytest
 
-from controller.games import get_game
 from controller.games.base import Event, GameSpec
 from controller.views import ScreenViews, leaks, project
-from tests.game_harness import play_rounds
+from tests.game_harness import play_game
 
 GAMES = ["blackjack", "baccarat", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud",
          "trente-et-quarante", "faro", "stuss", "in-between", "red-dog", "high-card-pool", "pontoon",
          "pai-gow", "pusoy", "texas-holdem", "big-two"]
-DECIDE_FROM_TESTS = {"blackjack": "random_decide", "red-dog": "decide", "high-card-pool": "decide", "pontoon": "decide",
-                     "pai-gow": "random_decide", "pusoy": "random_decide", "texas-holdem": "random_decide",
-                     "big-two": "random_decide"}
-BETS_FROM_STATE = {"chemin-de-fer", "faro", "stuss", "pontoon", "texas-holdem"}
 # Games whose rounds are long (a whole pack dealt, dozens of plays) run fewer rounds (ten times as many with --long).
 SHORTER = {"pusoy": 100, "big-two": 40, "pai-gow": 150, "texas-holdem": 250}
 CARD = re.compile(r'"card": "([2-9TJQKA][CDHS]|JK)"')
@@ -65,33 +59,13 @@ def _rounds_for(name: str, long: bool) -> int:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_no_face_down_card_on_a_screen(name: str, request: pytest.FixtureRequest) -> None:
-    import importlib
-
-    game = get_game(name)
-    module = name.replace("-", "_")
-    legal = getattr(importlib.import_module(f"controller.games.{module}"), "legal_bets", None)
-    if legal is None or name in DECIDE_FROM_TESTS:
-        tests = importlib.import_module(f"tests.test_{module}")   # the game's own bet maker and decisions
-        legal = legal or tests.legal_bets
-
     screens = ScreenViews()
 
-    def apply(state: Any, event: Event) -> Any:
-        new, effects = game.apply(state, event)
-        check_views(game, new, screens)
-        return new, effects
+    def checking(game: GameSpec) -> Any:
+        def apply(state: Any, event: Event) -> Any:
+            new, effects = game.apply(state, event)
+            check_views(game, new, screens)
+            return new, effects
+        return apply
 
-    checking = dataclasses.replace(game, apply=apply)
-    kwargs: dict[str, Any] = {}
-    if name in DECIDE_FROM_TESTS:
-        kwargs["decide"] = getattr(tests, DECIDE_FROM_TESTS[name])
-    if name in BETS_FROM_STATE:
-        kwargs["bets_from_state"] = True
-    if name == "pai-gow":
-        kwargs["jokers"] = 1
-    if name in ("three-card-poker", "let-it-ride", "caribbean-stud", "pai-gow", "pusoy", "texas-holdem", "big-two"):
-        kwargs["deck_per_round"] = True
-    else:
-        kwargs["fresh_shoes"] = True
-    rounds = _rounds_for(name, request.config.getoption("--long"))
-    play_rounds(checking, game.rules({}), legal, seed=11, rounds=rounds, **kwargs)
+    play_game(name, 11, _rounds_for(name, request.config.getoption("--long")), checking)
