@@ -5,11 +5,13 @@ camera's tracker (vision/tracker.py) reports a card only once it lies still (`ca
 `card_moved`, `card_removed`); the runtime journals each report as a `seen` record and asks
 `cross_check` whether it disagrees with the game: a card the shoe did not deal, a card in another zone
 than the one it was dealt to, a face-down card lying face up. A disagreement is a dealer alert, which
-pauses the round until the dealer confirms the shoe's reading or voids the round. A report the tracker
+pauses the round until the dealer confirms the shoe's reading, reassigns (the camera is right: the shoe
+misread the card, or two cards traded places; `reassignment` says which dealt card the camera's is) or
+voids the round. A report the tracker
 is unsure of is journaled and shown to the dealer, never alerted on: a camera's doubt must not stop a
 table.
 
-`layout`, `cross_check`, `zones_for` and `sim_layout` are pure (the runtime checks each report with
+`layout`, `cross_check`, `reassignment`, `zones_for` and `sim_layout` are pure (the runtime checks each report with
 `cross_check` as it stages it); `CameraWitness` is the thread that reads the camera; `sim_layout` lays
 the game's cards on the simulated camera's table the way a dealer does (`--sim`).
 """
@@ -21,7 +23,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["layout", "cross_check", "zones_for", "sim_layout", "CameraWitness", "CHECKED_ZONES"]
+__all__ = ["layout", "cross_check", "reassignment", "zones_for", "sim_layout", "CameraWitness", "CHECKED_ZONES"]
 
 log = logging.getLogger("croupier.camera")
 
@@ -92,6 +94,19 @@ def cross_check(game: Mapping[str, Any], last_round: Mapping[str, Any] | None, s
     if not dealt_to:
         return None  # the game does not say where its cards lie
     return f"camera sees {card} on {zone}: the shoe dealt it to {', '.join(dealt_to)}"
+
+
+def reassignment(game: Mapping[str, Any], camera: Iterable[tuple[str | None, str | None, bool, bool]], card: str,
+                 zone: str) -> tuple[str, str]:
+    """What `reassign` corrects for a camera alert about `card` seen on `zone`: (the dealt card, `card`), where
+    the dealt card is the one card the shoe dealt to `zone` that the camera does not see there (`camera`: what
+    it sees, as TableState.camera). Raises ValueError when no card, or more than one, could be it."""
+    seen_there = {c for c, z, sure, _ in camera if z == zone and sure}
+    unseen = sorted({c for z, c, _ in layout(game) if z == zone and c != card and c not in seen_there})
+    if len(unseen) != 1:
+        which = f"it could be {' or '.join(unseen)}" if unseen else "every card dealt there is seen there"
+        raise ValueError(f"which card on {zone} is {card} cannot be told ({which}): name it with card=")
+    return unseen[0], card
 
 
 def zones_for(game: Mapping[str, Any], spots: int, table_mm: tuple[float, float] = (1200.0, 675.0)) -> tuple[Any, ...]:

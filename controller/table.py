@@ -184,10 +184,36 @@ class Table(Runtime):
             raise CommandRefused(f"alert {alert_id} is resolved by {', '.join(alert.options)}, not {action!r}")
         records: list[dict[str, Any]] = [{"kind": "resolve", "alert": alert_id, "action": action, "by": str(role),
                                           "reason": str(args.get("reason", ""))}]
+        if action == "reassign":
+            records += self._reassign(state, role, alert, records[0], args.get("card"))
         if action == "void":
             records.append({"kind": "game", "event": VoidRound(str(args.get("reason") or alert.text)).to_json(),
                             "via": str(role)})
         return records
+
+    def _reassign(self, state: TableState, role: Role, alert: Any, record: dict[str, Any], dealt: Any
+                  ) -> list[dict[str, Any]]:
+        """Complete a camera alert's `reassign` record with the correction (the dealt card the dealer names, or
+        the one the camera tells), and confirm the other camera alerts the corrected round now agrees with: the
+        card that traded places with this one is the usual one. Raises CommandRefused when it cannot be done."""
+        from controller.camera import cross_check, reassignment
+        from controller.cards import parse_card
+
+        try:
+            if dealt is not None:
+                pair = (str(parse_card(str(dealt))), str(alert.card))
+            else:
+                pair = reassignment(self.game.snapshot(state.game), state.camera, str(alert.card), str(alert.zone))
+            record["reassign"] = list(pair)
+            after, _ = step(state, record)
+        except (ValueError, IllegalEvent) as exc:
+            raise CommandRefused(f"reassign: {getattr(exc, 'reason', exc)}") from None
+        game = self.game.snapshot(after.game)
+        return [{"kind": "resolve", "alert": a.id, "action": "confirm", "by": str(role),
+                 "reason": f"agrees with the cards after alert {alert.id} was reassigned"}
+                for a in after.alerts if a.kind == "camera" and a.zone is not None
+                and cross_check(game, after.last_round, {"kind": "card_appeared", "card": a.card, "zone": a.zone,
+                                                          "certain": True}) is None]
 
     def _status_view(self, role: Role) -> str:
         return "dealer" if role.kind != "spot" else "public"
@@ -276,9 +302,11 @@ class Table(Runtime):
             self._alert(batch, "shoe", text.strip(), None, ("confirm", "void"))
 
     def _alert(self, batch: Batch, kind: str, text: str, card: str | None, options: tuple[str, ...],
-               draw: list[int] | None = None) -> None:
+               draw: list[int] | None = None, zone: str | None = None) -> None:
         record: dict[str, Any] = {"kind": "alert", "alert": {"id": batch.state.next_alert, "kind": kind, "text": text,
                                                             "card": card, "options": list(options)}}
+        if zone is not None:
+            record["alert"]["zone"] = zone
         if draw:
             record["draw"] = draw
         log.warning("dealer alert: %s", text)
@@ -392,14 +420,19 @@ class Table(Runtime):
         self._post(lambda batch: self._camera_event(batch, ev))
 
     def _camera_event(self, batch: Batch, ev: Any) -> None:
-        from controller.camera import cross_check
+        from controller.camera import cross_check, layout
 
         seen = ev.to_json()
         batch.add({"kind": "seen", "event": seen})
         state = batch.state
-        text = cross_check(self.game.snapshot(state.game), state.last_round, seen)
-        if text is not None and not any(a.kind == "camera" and a.card == seen.get("card") for a in state.alerts):
-            self._alert(batch, "camera", text, seen.get("card"), ("confirm", "void"))
+        game = self.game.snapshot(state.game)
+        text = cross_check(game, state.last_round, seen)
+        card, zone = seen.get("card"), seen.get("zone")
+        if text is not None and not any(a.kind == "camera" and a.card == card for a in state.alerts):
+            # A card lying face up where it was dealt face down is no misread: only confirm or void.
+            misread = state.round_log is not None and not any(z == zone and c == card for z, c, _ in layout(game))
+            self._alert(batch, "camera", text, card, ("confirm", "reassign", "void") if misread else ("confirm", "void"),
+                        zone=zone)
 
     # ------------------------------------------------------------------------------------------ panel
 

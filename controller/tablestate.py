@@ -8,8 +8,12 @@ Record kinds (each a JSON object with "kind"):
 - "start"    the service started: {"version", "game", "rules"} (counts a power-up)
 - "game"     a game event: {"event": {...}, "via": "shoe"|"dealer"|"spot:N"|"panel"|"timer"|"autoplay",
              "draw": [shoe_id, draw] for a card read by the shoe, "closes_at": epoch s for open bets}
-- "alert"    a dealer alert that pauses dealing: {"alert": {"id", "kind", "text", "card", "options"}}
-- "resolve"  the dealer resolved an alert: {"alert": id, "action", "by", "reason"}
+- "alert"    a dealer alert that pauses dealing: {"alert": {"id", "kind", "text", "card", "options"}}; a
+             camera alert adds "zone", where the camera saw the card
+- "resolve"  the dealer resolved an alert: {"alert": id, "action", "by", "reason"}; `reassign` adds
+             "reassign": [dealt card, true card]: the round in play is rebuilt from its events with the
+             deal of the one card made a deal of the other (and, when both were dealt, the other way
+             round: two cards that traded places)
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
 - "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}
 - "door"     a door switch: {"name", "open"}
@@ -30,7 +34,7 @@ from controller.games.base import (
 )
 from controller.journal import fold
 
-__all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
+__all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved", "CardReassigned",
            "new_state", "step", "replay", "picture", "scoreboard_entry", "HISTORY", "SCOREBOARD"]
 
 HISTORY = 10  # settled rounds kept for the dealer screen (recall reads the journal for more)
@@ -44,9 +48,13 @@ class Alert:
     text: str
     card: str | None = None
     options: tuple[str, ...] = ("confirm", "void")
+    zone: str | None = None    # a camera alert: where the camera saw the card
 
     def json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "text": self.text, "card": self.card, "options": list(self.options)}
+        out = {"id": self.id, "kind": self.kind, "text": self.text, "card": self.card, "options": list(self.options)}
+        if self.zone is not None:
+            out["zone"] = self.zone
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,16 @@ class AlertResolved(Effect):
     KIND: ClassVar[str] = "alert_resolved"
     id: int
     action: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardReassigned(Effect):
+    """The dealer corrected the round in play: `card`, as the shoe read it, is `becomes` (and `becomes`, when it
+    was dealt too, is `card`: the two traded places)."""
+    KIND: ClassVar[str] = "card_reassigned"
+    card: str
+    becomes: str
+    swapped: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +158,10 @@ class TableState:
     # What the camera sees lying on the table: (card or None when face down, zone, certain, face down).
     camera: tuple[tuple[str | None, str | None, bool, bool], ...] = ()
     camera_down: str | None = None   # why the camera gives no frames, while it does not
+    # The round in play as its events, for a dealer's `reassign`: the game before its open bets and every game
+    # event since (None between rounds).
+    round_base: Any = field(default=None, repr=False)
+    round_log: tuple[Any, ...] | None = field(default=None, repr=False)
 
     @property
     def paused(self) -> bool:
@@ -199,27 +221,63 @@ def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, E
         shoe = replace(shoe, dealt=0, shuffle_due=False, shuffling=False)
         scoreboard = ()
     closes_at = state.bets_close_at
+    round_base, round_log = state.round_base, state.round_log
     if event.KIND == "open_bets":
         closes_at = record.get("closes_at")
+        round_base, round_log = before, (event,)
     elif event.KIND in ("close_bets", "void_round"):
         closes_at = None
+    if round_log is not None and event.KIND != "open_bets":
+        round_log = round_log + (event,)
     for eff in effects:
         if isinstance(eff, RoundSettled):
             meters = _add_settlement(meters, eff)
             history = (history + ({"round": eff.round, **eff.settlement.json()},))[-HISTORY:]
             # A round settles on the Settle event, which clears the layout: the table as it stood is `before`.
             last_round = state.game_spec.snapshot(before)
+            round_base, round_log = None, None
             entry = scoreboard_entry(last_round)
             if entry is not None:
                 scoreboard = (scoreboard + (entry,))[-SCOREBOARD:]
         elif isinstance(eff, RoundVoided):
             meters = replace(meters, voids=meters.voids + 1)
             history = (history + ({"round": eff.round, "voided": eff.reason, "returned": eff.returned},))[-HISTORY:]
-            last_round = None
+            last_round = round_base = round_log = None
         elif isinstance(eff, ShuffleDue):
             shoe = replace(shoe, shuffle_due=True)
     return replace(state, game=game, meters=meters, shoe=shoe, history=history, last_round=last_round,
-                   scoreboard=scoreboard, bets_close_at=closes_at), effects
+                   scoreboard=scoreboard, bets_close_at=closes_at, round_base=round_base, round_log=round_log), effects
+
+
+def _reassign(state: TableState, card: str, becomes: str) -> tuple[TableState, Effects]:
+    """The round in play rebuilt from its events with `card` dealt as `becomes` (and the other way round when
+    both were dealt). Raises IllegalEvent when there is no round in play, `card` was not dealt in it, or the
+    round's later events do not fit the corrected cards (the dealer voids the round instead)."""
+    from controller.cards import parse_card
+
+    if state.round_log is None:
+        raise IllegalEvent("no round in play: reassign corrects the cards of a round before it settles")
+    dealt = [str(e.card) for e in state.round_log if isinstance(e, CardDealt)]
+    if card not in dealt:
+        raise IllegalEvent(f"{card} was not dealt in this round")
+    if becomes == card:
+        raise IllegalEvent(f"reassign {card} as itself changes nothing")
+    twice = [c for c in (card, becomes) if dealt.count(c) > 1]  # a shoe of several decks
+    if twice:
+        raise IllegalEvent(f"{twice[0]} was dealt twice in this round: which deal is meant cannot be told; void the round")
+    swap = {card: parse_card(becomes), becomes: parse_card(card)}
+    events = tuple(replace(e, card=swap[str(e.card)]) if isinstance(e, CardDealt) and str(e.card) in swap else e
+                   for e in state.round_log)
+    game = state.round_base
+    for event in events:
+        try:
+            game, effects = state.game_spec.apply(game, event)
+        except IllegalEvent as exc:
+            raise IllegalEvent(f"with {card} as {becomes} the round's events no longer fit ({exc.reason}): "
+                               "void the round") from None
+        if any(isinstance(eff, (RoundSettled, RoundVoided)) for eff in effects):
+            raise IllegalEvent(f"with {card} as {becomes} the round would have ended earlier: void the round")
+    return replace(state, game=game, round_log=events), (CardReassigned(card, becomes, becomes in dealt),)
 
 
 def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
@@ -242,7 +300,8 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         state = replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1))
     elif kind == "alert":
         a = record["alert"]
-        alert = Alert(a["id"], a["kind"], a["text"], a.get("card"), tuple(a.get("options", ("confirm", "void"))))
+        alert = Alert(a["id"], a["kind"], a["text"], a.get("card"), tuple(a.get("options", ("confirm", "void"))),
+                      a.get("zone"))
         state = replace(state, alerts=state.alerts + (alert,), next_alert=max(state.next_alert, alert.id + 1))
         effects = (AlertRaised(alert),)
     elif kind == "resolve":
@@ -250,6 +309,9 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
             raise IllegalEvent(f"no open alert {record['alert']}")
         state = replace(state, alerts=tuple(a for a in state.alerts if a.id != record["alert"]))
         effects = (AlertResolved(record["alert"], record["action"]),)
+        if record.get("reassign"):
+            state, more = _reassign(state, *record["reassign"])
+            effects += more
     elif kind == "refused":
         state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))
     elif kind == "shoe":

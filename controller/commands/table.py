@@ -564,11 +564,18 @@ def _cabinet_replay(cfg: Any, recall: int) -> Any:
     return replay(state, ((e.seq, e.record) for e in _entries(cfg)))
 
 
+def _swapped(line: str, swap: dict[str, str]) -> str:
+    """A recall card line ("spot:2: 9H (down)") with its card changed as `swap` says."""
+    to, _, rest = line.rpartition(": ")
+    card, _, tail = rest.partition(" ")
+    return f"{to}: {swap.get(card, card)}" + (f" {tail}" if tail else "")
+
+
 def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
     """Replay the journal read-only; return the state and the rounds (events, cards, settlement) in order."""
     from controller.games.base import CardPlaced, Decision, RoundSettled, RoundVoided, StakeChanged, event_from_json
     from controller.games.base import rules_from_mapping
-    from controller.tablestate import new_state, step
+    from controller.tablestate import CardReassigned, new_state, step
 
     cfg = _load(args.config)
     entries = _entries(cfg)
@@ -593,6 +600,13 @@ def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
                 current["alerts"].append(alerts[record["alert"]["id"]])
             elif kind == "resolve":
                 reason = f" ({record['reason']})" if record.get("reason") else ""
+                for eff in effects:
+                    if isinstance(eff, CardReassigned):
+                        # The round's cards as they are now: the dealt card's entry names the true card.
+                        swap = {eff.card: eff.becomes, **({eff.becomes: eff.card} if eff.swapped else {})}
+                        current["cards"] = [_swapped(line, swap) for line in current["cards"]]
+                        reason += (f": {eff.card} and {eff.becomes} traded places" if eff.swapped
+                                   else f": the shoe's {eff.card} is {eff.becomes}")
                 current["alerts"].append(f"{alerts.get(record['alert'], 'alert ' + str(record['alert']))} -> "
                                          f"{record['action']} by {record['by']}{reason}")
         if kind != "game":

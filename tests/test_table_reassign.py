@@ -1,0 +1,230 @@
+"""A dealer's `reassign` of a camera alert: the round in play rebuilt with the card the camera saw, in the fold
+(exact, refused when it cannot be), over random rounds of the games, and on a simulated table with its camera."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.autoplay import Autoplay
+from controller.bus import Role
+from controller.camera import layout, reassignment
+from controller.cards import parse_card
+from controller.games import get_game
+from controller.games.base import CardDealt, CloseBets, Event, GameSpec, IllegalEvent, NewShoe, OpenBets, PlaceBet, Settle
+from controller.journal import Journal
+from controller.rng import SeededRng
+from controller.table import Table
+from controller.tablestate import CardReassigned, TableState, new_state, replay, step
+from controller.views import leaks, project
+from vision.tracker import CardAppeared
+from tests.game_harness import play_game
+from tests.table_helpers import step_until, table_config
+
+BACCARAT = get_game("baccarat")
+
+
+def game_record(event: Event) -> dict[str, Any]:
+    return {"kind": "game", "event": event.to_json(), "via": "dealer"}
+
+
+def fold(records: list[dict[str, Any]], game: GameSpec = BACCARAT) -> TableState:
+    return replay(new_state("t-1", game, game.rules({})), enumerate(records, 1))
+
+
+def coup(*cards: str) -> list[dict[str, Any]]:
+    """A baccarat shoe burned and a coup with a player bet, dealt `cards`."""
+    events: list[Event] = [NewShoe(8, 300), *(CardDealt(parse_card(c)) for c in ("2S", "3S", "4S")), OpenBets(),
+                           PlaceBet(1, "player", 100), CloseBets(), *(CardDealt(parse_card(c)) for c in cards)]
+    return [game_record(e) for e in events]
+
+
+def reassign(state: TableState, card: str, becomes: str) -> tuple[TableState, tuple[Any, ...]]:
+    """A camera alert about `becomes`, resolved by reassigning `card` as it."""
+    alert = {"kind": "alert", "alert": {"id": state.next_alert, "kind": "camera", "text": "", "card": becomes,
+                                        "options": ["confirm", "reassign", "void"], "zone": "player"}}
+    state, _ = step(state, alert)
+    return step(state, {"kind": "resolve", "alert": state.next_alert - 1, "action": "reassign", "by": "dealer",
+                        "reason": "", "reassign": [card, becomes]})
+
+
+def test_reassign_corrects_a_misread_card_and_the_round_goes_on_from_the_true_cards() -> None:
+    # Player 2H 4D (6), banker 3C 5S (8, a natural): the coup is over. The camera says the banker's first card
+    # is the KC: banker 5, player 6 stands, so the banker draws; exactly as if the shoe had read the KC.
+    state = fold(coup("2H", "3C", "4D", "5S"))
+    assert BACCARAT.expected_next(state.game).phase == "settling"
+    fixed, effects = reassign(state, "3C", "KC")
+    dealt_right = fold(coup("2H", "KC", "4D", "5S"))
+    assert fixed.game == dealt_right.game and fixed.round_log == dealt_right.round_log
+    assert BACCARAT.expected_next(fixed.game).card_to == "banker"
+    assert effects[-1] == CardReassigned("3C", "KC", False) and not fixed.alerts
+
+
+def test_reassign_of_two_dealt_cards_trades_their_places() -> None:
+    state = fold(coup("2H", "3C", "4D", "5S"))
+    fixed, effects = reassign(state, "2H", "3C")
+    assert fixed.game == fold(coup("3C", "2H", "4D", "5S")).game
+    assert effects[-1] == CardReassigned("2H", "3C", True)
+    # Trading them back restores the very state the shoe's reading made.
+    back, _ = reassign(fixed, "3C", "2H")
+    assert back.game == state.game and back.round_log == state.round_log
+
+
+@pytest.mark.parametrize("records, card, becomes, reason", [
+    (coup("2H", "3C", "4D", "5S") + [game_record(Settle())], "3C", "KC", "no round in play"),
+    (coup("2H", "3C", "4D", "5S"), "9D", "KC", "9D was not dealt in this round"),
+    (coup("2H", "3C", "4D", "5S"), "3C", "3C", "reassign 3C as itself"),
+    (coup("2H", "3C", "2H", "5S"), "2H", "KC", "2H was dealt twice in this round"),
+    # Player 2H 4D stands on 6, banker 3C 2S draws the 7S on 5: with a 4C for the 3C it stands on 6.
+    (coup("2H", "3C", "4D", "2S", "7S"), "3C", "4C", r"no longer fit \(.*\): void the round"),
+])
+def test_reassign_is_refused_when_the_round_cannot_be_rebuilt(records: list[dict[str, Any]], card: str, becomes: str,
+                                                              reason: str) -> None:
+    state = fold(records)
+    with pytest.raises(IllegalEvent, match=reason):
+        reassign(state, card, becomes)
+
+
+def test_reassignment_names_the_one_dealt_card_the_camera_does_not_see_there() -> None:
+    game = BACCARAT.snapshot(fold(coup("2H", "3C", "4D", "5S")).game)
+    # The camera sees the 4D and a KC in the player's box: the 2H it does not see is the KC.
+    assert reassignment(game, [("4D", "player", True, False), ("KC", "player", True, False)], "KC", "player") \
+        == ("2H", "KC")
+    # The banker's 3C seen in the player box, the 2H in the banker's: they traded places.
+    assert reassignment(game, [("3C", "player", True, False), ("4D", "player", True, False),
+                               ("2H", "banker", True, False)], "3C", "player") == ("2H", "3C")
+    with pytest.raises(ValueError, match=r"it could be 2H or 4D\): name it with card="):
+        reassignment(game, [("KC", "player", True, False)], "KC", "player")
+    with pytest.raises(ValueError, match=r"every card dealt there is seen there"):
+        reassignment(game, [("2H", "player", True, False), ("4D", "player", True, False)], "KC", "player")
+    # A reading the camera is unsure of does not count as seeing the card.
+    assert reassignment(game, [("4D", "player", False, False), ("2H", "player", True, False)], "KC", "player") \
+        == ("4D", "KC")
+
+
+REASSIGN_GAMES = ["baccarat", "blackjack", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud",
+                  "pontoon", "texas-holdem", "pai-gow"]
+
+
+@pytest.mark.parametrize("name", REASSIGN_GAMES)
+def test_a_reassigned_round_is_the_round_dealt_that_way(name: str) -> None:
+    """Over random rounds: after cards dealt mid-round, two of them traded by `reassign` give the state a journal
+    dealing them the other way round folds to (when the game takes that), no face-down card on a screen, and
+    trading them back gives the state before, exactly."""
+    game = get_game(name)
+    events: list[Event] = []
+    play_game(name, 5, 12, journal=events)
+    rng = SeededRng(9)
+    records: list[dict[str, Any]] = []
+    state = new_state("t-1", game, game.rules({}))
+    opened = tried = taken = 0
+    for event in events:
+        records.append(game_record(event))
+        state, _ = step(state, records[-1])
+        if isinstance(event, OpenBets):
+            opened = len(records) - 1
+        if not isinstance(event, CardDealt) or state.round_log is None or rng.randbelow(3):
+            continue
+        dealt = [str(e.card) for e in state.round_log if isinstance(e, CardDealt)]
+        once = [c for c in dealt if dealt.count(c) == 1]
+        if len(once) < 2:
+            continue
+        a, b = rng.shuffled(once)[:2]
+        tried += 1
+        trade = {a: b, b: a}
+        other_way = records[:opened] + [
+            game_record(CardDealt(parse_card(trade[str(e.card)]), e.source, e.target))
+            if isinstance(e, CardDealt) and str(e.card) in trade else r
+            for r, e in ((r, _event(r)) for r in records[opened:])]
+        try:
+            expected = fold(other_way, game)
+        except IllegalEvent:
+            expected = None
+        try:
+            traded, _ = reassign(state, a, b)
+        except IllegalEvent:
+            assert expected is None or expected.round_log is None, (name, a, b)
+            continue
+        taken += 1
+        assert expected is not None and traded.game == expected.game, (name, a, b)
+        view = project({"game": game.snapshot(traded.game)}, "public")
+        assert leaks(view) == [], (name, leaks(view))
+        back, _ = reassign(traded, b, a)
+        assert back.game == state.game and back.round_log == state.round_log
+    assert taken >= 5 and tried >= taken, (name, tried, taken)
+
+
+def _event(record: dict[str, Any]) -> Any:
+    from controller.games.base import event_from_json
+
+    return event_from_json(json.loads(json.dumps(record["event"])))
+
+
+def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A baccarat coup dealt by the simulated shoe; the camera's tracker (its events handed in as the witness
+    thread hands them) sees the banker's first card in the player's box and the player's first card in the
+    banker's. `reassign` is refused while the camera cannot tell which player card the banker's is, then takes
+    the swap: the table places the cards where they lie, the other alert, now agreeing, is confirmed with it, and
+    the coup settles on them; the journal replays to the same state and the recall shows the correction."""
+    cfg = table_config(tmp_path, "baccarat", seed=11)
+
+    async def main() -> tuple[dict[str, str], list[str], Any]:
+        table = Table(cfg)
+        await table.start()
+
+        def boxes() -> list[tuple[str | None, str]]:
+            return [(z, c) for z, c, _ in layout(table.game.snapshot(table.state.game)) if z in ("player", "banker")]
+
+        # The first four cards of a coup, four different ones (an eight-deck shoe can deal a card twice).
+        await step_until(table, Autoplay(table, SeededRng(2)),
+                         lambda: len({c for _, c in boxes()}) == len(boxes()) == 4)
+        (_, p1), (_, p2), (_, b1), (_, b2) = sorted(boxes(), key=lambda zc: zc[0] != "player")
+
+        def sees(card: str, zone: str) -> None:
+            table._camera_arrived(CardAppeared(parse_card(card), zone, 0.99, True))
+
+        sees(b1, "player")
+        assert await table.wait_for(lambda s: len(s.alerts) == 1, 10)
+        first = table.state.alerts[0]
+        assert (first.card, first.zone, first.options) == (b1, "player", ("confirm", "reassign", "void"))
+        refused = await table.command(Role("dealer"), "resolve", {"alert": first.id, "action": "reassign"})
+        assert not refused["ok"] and f"it could be {' or '.join(sorted((p1, p2)))}" in refused["error"]
+        sees(p2, "player")
+        sees(b2, "banker")
+        sees(p1, "banker")
+        assert await table.wait_for(lambda s: len(s.alerts) == 2, 10)
+        done = await table.command(Role("dealer"), "resolve", {"alert": first.id, "action": "reassign"})
+        assert done["ok"], done
+        assert not table.state.alerts   # the player card's alert agrees now: confirmed with it
+        placed = {c: z for z, c in boxes()}
+        rounds = table.state.meters.rounds
+        await Autoplay(table, SeededRng(3), rounds=1).run()   # this coup to its settlement
+        assert table.state.meters.rounds == rounds + 1
+        await table.stop()
+        return placed, [b1, p1], table.state
+
+    placed, (b1, p1), final = asyncio.run(asyncio.wait_for(main(), 120))
+    assert placed[b1] == "player" and placed[p1] == "banker"
+    with Journal(cfg.journal, cfg.table_id) as j:
+        records = [e.record for e in j.entries()]
+    resolves = [r for r in records if r["kind"] == "resolve"]
+    assert [(r["action"], r.get("reassign")) for r in resolves] == [("reassign", [p1, b1]), ("confirm", None)]
+    assert any(r["kind"] == "refused" for r in records)
+    replayed = replay(new_state(cfg.table_id, cfg.game, cfg.rules), enumerate(records, 1))
+    assert replayed.game == final.game and replayed.meters == final.meters and not replayed.alerts
+    from controller.cli import main as cli
+    from controller.commands import table as table_commands
+
+    monkeypatch.setattr(table_commands, "_load", lambda path: cfg)
+    assert cli(["recall", "--config", "table.toml"]) == 0
+    out = capsys.readouterr().out
+    assert (f"    alert camera: camera sees {b1} on player: the shoe dealt it to banker -> reassign by dealer: "
+            f"{p1} and {b1} traded places\n") in out
+    assert f"    alert camera: camera sees {p1} on banker: the shoe dealt it to player -> confirm by dealer (agrees " \
+           f"with the cards after alert 1 was reassigned)\n" in out
+    assert f"    card player: {b1}\n" in out and f"    card banker: {p1}\n" in out
