@@ -3,13 +3,12 @@
 The shoe reads every card as it is drawn; the camera over the felt sees where the card lands. The
 camera's tracker (vision/tracker.py) reports a card only once it lies still (`card_appeared`,
 `card_moved`, `card_removed`); the runtime journals each report as a `seen` record and asks
-`cross_check` whether it disagrees with the game: a card the shoe did not deal, a card in another zone
-than the one it was dealt to, a face-down card lying face up. A disagreement is a dealer alert, which
+`cross_check` whether it disagrees with the game: a card the shoe did not deal face up, a card in another
+zone than the one it was dealt to, a face-down card lying face up. A disagreement is a dealer alert, which
 pauses the round until the dealer confirms the shoe's reading, reassigns (the camera is right: the shoe
 misread the card, or two cards traded places; `reassignment` says which dealt card the camera's is) or
-voids the round. A report the tracker
-is unsure of is journaled and shown to the dealer, never alerted on: a camera's doubt must not stop a
-table.
+voids the round. A report the tracker is unsure of is journaled and shown to the dealer, never alerted
+on: a camera's doubt must not stop a table.
 
 `layout`, `cross_check`, `reassignment`, `zones_for` and `sim_layout` are pure (the runtime checks each report with
 `cross_check` as it stages it); `CameraWitness` is the thread that reads the camera; `sim_layout` lays
@@ -84,13 +83,16 @@ def cross_check(game: Mapping[str, Any], last_round: Mapping[str, Any] | None, s
     if card is None or not _checked(zone):
         return None
     where = [(z, up) for z, c, up in layout(game) + layout(last_round) if c == card]
-    if not where:
-        return f"camera sees {card} on {zone}: the shoe did not deal it"
     if any(z == zone and up for z, up in where):
         return None
     if any(z == zone for z, _ in where):
         return f"camera sees {card} face up on {zone}: it was dealt face down"
-    dealt_to = sorted({z for z, _ in where if z is not None})
+    # Only face-up cards are named as dealt elsewhere: the text goes to the dealer's screen, and "dealt to the
+    # dealer" about a card lying face down there would tell the hole card.
+    up_where = [z for z, up in where if up]
+    if not up_where:
+        return f"camera sees {card} on {zone}: the shoe dealt no such card face up"
+    dealt_to = sorted({z for z in up_where if z is not None})
     if not dealt_to:
         return None  # the game does not say where its cards lie
     return f"camera sees {card} on {zone}: the shoe dealt it to {', '.join(dealt_to)}"
@@ -99,10 +101,11 @@ def cross_check(game: Mapping[str, Any], last_round: Mapping[str, Any] | None, s
 def reassignment(game: Mapping[str, Any], camera: Iterable[tuple[str | None, str | None, bool, bool]], card: str,
                  zone: str) -> tuple[str, str]:
     """What `reassign` corrects for a camera alert about `card` seen on `zone`: (the dealt card, `card`), where
-    the dealt card is the one card the shoe dealt to `zone` that the camera does not see there (`camera`: what
-    it sees, as TableState.camera). Raises ValueError when no card, or more than one, could be it."""
+    the dealt card is the one card the shoe dealt face up to `zone` that the camera does not see there
+    (`camera`: what it sees, as TableState.camera). Raises ValueError when no card, or more than one, could be it."""
     seen_there = {c for c, z, sure, _ in camera if z == zone and sure}
-    unseen = sorted({c for z, c, _ in layout(game) if z == zone and c != card and c not in seen_there})
+    # Face-up cards only: the camera cannot see a face-down card's face, and naming one would tell it.
+    unseen = sorted({c for z, c, up in layout(game) if z == zone and up and c != card and c not in seen_there})
     if len(unseen) != 1:
         which = f"it could be {' or '.join(unseen)}" if unseen else "every card dealt there is seen there"
         raise ValueError(f"which card on {zone} is {card} cannot be told ({which}): name it with card=")

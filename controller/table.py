@@ -194,17 +194,23 @@ class Table(Runtime):
     def _reassign(self, state: TableState, role: Role, alert: Any, record: dict[str, Any], dealt: Any
                   ) -> list[dict[str, Any]]:
         """Complete a camera alert's `reassign` record with the correction (the dealt card the dealer names, or
-        the one the camera tells), and confirm the other camera alerts the corrected round now agrees with: the
-        card that traded places with this one is the usual one. Raises CommandRefused when it cannot be done."""
-        from controller.camera import cross_check, reassignment
+        the one the camera tells; a swap when the camera's card was dealt face up elsewhere), and confirm the
+        other camera alerts the corrected round now agrees with: the card that traded places with this one is
+        the usual one. Raises CommandRefused when it cannot be done. Only face-up cards take part, so neither a
+        refusal nor its reason can tell a face-down card."""
+        from controller.camera import cross_check, layout, reassignment
         from controller.cards import parse_card
 
+        snapshot = self.game.snapshot(state.game)
+        face_up = {c for _, c, up in layout(snapshot) if up}
         try:
-            if dealt is not None:
-                pair = (str(parse_card(str(dealt))), str(alert.card))
+            if dealt is None:
+                card, becomes = reassignment(snapshot, state.camera, str(alert.card), str(alert.zone))
             else:
-                pair = reassignment(self.game.snapshot(state.game), state.camera, str(alert.card), str(alert.zone))
-            record["reassign"] = list(pair)
+                card, becomes = str(parse_card(str(dealt))), str(alert.card)
+                if card not in face_up:
+                    raise ValueError(f"card={card}: name a card dealt face up in this round")
+            record.update(reassign=[card, becomes], swap=becomes in face_up)
             after, _ = step(state, record)
         except (ValueError, IllegalEvent) as exc:
             raise CommandRefused(f"reassign: {getattr(exc, 'reason', exc)}") from None

@@ -11,9 +11,9 @@ Record kinds (each a JSON object with "kind"):
 - "alert"    a dealer alert that pauses dealing: {"alert": {"id", "kind", "text", "card", "options"}}; a
              camera alert adds "zone", where the camera saw the card
 - "resolve"  the dealer resolved an alert: {"alert": id, "action", "by", "reason"}; `reassign` adds
-             "reassign": [dealt card, true card]: the round in play is rebuilt from its events with the
-             deal of the one card made a deal of the other (and, when both were dealt, the other way
-             round: two cards that traded places)
+             "reassign": [dealt card, true card], "swap": bool: the round in play is rebuilt from its events
+             with the deal of the one card made a deal of the other (and, with "swap", the other way round:
+             two dealt cards that traded places)
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
 - "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}
 - "door"     a door switch: {"name", "open"}
@@ -249,35 +249,37 @@ def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, E
                    scoreboard=scoreboard, bets_close_at=closes_at, round_base=round_base, round_log=round_log), effects
 
 
-def _reassign(state: TableState, card: str, becomes: str) -> tuple[TableState, Effects]:
-    """The round in play rebuilt from its events with `card` dealt as `becomes` (and the other way round when
-    both were dealt). Raises IllegalEvent when there is no round in play, `card` was not dealt in it, or the
-    round's later events do not fit the corrected cards (the dealer voids the round instead)."""
+def _reassign(state: TableState, card: str, becomes: str, swap: bool) -> tuple[TableState, Effects]:
+    """The round in play rebuilt from its events with `card` dealt as `becomes` (and, with `swap`, `becomes` as
+    `card`). Raises IllegalEvent when there is no round in play, a card to change was not dealt in it or was
+    dealt twice, or the round's later events do not fit the corrected cards (the dealer voids the round
+    instead). The reasons name only the two cards: the runtime checks they are face up before it asks."""
     from controller.cards import parse_card
 
     if state.round_log is None:
         raise IllegalEvent("no round in play: reassign corrects the cards of a round before it settles")
-    dealt = [str(e.card) for e in state.round_log if isinstance(e, CardDealt)]
-    if card not in dealt:
-        raise IllegalEvent(f"{card} was not dealt in this round")
     if becomes == card:
         raise IllegalEvent(f"reassign {card} as itself changes nothing")
-    twice = [c for c in (card, becomes) if dealt.count(c) > 1]  # a shoe of several decks
-    if twice:
-        raise IllegalEvent(f"{twice[0]} was dealt twice in this round: which deal is meant cannot be told; void the round")
-    swap = {card: parse_card(becomes), becomes: parse_card(card)}
-    events = tuple(replace(e, card=swap[str(e.card)]) if isinstance(e, CardDealt) and str(e.card) in swap else e
+    dealt = [str(e.card) for e in state.round_log if isinstance(e, CardDealt)]
+    for changed in (card, becomes) if swap else (card,):
+        if changed not in dealt:
+            raise IllegalEvent(f"{changed} was not dealt in this round")
+        if dealt.count(changed) > 1:  # a shoe of several decks
+            raise IllegalEvent(f"{changed} was dealt twice in this round: which deal is meant cannot be told; "
+                               "void the round")
+    change = {card: parse_card(becomes), **({becomes: parse_card(card)} if swap else {})}
+    events = tuple(replace(e, card=change[str(e.card)]) if isinstance(e, CardDealt) and str(e.card) in change else e
                    for e in state.round_log)
     game = state.round_base
     for event in events:
         try:
             game, effects = state.game_spec.apply(game, event)
-        except IllegalEvent as exc:
-            raise IllegalEvent(f"with {card} as {becomes} the round's events no longer fit ({exc.reason}): "
-                               "void the round") from None
+        except IllegalEvent:
+            # The game's own reason is left out: it may speak of a card lying face down.
+            raise IllegalEvent(f"with {card} as {becomes} the round's events no longer fit: void the round") from None
         if any(isinstance(eff, (RoundSettled, RoundVoided)) for eff in effects):
             raise IllegalEvent(f"with {card} as {becomes} the round would have ended earlier: void the round")
-    return replace(state, game=game, round_log=events), (CardReassigned(card, becomes, becomes in dealt),)
+    return replace(state, game=game, round_log=events), (CardReassigned(card, becomes, swap),)
 
 
 def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
@@ -310,7 +312,7 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         state = replace(state, alerts=tuple(a for a in state.alerts if a.id != record["alert"]))
         effects = (AlertResolved(record["alert"], record["action"]),)
         if record.get("reassign"):
-            state, more = _reassign(state, *record["reassign"])
+            state, more = _reassign(state, *record["reassign"], bool(record.get("swap")))
             effects += more
     elif kind == "refused":
         state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))

@@ -55,7 +55,9 @@ def test_layout_names_each_cards_zone() -> None:
 @pytest.mark.parametrize("report, alert", [
     (seen("QD", "spot 2"), None),                                        # where the shoe dealt it
     (seen("QD", "spot 6"), "camera sees QD on spot 6: the shoe dealt it to spot 2"),
-    (seen("KC", "spot 2"), "camera sees KC on spot 2: the shoe did not deal it"),
+    (seen("KC", "spot 2"), "camera sees KC on spot 2: the shoe dealt no such card face up"),
+    # The hole card's twin from another deck: the text must not tell where the hole card lies.
+    (seen("9S", "spot 2"), "camera sees 9S on spot 2: the shoe dealt no such card face up"),
     (seen("9S", "dealer"), "camera sees 9S face up on dealer: it was dealt face down"),  # the hole card exposed
     (seen("KC", "spot 2", certain=False), None),                         # an unsure reading never alerts
     (seen("KC", "discard"), None),                                       # collected cards are no claim
