@@ -408,6 +408,18 @@ def picture(state: TableState, before: tuple[TableState, dict[str, Any]] | None 
     return pic
 
 
+def _alert_json(state: TableState, alert: Alert) -> dict[str, Any]:
+    """An alert for the dealer's screen; a camera alert the dealer may `reassign` lists the face-up cards dealt
+    to its zone, one of which the camera's card may be (face-up only: this goes to a screen)."""
+    out = alert.json()
+    if "reassign" in alert.options and alert.zone is not None:
+        from controller.camera import layout
+
+        out["reassign"] = sorted({c for z, c, up in layout(state.game_spec.snapshot(state.game))
+                                  if z == alert.zone and up and c != alert.card})
+    return out
+
+
 # picture sections built from a few parts of the state: key -> (those parts, the builder)
 _SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
     "shoe": (("shoe",), lambda s: {"link": s.shoe.link, "flags": list(s.shoe.flags), "dealt": s.shoe.dealt,
@@ -416,7 +428,7 @@ _SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
     "last_round": (("last_round",), lambda s: s.last_round),
     "scoreboard": (("scoreboard",), lambda s: list(s.scoreboard)),
     "dealer_only": (("alerts", "meters", "doors_open", "camera", "camera_down"),
-                    lambda s: {"alerts": [a.json() for a in s.alerts], "meters": s.meters.json(),
+                    lambda s: {"alerts": [_alert_json(s, a) for a in s.alerts], "meters": s.meters.json(),
                                "doors_open": list(s.doors_open),
                                "camera": [{"card": c, "zone": z, "certain": sure, "face_down": d}
                                           for c, z, sure, d in s.camera],

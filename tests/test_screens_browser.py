@@ -12,6 +12,7 @@ import pytest
 
 from controller.autoplay import Autoplay
 from controller.bus import Role
+from controller.camera import layout
 from controller.journal import Journal
 from controller.rng import SeededRng
 from controller.screens.bridge import Bridge, source_for_table
@@ -232,6 +233,10 @@ def test_dealer_page_shows_what_the_camera_sees_and_confirms_its_alert(tmp_path:
             assert await dealer.inner_text(".alert-text") == f"camera sees {card} on player: the shoe dealt it to banker"
             await wait_for(dealer, f"document.querySelector('.camera-seen [data-seen=\"{card}\"]')")
             assert "player" in await dealer.inner_text(".camera-seen")
+            # Reassign offers each face-up card dealt to the player's box as the one the camera's card may be.
+            dealt = sorted(c for z, c, up in layout(table.game.snapshot(table.state.game)) if z == "player" and up)
+            actions = await dealer.text_content(f".alert[data-alert='{alert.id}'] .alert-actions") or ""
+            assert all(f"Reassign: {c} is {card}" in actions for c in dealt) and dealt
             await shoot(dealer, "dealer-baccarat-camera-alert")
             table.sim_misplaced.clear()
             await dealer.click(f".alert[data-alert='{alert.id}'] button:has-text('Confirm')")

@@ -30,6 +30,15 @@
       `${esc(label)}</button>`;
   }
 
+  // One button per way to resolve an alert; a camera alert's reassign, one per face-up card dealt to its zone
+  // that the camera's card may be (the dealer sees which on the felt), or one letting the table tell.
+  function resolution(a, o) {
+    if (o === "reassign" && (a.reassign || []).length) {
+      return a.reassign.map((c) => button(`Reassign: ${c} is ${a.card}`, "resolve", {alert: a.id, action: o, card: c})).join("");
+    }
+    return button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "");
+  }
+
   function alerts(state, info) {
     const list = (state.dealer_only || {}).alerts || [];
     const can = (info.commands || []).includes("resolve");
@@ -37,7 +46,7 @@
       `<div class="alert-kind">${esc(Felt.words(a.kind).toUpperCase())}</div>` +
       (a.card ? `<div class="cards">${Cards.card(a.card, false)}</div>` : "") +
       `<div class="alert-text">${esc(a.text)}</div><div class="alert-actions">` +
-      (can ? a.options.map((o) => button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "")).join("")
+      (can ? a.options.map((o) => resolution(a, o)).join("")
         : "<em>read-only screen</em>") + "</div></div>").join("");
   }
 
