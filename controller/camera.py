@@ -10,9 +10,9 @@ misread the card, or two cards traded places; `reassignment` says which dealt ca
 voids the round. A report the tracker is unsure of is journaled and shown to the dealer, never alerted
 on: a camera's doubt must not stop a table.
 
-`layout`, `cross_check`, `reassignment`, `zones_for` and `sim_layout` are pure (the runtime checks each report with
-`cross_check` as it stages it); `CameraWitness` is the thread that reads the camera; `sim_layout` lays
-the game's cards on the simulated camera's table the way a dealer does (`--sim`).
+`layout`, `cross_check`, `reassignment`, `zones_for` and `sim_layout` are pure (the runtime checks each
+report with `cross_check` as it stages it); `CameraWitness` is the thread that reads the camera;
+`sim_layout` lays the game's cards on the simulated camera's table the way a dealer does (`--sim`).
 """
 
 from __future__ import annotations

@@ -437,8 +437,8 @@ class Table(Runtime):
         if text is not None and not any(a.kind == "camera" and a.card == card for a in state.alerts):
             # A card lying face up where it was dealt face down is no misread: only confirm or void.
             misread = state.round_log is not None and not any(z == zone and c == card for z, c, _ in layout(game))
-            self._alert(batch, "camera", text, card, ("confirm", "reassign", "void") if misread else ("confirm", "void"),
-                        zone=zone)
+            options = ("confirm", "reassign", "void") if misread else ("confirm", "void")
+            self._alert(batch, "camera", text, card, options, zone=zone)
 
     # ------------------------------------------------------------------------------------------ panel
 

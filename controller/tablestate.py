@@ -34,8 +34,8 @@ from controller.games.base import (
 )
 from controller.journal import fold
 
-__all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved", "CardReassigned",
-           "new_state", "step", "replay", "picture", "scoreboard_entry", "HISTORY", "SCOREBOARD"]
+__all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
+           "CardReassigned", "new_state", "step", "replay", "picture", "scoreboard_entry", "HISTORY", "SCOREBOARD"]
 
 HISTORY = 10  # settled rounds kept for the dealer screen (recall reads the journal for more)
 SCOREBOARD = 120  # coups of the shoe in play kept for the baccarat roads (an 8-deck shoe deals about 80)
@@ -72,8 +72,8 @@ class AlertResolved(Effect):
 
 @dataclass(frozen=True, slots=True)
 class CardReassigned(Effect):
-    """The dealer corrected the round in play: `card`, as the shoe read it, is `becomes` (and `becomes`, when it
-    was dealt too, is `card`: the two traded places)."""
+    """The dealer corrected the round in play: `card`, as the shoe read it, is `becomes` (and, `swapped`,
+    `becomes` is `card`: the two traded places)."""
     KIND: ClassVar[str] = "card_reassigned"
     card: str
     becomes: str

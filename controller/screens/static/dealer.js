@@ -34,7 +34,8 @@
   // that the camera's card may be (the dealer sees which on the felt), or one letting the table tell.
   function resolution(a, o) {
     if (o === "reassign" && (a.reassign || []).length) {
-      return a.reassign.map((c) => button(`Reassign: ${c} is ${a.card}`, "resolve", {alert: a.id, action: o, card: c})).join("");
+      return a.reassign.map((c) => button(`Reassign: ${c} is ${a.card}`, "resolve", {alert: a.id, action: o, card: c}))
+        .join("");
     }
     return button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "");
   }
