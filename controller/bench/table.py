@@ -144,7 +144,7 @@ def _service(conn: Any, mode: str, count: int, seed: int) -> None:
         # A card reaches the screen in the first update at or after its record (one update per group commit).
         updates = sorted(arrivals)
         lat = []
-        for d, t in written.items():
+        for d, t in sorted(written.items())[:count]:  # the last motion may draw past the count: its first cards
             k = bisect.bisect_left(updates, draw_seq[d]) if d in draw_seq else len(updates)
             if k < len(updates):
                 lat.append(arrivals[updates[k]] - t)
