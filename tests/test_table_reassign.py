@@ -21,7 +21,7 @@ from controller.games.base import (
 from controller.journal import Journal
 from controller.rng import SeededRng
 from controller.table import Table
-from controller.tablestate import CardReassigned, TableState, new_state, replay, step
+from controller.tablestate import CardReassigned, TableState, new_state, picture, replay, step
 from controller.views import leaks, project
 from vision.tracker import CardAppeared
 from tests.game_harness import play_game
@@ -114,6 +114,22 @@ def test_reassignment_names_the_one_dealt_card_the_camera_does_not_see_there() -
     # A reading the camera is unsure of does not count as seeing the card.
     assert reassignment(game, [("4D", "player", False, False), ("2H", "player", True, False)], "KC", "player") \
         == ("4D", "KC")
+
+
+def test_the_dealer_view_lists_the_cards_a_camera_alert_may_reassign(capsys: pytest.CaptureFixture[str]) -> None:
+    state = fold(coup("2H", "3C", "4D", "5S"))
+    state, _ = step(state, {"kind": "alert", "alert": {"id": 1, "kind": "camera", "text": "camera sees KC on player: "
+                                                       "the shoe dealt no such card face up", "card": "KC",
+                                                       "options": ["confirm", "reassign", "void"], "zone": "player"}})
+    pic = picture(state)
+    assert pic["dealer_only"]["alerts"][0]["reassign"] == ["2H", "4D"]
+    assert project(pic, "dealer")["dealer_only"]["alerts"] == pic["dealer_only"]["alerts"]
+    assert "dealer_only" not in project(pic, "public")
+    from controller.commands.table import _print_state
+
+    _print_state(project(pic, "dealer"))
+    assert ("    ALERT 1: camera sees KC on player: the shoe dealt no such card face up (resolve: confirm, reassign, "
+            "void; reassign card= one of 2H, 4D)\n") in capsys.readouterr().out
 
 
 REASSIGN_GAMES = ["baccarat", "blackjack", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud",

@@ -501,7 +501,8 @@ def _print_state(state: dict[str, Any], compact: bool = False) -> None:
                          f"players {'+' if net >= 0 else ''}{net}")
     alerts = (state.get("dealer_only") or {}).get("alerts") or []
     for a in alerts:
-        lines.append(f"    ALERT {a['id']}: {a['text']} (resolve: {', '.join(a['options'])})")
+        which = f"; reassign card= one of {', '.join(a['reassign'])}" if a.get("reassign") else ""
+        lines.append(f"    ALERT {a['id']}: {a['text']} (resolve: {', '.join(a['options'])}{which})")
     print("\n".join(lines[:1] if compact and not cards else lines), flush=True)
 
 
