@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["layout", "cross_check", "reassignment", "zones_for", "sim_layout", "CameraWitness", "CHECKED_ZONES"]
+__all__ = ["layout", "zone_of", "cross_check", "reassignment", "zones_for", "sim_layout", "CameraWitness", "CHECKED_ZONES"]
 
 log = logging.getLogger("croupier.camera")
 
@@ -55,8 +55,7 @@ def layout(snapshot: Mapping[str, Any] | None) -> list[tuple[str | None, str, bo
             if zone is None and type(node.get("spot")) is int:
                 zone = f"spot {node['spot']}"
             elif zone is None and isinstance(node.get("to"), str):
-                to = node["to"]
-                zone = f"spot {to[5:]}" if to.startswith("spot:") else _ZONE_OF_TO.get(to)
+                zone = zone_of(node["to"])
             for key, value in node.items():
                 if key not in ("audit", "bets"):
                     walk(value, zone if zone is not None else _ZONE_OF_KEY.get(key))
@@ -67,6 +66,11 @@ def layout(snapshot: Mapping[str, Any] | None) -> list[tuple[str | None, str, bo
     if snapshot is not None:
         walk(dict(snapshot), None)
     return out
+
+
+def zone_of(to: str) -> str | None:
+    """The zone a game's card target lies in ("spot:3" -> "spot 3", "player" -> "player"), or None."""
+    return f"spot {to[5:]}" if to.startswith("spot:") else _ZONE_OF_TO.get(to)
 
 
 def _checked(zone: str | None) -> bool:
@@ -99,17 +103,18 @@ def cross_check(game: Mapping[str, Any], last_round: Mapping[str, Any] | None, s
 
 
 def reassignment(game: Mapping[str, Any], camera: Iterable[tuple[str | None, str | None, bool, bool]], card: str,
-                 zone: str) -> tuple[str, str]:
+                 zone: str) -> tuple[str, str] | None:
     """What `reassign` corrects for a camera alert about `card` seen on `zone`: (the dealt card, `card`), where
     the dealt card is the one card the shoe dealt face up to `zone` that the camera does not see there
-    (`camera`: what it sees, as TableState.camera). Raises ValueError when no card, or more than one, could be it."""
+    (`camera`: what it sees, as TableState.camera); None when the camera sees every one of them there (the
+    camera's card is one more). Raises ValueError when more than one could be it."""
     seen_there = {c for c, z, sure, _ in camera if z == zone and sure}
     # Face-up cards only: the camera cannot see a face-down card's face, and naming one would tell it.
     unseen = sorted({c for z, c, up in layout(game) if z == zone and up and c != card and c not in seen_there})
-    if len(unseen) != 1:
-        which = f"it could be {' or '.join(unseen)}" if unseen else "every card dealt there is seen there"
-        raise ValueError(f"which card on {zone} is {card} cannot be told ({which}): name it with card=")
-    return unseen[0], card
+    if len(unseen) > 1:
+        raise ValueError(f"which card on {zone} is {card} cannot be told (it could be {' or '.join(unseen)}): "
+                         "name it with card=")
+    return (unseen[0], card) if unseen else None
 
 
 def zones_for(game: Mapping[str, Any], spots: int, table_mm: tuple[float, float] = (1200.0, 675.0)) -> tuple[Any, ...]:

@@ -196,21 +196,25 @@ class Table(Runtime):
         """Complete a camera alert's `reassign` record with the correction (the dealt card the dealer names, or
         the one the camera tells; a swap when the camera's card was dealt face up elsewhere), and confirm the
         other camera alerts the corrected round now agrees with: the card that traded places with this one is
-        the usual one. Raises CommandRefused when it cannot be done. Only face-up cards take part, so neither a
-        refusal nor its reason can tell a face-down card."""
+        the usual one. When the camera sees every card dealt to the zone there and the game's next card is due
+        face up to it, the shoe missed a card the camera saw: it is dealt as the camera saw it. Raises
+        CommandRefused when it cannot be done. Only face-up cards take part, so neither a refusal nor its
+        reason can tell a face-down card."""
         from controller.camera import cross_check, layout, reassignment
         from controller.cards import parse_card
 
         snapshot = self.game.snapshot(state.game)
         face_up = {c for _, c, up in layout(snapshot) if up}
         try:
-            if dealt is None:
-                card, becomes = reassignment(snapshot, state.camera, str(alert.card), str(alert.zone))
+            if dealt is not None:
+                pair: tuple[str, str] | None = (str(parse_card(str(dealt))), str(alert.card))
+                if pair[0] not in face_up:
+                    raise ValueError(f"card={pair[0]}: name a card dealt face up in this round")
             else:
-                card, becomes = str(parse_card(str(dealt))), str(alert.card)
-                if card not in face_up:
-                    raise ValueError(f"card={card}: name a card dealt face up in this round")
-            record.update(reassign=[card, becomes], swap=becomes in face_up)
+                pair = reassignment(snapshot, state.camera, str(alert.card), str(alert.zone))
+            if pair is None:
+                return self._deal_seen(state, alert, record, face_up)
+            record.update(reassign=list(pair), swap=pair[1] in face_up)
             after, _ = step(state, record)
         except (ValueError, IllegalEvent) as exc:
             raise CommandRefused(f"reassign: {getattr(exc, 'reason', exc)}") from None
@@ -220,6 +224,24 @@ class Table(Runtime):
                 for a in after.alerts if a.kind == "camera" and a.zone is not None
                 and cross_check(game, after.last_round, {"kind": "card_appeared", "card": a.card, "zone": a.zone,
                                                           "certain": True}) is None]
+
+    def _deal_seen(self, state: TableState, alert: Any, record: dict[str, Any], face_up: set[str]
+                   ) -> list[dict[str, Any]]:
+        """The camera's card, which the shoe did not read, dealt where the game's next card is due face up."""
+        from controller.camera import zone_of
+        from controller.cards import parse_card
+
+        exp = self.game.expected_next(state.game)
+        if exp.card_to is None or zone_of(exp.card_to) != alert.zone or exp.face_up is False or alert.card in face_up:
+            raise ValueError(f"the camera sees every card dealt to {alert.zone} there, and no card is due there "
+                             f"face up: {alert.card} is one too many (confirm or void)")
+        record["dealt"] = alert.card   # for recall: the camera's card, dealt
+        deal = {"kind": "game", "event": CardDealt(parse_card(str(alert.card)), "camera").to_json(), "via": "camera"}
+        try:
+            step(step(state, record)[0], deal)
+        except IllegalEvent:  # the game's reason is left out: it may speak of a face-down card
+            raise ValueError(f"{alert.card} cannot be dealt to {alert.zone} now") from None
+        return [deal]
 
     def _status_view(self, role: Role) -> str:
         return "dealer" if role.kind != "spot" else "public"

@@ -6,7 +6,7 @@ over the journal, so what a table did and what it shows after a restart cannot d
 
 Record kinds (each a JSON object with "kind"):
 - "start"    the service started: {"version", "game", "rules"} (counts a power-up)
-- "game"     a game event: {"event": {...}, "via": "shoe"|"dealer"|"spot:N"|"panel"|"timer"|"autoplay",
+- "game"     a game event: {"event": {...}, "via": "shoe"|"dealer"|"spot:N"|"panel"|"timer"|"autoplay"|"camera",
              "draw": [shoe_id, draw] for a card read by the shoe, "closes_at": epoch s for open bets}
 - "alert"    a dealer alert that pauses dealing: {"alert": {"id", "kind", "text", "card", "options"}}; a
              camera alert adds "zone", where the camera saw the card

@@ -236,7 +236,7 @@ def test_dealer_page_shows_what_the_camera_sees_and_confirms_its_alert(tmp_path:
             # Reassign offers each face-up card dealt to the player's box as the one the camera's card may be.
             dealt = sorted(c for z, c, up in layout(table.game.snapshot(table.state.game)) if z == "player" and up)
             actions = await dealer.text_content(f".alert[data-alert='{alert.id}'] .alert-actions") or ""
-            assert all(f"Reassign: {c} is {card}" in actions for c in dealt) and dealt
+            assert all(f"{c} is {card}" in actions for c in dealt) and dealt and "Reassign" in actions
             await shoot(dealer, "dealer-baccarat-camera-alert")
             table.sim_misplaced.clear()
             await dealer.click(f".alert[data-alert='{alert.id}'] button:has-text('Confirm')")

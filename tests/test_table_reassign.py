@@ -104,8 +104,8 @@ def test_reassignment_names_the_one_dealt_card_the_camera_does_not_see_there() -
                                ("2H", "banker", True, False)], "3C", "player") == ("2H", "3C")
     with pytest.raises(ValueError, match=r"it could be 2H or 4D\): name it with card="):
         reassignment(game, [("KC", "player", True, False)], "KC", "player")
-    with pytest.raises(ValueError, match=r"every card dealt there is seen there"):
-        reassignment(game, [("2H", "player", True, False), ("4D", "player", True, False)], "KC", "player")
+    # The camera sees every card dealt there: its card is one more (the shoe may have missed it).
+    assert reassignment(game, [("2H", "player", True, False), ("4D", "player", True, False)], "KC", "player") is None
     # A face-down card is never the one: the camera cannot see its face, and naming it would tell it. The
     # blackjack dealer's hole card (9S) is not seen, yet the card the camera misses is the up card.
     from tests.test_table_camera import BLACKJACK
@@ -253,3 +253,51 @@ def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path, monkeypa
     assert f"    alert camera: camera sees {p1} on banker: the shoe dealt it to player -> confirm by dealer (agrees " \
            f"with the cards after alert 1 was reassigned)\n" in out
     assert f"    card player: {b1}\n" in out and f"    card banker: {p1}\n" in out
+
+
+def test_a_card_the_shoe_missed_is_dealt_as_the_camera_saw_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The player's third card is due; the camera sees the player's two cards and a third the shoe never read.
+    `reassign` deals it as the camera saw it (the shoe's read failed); the same card seen on the banker's side,
+    where no card is due, is one too many and only confirm or void resolve it."""
+    cfg = table_config(tmp_path, "baccarat", seed=11)
+
+    async def main() -> tuple[list[str], str, Any]:
+        table = Table(cfg)
+        await table.start()
+        await step_until(table, Autoplay(table, SeededRng(2)),
+                         lambda: table.game.expected_next(table.state.game).card_to == "player")
+        snap = table.game.snapshot(table.state.game)
+        player = [c for z, c, _ in layout(snap) if z == "player"]
+        missed = next(c for c in ("2D", "3D", "4D", "5D", "6D") if c not in {c for _, c, _ in layout(snap)})
+        for card in player:
+            table._camera_arrived(CardAppeared(parse_card(card), "player", 0.99, True))
+        table._camera_arrived(CardAppeared(parse_card(missed), "banker", 0.99, True))
+        assert await table.wait_for(lambda s: len(s.alerts) == 1, 10)
+        refused = await table.command(Role("dealer"), "resolve", {"alert": table.state.alerts[0].id,
+                                                                  "action": "reassign"})
+        assert refused["error"].endswith(f"{missed} is one too many (confirm or void)"), refused
+        assert (await table.command(Role("dealer"), "resolve", {"alert": table.state.alerts[0].id,
+                                                                "action": "confirm"}))["ok"]
+        table._camera_arrived(CardAppeared(parse_card(missed), "player", 0.99, True))
+        assert await table.wait_for(lambda s: len(s.alerts) == 1, 10)
+        done = await table.command(Role("dealer"), "resolve", {"alert": table.state.alerts[0].id, "action": "reassign"})
+        assert done["ok"], done
+        now = [c for z, c, _ in layout(table.game.snapshot(table.state.game)) if z == "player"]
+        await table.stop()
+        return player, missed, now
+
+    player, missed, now = asyncio.run(asyncio.wait_for(main(), 120))
+    assert now == player + [missed]
+    with Journal(cfg.journal, cfg.table_id) as j:
+        records = [e.record for e in j.entries()]
+    assert records[-1]["kind"] == "game" and records[-1]["via"] == "camera"
+    assert records[-1]["event"]["card"] == missed and records[-1]["event"]["source"] == "camera"
+    from controller.cli import main as cli
+    from controller.commands import table as table_commands
+
+    monkeypatch.setattr(table_commands, "_load", lambda path: cfg)
+    assert cli(["recall", "--config", "table.toml", "--last", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"-> reassign by dealer: {missed} dealt as the camera saw it (the shoe did not read it)\n" in out
+    assert f"    card player: {missed}\n" in out

@@ -601,6 +601,8 @@ def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
                 current["alerts"].append(alerts[record["alert"]["id"]])
             elif kind == "resolve":
                 reason = f" ({record['reason']})" if record.get("reason") else ""
+                if record.get("dealt"):
+                    reason += f": {record['dealt']} dealt as the camera saw it (the shoe did not read it)"
                 for eff in effects:
                     if isinstance(eff, CardReassigned):
                         # The round's cards as they are now: the dealt card's entry names the true card.

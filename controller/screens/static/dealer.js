@@ -30,14 +30,14 @@
       `${esc(label)}</button>`;
   }
 
-  // One button per way to resolve an alert; a camera alert's reassign, one per face-up card dealt to its zone
-  // that the camera's card may be (the dealer sees which on the felt), or one letting the table tell.
+  // One button per way to resolve an alert; a camera alert's reassign lets the camera tell which card it is
+  // (or deal it, when the shoe missed it), and offers each face-up card dealt to its zone (the dealer sees
+  // which on the felt).
   function resolution(a, o) {
-    if (o === "reassign" && (a.reassign || []).length) {
-      return a.reassign.map((c) => button(`Reassign: ${c} is ${a.card}`, "resolve", {alert: a.id, action: o, card: c}))
-        .join("");
-    }
-    return button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "");
+    const plain = button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "");
+    if (o !== "reassign") return plain;
+    const named = (a.reassign || []).map((c) => button(`${c} is ${a.card}`, "resolve", {alert: a.id, action: o, card: c}));
+    return plain + named.join("");
   }
 
   function alerts(state, info) {
