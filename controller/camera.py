@@ -22,7 +22,8 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["layout", "zone_of", "cross_check", "reassignment", "zones_for", "sim_layout", "CameraWitness", "CHECKED_ZONES"]
+__all__ = ["layout", "zone_of", "cross_check", "reassignment", "zones_for", "sim_layout", "CameraWitness",
+           "CHECKED_ZONES"]
 
 log = logging.getLogger("croupier.camera")
 

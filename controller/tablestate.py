@@ -13,7 +13,8 @@ Record kinds (each a JSON object with "kind"):
 - "resolve"  the dealer resolved an alert: {"alert": id, "action", "by", "reason"}; `reassign` adds
              "reassign": [dealt card, true card], "swap": bool: the round in play is rebuilt from its events
              with the deal of the one card made a deal of the other (and, with "swap", the other way round:
-             two dealt cards that traded places)
+             two dealt cards that traded places); or "dealt": card, a card the shoe did not read, dealt as the
+             camera saw it by the game record that follows (via "camera")
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
 - "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}
 - "door"     a door switch: {"name", "open"}
