@@ -170,7 +170,8 @@ def test_heartbeat_loss(rig) -> None:
     assert sim.wait_idle(TIMEOUT)
     sim.command("heartbeat off")
     rec.wait(lambda r: r.of(LinkDown), "the watchdog")
-    assert rec.of(LinkDown) == [LinkDown("heartbeat lost")] and not driver.up
+    # Not `driver.up` here: the shoe still answers HELLO, so on a busy machine the link may already be back.
+    assert rec.of(LinkDown) == [LinkDown("heartbeat lost")]
     dealt += deal(sim, 2)  # answered with IDENTIFY on the next HELLO: the link comes back, cards follow
     rec.wait(lambda r: len(r.of(LinkUp)) >= 2, "the link to come back on HELLO")
     settle(sim, rec, dealt)
