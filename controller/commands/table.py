@@ -565,13 +565,6 @@ def _cabinet_replay(cfg: Any, recall: int) -> Any:
     return replay(state, ((e.seq, e.record) for e in _entries(cfg)))
 
 
-def _swapped(line: str, swap: dict[str, str]) -> str:
-    """A recall card line ("spot:2: 9H (down)") with its card changed as `swap` says."""
-    to, _, rest = line.rpartition(": ")
-    card, _, tail = rest.partition(" ")
-    return f"{to}: {swap.get(card, card)}" + (f" {tail}" if tail else "")
-
-
 def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
     """Replay the journal read-only; return the state and the rounds (events, cards, settlement) in order."""
     from controller.games.base import CardPlaced, Decision, RoundSettled, RoundVoided, StakeChanged, event_from_json
@@ -607,7 +600,7 @@ def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
                     if isinstance(eff, CardReassigned):
                         # The round's cards as they are now: the dealt card's entry names the true card.
                         swap = {eff.card: eff.becomes, **({eff.becomes: eff.card} if eff.swapped else {})}
-                        current["cards"] = [_swapped(line, swap) for line in current["cards"]]
+                        current["cards"] = [(to, swap.get(c, c), up) for to, c, up in current["cards"]]
                         reason += (f": {eff.card} and {eff.becomes} traded places" if eff.swapped
                                    else f": the shoe's {eff.card} is {eff.becomes}")
                 current["alerts"].append(f"{alerts.get(record['alert'], 'alert ' + str(record['alert']))} -> "
@@ -626,13 +619,15 @@ def _replay(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
             if isinstance(eff, StakeChanged):
                 current["bets"][f"spot {eff.spot} {eff.box}"] = eff.stake
             elif isinstance(eff, CardPlaced):
-                current["cards"].append(f"{eff.to}: {eff.card}{'' if eff.up else ' (down)'}")
+                current["cards"].append((eff.to, str(eff.card), eff.up))  # (where, card, face up) until the end
             elif isinstance(eff, RoundSettled):
                 current["round"] = eff.round
                 current["result"] = eff.settlement.json()
             elif isinstance(eff, RoundVoided):
                 current["round"] = eff.round
                 current["result"] = {"voided": eff.reason, "returned": eff.returned}
+    for r in rounds:
+        r["cards"] = [f"{to}: {card}{'' if up else ' (down)'}" for to, card, up in r["cards"]]
     return state, [r for r in rounds if r["bets"] or r["cards"] or r["result"]]
 
 
