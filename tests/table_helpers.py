@@ -1,4 +1,4 @@
-"""Helpers for runtime tests: a table config on free loopback ports with a simulated shoe, a runtime served in a thread, stepping the autoplay."""
+"""Helpers for runtime tests: a table config on free loopback ports with a simulated shoe, a runtime served in a thread, stepping the autoplay, recall."""
 
 from __future__ import annotations
 
@@ -90,3 +90,18 @@ def misplaceable(table: Any) -> list[str]:
     if sum(z in ("player", "banker") for z, _, _ in cards) < 4:
         return []
     return [c for z, c, _ in cards if z == "banker" and ("player", c, True) not in cards]
+
+
+def recall_text(cfg: Any, *args: str) -> str:
+    """What `croupier recall` prints for the table of `cfg`, a config built in memory rather than read from a file."""
+    import contextlib
+    import io
+    from unittest import mock
+
+    from controller.cli import main
+    from controller.commands import table as table_commands
+
+    out = io.StringIO()
+    with mock.patch.object(table_commands, "_load", lambda path: cfg), contextlib.redirect_stdout(out):
+        assert main(["recall", "--config", "table.toml", *args]) == 0
+    return out.getvalue()

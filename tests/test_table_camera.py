@@ -19,7 +19,7 @@ from controller.rng import SeededRng
 from controller.table import Table
 from controller.tablestate import new_state, picture, replay, step
 from controller.views import leaks, screen_views
-from tests.table_helpers import misplaceable, step_until, table_config
+from tests.table_helpers import misplaceable, recall_text, step_until, table_config
 
 BLACKJACK = {"game": "blackjack", "round": 1, "phase": "dealing",
              "bets": [{"spot": 2, "box": "main", "amount": 25}],
@@ -176,8 +176,7 @@ def test_camera_config_is_validated(tmp_path: Path) -> None:
             config_from_mapping({**base, "camera": camera}, tmp_path / "t.toml")
 
 
-def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -> None:
     """A baccarat coup on a simulated table with its camera: the dealer lays one of the banker's cards in the
     player's box; the camera sees it there, the round pauses on a camera alert naming the card, the dealer puts
     it right and confirms, and the coup is settled. Everything the camera saw is in the journal."""
@@ -214,12 +213,7 @@ def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path, m
     replayed = replay(new_state(cfg.table_id, cfg.game, cfg.rules), enumerate(records, 1))
     assert replayed.meters.rounds >= 1 and not replayed.alerts
     # The recall of that round shows what the camera saw, its alert and how the dealer resolved it.
-    from controller.cli import main
-    from controller.commands import table as table_commands
-
-    monkeypatch.setattr(table_commands, "_load", lambda path: cfg)
-    assert main(["recall", "--config", "table.toml"]) == 0
-    out = capsys.readouterr().out
+    out = recall_text(cfg)
     assert f"    camera saw player: {card}\n" in out
     assert f"    alert camera: {text}\n" in out
     assert f"    alert camera: {text} -> confirm by dealer (card moved to the banker box)\n" in out

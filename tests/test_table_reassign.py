@@ -25,7 +25,7 @@ from controller.tablestate import CardReassigned, TableState, new_state, picture
 from controller.views import leaks, project
 from vision.tracker import CardAppeared
 from tests.game_harness import play_game
-from tests.table_helpers import step_until, table_config
+from tests.table_helpers import recall_text, step_until, table_config
 
 BACCARAT = get_game("baccarat")
 
@@ -184,8 +184,12 @@ def test_a_reassigned_round_is_the_round_dealt_that_way(name: str) -> None:
     assert taken >= 5 and tried >= taken, (name, tried, taken)
 
 
-def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def sees(table: Table, card: str, zone: str) -> None:
+    """The camera's tracker reports `card` lying still on `zone`, sure of it, as its thread hands reports in."""
+    table._camera_arrived(CardAppeared(parse_card(card), zone, 0.99, True))
+
+
+def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path) -> None:
     """A baccarat coup dealt by the simulated shoe; the camera's tracker (its events handed in as the witness
     thread hands them) sees the banker's first card in the player's box and the player's first card in the
     banker's. `reassign` is refused while the camera cannot tell which player card the banker's is, then takes
@@ -205,10 +209,7 @@ def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path, monkeypa
                          lambda: len({c for _, c in boxes()}) == len(boxes()) == 4)
         (_, p1), (_, p2), (_, b1), (_, b2) = sorted(boxes(), key=lambda zc: zc[0] != "player")
 
-        def sees(card: str, zone: str) -> None:
-            table._camera_arrived(CardAppeared(parse_card(card), zone, 0.99, True))
-
-        sees(b1, "player")
+        sees(table, b1, "player")
         assert await table.wait_for(lambda s: len(s.alerts) == 1, 10)
         first = table.state.alerts[0]
         assert (first.card, first.zone, first.options) == (b1, "player", ("confirm", "reassign", "void"))
@@ -218,9 +219,9 @@ def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path, monkeypa
         refused = await table.command(Role("dealer"), "resolve", {"alert": first.id, "action": "reassign",
                                                                   "card": stranger})
         assert refused["error"] == f"reassign: card={stranger}: name a card dealt face up in this round"
-        sees(p2, "player")
-        sees(b2, "banker")
-        sees(p1, "banker")
+        sees(table, p2, "player")
+        sees(table, b2, "banker")
+        sees(table, p1, "banker")
         assert await table.wait_for(lambda s: len(s.alerts) == 2, 10)
         done = await table.command(Role("dealer"), "resolve", {"alert": first.id, "action": "reassign"})
         assert done["ok"], done
@@ -242,12 +243,7 @@ def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path, monkeypa
     assert sum(r["kind"] == "refused" for r in records) == 2
     replayed = replay(new_state(cfg.table_id, cfg.game, cfg.rules), enumerate(records, 1))
     assert replayed.game == final.game and replayed.meters == final.meters and not replayed.alerts
-    from controller.cli import main as cli
-    from controller.commands import table as table_commands
-
-    monkeypatch.setattr(table_commands, "_load", lambda path: cfg)
-    assert cli(["recall", "--config", "table.toml"]) == 0
-    out = capsys.readouterr().out
+    out = recall_text(cfg)
     assert (f"    alert camera: camera sees {b1} on player: the shoe dealt it to banker -> reassign by dealer: "
             f"{p1} and {b1} traded places\n") in out
     assert f"    alert camera: camera sees {p1} on banker: the shoe dealt it to player -> confirm by dealer (agrees " \
@@ -255,8 +251,7 @@ def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path, monkeypa
     assert f"    card player: {b1}\n" in out and f"    card banker: {p1}\n" in out
 
 
-def test_a_card_the_shoe_missed_is_dealt_as_the_camera_saw_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_card_the_shoe_missed_is_dealt_as_the_camera_saw_it(tmp_path: Path) -> None:
     """The player's third card is due; the camera sees the player's two cards and a third the shoe never read.
     `reassign` deals it as the camera saw it (the shoe's read failed); the same card seen on the banker's side,
     where no card is due, is one too many and only confirm or void resolve it."""
@@ -271,15 +266,15 @@ def test_a_card_the_shoe_missed_is_dealt_as_the_camera_saw_it(tmp_path: Path, mo
         player = [c for z, c, _ in layout(snap) if z == "player"]
         missed = next(c for c in ("2D", "3D", "4D", "5D", "6D") if c not in {c for _, c, _ in layout(snap)})
         for card in player:
-            table._camera_arrived(CardAppeared(parse_card(card), "player", 0.99, True))
-        table._camera_arrived(CardAppeared(parse_card(missed), "banker", 0.99, True))
+            sees(table, card, "player")
+        sees(table, missed, "banker")
         assert await table.wait_for(lambda s: len(s.alerts) == 1, 10)
         refused = await table.command(Role("dealer"), "resolve", {"alert": table.state.alerts[0].id,
                                                                   "action": "reassign"})
         assert refused["error"].endswith(f"{missed} is one too many (confirm or void)"), refused
         assert (await table.command(Role("dealer"), "resolve", {"alert": table.state.alerts[0].id,
                                                                 "action": "confirm"}))["ok"]
-        table._camera_arrived(CardAppeared(parse_card(missed), "player", 0.99, True))
+        sees(table, missed, "player")
         assert await table.wait_for(lambda s: len(s.alerts) == 1, 10)
         done = await table.command(Role("dealer"), "resolve", {"alert": table.state.alerts[0].id, "action": "reassign"})
         assert done["ok"], done
@@ -293,11 +288,6 @@ def test_a_card_the_shoe_missed_is_dealt_as_the_camera_saw_it(tmp_path: Path, mo
         records = [e.record for e in j.entries()]
     assert records[-1]["kind"] == "game" and records[-1]["via"] == "camera"
     assert records[-1]["event"]["card"] == missed and records[-1]["event"]["source"] == "camera"
-    from controller.cli import main as cli
-    from controller.commands import table as table_commands
-
-    monkeypatch.setattr(table_commands, "_load", lambda path: cfg)
-    assert cli(["recall", "--config", "table.toml", "--last", "1"]) == 0
-    out = capsys.readouterr().out
+    out = recall_text(cfg, "--last", "1")
     assert f"-> reassign by dealer: {missed} dealt as the camera saw it (the shoe did not read it)\n" in out
     assert f"    card player: {missed}\n" in out
