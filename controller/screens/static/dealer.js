@@ -36,7 +36,8 @@
   function resolution(a, o) {
     const plain = button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "");
     if (o !== "reassign") return plain;
-    const named = (a.reassign || []).map((c) => button(`${c} is ${a.card}`, "resolve", {alert: a.id, action: o, card: c}));
+    const named = (a.reassign || []).map((c) => button(`${c} is ${a.card}`, "resolve",
+      {alert: a.id, action: o, card: c}));
     return plain + named.join("");
   }
 
