@@ -70,8 +70,12 @@ def serving(make: Callable[[], Any], prepare: Callable[[Any], Awaitable[None]] |
 
 
 async def step_until(table: Any, autoplay: Any, done: Callable[[], bool], limit: int = 2000) -> None:
-    """Let the autoplay do one thing at a time until `done()`; waits on the table's journal, never sleeps."""
+    """Let the autoplay do one thing at a time until `done()`; waits on the table's journal, never sleeps.
+    `done()` is asked only once every card the simulated shoe has drawn is journaled: the dealer draws a coup's
+    cards in one motion, and a test acting on its first cards would find the rest arriving after."""
     for _ in range(limit):
+        if table.sim is not None and not await table.wait_for(autoplay.drawn_journaled, 10):
+            raise AssertionError("cards drawn from the simulated shoe were never journaled")
         if done():
             return
         seq = table.state.seq
