@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from vision import realdata
-from vision.recognise import BACK, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE, RANK_CLASSES, decode
+from vision.recognise import BACK, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE, RANK_CLASSES, decode, load_net
 from vision.training import data
 from vision.training.nets import Classifier, ClassifierExport, Detector, DetectorExport
 
@@ -343,7 +343,7 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
         checks.append((cls_path, ClassifierExport(cls).eval(), (5, 3, 48, 32)))
     for path, model, shape in checks:
         x = np.random.default_rng(0).random(shape, dtype=np.float32)
-        net = cv2.dnn.readNetFromONNX(str(path))
+        net = load_net(path)
         net.setInput(x)
         got = net.forward()
         with torch.no_grad():
