@@ -3,6 +3,7 @@ sequence with noise and a passing hand, and the `croupier vision` / `croupier be
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -15,9 +16,9 @@ from controller.cards import parse_card, parse_cards
 from controller.cli import main
 from controller.rng import SeededRng
 from drivers.camera.sim import SimulatedCamera
-from vision import render
+from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
-from vision.recognise import CROP_H, CROP_W, CardRect, Recogniser, corner_crops
+from vision.recognise import CROP_H, CROP_W, CardRect, Detection, Recogniser, cascade_gaps, corner_crops, corner_point
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 
 
@@ -113,6 +114,51 @@ def test_a_card_named_twice_does_not_hide_the_card_under_its_second_name(
 
     monkeypatch.setattr(rec, "_read", read)
     assert sorted(str(d.card) for d in rec.identify(frame)) == ["9H", "KS"]
+
+
+# A blackjack cascade of a validation frame (seed 777, the fourth dealt frame): the 5D under the 7S under the
+# KS. The detector found the 5D by its index and the KS whole, the 7S neither way (only its index shows, about
+# ten pixels tall in the detector's input); its index is at (205, 103), turned the 5D's way.
+_FIVE = CardRect(191.46, 109.21, 0.45, -0.89, 89.0, 63.57)
+_SEVEN = CardRect(217.42, 177.48, 0.45, -0.89, 89.99, 64.28)
+_KING = CardRect(230.82, 246.8, -0.59, 0.81, 90.97, 64.98)
+
+
+def _named(card: str, rect: CardRect) -> Detection:
+    return Detection(parse_card(card), 0.93, 0.66, (0.0, 0.0, 1.0, 1.0), rect)
+
+
+def test_a_card_missed_in_a_cascade_is_looked_for_between_its_neighbours() -> None:
+    gaps = cascade_gaps([_named("5D", _FIVE), _named("KS", _KING)])
+    at = [(round(corner_point(r)[0]), round(corner_point(r)[1]), r.ux) for r in gaps]
+    # Each pair both ways (which card lies under is not known): the 5D's way finds the 7S's index, read
+    # both ways up; the KS's way points at the KS's own middle, where a reading finds no index.
+    assert at[:2] == [(205, 103, 0.45), (205, 103, -0.45)]
+    assert all(math.hypot(x - 217, y - 253) < 2 for x, y, _ in at[2:]) and len(at) == 4
+    # Nothing is looked for where a named card's index is, between cards a step apart, or lying crosswise.
+    named = cascade_gaps([_named("5D", _FIVE), _named("7S", _SEVEN), _named("KS", _KING)])
+    assert not any(math.hypot(corner_point(r)[0] - 205, corner_point(r)[1] - 103) < 30 for r in named)
+    assert cascade_gaps([_named("5D", _FIVE), _named("7S", _SEVEN)]) == []
+    crosswise = CardRect(_KING.cx, _KING.cy, 0.89, 0.45, _KING.half_l, _KING.half_w)
+    assert cascade_gaps([_named("5D", _FIVE), _named("KS", crosswise)]) == []
+    # Only surely named cards count.
+    assert cascade_gaps([_named("5D", _FIVE), dataclasses.replace(_named("KS", _KING), confidence=0.6)]) == []
+
+
+def test_identify_names_the_card_under_two_others_in_a_rendered_cascade(rec: Recogniser,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(777)
+    for _ in range(4):
+        shot = evaluate.synthetic_scene(rng)
+
+    def near(d: Detection, r: CardRect) -> bool:
+        return math.hypot(d.rect.cx - r.cx, d.rect.cy - r.cy) < 0.3 * r.half_w
+
+    found = rec.identify(shot.image)
+    assert [str(d.card) for d in found if near(d, _SEVEN)] == ["7S"]
+    assert {str(d.card) for d in found if near(d, _FIVE) or near(d, _KING)} == {"5D", "KS"}
+    monkeypatch.setattr(rec, "_read_gaps", lambda frame, cards: [])  # what this frame needs the gaps read for
+    assert not any(near(d, _SEVEN) for d in rec.identify(shot.image))
 
 
 def _table(cards: str, seed: int = 5) -> SimulatedCamera:

@@ -16,6 +16,7 @@ for the identity and one for the detection, the visible box and the card's quad,
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from vision.render import CARD_H as _CARD_H, CARD_W as _CARD_W, INDEX_REGION as 
 
 __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "snap_corner", "MODELS_DIR", "CROP_W", "CROP_H",
            "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "I_HEAT", "letterbox", "decode",
-           "decode_indices", "corner_point", "rect_at_index", "refine_rect", "load_net"]
+           "decode_indices", "corner_point", "rect_at_index", "refine_rect", "load_net", "cascade_gaps"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 # Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
@@ -52,6 +53,12 @@ _SURE = 0.8
 # own error is a few pixels; a neighbour's index in a cascade implies a card a third of a width or more off.
 _PAIRED = 0.2
 CARD_ASPECT = _CARD_H / _CARD_W  # a card's length over its width, as rendered (a poker card's 88/63)
+# A dealer's cascade steps each card this far from the one before (fractions of its half-width across, of its
+# half-length along): `render_dealt` draws 0.64-1.1 and 0.24-0.6; the margin takes a dealer's hand, not more
+# (twice the range read twice the crops on the validation frames and found no more cards).
+_STEP_ACROSS = (0.5, 1.25)
+_STEP_ALONG = (0.15, 0.75)
+_GAP_CARDS = 2  # cards looked for between two named ones (three found none more)
 
 
 @dataclass(frozen=True)
@@ -424,7 +431,23 @@ class Recogniser:
                 else:
                     more = [m for m in more if not any(m is r for r in rivals)]
             cards += more
-        return _distinct(cards)
+        cards = _distinct(cards)
+        if self.indices:
+            cards = _distinct(cards + self._read_gaps(frame, cards))
+        return cards
+
+    def _read_gaps(self, frame: np.ndarray, cards: Sequence[Detection]) -> list[Detection]:
+        """Cards missed inside a cascade, read where their indices must be (`cascade_gaps`); only sure
+        readings count (a point between two indices shows a card's middle or felt: "none")."""
+        rects = cascade_gaps(cards)
+        ranks, suits = self._read(frame, rects)
+        out = []
+        for k, r in enumerate(rects):
+            # The detector did not find it: its certainty that a card is there is the reading's own.
+            read = _pool(0.0, _in_frame(r, frame), r, ranks[k:k + 1], suits[k:k + 1])
+            if read.card is not None and read.confidence >= _SURE:
+                out.append(dataclasses.replace(read, score=read.confidence))
+        return out
 
     def _read_indices(self, frame: np.ndarray, indices: Sequence[tuple[float, CardRect]]) -> list[Detection]:
         """Read the index corners in sight. The two indices of one card (the same card implied at the same
@@ -458,13 +481,10 @@ class Recogniser:
                   min(float(ranks[j].max()), float(suits[j].max())) < _SURE]
         ranks2, suits2 = self._read(frame, [rects[groups[j][1]] for j in unsure])
         second = {j: i for i, j in enumerate(unsure)}
-        h, w = frame.shape[:2]
         out = []
         for j, g in enumerate(groups):
             r = rects[g[0]]
-            q = r.quad()
-            box = (max(0.0, float(q[:, 0].min())), max(0.0, float(q[:, 1].min())),
-                   min(float(w), float(q[:, 0].max())), min(float(h), float(q[:, 1].max())))
+            box = _in_frame(r, frame)
             score = max(indices[k][0] for k in g)
             if j in second:
                 i = second[j]
@@ -481,6 +501,42 @@ class Recogniser:
         self.classifier.setInput(cv2.dnn.blobFromImages(list(index_crops(frame, rects)), 1 / 255))
         probs = self.classifier.forward()
         return probs[:, :RANK_CLASSES], probs[:, RANK_CLASSES:]
+
+
+def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:
+    """Where the index of a card the detector missed in a cascade would be, as rects whose top-left index is
+    there (each point twice: a card lies either way up). A card under two others in a cascade shows only its
+    index, a few pixels in the detector's input, and is the one the detector misses most; its neighbours
+    are named. Between two cards named surely, lying the same way (or turned half round) and of one size,
+    whose indices are two or three cascade steps apart (`_STEP_ACROSS`, `_STEP_ALONG`), the missed indices
+    lie at the steps between. Points where a named card's index already is are left out."""
+    named = [d.rect for d in cards if d.card is not None and d.confidence >= _SURE]
+    taken = [corner_point(r) for d in cards if d.card is not None for r in (d.rect, d.rect.flipped())]
+    out: list[CardRect] = []
+    for ra in named:
+        for rb in named:
+            dot = ra.ux * rb.ux + ra.uy * rb.uy
+            if rb is ra or abs(dot) < 0.9 or not 0.8 < ra.half_w / rb.half_w < 1.25:
+                continue
+            # The same corner of both cards, as `ra` was read (each pair is tried both ways: which card is
+            # under, its index the one in sight, is not known).
+            if dot < 0:
+                rb = rb.flipped()
+            (ax, ay), (bx, by) = corner_point(ra), corner_point(rb)
+            half_w = (ra.half_w + rb.half_w) / 2
+            for steps in range(2, _GAP_CARDS + 2):
+                sx, sy = (bx - ax) / steps, (by - ay) / steps
+                along = abs(sx * ra.ux + sy * ra.uy) / ra.half_l
+                across = abs(-sx * ra.uy + sy * ra.ux) / ra.half_w
+                if not (_STEP_ALONG[0] <= along <= _STEP_ALONG[1] and _STEP_ACROSS[0] <= across <= _STEP_ACROSS[1]):
+                    continue
+                for j in range(1, steps):
+                    px, py = ax + sx * j, ay + sy * j
+                    if any(math.hypot(qx - px, qy - py) < 0.4 * half_w for qx, qy in taken):
+                        continue
+                    taken.append((px, py))
+                    out += [rect_at_index(px, py, s * ra.ux, s * ra.uy, half_w) for s in (1, -1)]
+    return out
 
 
 def refine_rect(small: np.ndarray, rect: CardRect, scale: float) -> CardRect:
@@ -594,6 +650,14 @@ def _merge_cards(found: list[tuple[float, tuple[float, float, float, float], Car
             continue
         kept.append(f)
     return kept
+
+
+def _in_frame(r: CardRect, frame: np.ndarray) -> tuple[float, float, float, float]:
+    """The bounding box of the card `r` within the frame (x0, y0, x1, y1)."""
+    h, w = frame.shape[:2]
+    q = r.quad()
+    return (max(0.0, float(q[:, 0].min())), max(0.0, float(q[:, 1].min())),
+            min(float(w), float(q[:, 0].max())), min(float(h), float(q[:, 1].max())))
 
 
 def _variants(r: CardRect) -> list[CardRect]:
