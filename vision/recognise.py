@@ -306,6 +306,7 @@ class Recogniser:
     that named 92.1% of the cards right against 85.8% without (precision 97.3% against 97.9%); pairing a
     cascade's indices right raised it to 94.7%. Its few more crops a frame are won back by sharpening only
     the rectangles whose corners are read (figures in vision/models/README.md).
+    Last, a card the detector missed inside a cascade is read where its index must be (`cascade_gaps`).
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
     no index (precision 70% against 93%)."""
 
