@@ -116,6 +116,32 @@ def test_a_card_named_twice_does_not_hide_the_card_under_its_second_name(
     assert sorted(str(d.card) for d in rec.identify(frame)) == ["9H", "KS"]
 
 
+def test_a_photos_card_found_at_two_sizes_keeps_the_better_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As in a training photo (an ace of diamonds filling a third of it; its two finds' boxes): found at 320 px
+    # with a rectangle too small, which reads no index, and at 224 px with the right one, which reads AD. The
+    # stronger find used to stand for the card, which went unnamed.
+    rec = Recogniser(det_size=(320, 224), indices=False, refine=False)
+    small = CardRect(210, 262, 0.0, -1.0, 86 * 1.4, 76)
+    right = CardRect(210, 266, 0.0, -1.0, 150, 107)
+    monkeypatch.setattr(rec, "_detect", lambda f: ([(0.67, (135.0, 176.0, 286.0, 348.0), small, 0),
+                                                    (0.61, (104.0, 116.0, 316.0, 417.0), right, 1)], None,
+                                                   [(f, 1.0), (f, 1.0)]))
+
+    def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        for k, r in enumerate(rects):
+            if r.half_w == right.half_w:
+                ranks[k, 12], suits[k, int(parse_card("AD").suit)] = 0.95, 0.95
+                ranks[k, -1], suits[k, 0] = 0.05, 0.05
+            else:
+                ranks[k, -1], suits[k, 0] = 1.0, 1.0  # "none": no index where this rectangle's corners are
+        return ranks, suits
+
+    monkeypatch.setattr(rec, "_read", read)
+    found = rec.identify(np.zeros((504, 378, 3), np.uint8))
+    assert [str(d.card) for d in found] == ["AD"] and found[0].rect == right
+
+
 # A blackjack cascade of a validation frame (seed 777, the fourth dealt frame): the 5D under the 7S under the
 # KS. The detector found the 5D by its index and the KS whole, the 7S neither way (only its index shows, about
 # ten pixels tall in the detector's input); its index is at (205, 103), turned the 5D's way.

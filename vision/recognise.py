@@ -391,7 +391,12 @@ class Recogniser:
     def identify(self, frame: np.ndarray) -> list[Detection]:
         """Every card in `frame` with its identity and confidences."""
         if not self.indices:
-            found, _ = self.detect_all(frame)
+            # A photo is searched at several sizes. One card found at two of them is read at each: the
+            # stronger find may carry the worse rectangle (a big card's, at the larger size), and the better
+            # reading stands (below).
+            raw, _, smalls = self._detect(frame)
+            found = [(score, box, rect) for score, box, rect, _ in self._sharpened(_merge_cards(raw, per_size=True),
+                                                                                   smalls)]
             cards: list[Detection] = []
         else:
             raw, indices, smalls = self._detect(frame)
@@ -431,7 +436,7 @@ class Recogniser:
                     cards.remove(d)
                 else:
                     more = [m for m in more if not any(m is r for r in rivals)]
-            cards += more
+            cards += more if self.indices else _merge_readings(more)
         cards = _distinct(cards)
         if self.indices:
             cards = _distinct(cards + self._read_gaps(frame, cards))
@@ -638,19 +643,33 @@ def _distinct(cards: list[Detection]) -> list[Detection]:
     return out
 
 
-def _merge_cards(found: list[tuple[float, tuple[float, float, float, float], CardRect, int]]
+def _merge_cards(found: list[tuple[float, tuple[float, float, float, float], CardRect, int]], per_size: bool = False
                  ) -> list[tuple[float, tuple[float, float, float, float], CardRect, int]]:
-    """The detector's cards strongest first, a card found twice kept once."""
+    """The detector's cards strongest first, a card found twice kept once (`per_size`: twice at one size)."""
     kept: list[tuple[float, tuple[float, float, float, float], CardRect, int]] = []
     for f in sorted(found, key=lambda f: -f[0]):
-        r = f[2]
-        # Two peaks on one card (a big card's flat heatmap, or its visible part split by a hand) name
-        # nearly the same rectangle or the same visible box.
-        if any(math.hypot(r.cx - k[2].cx, r.cy - k[2].cy) < 0.4 * min(r.half_w, k[2].half_w)
-               or _iou(f[1], k[1]) > 0.6 for k in kept):
+        if any((not per_size or f[3] == k[3]) and _same_card(f[2], f[1], k[2], k[1]) for k in kept):
             continue
         kept.append(f)
     return kept
+
+
+def _merge_readings(cards: list[Detection]) -> list[Detection]:
+    """One card read from several finds (a photo's sizes) kept once: a named reading before an unnamed one,
+    then the surer one. On the training photos (the held-out ones unread) this found 417 of 424 cards
+    instead of 411 when the stronger find was kept; on synthetic piles read as photos 74.4% against 71.4%."""
+    kept: list[Detection] = []
+    for d in sorted(cards, key=lambda d: (d.card is not None, d.confidence, d.score), reverse=True):
+        if not any(_same_card(d.rect, d.box, k.rect, k.box) for k in kept):
+            kept.append(d)
+    return kept
+
+
+def _same_card(r: CardRect, box: Sequence[float], other: CardRect, other_box: Sequence[float]) -> bool:
+    """Whether two finds are one card: two peaks on one card (a big card's flat heatmap, or its visible part
+    split by a hand) name nearly the same rectangle or the same visible box."""
+    return (math.hypot(r.cx - other.cx, r.cy - other.cy) < 0.4 * min(r.half_w, other.half_w)
+            or _iou(box, other_box) > 0.6)
 
 
 def _in_frame(r: CardRect, frame: np.ndarray) -> tuple[float, float, float, float]:
