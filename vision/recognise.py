@@ -666,8 +666,8 @@ def _merge_readings(cards: list[Detection]) -> list[Detection]:
 
 
 def _same_card(r: CardRect, box: Sequence[float], other: CardRect, other_box: Sequence[float]) -> bool:
-    """Whether two finds are one card: two peaks on one card (a big card's flat heatmap, or its visible part
-    split by a hand) name nearly the same rectangle or the same visible box."""
+    """Whether two finds are one card: nearly the same rectangle or the same visible box (two peaks on a big
+    card's flat heatmap, its visible part split by a hand, or one card found at two sizes)."""
     return (math.hypot(r.cx - other.cx, r.cy - other.cy) < 0.4 * min(r.half_w, other.half_w)
             or _iou(box, other_box) > 0.6)
 
