@@ -22,8 +22,8 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["layout", "zone_of", "cross_check", "reassignment", "zones_for", "sim_layout", "CameraWitness",
-           "CHECKED_ZONES"]
+__all__ = ["layout", "zone_of", "cross_check", "reassignment", "dealt_face_up", "zones_for", "sim_layout",
+           "CameraWitness", "CHECKED_ZONES"]
 
 log = logging.getLogger("croupier.camera")
 
@@ -110,12 +110,18 @@ def reassignment(game: Mapping[str, Any], camera: Iterable[tuple[str | None, str
     (`camera`: what it sees, as TableState.camera); None when the camera sees every one of them there (the
     camera's card is one more). Raises ValueError when more than one could be it."""
     seen_there = {c for c, z, sure, _ in camera if z == zone and sure}
-    # Face-up cards only: the camera cannot see a face-down card's face, and naming one would tell it.
-    unseen = sorted({c for z, c, up in layout(game) if z == zone and up and c != card and c not in seen_there})
+    unseen = [c for c in dealt_face_up(game, zone, card) if c not in seen_there]
     if len(unseen) > 1:
         raise ValueError(f"which card on {zone} is {card} cannot be told (it could be {' or '.join(unseen)}): "
                          "name it with card=")
     return (unseen[0], card) if unseen else None
+
+
+def dealt_face_up(game: Mapping[str, Any], zone: str, other_than: str | None = None) -> list[str]:
+    """The cards dealt face up to `zone` in the game (a snapshot), `other_than` left out: those a camera alert
+    about `other_than` seen there may be reassigned from. Face-up only: the camera cannot see a face-down
+    card's face, and naming one would tell it."""
+    return sorted({c for z, c, up in layout(game) if z == zone and up and c != other_than})
 
 
 def zones_for(game: Mapping[str, Any], spots: int, table_mm: tuple[float, float] = (1200.0, 675.0)) -> tuple[Any, ...]:

@@ -414,10 +414,9 @@ def _alert_json(state: TableState, alert: Alert) -> dict[str, Any]:
     to its zone, one of which the camera's card may be (face-up only: this goes to a screen)."""
     out = alert.json()
     if "reassign" in alert.options and alert.zone is not None:
-        from controller.camera import layout
+        from controller.camera import dealt_face_up
 
-        out["reassign"] = sorted({c for z, c, up in layout(state.game_spec.snapshot(state.game))
-                                  if z == alert.zone and up and c != alert.card})
+        out["reassign"] = dealt_face_up(state.game_spec.snapshot(state.game), alert.zone, alert.card)
     return out
 
 
