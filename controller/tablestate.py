@@ -410,10 +410,10 @@ def picture(state: TableState, before: tuple[TableState, dict[str, Any]] | None 
 
 
 def _alert_json(state: TableState, alert: Alert) -> dict[str, Any]:
-    """An alert for the dealer's screen; a camera alert the dealer may `reassign` lists the face-up cards dealt
-    to its zone, one of which the camera's card may be (face-up only: this goes to a screen)."""
+    """An alert for the dealer's screen; a camera alert the dealer may `reassign` lists, while its round is in
+    play, the face-up cards dealt to its zone, one of which the camera's card may be."""
     out = alert.json()
-    if "reassign" in alert.options and alert.zone is not None:
+    if "reassign" in alert.options and alert.zone is not None and state.round_log is not None:
         from controller.camera import dealt_face_up
 
         out["reassign"] = dealt_face_up(state.game_spec.snapshot(state.game), alert.zone, alert.card)

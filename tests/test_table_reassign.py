@@ -16,7 +16,7 @@ from controller.camera import layout, reassignment
 from controller.cards import parse_card
 from controller.games import get_game
 from controller.games.base import (
-    CardDealt, CloseBets, Event, GameSpec, IllegalEvent, NewShoe, OpenBets, PlaceBet, Settle,
+    CardDealt, CloseBets, Event, GameSpec, IllegalEvent, NewShoe, OpenBets, PlaceBet, Settle, VoidRound,
 )
 from controller.journal import Journal
 from controller.rng import SeededRng
@@ -130,6 +130,12 @@ def test_the_dealer_view_lists_the_cards_a_camera_alert_may_reassign(capsys: pyt
     _print_state(project(pic, "dealer"))
     assert ("    ALERT 1: camera sees KC on player: the shoe dealt no such card face up (resolve: confirm, reassign, "
             "void; reassign card= one of 2H, 4D)\n") in capsys.readouterr().out
+    # The dealer voids the round with the alert still open: no card is left to reassign, in a picture built
+    # afresh or from the one before.
+    voided, _ = step(state, game_record(VoidRound("misdeal")))
+    assert voided.alerts == state.alerts
+    for pic_after in (picture(voided), picture(voided, (state, pic))):
+        assert "reassign" not in pic_after["dealer_only"]["alerts"][0]
 
 
 REASSIGN_GAMES = ["baccarat", "blackjack", "chemin-de-fer", "three-card-poker", "let-it-ride", "caribbean-stud",
