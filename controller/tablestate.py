@@ -427,6 +427,8 @@ _SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
     "history": (("history",), lambda s: list(s.history)),
     "last_round": (("last_round",), lambda s: s.last_round),
     "scoreboard": (("scoreboard",), lambda s: list(s.scoreboard)),
+    # The alerts' reassign lists read the game as well: under an open alert it changes only by a reassign (which
+    # resolves one: the alerts change) or the round's void (the meters count it).
     "dealer_only": (("alerts", "meters", "doors_open", "camera", "camera_down"),
                     lambda s: {"alerts": [_alert_json(s, a) for a in s.alerts], "meters": s.meters.json(),
                                "doors_open": list(s.doors_open),
