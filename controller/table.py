@@ -515,6 +515,9 @@ class Table(Runtime):
         except PanelError as exc:  # a lamp or display the pin map lacks: note it, never stop the table
             log.info("panel: %s", exc)
 
+    def _bets(self) -> list[dict[str, Any]]:
+        return self.game.snapshot(self.state.game)["bets"]
+
     def _show_one(self, eff: Effect) -> None:
         panel = self.panel
         spots = getattr(self.config.rules, "spots", 0)
@@ -523,11 +526,12 @@ class Table(Runtime):
                 panel.light_spot(s, "betting_open")
                 panel.show_spot(s, None)
         elif isinstance(eff, StakeChanged):
-            total = sum(b["amount"] for b in self._views[1]["public"]["game"]["bets"] if b["spot"] == eff.spot)
+            # the state's own bets: the views are published once per group commit, after its effects are shown
+            total = sum(b["amount"] for b in self._bets() if b["spot"] == eff.spot)
             panel.show_spot(eff.spot, total or None)
             panel.light_spot(eff.spot, "bet_placed" if total else "betting_open")
         elif isinstance(eff, BetsClosed):
-            betting = {b["spot"] for b in self._views[1]["public"]["game"]["bets"]}
+            betting = {b["spot"] for b in self._bets()}
             for s in range(1, spots + 1):
                 panel.light_spot(s, "bet_placed" if s in betting else "off")
         elif isinstance(eff, RoundSettled):

@@ -247,6 +247,29 @@ def test_restart_during_a_simulated_shuffle_shuffles_again(tmp_path: Path) -> No
     assert len(checks) == 1 and checks[0]["complete"]
 
 
+def test_a_spots_display_shows_its_bets_as_each_is_journaled(tmp_path: Path) -> None:
+    """The panel showed a spot's total from the views, which are published after a group's effects are shown:
+    each display was one bet behind (blank after the first bet, 10 after a second of 15)."""
+    pins = Path(__file__).resolve().parents[1] / "deploy" / "config" / "panel-blackjack-7spot.toml"
+    cfg = table_config(tmp_path, "blackjack", panel=str(pins))
+    dealer = Role("dealer")
+
+    async def main() -> list[str]:
+        table = await started(cfg)
+        assert (await table.command(dealer, "shuffle", {}))["ok"]
+        assert await table.wait_for(lambda state: not state.shoe.shuffling, 10)
+        assert (await table.command(dealer, "open_bets", {}))["ok"]
+        shown = []
+        for spot, amount in ((1, 10), (1, 15), (3, 5)):
+            reply = await table.command(dealer, "place_bet", {"spot": spot, "box": "main", "amount": amount})
+            assert reply["ok"], reply
+            shown.append(" ".join(table.panel.shown(f"spot{s}_bet").strip() or "-" for s in (1, 3)))
+        await table.stop()
+        return shown
+
+    assert run(main()) == ["10 -", "25 -", "25 5"]
+
+
 def test_unexpected_card_raises_a_dealer_alert_and_pauses(tmp_path: Path) -> None:
     cfg = table_config(tmp_path, "baccarat", seed=9)
 
