@@ -113,3 +113,21 @@ def test_demo_runs_to_the_end(tmp_path: Path, camera: list[str]) -> None:
     assert "croupier watch --table demo-baccarat" in out.stdout
     assert ("camera:     simulated" in out.stdout) == (not camera)
     assert "round 3 settled" in out.stdout
+
+
+def test_the_terminal_prints_a_tables_view_only_when_what_it_shows_changes(capsys: pytest.CaptureFixture[str]
+                                                                          ) -> None:
+    """The demo and `croupier watch` print the table's progress: an update that changed nothing they show (a
+    camera sighting, a shoe status: only its seq moved) is left out, where each used to print the same block."""
+    from controller.commands.table import _printer
+
+    def view(seq: int, bet: int, seen: list[str]) -> dict:
+        return {"table": "t", "seq": seq, "expected": {"text": "bets open"},
+                "game": {"round": 1, "phase": "betting", "bets": [{"spot": 1, "box": "main", "amount": bet}]},
+                "dealer_only": {"camera": seen}}
+
+    show = _printer()
+    for state in (view(4, 10, []), view(5, 10, ["KH"]), view(6, 10, ["KH", "2C"]), view(7, 15, ["KH", "2C"])):
+        show(state)
+    assert capsys.readouterr().out == ("[t #4] round 1 betting: bets open\n    bets: spot 1 main 10\n"
+                                       "[t #7] round 1 betting: bets open\n    bets: spot 1 main 15\n")

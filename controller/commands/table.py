@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 DEMO_PORTS = (5550, 5551, 5552)
 
@@ -219,7 +219,8 @@ def _demo(args: argparse.Namespace) -> int:
                   "dealer's view)")
         print("stop it:    Ctrl-C", flush=True)
         if not args.quiet:
-            table.on_publish = lambda views: _print_state(views[1]["public"], compact=True)
+            show = _printer(compact=True)
+            table.on_publish = lambda views: show(views[1]["public"])
 
     return _play_demo(args, cfg, ready, lambda table: Autoplay(table, rng, pace=args.pace, rounds=args.rounds))
 
@@ -403,6 +404,7 @@ def _watch(args: argparse.Namespace) -> int:
     elif args.key:
         raise CliError("--key is for a table whose config has [bus].curve_screens = true")
     seen = 0
+    show = _printer()
 
     async def main() -> None:
         done = asyncio.Event()
@@ -413,7 +415,7 @@ def _watch(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps({"seq": seq, "state": state}), flush=True)
             else:
-                _print_state(state)
+                show(state)
             if args.count is not None and seen >= args.count:
                 done.set()
 
@@ -481,6 +483,29 @@ def _print_state(state: dict[str, Any], compact: bool = False) -> None:
               + (f", last by {last['cabinet']} game {last['game']}: {last['award'] / 100:.2f}" if last else ""),
               flush=True)
         return None
+    print("\n".join(_table_lines(state, compact)), flush=True)
+
+
+def _printer(compact: bool = False) -> Callable[[dict[str, Any]], None]:
+    """`_print_state` for the stream of one table's views: an update that would print what the one before it
+    printed, but for its seq (a record that changed nothing shown here: what the camera saw, the shoe's
+    status), is left out, so the terminal shows the table's progress rather than every record."""
+    last: list[list[str]] = []
+
+    def show(state: dict[str, Any]) -> None:
+        if "cabinet" in state or "link" in state:
+            return _print_state(state, compact)
+        lines = _table_lines(state, compact)
+        seen = [lines[0].partition("] ")[2], *lines[1:]]
+        if seen != last:
+            last[:] = seen
+            print("\n".join(lines), flush=True)
+        return None
+
+    return show
+
+
+def _table_lines(state: dict[str, Any], compact: bool) -> list[str]:
     game = state.get("game", {})
     exp = state.get("expected", {})
     head = f"[{state.get('table')} #{state.get('seq')}] round {game.get('round')} {game.get('phase')}: {exp.get('text')}"
@@ -503,7 +528,7 @@ def _print_state(state: dict[str, Any], compact: bool = False) -> None:
     for a in alerts:
         which = f"; reassign card= one of {', '.join(a['reassign'])}" if a.get("reassign") else ""
         lines.append(f"    ALERT {a['id']}: {a['text']} (resolve: {', '.join(a['options'])}{which})")
-    print("\n".join(lines[:1] if compact and not cards else lines), flush=True)
+    return lines[:1] if compact and not cards else lines
 
 
 def _command(args: argparse.Namespace) -> int:
