@@ -18,7 +18,8 @@ from controller.rng import SeededRng
 from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
-from vision.recognise import CROP_H, CROP_W, CardRect, Detection, Recogniser, cascade_gaps, corner_crops, corner_point
+from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, CardRect, Detection, Recogniser,
+                              body_crops, cascade_gaps, corner_crops, corner_point)
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 
 
@@ -27,17 +28,20 @@ def rec() -> Recogniser:
     return Recogniser()
 
 
+def _lone_card(name: str, angle: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A 600 px square of grey with one 200 x 280 card on it, turned by `angle`: (image, quad, card face)."""
+    face = render.card_face(parse_card(name))
+    img = np.full((600, 600, 3), 60, np.uint8)
+    a = math.radians(angle)
+    local = np.array([[-100.0, -140.0], [100.0, -140.0], [100.0, 140.0], [-100.0, 140.0]])
+    quad = local @ np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]).T + 300
+    render._composite(img, np.full((600, 600), -1, np.int32), face, quad, 0, 1.0)
+    return img, quad, face
+
+
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
 def test_corner_crops_are_upright_index_corners(angle: float) -> None:
-    card = parse_card("QH")
-    face = render.card_face(card)
-    img = np.full((600, 600, 3), 60, np.uint8)
-    idmap = np.full((600, 600), -1, np.int32)
-    a = math.radians(angle)
-    w, h = 200.0, 280.0
-    local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-    quad = local @ np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]).T + 300
-    render._composite(img, idmap, face, quad, 0, 1.0)
+    img, quad, face = _lone_card("QH", angle)
     centre, up, hl, hw = render.quad_to_rect(quad)
     crops = corner_crops(img, [CardRect(centre[0], centre[1], up[0], up[1], hl, hw)])
     assert crops.shape == (2, CROP_H, CROP_W, 3)
@@ -46,6 +50,75 @@ def test_corner_crops_are_upright_index_corners(angle: float) -> None:
                       interpolation=cv2.INTER_AREA).astype(float)
     for crop in crops:
         assert np.abs(crop.astype(float) - want).mean() < 12
+
+
+@pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
+def test_body_crops_are_upright_whole_cards(angle: float) -> None:
+    img, quad, face = _lone_card("7C", angle)
+    centre, up, hl, hw = render.quad_to_rect(quad)
+    crop = body_crops(img, [CardRect(centre[0], centre[1], up[0], up[1], hl, hw)])
+    assert crop.shape == (1, BODY_H, BODY_W, 3)
+    want = cv2.resize(np.ascontiguousarray(face[:, :, :3]), (BODY_W, BODY_H), interpolation=cv2.INTER_AREA)
+    assert np.abs(crop[0].astype(float) - want.astype(float)).mean() < 12
+
+
+class _Body:
+    """A stand-in body reader: gives the probabilities it is made with, one row per card it is shown."""
+
+    def __init__(self, rows: list[np.ndarray]) -> None:
+        self.rows, self.shown = rows, 0
+
+    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 - OpenCV's name
+        assert blob.shape[1:] == (3, BODY_H, BODY_W)
+        self.shown = len(blob)
+
+    def forward(self) -> np.ndarray:
+        return np.stack(self.rows[:self.shown])
+
+
+def _body_row(rank: int | None, rank_p: float, suit: str, suit_p: float) -> np.ndarray:
+    row = np.zeros(BODY_RANKS + 4, np.float32)
+    row[BODY_NONE if rank is None else rank - 2] = rank_p
+    row[BODY_RANKS + "CDHS".index(suit)] = suit_p
+    return row
+
+
+def test_an_unsure_card_takes_the_rank_and_the_suit_its_body_reads_surer() -> None:
+    # As on the validation frames: a whole 5C whose blurred index read 8C, a whole 3S read 3C. A court card's
+    # suit stays its index's (its body is a picture); a sure card is not read again; a card in which the body
+    # reader sees no whole card keeps its index's reading.
+    def seen(card: str, rank_p: float, suit_p: float, x: float) -> Detection:
+        return Detection(parse_card(card), rank_p * suit_p, 0.9, (x - 40, 0, x + 40, 110),
+                         CardRect(x, 60.0, 0.0, -1.0, 56.0, 40.0), rank_confidence=rank_p, suit_confidence=suit_p)
+
+    cards = [seen("8C", 0.57, 0.91, 50), seen("3C", 0.98, 0.67, 150), seen("KH", 0.9, 0.6, 250),
+             seen("AH", 0.99, 0.97, 350), seen("4D", 0.6, 0.9, 450)]
+    body = _Body([_body_row(5, 0.9, "S", 0.8), _body_row(3, 0.7, "S", 0.85), _body_row(13, 0.95, "D", 0.95),
+                  _body_row(None, 0.7, "D", 0.9)])
+    read = Recogniser.__new__(Recogniser)
+    read.body = body
+    out = read._read_bodies(np.zeros((120, 500, 3), np.uint8), cards, [None] * len(cards))
+    assert body.shown == 4  # the AH, named surely, is not read again
+    assert [str(d.card) for d in out] == ["5C", "3S", "KH", "AH", "4D"]
+    assert [(round(d.rank_confidence, 2), round(d.suit_confidence, 2)) for d in out] == \
+        [(0.9, 0.91), (0.98, 0.85), (0.95, 0.6), (0.99, 0.97), (0.6, 0.9)]
+    assert out[0].confidence == pytest.approx(0.9 * 0.91) and out[3] is cards[3] and out[4] is cards[4]
+
+
+def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
+    # A card named by its index carries the rectangle the index implies, a little off; the detector's own
+    # rectangle of that card is read instead, sharpened. The card on top of another in a cascade, a third of
+    # a width off, is not taken for it.
+    img, quad, _ = _lone_card("7C", 20.0)
+    centre, up, hl, hw = render.quad_to_rect(quad)
+    true = CardRect(centre[0], centre[1], up[0], up[1], hl, hw)
+    implied = dataclasses.replace(true, cx=true.cx + 0.15 * hw, half_w=hw * 0.9)
+    rec = Recogniser(refine=False)
+    named = [Detection(parse_card("7S"), 0.6, 0.9, (0, 0, 600, 600), implied),
+             Detection(parse_card("2D"), 0.95, 0.9, (0, 0, 600, 600), implied)]
+    finds = [(0.9, (0.0, 0.0, 600.0, 600.0), dataclasses.replace(true, cx=true.cx + 0.4 * hw), 0),
+             (0.8, (0.0, 0.0, 600.0, 600.0), true, 0)]
+    assert rec._sharp_finds(finds, [(img, 1.0)], named) == [true, None]  # a sure card needs no second look
 
 
 def test_bad_frames_are_refused(rec: Recogniser) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from controller.rng import SeededRng
 from vision import render
-from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, NONE, RANK_CLASSES, CardRect, decode,
-                              decode_indices, rect_at_index)
+from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, NONE,
+                              RANK_CLASSES, CardRect, decode, decode_indices, rect_at_index)
 from vision.training import data
 
 
@@ -120,6 +120,18 @@ def test_classifier_crops_and_labels() -> None:
     assert ((s >= 0) == (r < 13)).all()
     assert (r == NONE).any() and (r < 13).sum() > 10
     assert not ((r == BACK) & (s >= 0)).any()
+
+
+def test_body_crops_and_labels() -> None:
+    gen = SeededRng(3).numpy()
+    parts = [data.body_scene(gen) for _ in range(8)]
+    for c, r, s in parts:
+        assert c.shape[1:] == (BODY_H, BODY_W, 3) and len(c) == len(r) == len(s)
+    r, s = np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+    assert r.min() >= 0 and r.max() <= BODY_NONE
+    # A whole card has its rank and suit; "none" (covered, face down, felt) has no suit.
+    assert ((s >= 0) == (r < BODY_NONE)).all()
+    assert (r == BODY_NONE).any() and (r < BODY_NONE).sum() >= 5
 
 
 @pytest.mark.parametrize("angle", [0.0, 33.0, 90.0, 200.0])

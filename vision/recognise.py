@@ -1,6 +1,6 @@
 """Find and name the cards in a frame: a small detector on the downscaled frame, then a classifier on corner crops.
 
-Two ONNX models run through OpenCV's DNN module (no deep-learning framework at run time):
+Three ONNX models run through OpenCV's DNN module (no deep-learning framework at run time):
 
 1. the detector (CenterNet-style, stride 4) marks the centre of each card's visible part and regresses
    its visible box and the whole card's rectangle (centre, long-axis direction, half-length, half-width);
@@ -8,7 +8,9 @@ Two ONNX models run through OpenCV's DNN module (no deep-learning framework at r
    card: the same picture once each is turned upright, so the card's 180-degree ambiguity never
    matters) and gives rank (2..A, joker), "back" or "none" (covered), and suit probabilities. The two
    corners are pooled, weighted by how sure each is that it sees an index, so a covered corner does not
-   vote.
+   vote;
+3. the body reader (optional: `models/body.onnx`) reads a card its indices name unsurely again, whole: its
+   pips or face, several times the index's size (table frames only).
 
 `Recogniser.identify(frame)` returns `Detection`s with the card (or None when unreadable), a confidence
 for the identity and one for the detection, the visible box and the card's quad, all in frame pixels.
@@ -28,9 +30,10 @@ import numpy as np
 from controller.cards import Card, JOKER, Suit
 from vision.render import CARD_H as _CARD_H, CARD_W as _CARD_W, INDEX_REGION as _REGION
 
-__all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "snap_corner", "MODELS_DIR", "CROP_W", "CROP_H",
-           "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE", "DET_CHANNELS", "I_HEAT", "letterbox", "decode",
-           "decode_indices", "corner_point", "rect_at_index", "refine_rect", "load_net", "cascade_gaps"]
+__all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "body_crops", "snap_corner",
+           "MODELS_DIR", "CROP_W", "CROP_H", "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE",
+           "DET_CHANNELS", "I_HEAT", "letterbox", "decode", "decode_indices", "corner_point", "rect_at_index",
+           "refine_rect", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 # Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
@@ -59,6 +62,15 @@ CARD_ASPECT = _CARD_H / _CARD_W  # a card's length over its width, as rendered (
 _STEP_ACROSS = (0.5, 1.25)
 _STEP_ALONG = (0.15, 0.75)
 _GAP_CARDS = 2  # cards looked for between two named ones (three found none more)
+# The body reader (models/body.onnx, optional) sees a whole card, upright, at BODY_W x BODY_H: its pips or
+# face say rank and suit at several times the size of the index. Rank head: 0..12 ranks 2..A, then
+# BODY_NONE ("no whole card face up here": covered, face down, off the card); suit head: C D H S.
+BODY_W, BODY_H = 40, 56
+BODY_RANKS = 14
+BODY_NONE = 13
+# A card its indices name less surely than this is also read by its body (a sure index is left alone: on
+# the validation frames 10% of the whole cards read right were named below 0.86, every one read wrong below 0.91).
+_BODY_GATE = 0.9
 
 
 @dataclass(frozen=True)
@@ -125,14 +137,24 @@ def corner_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
 
 def index_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
     """The top-left index corner of every rect (as its `up` points), turned upright: (len(rects), CROP_H, CROP_W, 3)."""
-    out = np.empty((len(rects), CROP_H, CROP_W, 3), np.uint8)
+    return _crops(image, rects, _REGION, CROP_W, CROP_H)
+
+
+def body_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
+    """Every rect's whole card, turned upright: (len(rects), BODY_H, BODY_W, 3), for the body reader."""
+    return _crops(image, rects, (0.0, 0.0, 1.0, 1.0), BODY_W, BODY_H)
+
+
+def _crops(image: np.ndarray, rects: Sequence[CardRect], region: Sequence[float], width: int, height: int
+           ) -> np.ndarray:
+    out = np.empty((len(rects), height, width, 3), np.uint8)
     for k, r in enumerate(rects):
-        M = _crop_matrix(r, _REGION, CROP_W, CROP_H)
+        M = _crop_matrix(r, region, width, height)
         shrink = max(math.hypot(M[0, 0], M[1, 0]), math.hypot(M[0, 1], M[1, 1]))
         if shrink > 1.6:  # bilinear sampling would alias: sample finer, then area-average
-            out[k] = _shrunk_crop(image, M, shrink)
+            out[k] = _shrunk_crop(image, M, shrink, (width, height))
         else:
-            out[k] = cv2.warpAffine(image, M, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            out[k] = cv2.warpAffine(image, M, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                     borderMode=cv2.BORDER_REPLICATE)
     return out
 
@@ -198,15 +220,17 @@ def snap_corner(gray: np.ndarray, r: CardRect) -> CardRect:
     return CardRect(r.cx + shift_x, r.cy + shift_y, r.ux, r.uy, r.half_l, r.half_w)
 
 
-def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float) -> np.ndarray:
-    """A crop that shrinks by `shrink`: sample at an intermediate size from a local window, then area-resize."""
+def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float, size: tuple[int, int] = (CROP_W, CROP_H)
+                 ) -> np.ndarray:
+    """A crop of `size` (w, h) that shrinks by `shrink`: sample at an intermediate size from a local window,
+    then area-resize."""
     f = int(math.ceil(shrink))
     M2 = M.copy()
     M2[:, :2] /= f
     M2[:, 2] = M[:, 2] - (M[:, 0] + M[:, 1]) * (1 - 1 / f) / 2
-    big = cv2.warpAffine(image, M2, (CROP_W * f, CROP_H * f), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    big = cv2.warpAffine(image, M2, (size[0] * f, size[1] * f), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                          borderMode=cv2.BORDER_REPLICATE)
-    return cv2.resize(big, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+    return cv2.resize(big, size, interpolation=cv2.INTER_AREA)
 
 
 def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float]:
@@ -306,14 +330,15 @@ class Recogniser:
     that named 92.1% of the cards right against 85.8% without (precision 97.3% against 97.9%); pairing a
     cascade's indices right raised it to 94.7%. Its few more crops a frame are won back by sharpening only
     the rectangles whose corners are read (figures in vision/models/README.md).
-    Last, a card the detector missed inside a cascade is read where its index must be (`cascade_gaps`).
+    Then a card the detector missed inside a cascade is read where its index must be (`cascade_gaps`), and
+    last a card named unsurely is read again whole by the body reader (`body`, when the models folder has one).
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
     no index (precision 70% against 93%)."""
 
     def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
                  threshold: float = 0.35, index_threshold: float = 0.3,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
-                 detector_only: bool = False) -> None:
+                 detector_only: bool = False, body: bool = True) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -323,6 +348,10 @@ class Recogniser:
             cv2.setNumThreads(threads)
         self.detector = load_net(det_path)
         self.classifier = None if detector_only else load_net(cls_path)
+        # The body reader is optional (a models folder from before it has none) and reads a table camera's
+        # cards only: it learnt from renders alone, and the real photos' labels cannot check its suits.
+        body_path = folder / "body.onnx"
+        self.body = load_net(body_path) if body and indices and not detector_only and body_path.is_file() else None
         # One size for a fixed camera; several (e.g. 320, 192) for photos whose cards may be any size.
         self.det_sizes = (det_size,) if isinstance(det_size, int) else tuple(det_size)
         self.threshold = threshold
@@ -400,7 +429,7 @@ class Recogniser:
             cards: list[Detection] = []
         else:
             raw, indices, smalls = self._detect(frame)
-            merged = _merge_cards(raw)
+            merged = finds = _merge_cards(raw)
             # Each index corner in sight is read on its own; a card is named by its one or two indices. An
             # index counts only on a card the detector found (ink on a busy background is no card): the index
             # on its visible box, or the card it implies centred there (a card under another in a cascade
@@ -440,7 +469,51 @@ class Recogniser:
         cards = _distinct(cards)
         if self.indices:
             cards = _distinct(cards + self._read_gaps(frame, cards))
+            if self.body is not None:
+                cards = _distinct(self._read_bodies(frame, cards, self._sharp_finds(finds, smalls, cards)))
         return cards
+
+    def _sharp_finds(self, finds: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
+                     smalls: list[tuple[np.ndarray, float]], cards: list[Detection]) -> list[CardRect | None]:
+        """For each card, the rectangle the detector found in its place, sharpened (None: none found there). A
+        card named by its index carries the rectangle its index implies, a few pixels and degrees off: enough
+        for the body reader to see no whole card."""
+        out: list[CardRect | None] = []
+        for d in cards:
+            f = next((f for f in finds if _same_card_place(d.rect, f[2])), None) if d.confidence < _BODY_GATE else None
+            out.append(None if f is None else refine_rect(smalls[f[3]][0], f[2], smalls[f[3]][1]) if self.refine
+                       else f[2])
+        return out
+
+    def _read_bodies(self, frame: np.ndarray, cards: list[Detection], rects: Sequence[CardRect | None]
+                     ) -> list[Detection]:
+        """Cards named unsurely (below _BODY_GATE) read again by the body reader, at `rects[k]` (the detector's
+        rectangle of card k) or else at their own. Where it sees a whole card face up, the surer of the two
+        readings names the rank, and the surer the suit: a small index may blur a 5 into an 8 or a spade into
+        a club, while the card's pips, several times its size, do not."""
+        doubtful = [k for k, d in enumerate(cards) if d.card is not None and not d.card.joker
+                    and d.confidence < _BODY_GATE]
+        if not doubtful:
+            return cards
+        assert self.body is not None
+        crops = body_crops(frame, [rects[k] or cards[k].rect for k in doubtful])
+        self.body.setInput(cv2.dnn.blobFromImages(list(crops), 1 / 255))
+        probs = self.body.forward()
+        out = list(cards)
+        for k, p in zip(doubtful, probs):
+            ranks, suits = p[:BODY_NONE], p[BODY_RANKS:]
+            if p[BODY_NONE] >= 0.5:  # covered, face down, or the rect is off the card: the index alone tells
+                continue
+            d, r, s = cards[k], int(ranks.argmax()), int(suits.argmax())
+            card = d.card
+            assert card is not None
+            rank, rank_p = (r + 2, float(ranks[r])) if ranks[r] > d.rank_confidence else (card.rank, d.rank_confidence)
+            # A court card's body is a picture: only the pips of a number card or an ace show the suit large.
+            suit, suit_p = (Suit(s), float(suits[s])) if suits[s] > d.suit_confidence and not 11 <= rank <= 13 else \
+                (card.suit, d.suit_confidence)
+            out[k] = dataclasses.replace(d, card=Card(rank, suit), confidence=rank_p * suit_p, rank_confidence=rank_p,
+                                         suit_confidence=suit_p)
+        return out
 
     def _read_gaps(self, frame: np.ndarray, cards: Sequence[Detection]) -> list[Detection]:
         """Cards missed inside a cascade, read where their indices must be (`cascade_gaps`); only sure
@@ -706,6 +779,12 @@ def _on_box(r: CardRect, box: Sequence[float]) -> bool:
     mx, my = 0.1 * (box[2] - box[0]), 0.1 * (box[3] - box[1])
     return box[0] - mx <= px <= box[2] + mx and box[1] - my <= py <= box[3] + my or \
         box[0] <= r.cx <= box[2] and box[1] <= r.cy <= box[3]
+
+
+def _same_card_place(named: CardRect, rect: CardRect) -> bool:
+    """Whether a card named from its index and a card the detector found are surely the same card: closer than
+    `_same_place` asks, since the card on top of it in a cascade may lie little more than a third of a width off."""
+    return math.hypot(named.cx - rect.cx, named.cy - rect.cy) < 0.25 * named.half_w
 
 
 def _same_place(named: CardRect, rect: CardRect) -> bool:

@@ -67,6 +67,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead: go on training this classifier on the corners the detector in --out (else the "
                         "shipped one) cuts from fresh scenes (--cls-scenes, --cls-epochs, --dealt); write only "
                         "classifier.onnx")
+    p.add_argument("--body", action="store_true",
+                   help="instead: train the body reader (whole cards in full sight: rank and suit from pips and "
+                        "faces) on --body-scenes fresh scenes for --body-epochs; write only body.onnx")
+    p.add_argument("--body-scenes", type=int, default=8000)
+    p.add_argument("--body-epochs", type=int, default=10)
     p.add_argument("--dealt", type=float, default=0.6,
                    help="with --finetune-*: share of dealers' layouts among the scenes (default 0.6)")
     p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
@@ -157,12 +162,16 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from vision.training.train import finetune_classifier, finetune_detector, train
+        from vision.training.train import finetune_classifier, finetune_detector, train, train_body
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     from controller.rng import SeededRng
     from vision.recognise import MODELS_DIR
 
+    if args.body:
+        train_body(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, scenes=args.body_scenes,
+                   epochs=args.body_epochs, workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():
             raise CliError(f"no detector at {args.finetune_detector}")

@@ -17,12 +17,12 @@ import numpy as np
 
 from vision import render
 from vision.realdata import Photo
-from vision.recognise import (BACK, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS, NONE, STRIDE, CardRect,
-                              corner_crops, corner_point)
+from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS, NONE,
+                              STRIDE, CardRect, body_crops, corner_crops, corner_point)
 
 __all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
            "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
-           "rank_class", "corner_point", "mirror_targets", "TARGET_CHANNELS"]
+           "rank_class", "corner_point", "mirror_targets", "TARGET_CHANNELS", "body_scene"]
 
 
 @dataclass
@@ -301,6 +301,44 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
     crops = corner_crops(scene.image, rects) if rects else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     # corner_crops gives two per rect; keep the first of each (each rect here is one corner already).
     return crops[0::2], np.array(ranks, np.int64), np.array(suits, np.int64)
+
+
+def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), dealt: float = 0.8
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Whole-card crops from one rendered scene for the body reader: (crops, rank classes, suit classes or -1).
+    A card in full sight is labelled with its rank and suit; a card mostly covered, face down, or a
+    rectangle of felt, chips or a hand, "none" (BODY_NONE). Rectangles are jittered the way the detector and
+    the index corners err, and turned half round at random (the reader must not care which end is up)."""
+    if rng.random() < dealt:
+        w, h = 1280, 720
+        scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
+                                    face_down=0.08, backgrounds=backgrounds)
+    else:
+        w, h = [(640, 384), (512, 512), (800, 450)][int(rng.integers(3))]
+        scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.3), backgrounds=backgrounds, hand=0.3,
+                                    count=(1, 8), face_down=0.08)
+    rects, ranks, suits = [], [], []
+    for pc in scene.cards:
+        if pc.card is not None and pc.card.joker:
+            continue
+        if pc.card is not None and pc.visible >= 0.93:
+            label = pc.card.rank - 2
+        elif pc.card is None or pc.visible < 0.75:
+            label = BODY_NONE
+        else:
+            continue  # nearly whole: neither
+        rect = jitter_rect(rng, rect_of_quad(pc.quad), float(rng.uniform(0.5, 1.5)))
+        rects.append(rect.flipped() if rng.random() < 0.5 else rect)
+        ranks.append(label)
+        suits.append(int(pc.card.suit) if label != BODY_NONE else -1)
+    for _ in range(int(rng.integers(0, 2))):  # a rectangle anywhere: mostly felt, or parts of cards
+        hw = rng.uniform(0.03, 0.08) * max(w, h)
+        a = rng.uniform(-math.pi, math.pi)
+        rects.append(CardRect(rng.uniform(0, w), rng.uniform(0, h), math.cos(a), math.sin(a), hw * 1.4, hw))
+        ranks.append(BODY_NONE)
+        suits.append(-1)
+    crops = body_crops(scene.image, rects) if rects else np.zeros((0, BODY_H, BODY_W, 3), np.uint8)
+    return crops, np.array(ranks, np.int64), np.array(suits, np.int64)
 
 
 def _label_corner(r: CardRect, truths: Sequence[tuple[render.PlacedCard, CardRect]]) -> tuple[int, int] | None:

@@ -1,13 +1,13 @@
-"""The two card networks in PyTorch, built from plain conv/batch-norm/ReLU so OpenCV's DNN module runs them."""
+"""The card networks in PyTorch, built from plain conv/batch-norm/ReLU so OpenCV's DNN module runs them."""
 
 from __future__ import annotations
 
 import torch
 from torch import nn
 
-from vision.recognise import DET_CHANNELS, I_HEAT, RANK_CLASSES
+from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, RANK_CLASSES
 
-__all__ = ["Detector", "Classifier", "DetectorExport", "ClassifierExport"]
+__all__ = ["Detector", "Classifier", "BodyReader", "DetectorExport", "ClassifierExport", "BodyExport"]
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, k: int = 3) -> nn.Sequential:
@@ -63,6 +63,26 @@ class Classifier(nn.Module):
         return self.rank(f), self.suit(f)
 
 
+class BodyReader(nn.Module):
+    """A whole card (3 x BODY_H x BODY_W, upright either way) to rank logits (BODY_RANKS: 2..A, none) and suit
+    logits (4). Pips and faces lie in fixed places on a card, so the features keep their layout: flattened,
+    not pooled."""
+
+    def __init__(self, c: tuple[int, int, int, int] = (16, 32, 48, 64)) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            _cbr(3, c[0], 2), _cbr(c[0], c[1]), _cbr(c[1], c[2], 2), _cbr(c[2], c[2]), _cbr(c[2], c[3], 2),
+            _cbr(c[3], c[3]), nn.Flatten())
+        self.fc = nn.Sequential(nn.Linear(c[3] * (BODY_H // 8) * (BODY_W // 8), 128), nn.ReLU(inplace=True),
+                                nn.Dropout(0.3))
+        self.rank = nn.Linear(128, BODY_RANKS)
+        self.suit = nn.Linear(128, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.fc(self.features(x))
+        return self.rank(f), self.suit(f)
+
+
 class DetectorExport(nn.Module):
     """The detector as shipped: sigmoid on the two heatmap channels."""
 
@@ -77,9 +97,10 @@ class DetectorExport(nn.Module):
 
 
 class ClassifierExport(nn.Module):
-    """The classifier as shipped: rank and suit probabilities side by side (RANK_CLASSES + 4)."""
+    """The classifier (or the body reader) as shipped: rank and suit probabilities side by side
+    (RANK_CLASSES + 4, or BODY_RANKS + 4)."""
 
-    def __init__(self, net: Classifier) -> None:
+    def __init__(self, net: Classifier | BodyReader) -> None:
         super().__init__()
         self.net = net
 

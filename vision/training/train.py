@@ -10,6 +10,8 @@ from `controller.rng`. Steps, all seeded:
    finds (the suit is unknown there, so only the rank head learns from them);
 4. train the classifier on rendered crops plus those real crops;
 5. export both as ONNX, check OpenCV's DNN module gives the same outputs, write them with the NOTICE.
+
+`train_body` (`croupier vision train --body`) trains the body reader on its own, from renders only.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ import torch
 import torch.nn.functional as F
 
 from vision import realdata
-from vision.recognise import BACK, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE, RANK_CLASSES, decode, load_net
+from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE,
+                              RANK_CLASSES, decode, load_net)
 from vision.training import data
-from vision.training.nets import Classifier, ClassifierExport, Detector, DetectorExport
+from vision.training.nets import BodyReader, Classifier, ClassifierExport, Detector, DetectorExport
 
-__all__ = ["train", "finetune_detector", "finetune_classifier", "load_onnx_weights", "NOTICE"]
+__all__ = ["train", "finetune_detector", "finetune_classifier", "train_body", "load_onnx_weights", "NOTICE"]
 
-NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx)
+NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx, body.onnx)
 
 Trained by `croupier vision train` on synthetic renders (vision/render.py) and on the training split of
 real card photos taken from the `images/train` folder of the public repository
@@ -91,6 +94,16 @@ def _cls_chunk(args: tuple[int, int] | tuple[int, int, float]) -> tuple[np.ndarr
         raise _INIT_ERROR
     rng = np.random.default_rng(seed)
     parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt) for _ in range(count)]
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
+
+
+def _body_chunk(args: tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seed, count, dealt = args
+    if _INIT_ERROR is not None:
+        raise _INIT_ERROR
+    rng = np.random.default_rng(seed)
+    parts = [data.body_scene(rng, _BACKGROUNDS, dealt) for _ in range(count)]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
 
@@ -229,9 +242,10 @@ def _harvest_real(net: Detector, real: list[tuple[np.ndarray, realdata.Photo, li
 
 def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, ranks: np.ndarray,
                       suits: np.ndarray, epochs: int, batch: int, start: Classifier | None = None,
-                      lr: float = 3e-3) -> Classifier:
-    """Train a classifier (or go on training `start`, with its batch-norm statistics frozen)."""
-    net = start if start is not None else Classifier()
+                      lr: float = 3e-3, fresh: torch.nn.Module | None = None) -> torch.nn.Module:
+    """Train a classifier (or `fresh`, another net with a rank and a suit head: the body reader), or go on
+    training `start`, with its batch-norm statistics frozen."""
+    net = start if start is not None else fresh if fresh is not None else Classifier()
     steps = math.ceil(len(crops) / batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
@@ -266,7 +280,7 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
             lsum += float(loss.detach())
             tot += len(idx)
             right += int((r_logit.argmax(1) == rt).sum())
-        say(f"classifier epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} rank acc {right / tot:.4f} "
+        say(f"{type(net).__name__} epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} rank acc {right / tot:.4f} "
             f"({time.time() - t0:.0f} s)")
     net.eval()
     return net
@@ -327,7 +341,8 @@ def _export_detector(det: Detector, path: Path) -> None:
                       opset_version=13, dynamo=False)
 
 
-def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None]) -> None:
+def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None],
+            body: BodyReader | None = None) -> None:
     """Write the given models as ONNX to `out` and check OpenCV's DNN module agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
@@ -341,6 +356,12 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
                           input_names=["crops"], output_names=["probs"],
                           dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
         checks.append((cls_path, ClassifierExport(cls).eval(), (5, 3, 48, 32)))
+    if body is not None:
+        body_path = out / "body.onnx"
+        torch.onnx.export(ClassifierExport(body).eval(), torch.zeros(2, 3, BODY_H, BODY_W), str(body_path),
+                          input_names=["cards"], output_names=["probs"],
+                          dynamic_axes={"cards": {0: "n"}, "probs": {0: "n"}}, **kwargs)
+        checks.append((body_path, ClassifierExport(body).eval(), (5, 3, BODY_H, BODY_W)))
     for path, model, shape in checks:
         x = np.random.default_rng(0).random(shape, dtype=np.float32)
         net = load_net(path)
@@ -500,4 +521,31 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
                "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
     say(f"classifier fine-tuned in {summary['seconds']} s; written to {out / 'classifier.onnx'}")
+    return summary
+
+
+def train_body(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int = 8000, epochs: int = 10,
+               dealt: float = 0.8, workers: int = 2, say: Callable[[str], None] = print) -> dict:
+    """Train the body reader on whole cards cut from fresh rendered scenes (a share `dealt` of them dealers'
+    layouts at a table camera's scale), and "none" for covered and face-down cards and felt; write
+    `out/body.onnx`. It learns from renders only (the real photos' labels give no suits)."""
+    started = time.time()
+    _, backgrounds = _begin(rng, workers, say)
+    t = time.time()
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
+    parts = _generate(_body_chunk, jobs, backgrounds, workers)
+    crops = np.concatenate([p[0] for p in parts])
+    ranks = np.concatenate([p[1] for p in parts])
+    suits = np.concatenate([p[2] for p in parts])
+    # Covered cards outnumber whole ones in a dealer's cascades: keep a share of them.
+    keep = (ranks != BODY_NONE) | (rng.random(len(ranks)) < 0.5)
+    crops, ranks, suits = crops[keep], ranks[keep], suits[keep]
+    say(f"rendered {len(crops)} whole-card crops from {scenes} scenes in {time.time() - t:.0f} s "
+        f"({int((ranks == BODY_NONE).sum())} none)")
+    assert ranks.max() < BODY_RANKS
+    body = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=BodyReader())
+    _export(None, None, out, say, body=body)
+    summary = {"seconds": round(time.time() - started), "scenes": scenes, "epochs": epochs, "dealt": dealt,
+               "crops": int(len(crops))}
+    say(f"body reader trained in {summary['seconds']} s; written to {out / 'body.onnx'}")
     return summary
