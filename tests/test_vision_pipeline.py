@@ -121,6 +121,23 @@ def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
     assert rec._sharp_finds(finds, [(img, 1.0)], named) == [true, None]  # a sure card needs no second look
 
 
+def test_identify_names_a_whole_card_its_blurred_index_misreads(rec: Recogniser) -> None:
+    # The thirteenth dealt frame of the validation seed (777): an 8D in full sight whose index reads 5D; its
+    # eight pips say otherwise.
+    gen = SeededRng(777).numpy()
+    for _ in range(12):
+        evaluate.synthetic_scene(gen)
+    shot = evaluate.synthetic_scene(gen)
+    eight = next(pc for pc in shot.cards if pc.card == parse_card("8D"))
+
+    def named(reader: Recogniser) -> list[str]:
+        return [str(d.card) for d in reader.identify(shot.image) if d.card is not None and
+                evaluate._inside(d.box, eight.box)]
+
+    assert named(Recogniser(body=False)) == ["5D"]
+    assert named(rec) == ["8D"]
+
+
 def test_bad_frames_are_refused(rec: Recogniser) -> None:
     for bad in (np.zeros((100, 100), np.uint8), np.zeros((100, 100, 3), np.float32), np.zeros((8, 8, 3), np.uint8)):
         with pytest.raises(ValueError):
