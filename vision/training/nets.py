@@ -7,7 +7,7 @@ from torch import nn
 
 from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, RANK_CLASSES
 
-__all__ = ["Detector", "Classifier", "BodyReader", "DetectorExport", "ClassifierExport", "BodyExport"]
+__all__ = ["Detector", "Classifier", "BodyReader", "DetectorExport", "ClassifierExport"]
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, k: int = 3) -> nn.Sequential:

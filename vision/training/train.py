@@ -87,23 +87,29 @@ def _det_chunk(args: tuple[int, int, int] | tuple[int, int, int, float]) -> tupl
     return np.stack(images), objects
 
 
-def _cls_chunk(args: tuple[int, int] | tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+Crops = tuple[np.ndarray, np.ndarray, np.ndarray]  # crops, rank labels, suit labels
+
+
+def _cls_chunk(args: tuple[int, int] | tuple[int, int, float]) -> Crops:
     seed, count = args[:2]
     dealt = args[2] if len(args) > 2 else 0.0
-    if _INIT_ERROR is not None:
-        raise _INIT_ERROR
-    rng = np.random.default_rng(seed)
-    parts = [data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt) for _ in range(count)]
-    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]))
+    return _crop_chunk(lambda rng: data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt), seed, count)
 
 
-def _body_chunk(args: tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _body_chunk(args: tuple[int, int, float]) -> Crops:
     seed, count, dealt = args
+    return _crop_chunk(lambda rng: data.body_scene(rng, _BACKGROUNDS, dealt), seed, count)
+
+
+def _crop_chunk(scene: Callable[[np.random.Generator], Crops], seed: int, count: int) -> Crops:
+    """The crops and labels of `count` scenes rendered from a generator seeded with `seed`."""
     if _INIT_ERROR is not None:
         raise _INIT_ERROR
     rng = np.random.default_rng(seed)
-    parts = [data.body_scene(rng, _BACKGROUNDS, dealt) for _ in range(count)]
+    return _joined([scene(rng) for _ in range(count)])
+
+
+def _joined(parts: list[Crops]) -> Crops:
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
 
@@ -407,14 +413,11 @@ def _begin(rng: np.random.Generator, workers: int, say: Callable[[str], None]
 
 
 def _classifier_crops(jobs: list[tuple], backgrounds: list[np.ndarray], workers: int, detector: str | None,
-                      say: Callable[[str], None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      say: Callable[[str], None]) -> Crops:
     """Render the classifier's scenes (`jobs`: seed, scenes, ...), cutting their corners also with `detector`
     (an ONNX path) when given: crops, rank labels, suit labels."""
     t = time.time()
-    parts = _generate(_cls_chunk, jobs, backgrounds, workers, detector)
-    crops = np.concatenate([p[0] for p in parts])
-    ranks = np.concatenate([p[1] for p in parts])
-    suits = np.concatenate([p[2] for p in parts])
+    crops, ranks, suits = _joined(_generate(_cls_chunk, jobs, backgrounds, workers, detector))
     say(f"rendered {len(crops)} classifier crops from {sum(job[1] for job in jobs)} scenes in "
         f"{time.time() - t:.0f} s ({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
     return crops, ranks, suits
@@ -533,10 +536,7 @@ def train_body(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int 
     _, backgrounds = _begin(rng, workers, say)
     t = time.time()
     jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
-    parts = _generate(_body_chunk, jobs, backgrounds, workers)
-    crops = np.concatenate([p[0] for p in parts])
-    ranks = np.concatenate([p[1] for p in parts])
-    suits = np.concatenate([p[2] for p in parts])
+    crops, ranks, suits = _joined(_generate(_body_chunk, jobs, backgrounds, workers))
     # Covered cards outnumber whole ones in a dealer's cascades: keep a share of them.
     keep = (ranks != BODY_NONE) | (rng.random(len(ranks)) < 0.5)
     crops, ranks, suits = crops[keep], ranks[keep], suits[keep]
