@@ -21,6 +21,7 @@ from vision.geometry import Calibration, TableGeometry
 from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, CardRect, Detection, Recogniser,
                               body_crops, cascade_gaps, corner_crops, corner_point)
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
+from vision.training.data import rect_of_quad
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +43,7 @@ def _lone_card(name: str, angle: float) -> tuple[np.ndarray, np.ndarray, np.ndar
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
 def test_corner_crops_are_upright_index_corners(angle: float) -> None:
     img, quad, face = _lone_card("QH", angle)
-    centre, up, hl, hw = render.quad_to_rect(quad)
-    crops = corner_crops(img, [CardRect(centre[0], centre[1], up[0], up[1], hl, hw)])
+    crops = corner_crops(img, [rect_of_quad(quad)])
     assert crops.shape == (2, CROP_H, CROP_W, 3)
     x1, y1 = render.INDEX_REGION[2] * 200, render.INDEX_REGION[3] * 280
     want = cv2.resize(np.ascontiguousarray(face[:round(y1), :round(x1), :3]), (CROP_W, CROP_H),
@@ -55,8 +55,7 @@ def test_corner_crops_are_upright_index_corners(angle: float) -> None:
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
 def test_body_crops_are_upright_whole_cards(angle: float) -> None:
     img, quad, face = _lone_card("7C", angle)
-    centre, up, hl, hw = render.quad_to_rect(quad)
-    crop = body_crops(img, [CardRect(centre[0], centre[1], up[0], up[1], hl, hw)])
+    crop = body_crops(img, [rect_of_quad(quad)])
     assert crop.shape == (1, BODY_H, BODY_W, 3)
     want = cv2.resize(np.ascontiguousarray(face[:, :, :3]), (BODY_W, BODY_H), interpolation=cv2.INTER_AREA)
     assert np.abs(crop[0].astype(float) - want.astype(float)).mean() < 12
@@ -110,8 +109,8 @@ def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
     # rectangle of that card is read instead, sharpened. The card on top of another in a cascade, a third of
     # a width off, is not taken for it.
     img, quad, _ = _lone_card("7C", 20.0)
-    centre, up, hl, hw = render.quad_to_rect(quad)
-    true = CardRect(centre[0], centre[1], up[0], up[1], hl, hw)
+    true = rect_of_quad(quad)
+    hw = true.half_w
     implied = dataclasses.replace(true, cx=true.cx + 0.15 * hw, half_w=hw * 0.9)
     rec = Recogniser(refine=False)
     named = [Detection(parse_card("7S"), 0.6, 0.9, (0, 0, 600, 600), implied),

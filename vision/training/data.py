@@ -293,9 +293,7 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
             suits.append(label[1])
     # Some crops of nothing in particular (background, hands, card middles) teach "none".
     for _ in range(int(rng.integers(0, 2))):
-        hw = rng.uniform(0.04, 0.2) * max(w, h)
-        a = rng.uniform(-math.pi, math.pi)
-        rects.append(CardRect(rng.uniform(0, w), rng.uniform(0, h), math.cos(a), math.sin(a), hw * 1.4, hw))
+        rects.append(_anywhere(rng, w, h, (0.04, 0.2)))
         ranks.append(NONE)
         suits.append(-1)
     crops = corner_crops(scene.image, rects) if rects else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
@@ -332,13 +330,19 @@ def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (),
         ranks.append(label)
         suits.append(int(pc.card.suit) if label != BODY_NONE else -1)
     for _ in range(int(rng.integers(0, 2))):  # a rectangle anywhere: mostly felt, or parts of cards
-        hw = rng.uniform(0.03, 0.08) * max(w, h)
-        a = rng.uniform(-math.pi, math.pi)
-        rects.append(CardRect(rng.uniform(0, w), rng.uniform(0, h), math.cos(a), math.sin(a), hw * 1.4, hw))
+        rects.append(_anywhere(rng, w, h, (0.03, 0.08)))
         ranks.append(BODY_NONE)
         suits.append(-1)
     crops = body_crops(scene.image, rects) if rects else np.zeros((0, BODY_H, BODY_W, 3), np.uint8)
     return crops, np.array(ranks, np.int64), np.array(suits, np.int64)
+
+
+def _anywhere(rng: np.random.Generator, w: float, h: float, width: tuple[float, float]) -> CardRect:
+    """A card-shaped rectangle anywhere in a w x h scene, turned any way, `width` (fractions of the longer side)
+    wide: what "none" looks like."""
+    hw = rng.uniform(*width) * max(w, h)
+    a = rng.uniform(-math.pi, math.pi)
+    return CardRect(rng.uniform(0, w), rng.uniform(0, h), math.cos(a), math.sin(a), hw * 1.4, hw)
 
 
 def _label_corner(r: CardRect, truths: Sequence[tuple[render.PlacedCard, CardRect]]) -> tuple[int, int] | None:
