@@ -480,9 +480,12 @@ class Recogniser:
         for the body reader to see no whole card."""
         out: list[CardRect | None] = []
         for d in cards:
-            f = next((f for f in finds if _same_card_place(d.rect, f[2])), None) if d.confidence < _BODY_GATE else None
-            out.append(None if f is None else refine_rect(smalls[f[3]][0], f[2], smalls[f[3]][1]) if self.refine
-                       else f[2])
+            f = next((f for f in finds if _same_card_place(d.rect, f[2])), None) if _doubtful(d) else None
+            if f is not None and self.refine:
+                small, scale = smalls[f[3]]
+                out.append(refine_rect(small, f[2], scale))
+            else:
+                out.append(None if f is None else f[2])
         return out
 
     def _read_bodies(self, frame: np.ndarray, cards: list[Detection], rects: Sequence[CardRect | None]
@@ -491,8 +494,7 @@ class Recogniser:
         rectangle of card k) or else at their own. Where it sees a whole card face up, the surer of the two
         readings names the rank, and the surer the suit: a small index may blur a 5 into an 8 or a spade into
         a club, while the card's pips, several times its size, do not."""
-        doubtful = [k for k, d in enumerate(cards) if d.card is not None and not d.card.joker
-                    and d.confidence < _BODY_GATE]
+        doubtful = [k for k, d in enumerate(cards) if _doubtful(d)]
         if not doubtful:
             return cards
         assert self.body is not None
@@ -779,6 +781,11 @@ def _on_box(r: CardRect, box: Sequence[float]) -> bool:
     mx, my = 0.1 * (box[2] - box[0]), 0.1 * (box[3] - box[1])
     return box[0] - mx <= px <= box[2] + mx and box[1] - my <= py <= box[3] + my or \
         box[0] <= r.cx <= box[2] and box[1] <= r.cy <= box[3]
+
+
+def _doubtful(d: Detection) -> bool:
+    """Whether the body reader reads this card again: named, not a joker, and not surely."""
+    return d.card is not None and not d.card.joker and d.confidence < _BODY_GATE
 
 
 def _same_card_place(named: CardRect, rect: CardRect) -> bool:
