@@ -96,7 +96,7 @@ def test_an_unsure_card_takes_the_rank_and_the_suit_its_body_reads_surer() -> No
                   _body_row(None, 0.7, "D", 0.9)])
     read = Recogniser.__new__(Recogniser)
     read.body = body
-    out = read._read_bodies(np.zeros((120, 500, 3), np.uint8), cards, [None] * len(cards))
+    out = read._read_bodies(np.zeros((120, 500, 3), np.uint8), cards, [], [])
     assert body.shown == 4  # the AH, named surely, is not read again
     assert [str(d.card) for d in out] == ["5C", "3S", "KH", "AH", "4D"]
     assert [(round(d.rank_confidence, 2), round(d.suit_confidence, 2)) for d in out] == \
@@ -107,17 +107,17 @@ def test_an_unsure_card_takes_the_rank_and_the_suit_its_body_reads_surer() -> No
 def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
     # A card named by its index carries the rectangle the index implies, a little off; the detector's own
     # rectangle of that card is read instead, sharpened. The card on top of another in a cascade, a third of
-    # a width off, is not taken for it.
+    # a width off, is not taken for it; a card the detector found nowhere near is read at its own rectangle.
     img, quad, _ = _lone_card("7C", 20.0)
     true = rect_of_quad(quad)
     hw = true.half_w
     implied = dataclasses.replace(true, cx=true.cx + 0.15 * hw, half_w=hw * 0.9)
     rec = Recogniser(refine=False)
-    named = [Detection(parse_card("7S"), 0.6, 0.9, (0, 0, 600, 600), implied),
-             Detection(parse_card("2D"), 0.95, 0.9, (0, 0, 600, 600), implied)]
+    named = Detection(parse_card("7S"), 0.6, 0.9, (0, 0, 600, 600), implied)
     finds = [(0.9, (0.0, 0.0, 600.0, 600.0), dataclasses.replace(true, cx=true.cx + 0.4 * hw), 0),
              (0.8, (0.0, 0.0, 600.0, 600.0), true, 0)]
-    assert rec._sharp_finds(finds, [(img, 1.0)], named) == [true, None]  # a sure card needs no second look
+    assert rec._body_rect(named, finds, [(img, 1.0)]) == true
+    assert rec._body_rect(named, finds[:1], [(img, 1.0)]) == implied
 
 
 def test_identify_names_a_whole_card_its_blurred_index_misreads(rec: Recogniser) -> None:

@@ -220,8 +220,7 @@ def snap_corner(gray: np.ndarray, r: CardRect) -> CardRect:
     return CardRect(r.cx + shift_x, r.cy + shift_y, r.ux, r.uy, r.half_l, r.half_w)
 
 
-def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float, size: tuple[int, int] = (CROP_W, CROP_H)
-                 ) -> np.ndarray:
+def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float, size: tuple[int, int]) -> np.ndarray:
     """A crop of `size` (w, h) that shrinks by `shrink`: sample at an intermediate size from a local window,
     then area-resize."""
     f = int(math.ceil(shrink))
@@ -470,35 +469,33 @@ class Recogniser:
         if self.indices:
             cards = _distinct(cards + self._read_gaps(frame, cards))
             if self.body is not None:
-                cards = _distinct(self._read_bodies(frame, cards, self._sharp_finds(finds, smalls, cards)))
+                cards = _distinct(self._read_bodies(frame, cards, finds, smalls))
         return cards
 
-    def _sharp_finds(self, finds: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
-                     smalls: list[tuple[np.ndarray, float]], cards: list[Detection]) -> list[CardRect | None]:
-        """For each card, the rectangle the detector found in its place, sharpened (None: none found there). A
-        card named by its index carries the rectangle its index implies, a few pixels and degrees off: enough
-        for the body reader to see no whole card."""
-        out: list[CardRect | None] = []
-        for d in cards:
-            f = next((f for f in finds if _same_card_place(d.rect, f[2])), None) if _doubtful(d) else None
-            if f is not None and self.refine:
-                small, scale = smalls[f[3]]
-                out.append(refine_rect(small, f[2], scale))
-            else:
-                out.append(None if f is None else f[2])
-        return out
+    def _body_rect(self, card: Detection, finds: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
+                   smalls: list[tuple[np.ndarray, float]]) -> CardRect:
+        """Where to read a card's body: the rectangle the detector found in its place, sharpened, else the card's
+        own. A card named by its index carries the rectangle its index implies, a few pixels and degrees off:
+        enough for the body reader to see no whole card."""
+        f = next((f for f in finds if _same_card_place(card.rect, f[2])), None)
+        if f is None:
+            return card.rect
+        if not self.refine:
+            return f[2]
+        small, scale = smalls[f[3]]
+        return refine_rect(small, f[2], scale)
 
-    def _read_bodies(self, frame: np.ndarray, cards: list[Detection], rects: Sequence[CardRect | None]
-                     ) -> list[Detection]:
-        """Cards named unsurely (below _BODY_GATE) read again by the body reader, at `rects[k]` (the detector's
-        rectangle of card k) or else at their own. Where it sees a whole card face up, the surer of the two
-        readings names the rank, and the surer the suit: a small index may blur a 5 into an 8 or a spade into
-        a club, while the card's pips, several times its size, do not."""
+    def _read_bodies(self, frame: np.ndarray, cards: list[Detection],
+                     finds: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
+                     smalls: list[tuple[np.ndarray, float]]) -> list[Detection]:
+        """Cards named unsurely (below _BODY_GATE) read again by the body reader, at `_body_rect`. Where it sees
+        a whole card face up, the surer of the two readings names the rank, and the surer the suit: a small index
+        may blur a 5 into an 8 or a spade into a club, while the card's pips, several times its size, do not."""
         doubtful = [k for k, d in enumerate(cards) if _doubtful(d)]
         if not doubtful:
             return cards
         assert self.body is not None
-        crops = body_crops(frame, [rects[k] or cards[k].rect for k in doubtful])
+        crops = body_crops(frame, [self._body_rect(cards[k], finds, smalls) for k in doubtful])
         self.body.setInput(cv2.dnn.blobFromImages(list(crops), 1 / 255))
         probs = self.body.forward()
         out = list(cards)
