@@ -33,7 +33,7 @@ from vision.render import CARD_H as _CARD_H, CARD_W as _CARD_W, INDEX_REGION as 
 __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "body_crops", "snap_corner",
            "MODELS_DIR", "CROP_W", "CROP_H", "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE",
            "DET_CHANNELS", "I_HEAT", "letterbox", "decode", "decode_indices", "corner_point", "rect_at_index",
-           "refine_rect", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
+           "refine_rect", "align_index", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 # Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
@@ -220,6 +220,61 @@ def snap_corner(gray: np.ndarray, r: CardRect) -> CardRect:
     return CardRect(r.cx + shift_x, r.cy + shift_y, r.ux, r.uy, r.half_l, r.half_w)
 
 
+# Where align_index looks for the directions of a card's edges and its index's strokes around its top-left
+# index (fractions of the card: the pips beyond, curved edges in every direction, would swamp them), and at
+# what width (pixels) it samples them.
+_ALIGN_REGION = (-0.12, -0.1, 0.3, 0.35)
+_ALIGN_W = 48
+_ALIGN_TURN = math.radians(30)  # the most it turns a rect: the index head errs by up to about 20 degrees
+
+
+def align_index(frame: np.ndarray, r: CardRect) -> CardRect:
+    """The rect turned about its top-left index to the card's own axes as the image shows them there. The
+    detector's index head finds an index's place well but its direction only to within about twenty
+    degrees, and a crop turned that far shows the index askew and part cut off, which the classifier calls
+    "none". Around the index, the card's top and left edges and the index's own strokes run along the card's
+    axes: their dominant direction (modulo 90 degrees), within `_ALIGN_TURN` of the rect's, is the card's."""
+    x0, y0, x1, y1 = _ALIGN_REGION
+    height = max(8, round(_ALIGN_W * (y1 - y0) * r.half_l / ((x1 - x0) * r.half_w)))
+    M = _crop_matrix(r, _ALIGN_REGION, _ALIGN_W, height)
+    patch = cv2.warpAffine(frame, M, (_ALIGN_W, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    turn = _dominant_axis(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32), border=2)
+    if turn is None:
+        return r
+    turn = math.remainder(turn, math.pi / 2)  # the patch's own axes are the rect's: the nearest axis is the card's
+    if abs(turn) > _ALIGN_TURN:
+        return r
+    # The card's right turned by `turn` towards its down (the patch's x axis towards its y), and its up with it.
+    c, s = math.cos(turn), math.sin(turn)
+    ux, uy = r.ux * c - r.uy * s, r.uy * c + r.ux * s
+    px, py = corner_point(r)
+    return rect_at_index(px, py, ux, uy, r.half_w)
+
+
+def _dominant_axis(gray: np.ndarray, mask: np.ndarray | None = None, border: int = 0) -> float | None:
+    """The direction (radians, modulo 90 degrees) of the edges that dominate `gray` (where `mask` is set):
+    the fourfold mean of the gradient angles, weighted by strength. None when no direction dominates."""
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    if border:  # the crop's replicated border makes edges of its own
+        gx, gy = gx[border:-border, border:-border], gy[border:-border, border:-border]
+        mask = None if mask is None else mask[border:-border, border:-border]
+    w = gx * gx + gy * gy  # each pixel weighs its gradient's strength squared
+    weight = np.ones_like(w) if mask is None else mask.astype(np.float32)
+    total = float((w * weight).sum())
+    if total <= 0:
+        return None
+    # w * (cos 4a, sin 4a) for the gradient's angle a, without the trigonometry: as a complex number the
+    # gradient g has w = |g|^2, and w * e^(4ia) = g^4 / |g|^2 = (g^2)^2 / w.
+    re2, im2 = gx * gx - gy * gy, 2 * gx * gy
+    per = weight / np.maximum(w, 1e-12)
+    c, s = float(((re2 * re2 - im2 * im2) * per).sum()) / total, float((2 * re2 * im2 * per).sum()) / total
+    if math.hypot(c, s) < 0.25:
+        return None
+    return math.atan2(s, c) / 4
+
+
 def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float, size: tuple[int, int]) -> np.ndarray:
     """A crop of `size` (w, h) that shrinks by `shrink`: sample at an intermediate size from a local window,
     then area-resize."""
@@ -329,6 +384,7 @@ class Recogniser:
     that named 92.1% of the cards right against 85.8% without (precision 97.3% against 97.9%); pairing a
     cascade's indices right raised it to 94.7%. Its few more crops a frame are won back by sharpening only
     the rectangles whose corners are read (figures in vision/models/README.md).
+    Each index's rect is first turned to the card's axes as the edges around the index show them (`align_index`).
     Then a card the detector missed inside a cascade is read where its index must be (`cascade_gaps`), and
     last a card named unsurely is read again whole by the body reader (`body`, when the models folder has one).
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
@@ -398,14 +454,16 @@ class Recogniser:
                 indices += decode_indices(out, s, self.index_threshold)
             else:
                 indices = None
-        if indices is None or len(self.det_sizes) == 1:
+        if indices is None:
             return found, indices, smalls
-        indices.sort(key=lambda f: -f[0])
-        kept_idx: list[tuple[float, CardRect]] = []
-        for score, r in indices:  # one index seen at two detector sizes
-            if not any(_index_distance(r, k) < 0.3 * min(r.half_w, k.half_w) for _, k in kept_idx):
-                kept_idx.append((score, r))
-        return found, kept_idx, smalls
+        if len(self.det_sizes) > 1:
+            indices.sort(key=lambda f: -f[0])
+            kept_idx: list[tuple[float, CardRect]] = []
+            for score, r in indices:  # one index seen at two detector sizes
+                if not any(_index_distance(r, k) < 0.3 * min(r.half_w, k.half_w) for _, k in kept_idx):
+                    kept_idx.append((score, r))
+            indices = kept_idx
+        return found, [(score, align_index(frame, r)) for score, r in indices], smalls
 
     def classify(self, frame: np.ndarray, rects: Sequence[CardRect], snap: bool | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -657,22 +715,14 @@ def _edge_axis(roi: np.ndarray, rect: CardRect, scale: float, x0: int, y0: int) 
     along the card's axes; the fourfold mean of gradient angles finds them modulo 90 degrees), taking the
     axis nearest the detector's. Keeps the detector's angle when the edges have no clear direction."""
     gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     # Only inside the card as predicted (a little shrunk), so neighbours' edges count less.
     mask = np.zeros(gray.shape, np.uint8)
     inner = CardRect(rect.cx * scale - x0, rect.cy * scale - y0, rect.ux, rect.uy, rect.half_l * scale * 1.05,
                      rect.half_w * scale * 1.05)
     cv2.fillConvexPoly(mask, np.round(inner.quad()).astype(np.int32), 1)
-    w = (gx * gx + gy * gy) * mask
-    total = float(w.sum())
-    if total <= 0:
+    axis = _dominant_axis(gray, mask)  # an edge normal; the card's axes are this modulo 90 degrees
+    if axis is None:
         return rect
-    a4 = 4 * np.arctan2(gy, gx)
-    c, s = float((w * np.cos(a4)).sum()) / total, float((w * np.sin(a4)).sum()) / total
-    if math.hypot(c, s) < 0.25:  # no dominant direction
-        return rect
-    axis = math.atan2(s, c) / 4  # an edge normal; the card's axes are this modulo 90 degrees
     current = math.atan2(rect.uy, rect.ux)
     # The candidate (axis + k * 90 degrees) nearest the detector's up, modulo 180.
     best = min((axis + k * math.pi / 2 for k in range(4)),
