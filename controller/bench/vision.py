@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     say(f"  per frame: p50 {p50:.2f} ms, p99 {_pct(total, 99):.2f} ms, mean {np.mean(total):.2f} ms (goal < 15 ms)")
     # On a shared machine wall time includes waiting for a core; the thread's CPU time does not.
     say(f"  CPU time of the thread per frame: p50 {_pct(cpu_ms, 50):.2f} ms, p99 {_pct(cpu_ms, 99):.2f} ms")
-    say(f"  of which the detector (with rectangle sharpening): p50 {_pct(det_ms, 50):.2f} ms; "
+    say(f"  of which the detector (with rectangle sharpening and index turning): p50 {_pct(det_ms, 50):.2f} ms; "
         f"{len(seen)} cards and markers detected per frame")
     say(f"  Raspberry Pi 4 estimate ({PI4_FACTOR[0]}-{PI4_FACTOR[1]}x slower): p50 {p50 * PI4_FACTOR[0]:.0f}-"
         f"{p50 * PI4_FACTOR[1]:.0f} ms ({1000 / (p50 * PI4_FACTOR[1]):.0f}-{1000 / (p50 * PI4_FACTOR[0]):.0f} frames/s)")
