@@ -159,6 +159,12 @@ def _crops(image: np.ndarray, rects: Sequence[CardRect], region: Sequence[float]
     return out
 
 
+def _sample(image: np.ndarray, r: CardRect, region: Sequence[float], width: int, height: int) -> np.ndarray:
+    """`region` of the card `r` (see `_crop_matrix`) sampled bilinearly into a `width` x `height` patch."""
+    return cv2.warpAffine(image, _crop_matrix(r, region, width, height), (width, height),
+                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+
+
 def _crop_matrix(r: CardRect, region: Sequence[float], width: int, height: int) -> np.ndarray:
     """The affine map from a `width` x `height` crop to the image, the crop covering `region` (fractions of
     the upright card: x0, y0, x1, y1) of the card whose top-left corner is the rect's, upright."""
@@ -187,9 +193,7 @@ def snap_corner(gray: np.ndarray, r: CardRect) -> CardRect:
     """The rect moved so its top-left corner sits on the card's top and left edges as the image shows them:
     the strongest dark-to-paper step across each edge, along a stretch of the edge clear of the index,
     within a little of where the rect put it. An edge with no clear step (covered, or paper on paper) stays."""
-    M = _crop_matrix(r, _SNAP_REGION, _SNAP_W, _SNAP_H)
-    patch = cv2.warpAffine(gray, M, (_SNAP_W, _SNAP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                           borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    patch = _sample(gray, r, _SNAP_REGION, _SNAP_W, _SNAP_H).astype(np.float32)
     x0, y0, x1, y1 = _SNAP_REGION
     us = x0 + (np.arange(_SNAP_W) + 0.5) * (x1 - x0) / _SNAP_W  # card coordinates of the patch's columns
     vs = y0 + (np.arange(_SNAP_H) + 0.5) * (y1 - y0) / _SNAP_H  # and rows
@@ -236,9 +240,7 @@ def align_index(frame: np.ndarray, r: CardRect) -> CardRect:
     axes: their dominant direction (modulo 90 degrees), within `_ALIGN_TURN` of the rect's, is the card's."""
     x0, y0, x1, y1 = _ALIGN_REGION
     height = max(8, round(_ALIGN_W * (y1 - y0) * r.half_l / ((x1 - x0) * r.half_w)))
-    M = _crop_matrix(r, _ALIGN_REGION, _ALIGN_W, height)
-    patch = cv2.warpAffine(frame, M, (_ALIGN_W, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                           borderMode=cv2.BORDER_REPLICATE)
+    patch = _sample(frame, r, _ALIGN_REGION, _ALIGN_W, height)
     turn = _dominant_axis(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32), border=2)
     if turn is None:
         return r
@@ -260,16 +262,14 @@ def _dominant_axis(gray: np.ndarray, mask: np.ndarray | None = None, border: int
     if border:  # the crop's replicated border makes edges of its own
         gx, gy = gx[border:-border, border:-border], gy[border:-border, border:-border]
         mask = None if mask is None else mask[border:-border, border:-border]
-    w = gx * gx + gy * gy  # each pixel weighs its gradient's strength squared
-    weight = np.ones_like(w) if mask is None else mask.astype(np.float32)
-    total = float((w * weight).sum())
+    w = gx * gx + gy * gy
+    if mask is not None:
+        w = w * mask
+    total = float(w.sum())
     if total <= 0:
         return None
-    # w * (cos 4a, sin 4a) for the gradient's angle a, without the trigonometry: as a complex number the
-    # gradient g has w = |g|^2, and w * e^(4ia) = g^4 / |g|^2 = (g^2)^2 / w.
-    re2, im2 = gx * gx - gy * gy, 2 * gx * gy
-    per = weight / np.maximum(w, 1e-12)
-    c, s = float(((re2 * re2 - im2 * im2) * per).sum()) / total, float((2 * re2 * im2 * per).sum()) / total
+    a4 = 4 * np.arctan2(gy, gx)
+    c, s = float((w * np.cos(a4)).sum()) / total, float((w * np.sin(a4)).sum()) / total
     if math.hypot(c, s) < 0.25:
         return None
     return math.atan2(s, c) / 4
