@@ -439,7 +439,7 @@ class Recogniser:
                                                   list[tuple[np.ndarray, float]]]:
         """The detector's cards as (score, box, rect as detected, k) with the input they were found in as
         `smalls[k]` (the shrunk frame and its scale: what `refine_rect` needs), its index corners (merged
-        over the sizes), and `smalls`."""
+        over the sizes, each turned to its card's axes by `align_index`), and `smalls`."""
         _check_frame(frame)
         found: list[tuple[float, tuple[float, float, float, float], CardRect, int]] = []
         indices: list[tuple[float, CardRect]] | None = []
