@@ -91,7 +91,8 @@ def test_a_covered_cards_index_taken_turned_reads_once_turned_back(rec: Recognis
     gen = SeededRng(777).numpy()
     for _ in range(2):
         shot = evaluate.synthetic_scene(gen)
-    two = next(pc for pc in shot.cards if pc.card == parse_card("2S"))
+    want = parse_card("2S")
+    two = next(pc for pc in shot.cards if pc.card == want)
     index = rect_of_quad(two.quad).flipped()
     px, py = corner_point(index)
     for error in (-20, 20):
@@ -100,7 +101,7 @@ def test_a_covered_cards_index_taken_turned_reads_once_turned_back(rec: Recognis
         ranks, suits = rec.classify(shot.image, [off, align_index(shot.image, off)], snap=False)
         askew, turned = 0, 2  # each rect's top-left corner (classify reads both corners of each)
         assert min(ranks[askew].max(), suits[askew].max()) < 0.5
-        assert (int(ranks[turned].argmax()), int(suits[turned].argmax())) == (two.card.rank - 2, int(two.card.suit))
+        assert (int(ranks[turned].argmax()), int(suits[turned].argmax())) == (want.rank - 2, int(want.suit))
         assert min(ranks[turned].max(), suits[turned].max()) > 0.9
 
 
