@@ -154,15 +154,19 @@ def _crops(image: np.ndarray, rects: Sequence[CardRect], region: Sequence[float]
         if shrink > 1.6:  # bilinear sampling would alias: sample finer, then area-average
             out[k] = _shrunk_crop(image, M, shrink, (width, height))
         else:
-            out[k] = cv2.warpAffine(image, M, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                    borderMode=cv2.BORDER_REPLICATE)
+            out[k] = _warp(image, M, (width, height))
     return out
 
 
 def _sample(image: np.ndarray, r: CardRect, region: Sequence[float], width: int, height: int) -> np.ndarray:
     """`region` of the card `r` (see `_crop_matrix`) sampled bilinearly into a `width` x `height` patch."""
-    return cv2.warpAffine(image, _crop_matrix(r, region, width, height), (width, height),
-                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    return _warp(image, _crop_matrix(r, region, width, height), (width, height))
+
+
+def _warp(image: np.ndarray, M: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The (w, h) patch that the affine map `M` (patch to image) samples bilinearly, edges replicated."""
+    return cv2.warpAffine(image, M, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def _crop_matrix(r: CardRect, region: Sequence[float], width: int, height: int) -> np.ndarray:
@@ -282,8 +286,7 @@ def _shrunk_crop(image: np.ndarray, M: np.ndarray, shrink: float, size: tuple[in
     M2 = M.copy()
     M2[:, :2] /= f
     M2[:, 2] = M[:, 2] - (M[:, 0] + M[:, 1]) * (1 - 1 / f) / 2
-    big = cv2.warpAffine(image, M2, (size[0] * f, size[1] * f), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                         borderMode=cv2.BORDER_REPLICATE)
+    big = _warp(image, M2, (size[0] * f, size[1] * f))
     return cv2.resize(big, size, interpolation=cv2.INTER_AREA)
 
 
