@@ -539,12 +539,7 @@ class Recogniser:
         own. A card named by its index carries the rectangle its index implies, a few pixels and degrees off:
         enough for the body reader to see no whole card."""
         f = next((f for f in finds if _same_card_place(card.rect, f[2])), None)
-        if f is None:
-            return card.rect
-        if not self.refine:
-            return f[2]
-        small, scale = smalls[f[3]]
-        return refine_rect(small, f[2], scale)
+        return card.rect if f is None else self._sharpened([f], smalls)[0][2]
 
     def _read_bodies(self, frame: np.ndarray, cards: list[Detection],
                      finds: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
