@@ -18,8 +18,9 @@ from controller.rng import SeededRng
 from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
-from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, CardRect, Detection, Recogniser,
-                              align_index, body_crops, cascade_gaps, corner_crops, corner_point, rect_at_index)
+from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, CardRect, Detection,
+                              Recogniser, align_index, body_crops, cascade_gaps, corner_crops, corner_point,
+                              rect_at_index)
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 from vision.training.data import rect_of_quad
 
@@ -103,6 +104,35 @@ def test_a_covered_cards_index_taken_turned_reads_once_turned_back(rec: Recognis
         assert min(ranks[askew].max(), suits[askew].max()) < 0.5
         assert (int(ranks[turned].argmax()), int(suits[turned].argmax())) == (want.rank - 2, int(want.suit))
         assert min(ranks[turned].max(), suits[turned].max()) > 0.9
+
+
+def test_an_index_the_head_points_a_quarter_off_is_read_turned_back(rec: Recogniser) -> None:
+    # A card lying sideways under a hand: the index head finds its index but points it a quarter turn off, so
+    # the crop shows felt and card edge ("none"). Read again turned a quarter either way about its place, it
+    # names the card, at the card's own rectangle.
+    for name, angle in (("6C", 30), ("KD", -70), ("9H", 150)):
+        img, quad, _ = _lone_card(name, angle)
+        index = rect_of_quad(quad)
+        px, py = corner_point(index)
+        for turn in (-1, 1):
+            off = rect_at_index(px, py, -turn * index.uy, turn * index.ux, index.half_w)
+            ranks, _ = rec._read(img, [off])
+            assert int(ranks[0].argmax()) == NONE
+            (named,) = rec._read_indices(img, [(0.5, off)])
+            assert named.card == parse_card(name) and named.confidence > 0.9
+            assert math.hypot(named.rect.cx - index.cx, named.rect.cy - index.cy) < 2
+            assert named.rect.ux * index.ux + named.rect.uy * index.uy > 0.99
+        # An index found on a card its own index names surely (a pip, a picture) is not read again turned: the
+        # two indices are read once each, nothing more.
+        pip = CardRect(index.cx, index.cy, index.ux, index.uy, index.half_l / 2, index.half_w / 2)
+        read = rec._read
+        crops: list[int] = []
+        rec._read = lambda frame, rects: (crops.append(len(rects)), read(frame, rects))[1]  # type: ignore[method-assign]
+        try:
+            assert [str(d.card) for d in rec._read_indices(img, [(0.6, index), (0.5, pip)])] == [name]
+        finally:
+            del rec._read
+        assert sum(crops) == 2
 
 
 class _Body:
