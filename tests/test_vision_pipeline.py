@@ -135,6 +135,25 @@ def test_an_index_the_head_points_a_quarter_off_is_read_turned_back(rec: Recogni
         assert sum(crops) == 2
 
 
+def test_a_sure_index_off_the_found_cards_counts_only_beside_one() -> None:
+    # A cascade whose last card the detector missed: it found only the QD on top, and the 7C's index lies off
+    # the QD's box (the card it implies too). Read surely, and its card overlapping the QD, the 7C counts. A
+    # 4H's index lying alone, far from any card found, does not: ink the detector saw no card at.
+    def at(cx: float, cy: float) -> np.ndarray:
+        return np.array([[-100.0, -140.0], [100.0, -140.0], [100.0, 140.0], [-100.0, 140.0]]) + (cx, cy)
+
+    img = np.full((600, 800, 3), 60, np.uint8)
+    quads = {"7C": at(300, 300), "QD": at(420, 440), "4H": at(660, 160)}
+    for k, (name, quad) in enumerate(quads.items()):
+        render._composite(img, np.full((600, 800), -1, np.int32), render.card_face(parse_card(name)), quad, k, 1.0)
+    rects = {name: rect_of_quad(quad) for name, quad in quads.items()}
+    rec = Recogniser(refine=False, body=False)
+    found = [(0.9, (320.0, 300.0, 520.0, 580.0), rects["QD"], 0)]
+    indices = [(0.6, rects["QD"]), (0.5, rects["7C"]), (0.5, rects["4H"])]
+    rec._detect = lambda frame: (found, indices, [])  # type: ignore[method-assign]
+    assert sorted(str(d.card) for d in rec.identify(img)) == ["7C", "QD"]
+
+
 class _Body:
     """A stand-in body reader: gives the probabilities it is made with, one row per card it is shown."""
 
