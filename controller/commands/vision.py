@@ -70,6 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--body", action="store_true",
                    help="instead: train the body reader (whole cards in full sight: rank and suit from pips and "
                         "faces) on --body-scenes fresh scenes for --body-epochs; write only body.onnx")
+    p.add_argument("--second-reader", action="store_true",
+                   help="instead: train the second index reader (a wider classifier, from scratch) on the corners "
+                        "the detector in --out (else the shipped one) cuts from --cls-scenes fresh scenes (--dealt) "
+                        "for --cls-epochs; write only second_reader.onnx")
     p.add_argument("--body-scenes", type=int, default=8000)
     p.add_argument("--body-epochs", type=int, default=10)
     p.add_argument("--dealt", type=float, default=0.6,
@@ -162,7 +166,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from vision.training.train import finetune_classifier, finetune_detector, train, train_body
+        from vision.training.train import (finetune_classifier, finetune_detector, train, train_body,
+                                           train_second_reader)
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     from controller.rng import SeededRng
@@ -171,6 +176,13 @@ def _train(args: argparse.Namespace) -> int:
     if args.body:
         train_body(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, scenes=args.body_scenes,
                    epochs=args.body_epochs, workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
+    if args.second_reader:
+        out = args.out or MODELS_DIR
+        detector = out / "detector.onnx" if (out / "detector.onnx").is_file() else MODELS_DIR / "detector.onnx"
+        train_second_reader(SeededRng(args.seed).numpy(), detector=detector, out=out, scenes=args.cls_scenes,
+                            epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
+                            say=lambda line: print(line, flush=True))
         return 0
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():

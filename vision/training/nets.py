@@ -7,7 +7,11 @@ from torch import nn
 
 from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, RANK_CLASSES
 
-__all__ = ["Detector", "Classifier", "BodyReader", "DetectorExport", "ClassifierExport"]
+__all__ = ["Detector", "Classifier", "BodyReader", "DetectorExport", "ClassifierExport", "SECOND_READER_WIDTH"]
+
+# The second index reader (`second_reader.onnx`) is the classifier half again as wide: about twice its cost a
+# crop, read only where the classifier is unsure.
+SECOND_READER_WIDTH = (24, 48, 72, 144)
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, k: int = 3) -> nn.Sequential:

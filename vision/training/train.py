@@ -32,7 +32,7 @@ from vision import realdata
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE,
                               RANK_CLASSES, decode, load_net)
 from vision.training import data
-from vision.training.nets import BodyReader, Classifier, ClassifierExport, Detector, DetectorExport
+from vision.training.nets import SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector, DetectorExport
 
 __all__ = ["train", "finetune_detector", "finetune_classifier", "train_body", "load_onnx_weights", "NOTICE"]
 
@@ -348,7 +348,7 @@ def _export_detector(det: Detector, path: Path) -> None:
 
 
 def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None],
-            body: BodyReader | None = None) -> None:
+            body: BodyReader | None = None, second: Classifier | None = None) -> None:
     """Write the given models as ONNX to `out` and check OpenCV's DNN module agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
@@ -357,11 +357,12 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
     if det is not None:
         _export_detector(det, det_path)
         checks.append((det_path, DetectorExport(det).eval(), (1, 3, 192, 320)))
-    if cls is not None:
-        torch.onnx.export(ClassifierExport(cls).eval(), torch.zeros(2, 3, 48, 32), str(cls_path),
-                          input_names=["crops"], output_names=["probs"],
-                          dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
-        checks.append((cls_path, ClassifierExport(cls).eval(), (5, 3, 48, 32)))
+    for net, path in ((cls, cls_path), (second, out / "second_reader.onnx")):
+        if net is not None:
+            torch.onnx.export(ClassifierExport(net).eval(), torch.zeros(2, 3, 48, 32), str(path),
+                              input_names=["crops"], output_names=["probs"],
+                              dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
+            checks.append((path, ClassifierExport(net).eval(), (5, 3, 48, 32)))
     if body is not None:
         body_path = out / "body.onnx"
         torch.onnx.export(ClassifierExport(body).eval(), torch.zeros(2, 3, BODY_H, BODY_W), str(body_path),
@@ -524,6 +525,33 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
                "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
     say(f"classifier fine-tuned in {summary['seconds']} s; written to {out / 'classifier.onnx'}")
+    return summary
+
+
+def train_second_reader(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "detector.onnx",
+                        out: Path = MODELS_DIR, scenes: int = 5000, epochs: int = 8, dealt: float = 0.8,
+                        workers: int = 2, say: Callable[[str], None] = print) -> dict:
+    """Train the second index reader from scratch: the classifier's network half again as wide
+    (`SECOND_READER_WIDTH`), on the corners `detector` cuts from fresh scenes (as `finetune_classifier`'s)
+    and the real training cards; write `out/second_reader.onnx`."""
+    started = time.time()
+    real, backgrounds = _begin(rng, workers, say)
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
+    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
+    if real:
+        det = Detector()
+        load_onnx_weights(det, detector)
+        det.eval()
+        rc, rr = _harvest_real(det, real, rng, 8, say)
+        crops = np.concatenate([crops, rc])
+        ranks = np.concatenate([ranks, rr])
+        suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
+        say(f"added {len(rc)} real corner crops")
+    reader = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=Classifier(SECOND_READER_WIDTH))
+    _export(None, None, out, say, second=reader)
+    summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
+               "epochs": epochs, "dealt": dealt, "width": list(SECOND_READER_WIDTH), "crops": int(len(crops))}
+    say(f"second reader trained in {summary['seconds']} s; written to {out / 'second_reader.onnx'}")
     return summary
 
 
