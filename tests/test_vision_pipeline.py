@@ -18,8 +18,8 @@ from controller.rng import SeededRng
 from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
-from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, CardRect, Detection,
-                              Recogniser, align_index, body_crops, cascade_gaps, corner_crops, corner_point,
+from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, CardRect,
+                              Detection, Recogniser, align_index, body_crops, cascade_gaps, corner_crops, corner_point,
                               rect_at_index)
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 from vision.training.data import rect_of_quad
@@ -84,11 +84,12 @@ def test_an_index_rect_is_turned_to_the_cards_own_axes(angle: float, error: floa
     assert align_index(np.full_like(img, 60), off) == off
 
 
-def test_a_covered_cards_index_taken_turned_reads_once_turned_back(rec: Recogniser) -> None:
+def test_a_covered_cards_index_taken_turned_reads_once_turned_back() -> None:
     # The second dealt frame of the validation seed (777): a 2S half under another card shows its lower index.
-    # Taken 20 degrees off either way, as the index head may find it, the crop shows the index askew and is
-    # read unsurely or as no index at all; turned back to the card's axes, it reads 2S surely. (Built from the
-    # card's true index, so it holds whatever the detector finds.)
+    # Taken 20 degrees off either way, as the index head may find it, the crop shows the index askew and the
+    # classifier reads it unsurely or as no index at all; turned back to the card's axes, it reads 2S surely.
+    # (Built from the card's true index, so it holds whatever the detector finds.)
+    rec = Recogniser(second=False)
     gen = SeededRng(777).numpy()
     for _ in range(2):
         shot = evaluate.synthetic_scene(gen)
@@ -152,6 +153,42 @@ def test_a_sure_index_off_the_found_cards_counts_only_beside_one() -> None:
     indices = [(0.6, rects["QD"]), (0.5, rects["7C"]), (0.5, rects["4H"])]
     rec._detect = lambda frame: (found, indices, [])  # type: ignore[method-assign]
     assert sorted(str(d.card) for d in rec.identify(img)) == ["7C", "QD"]
+
+
+class _Net:
+    """A stand-in network: gives the rows it is made with, one per crop it is shown, and keeps how many."""
+
+    def __init__(self, rows: list[np.ndarray]) -> None:
+        self.rows, self.shown = rows, 0
+
+    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 - OpenCV's name
+        assert blob.shape[1:] == (3, CROP_H, CROP_W)
+        self.shown = len(blob)
+
+    def forward(self) -> np.ndarray:
+        return np.stack(self.rows[:self.shown])
+
+
+def _corner_row(rank_class: int, rank_p: float, suit: str, suit_p: float) -> np.ndarray:
+    row = np.full(RANK_CLASSES + 4, 0.0, np.float32)
+    row[rank_class] = rank_p
+    row[RANK_CLASSES + "CDHS".index(suit)] = suit_p
+    return row
+
+
+def test_the_second_reader_reads_only_the_corners_read_unsurely_and_the_readings_are_averaged() -> None:
+    # Three corners: read surely (a 6 of clubs), as no index (felt), and unsurely (5 or 8, spades or clubs).
+    # Only the unsure one goes to the second reader, and the two readings of it are averaged.
+    rec = Recogniser()
+    sure, felt, shaky = (_corner_row(4, 0.95, "C", 0.95), _corner_row(NONE, 0.9, "H", 0.3),
+                         _corner_row(3, 0.5, "S", 0.55))
+    second = _corner_row(3, 0.9, "C", 0.85)
+    rec.classifier, rec.second = _Net([sure, felt, shaky]), _Net([second])  # type: ignore[assignment]
+    rects = [CardRect(100.0 + 50 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(3)]
+    ranks, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
+    assert rec.second.shown == 1
+    np.testing.assert_allclose(np.hstack([ranks, suits])[:2], np.stack([sure, felt]))
+    np.testing.assert_allclose(np.hstack([ranks, suits])[2], (shaky + second) / 2)
 
 
 class _Body:
@@ -226,7 +263,7 @@ def test_identify_names_a_whole_card_its_blurred_index_misreads(rec: Recogniser)
         return [str(d.card) for d in reader.identify(shot.image) if d.card is not None and
                 evaluate._inside(d.box, eight.box)]
 
-    assert named(Recogniser(body=False)) == ["5D"]
+    assert named(Recogniser(body=False, second=False)) == ["5D"]
     assert named(rec) == ["8D"]
 
 

@@ -1,6 +1,6 @@
 """Find and name the cards in a frame: a small detector on the downscaled frame, then a classifier on corner crops.
 
-Three ONNX models run through OpenCV's DNN module (no deep-learning framework at run time):
+Four ONNX models run through OpenCV's DNN module (no deep-learning framework at run time):
 
 1. the detector (CenterNet-style, stride 4) marks the centre of each card's visible part and regresses
    its visible box and the whole card's rectangle (centre, long-axis direction, half-length, half-width);
@@ -10,7 +10,9 @@ Three ONNX models run through OpenCV's DNN module (no deep-learning framework at
    corners are pooled, weighted by how sure each is that it sees an index, so a covered corner does not
    vote;
 3. the body reader (optional: `models/body.onnx`) reads a card its indices name unsurely again, whole: its
-   pips or face, several times the index's size (table frames only).
+   pips or face, several times the index's size (table frames only);
+4. the second reader (optional: `models/second_reader.onnx`), a wider classifier trained apart, reads again
+   each corner the classifier reads unsurely as an index, and the two readings are averaged.
 
 `Recogniser.identify(frame)` returns `Detection`s with the card (or None when unreadable), a confidence
 for the identity and one for the detection, the visible box and the card's quad, all in frame pixels.
@@ -391,13 +393,15 @@ class Recogniser:
     and one that shows no index is read again turned a quarter either way (a card lying sideways).
     Then a card the detector missed inside a cascade is read where its index must be (`cascade_gaps`), and
     last a card named unsurely is read again whole by the body reader (`body`, when the models folder has one).
+    Throughout, a corner the classifier reads unsurely as an index is read by the second reader too (`second`,
+    when the models folder has one), and the two readings are averaged.
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
     no index (precision 70% against 93%)."""
 
     def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
                  threshold: float = 0.35, index_threshold: float = 0.3,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
-                 detector_only: bool = False, body: bool = True) -> None:
+                 detector_only: bool = False, body: bool = True, second: bool = True) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -411,6 +415,9 @@ class Recogniser:
         # cards only: it learnt from renders alone, and the real photos' labels cannot check its suits.
         body_path = folder / "body.onnx"
         self.body = load_net(body_path) if body and indices and not detector_only and body_path.is_file() else None
+        # The second index reader is optional too (`second`): a wider classifier for the corners read unsurely.
+        second_path = folder / "second_reader.onnx"
+        self.second = load_net(second_path) if second and not detector_only and second_path.is_file() else None
         # One size for a fixed camera; several (e.g. 320, 192) for photos whose cards may be any size.
         self.det_sizes = (det_size,) if isinstance(det_size, int) else tuple(det_size)
         self.threshold = threshold
@@ -650,11 +657,21 @@ class Recogniser:
         return [d for d in out if d.card is not None]
 
     def _read(self, frame: np.ndarray, rects: Sequence[CardRect]) -> tuple[np.ndarray, np.ndarray]:
-        """The classifier's rank and suit probabilities for the top-left index corner of each rect."""
+        """The classifier's rank and suit probabilities for the top-left index corner of each rect; where it
+        reads an index unsurely, averaged with the second reader's."""
         if not rects:
             return np.zeros((0, RANK_CLASSES), np.float32), np.zeros((0, 4), np.float32)
-        self.classifier.setInput(cv2.dnn.blobFromImages(list(index_crops(frame, rects)), 1 / 255))
+        crops = index_crops(frame, rects)
+        self.classifier.setInput(cv2.dnn.blobFromImages(list(crops), 1 / 255))
         probs = self.classifier.forward()
+        if self.second is not None:
+            # Two readers that learnt apart err apart: where the classifier is unsure of an index (not where it
+            # sees none, which most false finds are), the average of the two is the better reading.
+            sure = np.minimum(probs[:, :RANK_CLASSES].max(1), probs[:, RANK_CLASSES:].max(1))
+            shaky = np.nonzero((sure < _SURE) & (probs[:, NONE] < 0.5))[0]
+            if len(shaky):
+                self.second.setInput(cv2.dnn.blobFromImages(list(crops[shaky]), 1 / 255))
+                probs[shaky] = (probs[shaky] + self.second.forward()) / 2
         return probs[:, :RANK_CLASSES], probs[:, RANK_CLASSES:]
 
 
