@@ -156,13 +156,14 @@ def test_a_sure_index_off_the_found_cards_counts_only_beside_one() -> None:
 
 
 class _Net:
-    """A stand-in network: gives the rows it is made with, one per crop it is shown, and keeps how many."""
+    """A stand-in network: gives the rows it is made with, one per input it is shown (each `shape`, C x H x W),
+    and keeps how many it was shown."""
 
-    def __init__(self, rows: list[np.ndarray]) -> None:
-        self.rows, self.shown = rows, 0
+    def __init__(self, rows: list[np.ndarray], shape: tuple[int, int, int] = (3, CROP_H, CROP_W)) -> None:
+        self.rows, self.shape, self.shown = rows, shape, 0
 
     def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 - OpenCV's name
-        assert blob.shape[1:] == (3, CROP_H, CROP_W)
+        assert blob.shape[1:] == self.shape
         self.shown = len(blob)
 
     def forward(self) -> np.ndarray:
@@ -191,20 +192,6 @@ def test_the_second_reader_reads_only_the_corners_read_unsurely_and_the_readings
     np.testing.assert_allclose(np.hstack([ranks, suits])[2], (shaky + second) / 2)
 
 
-class _Body:
-    """A stand-in body reader: gives the probabilities it is made with, one row per card it is shown."""
-
-    def __init__(self, rows: list[np.ndarray]) -> None:
-        self.rows, self.shown = rows, 0
-
-    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 - OpenCV's name
-        assert blob.shape[1:] == (3, BODY_H, BODY_W)
-        self.shown = len(blob)
-
-    def forward(self) -> np.ndarray:
-        return np.stack(self.rows[:self.shown])
-
-
 def _body_row(rank: int | None, rank_p: float, suit: str, suit_p: float) -> np.ndarray:
     row = np.zeros(BODY_RANKS + 4, np.float32)
     row[BODY_NONE if rank is None else rank - 2] = rank_p
@@ -222,8 +209,8 @@ def test_an_unsure_card_takes_the_rank_and_the_suit_its_body_reads_surer() -> No
 
     cards = [seen("8C", 0.57, 0.91, 50), seen("3C", 0.98, 0.67, 150), seen("KH", 0.9, 0.6, 250),
              seen("AH", 0.99, 0.97, 350), seen("4D", 0.6, 0.9, 450)]
-    body = _Body([_body_row(5, 0.9, "S", 0.8), _body_row(3, 0.7, "S", 0.85), _body_row(13, 0.95, "D", 0.95),
-                  _body_row(None, 0.7, "D", 0.9)])
+    body = _Net([_body_row(5, 0.9, "S", 0.8), _body_row(3, 0.7, "S", 0.85), _body_row(13, 0.95, "D", 0.95),
+                 _body_row(None, 0.7, "D", 0.9)], (3, BODY_H, BODY_W))
     read = Recogniser.__new__(Recogniser)
     read.body = body
     out = read._read_bodies(np.zeros((120, 500, 3), np.uint8), cards, [], [])

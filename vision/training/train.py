@@ -497,6 +497,25 @@ def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "d
     return summary
 
 
+def _detector_corners(rng: np.random.Generator, real: list[tuple[np.ndarray, realdata.Photo, list]],
+                      backgrounds: list[np.ndarray], scenes: int, dealt: float, workers: int, detector: Path,
+                      say: Callable[[str], None]) -> Crops:
+    """What an index reader learns from: the corners `detector` (ONNX) cuts from `scenes` fresh scenes (a share
+    `dealt` of them dealers' layouts), the true corners jittered, and the corners of the real training cards."""
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
+    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
+    if real:
+        det = Detector()
+        load_onnx_weights(det, detector)
+        det.eval()
+        rc, rr = _harvest_real(det, real, rng, 8, say)
+        crops = np.concatenate([crops, rc])
+        ranks = np.concatenate([ranks, rr])
+        suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
+        say(f"added {len(rc)} real corner crops")
+    return crops, ranks, suits
+
+
 def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / "classifier.onnx",
                         detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
                         epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
@@ -509,17 +528,7 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     real, backgrounds = _begin(rng, workers, say)
     net = Classifier()
     load_onnx_weights(net, start)
-    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
-    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
-    if real:
-        det = Detector()
-        load_onnx_weights(det, detector)
-        det.eval()
-        rc, rr = _harvest_real(det, real, rng, 8, say)
-        crops = np.concatenate([crops, rc])
-        ranks = np.concatenate([ranks, rr])
-        suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
-        say(f"added {len(rc)} real corner crops")
+    crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
     cls = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
     _export(None, cls, out, say)
     summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
@@ -536,17 +545,7 @@ def train_second_reader(rng: np.random.Generator, *, detector: Path = MODELS_DIR
     and the real training cards; write `out/second_reader.onnx`."""
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
-    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
-    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
-    if real:
-        det = Detector()
-        load_onnx_weights(det, detector)
-        det.eval()
-        rc, rr = _harvest_real(det, real, rng, 8, say)
-        crops = np.concatenate([crops, rc])
-        ranks = np.concatenate([ranks, rr])
-        suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
-        say(f"added {len(rc)} real corner crops")
+    crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
     reader = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=Classifier(SECOND_READER_WIDTH))
     _export(None, None, out, say, second=reader)
     summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
