@@ -128,7 +128,11 @@ def test_an_index_the_head_points_a_quarter_off_is_read_turned_back(rec: Recogni
         pip = CardRect(index.cx, index.cy, index.ux, index.uy, index.half_l / 2, index.half_w / 2)
         read = rec._read
         crops: list[int] = []
-        rec._read = lambda frame, rects: (crops.append(len(rects)), read(frame, rects))[1]  # type: ignore[method-assign]
+        def counted(frame: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+            crops.append(len(rects))
+            return read(frame, rects)
+
+        rec._read = counted  # type: ignore[method-assign]
         try:
             assert [str(d.card) for d in rec._read_indices(img, [(0.6, index), (0.5, pip)])] == [name]
         finally:

@@ -77,7 +77,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--body-scenes", type=int, default=8000)
     p.add_argument("--body-epochs", type=int, default=10)
     p.add_argument("--dealt", type=float, default=0.6,
-                   help="with --finetune-*: share of dealers' layouts among the scenes (default 0.6)")
+                   help="with --finetune-* or --second-reader: share of dealers' layouts among the scenes "
+                        "(default 0.6)")
     p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
     p.set_defaults(func=_train)
 
