@@ -502,14 +502,18 @@ class Recogniser:
             # index counts only on a card the detector found (ink on a busy background is no card): the index
             # on its visible box, or the card it implies centred there (a card under another in a cascade
             # may be found only as the one on top).
-            on = [any(_on_box(r, f[1]) for f in merged) for _, r in indices or ()]
             # An index off them all may still be a card's the detector missed (the last of a cascade, found
             # only as the card above it): it counts when that card overlaps a found one and it reads surely.
-            off = [(score, r) for (score, r), o in zip(indices or (), on) if not o
-                   and any(_iou(_in_frame(r, frame), f[1]) > 0 for f in merged)]
+            on: list[tuple[float, CardRect]] = []
+            off: list[tuple[float, CardRect]] = []
+            for score, r in indices or ():
+                if any(_on_box(r, f[1]) for f in merged):
+                    on.append((score, r))
+                elif any(_iou(_in_frame(r, frame), f[1]) > 0 for f in merged):
+                    off.append((score, r))
             # One card named at two places (an index found twice, once turned wrong) names the place of the
             # surer reading only: the other must not stand for whatever card lies there.
-            cards = _distinct(self._read_indices(frame, [i for i, o in zip(indices or (), on) if o]) +
+            cards = _distinct(self._read_indices(frame, on) +
                               [d for d in self._read_indices(frame, off) if d.confidence >= _SURE])
             # Cards no sure index reading names in their place (face down, covered, an index missed or read
             # unsurely) are read at both corners, from their rectangles sharpened (only they need it). Only

@@ -165,6 +165,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cutting_detector(out: Path) -> Path:
+    """The detector whose corners an index reader learns from: the one in `out` if there is one, else the shipped."""
+    from vision.recognise import MODELS_DIR
+
+    return out / "detector.onnx" if (out / "detector.onnx").is_file() else MODELS_DIR / "detector.onnx"
+
+
 def _train(args: argparse.Namespace) -> int:
     try:
         from vision.training.train import (finetune_classifier, finetune_detector, train, train_body,
@@ -180,7 +187,7 @@ def _train(args: argparse.Namespace) -> int:
         return 0
     if args.second_reader:
         out = args.out or MODELS_DIR
-        detector = out / "detector.onnx" if (out / "detector.onnx").is_file() else MODELS_DIR / "detector.onnx"
+        detector = _cutting_detector(out)
         train_second_reader(SeededRng(args.seed).numpy(), detector=detector, out=out, scenes=args.cls_scenes,
                             epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
                             say=lambda line: print(line, flush=True))
@@ -196,7 +203,7 @@ def _train(args: argparse.Namespace) -> int:
         if not args.finetune_classifier.is_file():
             raise CliError(f"no classifier at {args.finetune_classifier}")
         out = args.out or MODELS_DIR
-        detector = out / "detector.onnx" if (out / "detector.onnx").is_file() else MODELS_DIR / "detector.onnx"
+        detector = _cutting_detector(out)
         finetune_classifier(SeededRng(args.seed).numpy(), start=args.finetune_classifier, detector=detector, out=out,
                             scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
                             workers=args.workers, say=lambda line: print(line, flush=True))
