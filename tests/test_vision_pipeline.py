@@ -381,6 +381,39 @@ def test_a_card_missed_in_a_cascade_is_looked_for_between_its_neighbours() -> No
     assert cascade_gaps([_named("5D", _FIVE), dataclasses.replace(_named("KS", _KING), confidence=0.6)]) == []
 
 
+def test_a_hole_card_seen_face_down_is_a_cascades_first_card() -> None:
+    # The 5D's place holding a card face down: the gap to the KS is looked for as from a named card, at both
+    # of the back's ends (it has no way up); only the end the cascade steps from finds a point in range.
+    back = Detection(None, 0.97, 0.7, (0.0, 0.0, 1.0, 1.0), _FIVE, face_down=True)
+    at = [(round(corner_point(r)[0]), round(corner_point(r)[1])) for r in cascade_gaps([back, _named("KS", _KING)])]
+    assert at.count((205, 103)) == 2 and all(p == (205, 103) or math.dist(p, (217, 253)) < 2 for p in at)
+    assert cascade_gaps([dataclasses.replace(back, confidence=0.6), _named("KS", _KING)]) == []
+
+
+def test_an_index_read_unsurely_in_a_gap_is_read_again_shifted(rec: Recogniser,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # A dealer's steps are uneven: the 7S's index lies a fifth of a width across from the point between the
+    # 5D's and the KS's, where it reads unsurely (0.6); shifted onto it, it reads surely and names the card.
+    gap = cascade_gaps([_named("5D", _FIVE), _named("KS", _KING)])[0]
+    true = CardRect(gap.cx - gap.uy * 0.2 * gap.half_w, gap.cy + gap.ux * 0.2 * gap.half_w, gap.ux, gap.uy,
+                    gap.half_l, gap.half_w)
+
+    def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        for k, r in enumerate(rects):
+            off = math.hypot(r.cx - true.cx, r.cy - true.cy) / r.half_w
+            p = 0.95 if off < 0.01 and r.ux == true.ux else 0.6 if off < 0.25 and r.ux == true.ux else 0.0
+            ranks[k, 5], suits[k, int(parse_card("7S").suit)] = p, p  # rank class 5 is the 7
+            ranks[k, -1], suits[k, 0] = 1 - p, 1 - p
+        return ranks, suits
+
+    monkeypatch.setattr(rec, "_read", read)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    found = rec._read_gaps(frame, [_named("5D", _FIVE), _named("KS", _KING)])
+    assert [(str(d.card), round(d.rect.cx, 2), round(d.rect.cy, 2)) for d in found] == \
+        [("7S", round(true.cx, 2), round(true.cy, 2))]
+
+
 def test_identify_names_the_card_under_two_others_in_a_rendered_cascade(rec: Recogniser,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     # The sixteenth dealt frame of numpy's generator seeded 777: a cascade of 5S, 8C, 4C and AD. The shipped

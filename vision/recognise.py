@@ -60,10 +60,12 @@ _PAIRED = 0.2
 CARD_ASPECT = _CARD_H / _CARD_W  # a card's length over its width, as rendered (a poker card's 88/63)
 # A dealer's cascade steps each card this far from the one before (fractions of its half-width across, of its
 # half-length along): `render_dealt` draws 0.64-1.1 and 0.24-0.6; the margin takes a dealer's hand, not more
-# (twice the range read twice the crops on the validation frames and found no more cards).
+# (twice the range read twice the crops on the validation frames and found no more cards; 0.4 across, which
+# takes half a wide step for a step, found one more card in 6,000 and read a crop more a frame).
 _STEP_ACROSS = (0.5, 1.25)
 _STEP_ALONG = (0.15, 0.75)
 _GAP_CARDS = 2  # cards looked for between two named ones (three found none more)
+_GAP_SHIFT = 0.2  # how far (of a half-width) an unsure gap reading is read again shifted (0.15 found 3 fewer in 6,000)
 # The body reader (models/body.onnx, optional) sees a whole card, upright, at BODY_W x BODY_H: its pips or
 # face say rank and suit at several times the size of the index. Rank head: 0..12 ranks 2..A, then
 # BODY_NONE ("no whole card face up here": covered, face down, off the card); suit head: C D H S.
@@ -592,13 +594,19 @@ class Recogniser:
         readings count (a point between two indices shows a card's middle or felt: "none")."""
         rects = cascade_gaps(cards)
         ranks, suits = self._read(frame, rects)
-        out = []
-        for k, r in enumerate(rects):
-            # The detector did not find it: its certainty that a card is there is the reading's own.
-            read = _pool(0.0, _in_frame(r, frame), r, ranks[k:k + 1], suits[k:k + 1])
-            if read.card is not None and read.confidence >= _SURE:
-                out.append(dataclasses.replace(read, score=read.confidence))
-        return out
+        # The detector did not find it: its certainty that a card is there is the reading's own.
+        reads = [_pool(0.0, _in_frame(r, frame), r, ranks[k:k + 1], suits[k:k + 1]) for k, r in enumerate(rects)]
+        # A dealer's steps are not even: the index may lie a fifth of a width from the point between its
+        # neighbours. Where an index is read there unsurely, it is read again shifted that far each way.
+        shifted = [(k, v) for k, d in enumerate(reads) if d.card is not None and d.confidence < _SURE
+                   for v in _shifted(rects[k], _GAP_SHIFT)]
+        ranks2, suits2 = self._read(frame, [v for _, v in shifted])
+        for j, (k, v) in enumerate(shifted):
+            again = _pool(0.0, _in_frame(v, frame), v, ranks2[j:j + 1], suits2[j:j + 1])
+            if again.card is not None and again.confidence > reads[k].confidence:
+                reads[k] = again
+        return [dataclasses.replace(d, score=d.confidence) for d in reads
+                if d.card is not None and d.confidence >= _SURE]
 
     def _read_indices(self, frame: np.ndarray, indices: Sequence[tuple[float, CardRect]]) -> list[Detection]:
         """Read the index corners in sight. The two indices of one card (the same card implied at the same
@@ -683,10 +691,14 @@ def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:
     """Where the index of a card the detector missed in a cascade would be, as rects whose top-left index is
     there (each point twice: a card lies either way up). A card under two others in a cascade shows only its
     index, a few pixels in the detector's input, and is the one the detector misses most; its neighbours
-    are named. Between two cards named surely, lying the same way (or turned half round) and of one size,
-    whose indices are two or three cascade steps apart (`_STEP_ACROSS`, `_STEP_ALONG`), the missed indices
-    lie at the steps between. Points where a named card's index already is are left out."""
+    are named. Between two cards named surely (or one seen surely face down), lying the same way (or turned
+    half round) and of one size, whose indices are two or three cascade steps apart (`_STEP_ACROSS`,
+    `_STEP_ALONG`), the missed indices lie at the steps between. Points where a named card's index already
+    is are left out."""
     named = [d.rect for d in cards if d.card is not None and d.confidence >= _SURE]
+    # A hole card face down is a cascade's first card as surely: its corner is where an index would be, at
+    # either end (a back has no way up).
+    named += [r for d in cards if d.face_down and d.confidence >= _SURE for r in (d.rect, d.rect.flipped())]
     taken = [corner_point(r) for d in cards if d.card is not None for r in (d.rect, d.rect.flipped())]
     out: list[CardRect] = []
     for ra in named:
@@ -844,14 +856,20 @@ def _in_frame(r: CardRect, frame: np.ndarray) -> tuple[float, float, float, floa
 
 def _variants(r: CardRect) -> list[CardRect]:
     """The rectangle turned by 90 degrees, shifted a little along each axis, and a little bigger and smaller."""
-    out = [CardRect(r.cx, r.cy, -r.uy, r.ux, r.half_l, r.half_w)]
+    out = [CardRect(r.cx, r.cy, -r.uy, r.ux, r.half_l, r.half_w)] + _shifted(r, 0.15)
+    for k in (0.88, 1.12):
+        out.append(CardRect(r.cx, r.cy, r.ux, r.uy, r.half_l * k, r.half_w * k))
+    return out
+
+
+def _shifted(r: CardRect, step: float) -> list[CardRect]:
+    """The rectangle moved `step` of its half-width across and along, each way."""
     right = (-r.uy, r.ux)
-    for du, dv in ((0.15, 0), (-0.15, 0), (0, 0.15), (0, -0.15)):
+    out = []
+    for du, dv in ((step, 0), (-step, 0), (0, step), (0, -step)):
         dx = (right[0] * du + r.ux * dv) * r.half_w
         dy = (right[1] * du + r.uy * dv) * r.half_w
         out.append(CardRect(r.cx + dx, r.cy + dy, r.ux, r.uy, r.half_l, r.half_w))
-    for k in (0.88, 1.12):
-        out.append(CardRect(r.cx, r.cy, r.ux, r.uy, r.half_l * k, r.half_w * k))
     return out
 
 
