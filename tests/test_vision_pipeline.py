@@ -392,7 +392,7 @@ def test_a_hole_card_seen_face_down_is_a_cascades_first_card() -> None:
 
 def test_an_index_read_unsurely_in_a_gap_is_read_again_shifted(rec: Recogniser,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    # A dealer's steps are uneven: the 7S's index lies a fifth of a width across from the point between the
+    # A dealer's steps are uneven: the 7S's index lies a tenth of a width across from the point between the
     # 5D's and the KS's, where it reads unsurely (0.6); shifted onto it, it reads surely and names the card.
     gap = cascade_gaps([_named("5D", _FIVE), _named("KS", _KING)])[0]
     true = CardRect(gap.cx - gap.uy * 0.2 * gap.half_w, gap.cy + gap.ux * 0.2 * gap.half_w, gap.ux, gap.uy,

@@ -65,7 +65,7 @@ CARD_ASPECT = _CARD_H / _CARD_W  # a card's length over its width, as rendered (
 _STEP_ACROSS = (0.5, 1.25)
 _STEP_ALONG = (0.15, 0.75)
 _GAP_CARDS = 2  # cards looked for between two named ones (three found none more)
-_GAP_SHIFT = 0.2  # how far (of a half-width) an unsure gap reading is read again shifted (0.15 found 3 fewer in 6,000)
+_GAP_SHIFT = 0.2  # of a half-width: how far an unsure gap reading is read again shifted (0.15 found 3 fewer)
 # The body reader (models/body.onnx, optional) sees a whole card, upright, at BODY_W x BODY_H: its pips or
 # face say rank and suit at several times the size of the index. Rank head: 0..12 ranks 2..A, then
 # BODY_NONE ("no whole card face up here": covered, face down, off the card); suit head: C D H S.
@@ -596,8 +596,8 @@ class Recogniser:
         ranks, suits = self._read(frame, rects)
         # The detector did not find it: its certainty that a card is there is the reading's own.
         reads = [_pool(0.0, _in_frame(r, frame), r, ranks[k:k + 1], suits[k:k + 1]) for k, r in enumerate(rects)]
-        # A dealer's steps are not even: the index may lie a fifth of a width from the point between its
-        # neighbours. Where an index is read there unsurely, it is read again shifted that far each way.
+        # A dealer's steps are not even: the index may lie a tenth of a width or more from the point between
+        # its neighbours. Where an index is read there unsurely, it is read again shifted that far each way.
         shifted = [(k, v) for k, d in enumerate(reads) if d.card is not None and d.confidence < _SURE
                    for v in _shifted(rects[k], _GAP_SHIFT)]
         ranks2, suits2 = self._read(frame, [v for _, v in shifted])
