@@ -289,6 +289,25 @@ def test_a_cascade_neighbours_index_is_not_taken_for_a_cards_other_index(rec: Re
     assert sorted(str(d.card) for d in found) == ["8S", "9H"]
 
 
+def test_a_cards_other_index_is_read_when_the_first_names_it_unsurely(rec: Recogniser,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # From a validation frame: a KS's likelier index reads a K at 0.9 and a club at 0.86 (each above 0.8, the
+    # card at 0.77); its other index, plain, reads KS. Both are read and pooled, and the spade wins.
+    king = CardRect(552, 336, 0.97, 0.24, 97, 68)
+
+    def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
+        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        for k, r in enumerate(rects):
+            ranks[k, 11] = 0.9 if r == king else 0.99
+            suits[k] = (0.86, 0.02, 0.02, 0.10) if r == king else (0.0, 0.005, 0.005, 0.99)
+            ranks[k, -1] = 1 - ranks[k, 11]
+        return ranks, suits
+
+    monkeypatch.setattr(rec, "_read", read)
+    found = rec._read_indices(np.zeros((720, 1280, 3), np.uint8), [(0.73, king), (0.66, king.flipped())])
+    assert [str(d.card) for d in found] == ["KS"]
+
+
 def test_an_index_counts_on_the_card_found_on_top_of_its_own() -> None:
     # The 2H under the QC in a rendered cascade: the detector found only the QC (its visible box below); the
     # 2H's index lies off that box, but the card it implies is centred on it.
