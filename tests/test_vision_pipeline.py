@@ -276,7 +276,7 @@ def test_a_cascade_neighbours_index_is_not_taken_for_a_cards_other_index(rec: Re
     names = {eight_top: "8S", eight_bottom: "8S", nine_top: "9H"}
 
     def read(frame: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
-        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
         for k, r in enumerate(rects):
             card = parse_card(names[r])
             ranks[k, card.rank - 2], suits[k, int(card.suit)] = 0.95, 0.95
@@ -296,7 +296,7 @@ def test_a_cards_other_index_is_read_when_the_first_names_it_unsurely(rec: Recog
     king = CardRect(552, 336, 0.97, 0.24, 97, 68)
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
-        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
         for k, r in enumerate(rects):
             ranks[k, 11] = 0.9 if r == king else 0.99
             suits[k] = (0.86, 0.02, 0.02, 0.10) if r == king else (0.0, 0.005, 0.005, 0.99)
@@ -334,7 +334,7 @@ def test_a_card_named_twice_does_not_hide_the_card_under_its_second_name(
                                                    [(0.73, nine), (0.54, nine_again)], [(f, 1.0)]))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
-        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
         for k, r in enumerate(rects):
             card = parse_card("9H" if r in (nine, nine_again, nine.flipped()) else "KS")
             ranks[k, card.rank - 2], suits[k, int(card.suit)] = 0.98, 0.98
@@ -357,7 +357,7 @@ def test_a_photos_card_found_at_two_sizes_keeps_the_better_reading(monkeypatch: 
                                                    [(f, 1.0), (f, 1.0)]))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
-        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
         for k, r in enumerate(rects):
             if r.half_w == right.half_w:
                 ranks[k, 12], suits[k, int(parse_card("AD").suit)] = 0.95, 0.95
@@ -418,7 +418,7 @@ def test_an_index_read_unsurely_in_a_gap_is_read_again_shifted(rec: Recogniser,
                     gap.half_l, gap.half_w)
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
-        ranks, suits = np.zeros((len(rects), 16), np.float32), np.zeros((len(rects), 4), np.float32)
+        ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
         for k, r in enumerate(rects):
             off = math.hypot(r.cx - true.cx, r.cy - true.cy) / r.half_w
             p = 0.95 if off < 0.01 and r.ux == true.ux else 0.6 if off < 0.25 and r.ux == true.ux else 0.0
