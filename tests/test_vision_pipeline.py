@@ -166,11 +166,9 @@ class _Net:
     def __init__(self, rows: list[np.ndarray], shape: tuple[int, int, int] = (3, CROP_H, CROP_W)) -> None:
         self.rows, self.shape, self.shown = rows, shape, 0
 
-    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 - OpenCV's name
+    def __call__(self, blob: np.ndarray) -> np.ndarray:
         assert blob.shape[1:] == self.shape
         self.shown = len(blob)
-
-    def forward(self) -> np.ndarray:
         return np.stack(self.rows[:self.shown])
 
 

@@ -349,7 +349,7 @@ def _export_detector(det: Detector, path: Path) -> None:
 
 def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None],
             body: BodyReader | None = None, second: Classifier | None = None) -> None:
-    """Write the given models as ONNX to `out` and check OpenCV's DNN module agrees with PyTorch on them."""
+    """Write the given models as ONNX to `out` and check ONNX Runtime agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
     kwargs = {"opset_version": 13, "dynamo": False}
@@ -371,15 +371,13 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
         checks.append((body_path, ClassifierExport(body).eval(), (5, 3, BODY_H, BODY_W)))
     for path, model, shape in checks:
         x = np.random.default_rng(0).random(shape, dtype=np.float32)
-        net = load_net(path)
-        net.setInput(x)
-        got = net.forward()
+        got = load_net(path)(x)
         with torch.no_grad():
             want = model(torch.from_numpy(x)).numpy()
         err = float(np.abs(got - want).max())
-        say(f"{path.name}: {path.stat().st_size / 1e6:.2f} MB, OpenCV vs PyTorch max difference {err:.2e}")
+        say(f"{path.name}: {path.stat().st_size / 1e6:.2f} MB, ONNX Runtime vs PyTorch max difference {err:.2e}")
         if err > 1e-3:
-            raise RuntimeError(f"{path.name}: OpenCV's output differs from PyTorch's by {err}")
+            raise RuntimeError(f"{path.name}: ONNX Runtime's output differs from PyTorch's by {err}")
     (out / "NOTICE").write_text(NOTICE)
 
 
