@@ -1,5 +1,6 @@
 """Training data (numpy only): detector targets decode back to the cards, mirroring keeps them right, the
-classical finder recovers a card's rectangle, classifier crops carry the right labels."""
+classical finder recovers a card's rectangle, classifier crops carry the right labels, the locator's labels name
+the index they are about."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from controller.cards import parse_card
 from controller.rng import SeededRng
 from vision import render
-from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, NONE,
-                              RANK_CLASSES, CardRect, decode, decode_indices, rect_at_index)
+from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE, NONE,
+                              RANK_CLASSES, CardRect, corner_point, decode, decode_indices, located, rect_at_index)
 from vision.training import data
 
 
@@ -143,3 +147,39 @@ def test_rect_at_index_inverts_corner_point(angle: float) -> None:
         back = rect_at_index(x, y, r.ux, r.uy, r.half_w)
         assert math.hypot(back.cx - r.cx, back.cy - r.cy) < 1e-6
         assert (back.ux, back.uy) == (r.ux, r.uy)
+
+
+@given(angle=st.floats(-math.pi, math.pi), turn=st.floats(-math.pi, math.pi), dx=st.floats(-0.4, 0.4),
+       dy=st.floats(-0.4, 0.4), scale=st.floats(0.8, 1.25))
+def test_the_locators_answer_puts_the_rect_on_the_index_its_label_names(angle: float, turn: float, dx: float,
+                                                                         dy: float, scale: float) -> None:
+    # A square looked at off a card's index, moved and turned any way: the label the locator learns, read back by
+    # `located` as the recogniser reads the locator's answer, is that index, pointing the card's way.
+    card = render.PlacedCard(parse_card("7H"), np.zeros((4, 2)), index_visible=(1.0, 0.0))
+    true = CardRect(400.0, 300.0, math.cos(angle), math.sin(angle), 70.0, 50.0)
+    px, py = corner_point(true)
+    a = angle + turn
+    seen = rect_at_index(px + dx * 50, py + dy * 50, math.cos(a), math.sin(a), 50.0 * scale)
+    label = data.locator_label(seen, [(card, true)])
+    assert label is not None and label[0] == 1.0
+    back = located(seen, *label[1:])
+    assert corner_point(back) == pytest.approx((px, py), abs=1e-6)
+    assert back.ux * true.ux + back.uy * true.uy == pytest.approx(1.0)
+    # The other index is covered (under 0.3 in sight): nothing to find there. Half covered: too near to call.
+    other = rect_at_index(*corner_point(true.flipped()), -true.ux, -true.uy, 50.0)
+    assert data.locator_label(other, [(card, true)]) == (0.0, 0.0, 0.0, 0.0, 0.0)
+    half = render.PlacedCard(parse_card("7H"), np.zeros((4, 2)), index_visible=(0.5, 0.0))
+    assert data.locator_label(seen, [(half, true)]) is None
+
+
+def test_locator_squares_and_labels() -> None:
+    gen = SeededRng(5).numpy()
+    parts = [data.locator_scene(gen, dealt=1.0) for _ in range(3)]
+    for c, y in parts:
+        assert c.shape[1:] == (LOCATOR_SIZE, LOCATOR_SIZE, 3) and y.shape == (len(c), 5)
+    y = np.concatenate([p[1] for p in parts])
+    assert set(np.unique(y[:, 0])) == {0.0, 1.0}
+    # An index's direction is a unit vector; a square with none has no place or direction.
+    there = y[:, 0] == 1
+    assert np.allclose(np.hypot(y[there, 3], y[there, 4]), 1.0, atol=1e-5)
+    assert (np.abs(y[there, 1:3]) <= 0.8 + 1e-6).all() and not y[~there, 1:].any()

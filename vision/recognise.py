@@ -1,17 +1,20 @@
 """Find and name the cards in a frame: a small detector on the downscaled frame, then a classifier on corner crops.
 
-Four ONNX models run by ONNX Runtime (no deep-learning framework at run time):
+Five ONNX models run by ONNX Runtime (no deep-learning framework at run time):
 
 1. the detector (CenterNet-style, stride 4) marks the centre of each card's visible part and regresses
-   its visible box and the whole card's rectangle (centre, long-axis direction, half-length, half-width);
-2. the classifier reads the two index corners of each card (top-left and bottom-right of the upright
+   its visible box and the whole card's rectangle (centre, long-axis direction, half-length, half-width),
+   and marks each index corner in sight;
+2. the locator (optional: `models/locator.onnx`) puts each index corner the detector found right: where it
+   lies and which way it points, from a square around it (table frames only);
+3. the classifier reads the two index corners of each card (top-left and bottom-right of the upright
    card: the same picture once each is turned upright, so the card's 180-degree ambiguity never
    matters) and gives rank (2..A, joker), "back" or "none" (covered), and suit probabilities. The two
    corners are pooled, weighted by how sure each is that it sees an index, so a covered corner does not
    vote;
-3. the body reader (optional: `models/body.onnx`) reads a card its indices name unsurely again, whole: its
+4. the body reader (optional: `models/body.onnx`) reads a card its indices name unsurely again, whole: its
    pips or face, several times the index's size (table frames only);
-4. the second reader (optional: `models/second_reader.onnx`), a wider classifier trained apart, reads again
+5. the second reader (optional: `models/second_reader.onnx`), a wider classifier trained apart, reads again
    each corner the classifier reads unsurely as an index, and the two readings are averaged.
 
 `Recogniser.identify(frame)` returns `Detection`s with the card (or None when unreadable), a confidence
@@ -33,10 +36,11 @@ import onnxruntime
 from controller.cards import Card, JOKER, Suit
 from vision.render import CARD_H as _CARD_H, CARD_W as _CARD_W, INDEX_REGION as _REGION
 
-__all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "body_crops", "snap_corner",
+__all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "body_crops", "locator_crops", "located",
+           "LOCATOR_REGION", "LOCATOR_SIZE", "snap_corner",
            "MODELS_DIR", "CROP_W", "CROP_H", "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE",
            "DET_CHANNELS", "I_HEAT", "letterbox", "decode", "decode_indices", "corner_point", "rect_at_index",
-           "refine_rect", "align_index", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
+           "refine_rect", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 # Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
@@ -55,6 +59,8 @@ JOKER_CLASS, BACK, NONE = 13, 14, 15
 _PAD = 114  # grey used to pad the detector input (the same in training)
 # A card read at one index this surely (rank and suit) is not read at its other index, nor at its rectangle.
 _SURE = 0.8
+# A corner the classifier reads less surely than this (rank or suit) as an index is read by the second reader too.
+_SECOND_GATE = 0.8
 # The two indices of one card imply its centre this close (over the sum of the half-widths implied): their
 # own error is a few pixels; a neighbour's index in a cascade implies a card a third of a width or more off.
 _PAIRED = 0.2
@@ -67,6 +73,16 @@ _STEP_ACROSS = (0.5, 1.25)
 _STEP_ALONG = (0.15, 0.75)
 _GAP_CARDS = 2  # cards looked for between two named ones (three found none more)
 _GAP_SHIFT = 0.2  # of a half-width: how far an unsure gap reading is read again shifted (0.15 found 3 fewer)
+# The index locator (models/locator.onnx, optional) sees a square around each index the detector found, two
+# half-widths of its card across (as fractions of the card whose top-left index it is: centred on that index),
+# at LOCATOR_SIZE pixels, and says whether an index is there, where and which way it points.
+LOCATOR_REGION = (-0.35, -0.197, 0.65, 0.517)
+LOCATOR_SIZE = 32
+# An index the locator sees less surely than this is dropped (0.5 dropped a few real ones on the validation frames).
+_LOCATOR_HAS = 0.25
+# A card's index corner is looked at unless an index found lies this near (in half-widths); two located indices this
+# near are one.
+_LOCATOR_NEAR = 0.3
 # The body reader (models/body.onnx, optional) sees a whole card, upright, at BODY_W x BODY_H: its pips or
 # face say rank and suit at several times the size of the index. Rank head: 0..12 ranks 2..A, then
 # BODY_NONE ("no whole card face up here": covered, face down, off the card); suit head: C D H S.
@@ -143,6 +159,27 @@ def corner_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
 def index_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
     """The top-left index corner of every rect (as its `up` points), turned upright: (len(rects), CROP_H, CROP_W, 3)."""
     return _crops(image, rects, _REGION, CROP_W, CROP_H)
+
+
+def locator_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
+    """The square around every rect's top-left index, turned as the rect points it: (len(rects), LOCATOR_SIZE,
+    LOCATOR_SIZE, 3), for the locator."""
+    return _crops(image, rects, LOCATOR_REGION, LOCATOR_SIZE, LOCATOR_SIZE)
+
+
+def located(r: CardRect, dx: float, dy: float, c: float, s: float) -> CardRect:
+    """The rect whose top-left index lies `dx` right and `dy` down of `r`'s (in half-widths, along `r`'s axes),
+    turned from `r`'s up by the angle whose cosine and sine are (c, s) (towards `r`'s right): the locator's
+    answer made a rect, of `r`'s size."""
+    px, py = corner_point(r)
+    right = (-r.uy, r.ux)
+    qx = px + (dx * right[0] - dy * r.ux) * r.half_w
+    qy = py + (dx * right[1] - dy * r.uy) * r.half_w
+    ux, uy = c * r.ux + s * right[0], c * r.uy + s * right[1]
+    n = math.hypot(ux, uy)
+    if n < 1e-6:  # no direction given: keep the rect's
+        ux, uy, n = r.ux, r.uy, 1.0
+    return rect_at_index(qx, qy, ux / n, uy / n, r.half_w)
 
 
 def body_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
@@ -233,44 +270,11 @@ def snap_corner(gray: np.ndarray, r: CardRect) -> CardRect:
     return CardRect(r.cx + shift_x, r.cy + shift_y, r.ux, r.uy, r.half_l, r.half_w)
 
 
-# Where align_index looks for the directions of a card's edges and its index's strokes around its top-left
-# index (fractions of the card: the pips beyond, curved edges in every direction, would swamp them), and at
-# what width (pixels) it samples them.
-_ALIGN_REGION = (-0.12, -0.1, 0.3, 0.35)
-_ALIGN_W = 48
-_ALIGN_TURN = math.radians(30)  # the most it turns a rect: the index head errs by up to about 20 degrees
-
-
-def align_index(frame: np.ndarray, r: CardRect) -> CardRect:
-    """The rect turned about its top-left index to the card's own axes as the image shows them there. The
-    detector's index head finds an index's place well but its direction only to within about twenty
-    degrees, and a crop turned that far shows the index askew and part cut off, which the classifier calls
-    "none". Around the index, the card's top and left edges and the index's own strokes run along the card's
-    axes: their dominant direction (modulo 90 degrees), within `_ALIGN_TURN` of the rect's, is the card's."""
-    x0, y0, x1, y1 = _ALIGN_REGION
-    height = max(8, round(_ALIGN_W * (y1 - y0) * r.half_l / ((x1 - x0) * r.half_w)))
-    patch = _sample(frame, r, _ALIGN_REGION, _ALIGN_W, height)
-    turn = _dominant_axis(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32), border=2)
-    if turn is None:
-        return r
-    turn = math.remainder(turn, math.pi / 2)  # the patch's own axes are the rect's: the nearest axis is the card's
-    if abs(turn) > _ALIGN_TURN:
-        return r
-    # The card's right turned by `turn` towards its down (the patch's x axis towards its y), and its up with it.
-    c, s = math.cos(turn), math.sin(turn)
-    ux, uy = r.ux * c - r.uy * s, r.uy * c + r.ux * s
-    px, py = corner_point(r)
-    return rect_at_index(px, py, ux, uy, r.half_w)
-
-
-def _dominant_axis(gray: np.ndarray, mask: np.ndarray | None = None, border: int = 0) -> float | None:
+def _dominant_axis(gray: np.ndarray, mask: np.ndarray | None = None) -> float | None:
     """The direction (radians, modulo 90 degrees) of the edges that dominate `gray` (where `mask` is set):
     the fourfold mean of the gradient angles, weighted by strength. None when no direction dominates."""
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    if border:  # the crop's replicated border makes edges of its own
-        gx, gy = gx[border:-border, border:-border], gy[border:-border, border:-border]
-        mask = None if mask is None else mask[border:-border, border:-border]
     w = gx * gx + gy * gy
     if mask is not None:
         w = w * mask
@@ -406,8 +410,8 @@ class Recogniser:
     that named 92.1% of the cards right against 85.8% without (precision 97.3% against 97.9%); pairing a
     cascade's indices right raised it to 94.7%. Its few more crops a frame are won back by sharpening only
     the rectangles whose corners are read (figures in vision/models/README.md).
-    Each index's rect is first turned to the card's axes as the edges around the index show them (`align_index`),
-    and one that shows no index is read again turned a quarter either way (a card lying sideways).
+    Each index is first put right by the locator (`_locate`, when the models folder has one): moved to where it
+    lies, turned the way it points, or dropped where the locator sees none.
     Then a card the detector missed inside a cascade is read where its index must be (`cascade_gaps`), and
     last a card named unsurely is read again whole by the body reader (`body`, when the models folder has one).
     Throughout, a corner the classifier reads unsurely as an index is read by the second reader too (`second`,
@@ -416,9 +420,9 @@ class Recogniser:
     no index (precision 70% against 93%)."""
 
     def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
-                 threshold: float = 0.35, index_threshold: float = 0.3,
+                 threshold: float = 0.35, index_threshold: float = 0.2,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
-                 detector_only: bool = False, body: bool = True, second: bool = True) -> None:
+                 detector_only: bool = False, body: bool = True, second: bool = True, locate: bool = True) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -429,6 +433,11 @@ class Recogniser:
         nets = threads or 1
         self.detector = load_net(det_path, nets)
         self.classifier = None if detector_only else load_net(cls_path, nets)
+        # The index locator is optional (`locate`; a models folder from before it has none): without it the index
+        # corners are read where the detector puts them. It belongs with the detector (what an index reader learns
+        # from is the corners the detector finds, located).
+        locator_path = folder / "locator.onnx"
+        self.locator = load_net(locator_path, nets) if locate and indices and locator_path.is_file() else None
         # The body reader is optional (a models folder from before it has none) and reads a table camera's
         # cards only: it learnt from renders alone, and the real photos' labels cannot check its suits.
         body_path = folder / "body.onnx"
@@ -470,7 +479,7 @@ class Recogniser:
                                                   list[tuple[np.ndarray, float]]]:
         """The detector's cards as (score, box, rect as detected, k) with the input they were found in as
         `smalls[k]` (the shrunk frame and its scale: what `refine_rect` needs), its index corners (merged
-        over the sizes, each turned to its card's axes by `align_index`), and `smalls`."""
+        over the sizes, then put right by the locator, `_locate`), and `smalls`."""
         _check_frame(frame)
         found: list[tuple[float, tuple[float, float, float, float], CardRect, int]] = []
         indices: list[tuple[float, CardRect]] | None = []
@@ -493,7 +502,34 @@ class Recogniser:
                 if not any(_index_distance(r, k) < 0.3 * min(r.half_w, k.half_w) for _, k in kept_idx):
                     kept_idx.append((score, r))
             indices = kept_idx
-        return found, [(score, align_index(frame, r)) for score, r in indices], smalls
+        return found, self._locate(frame, indices, [f[2] for f in found]), smalls
+
+    def _locate(self, frame: np.ndarray, indices: list[tuple[float, CardRect]], cards: Sequence[CardRect]
+                ) -> list[tuple[float, CardRect]]:
+        """The index corners put right by the locator (when the models folder has one): each moved to where the
+        locator sees the index and turned the way it points, and dropped where it sees none (a pip, a marker's
+        square, felt). The detector finds an index's place to about a tenth of a half-width and its direction to
+        within ten degrees or so, now and then a quarter or more off, and a crop that far off reads wrong; the
+        locator, seeing the index and the card's corner around it, puts it right to a few hundredths and about a
+        degree. Where the detector found a card but no index at one of its index corners (an index it scored below
+        its threshold), that corner is looked at too."""
+        if self.locator is None or not (indices or cards):
+            return indices
+        points = [corner_point(r) for _, r in indices]
+        corners = [c for r in cards for c in (r, r.flipped())
+                   if not any(math.hypot(corner_point(c)[0] - x, corner_point(c)[1] - y) < _LOCATOR_NEAR * r.half_w
+                              for x, y in points)]
+        rects = [r for _, r in indices] + corners
+        out = self.locator(cv2.dnn.blobFromImages(list(locator_crops(frame, rects)), 1 / 255))
+        kept = [(score, located(r, *o[1:])) for (score, r), o in zip(indices, out) if o[0] >= _LOCATOR_HAS]
+        for r, o in zip(corners, out[len(indices):]):
+            if o[0] < _LOCATOR_HAS:
+                continue
+            moved = located(r, *o[1:])
+            if not any(_index_distance(moved, k) < _LOCATOR_NEAR * min(moved.half_w, k.half_w) for _, k in kept):
+                # No index the detector found names it: its certainty that an index is there is the locator's.
+                kept.append((float(o[0]), moved))
+        return kept
 
     def classify(self, frame: np.ndarray, rects: Sequence[CardRect], snap: bool | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -627,8 +663,8 @@ class Recogniser:
     def _read_indices(self, frame: np.ndarray, indices: Sequence[tuple[float, CardRect]]) -> list[Detection]:
         """Read the index corners in sight. The two indices of one card (the same card implied at the same
         place from opposite corners) are paired first; a card is read at its likelier index, and at the
-        other too only when that reading is unsure (each crop read costs about 0.3 ms here), and the readings
-        are pooled. Corners that show no index name nothing, unless read turned a quarter they show one surely."""
+        other too only when that reading is unsure (each crop read costs about 0.15 ms here), and the readings
+        are pooled. Corners that show no index name nothing."""
         if not indices:
             return []
         order = sorted(range(len(indices)), key=lambda k: -indices[k][0])
@@ -669,21 +705,6 @@ class Recogniser:
             else:
                 read = _pool(score, box, r, ranks[j:j + 1], suits[j:j + 1])
             out.append(read)
-        # An index that shows none where the head points it may be a card lying sideways that the head took for
-        # upright (a hand over a landscape cascade, a card thrown crosswise): it is read again turned a quarter
-        # either way about its place, and the surer sure reading names it. An index on a card already named
-        # surely is its pip or picture, and is not read again: on the bench's frame that is every blank index
-        # (read, they cost about 2 ms).
-        sure = [d.rect for d in out if d.card is not None and d.confidence >= _SURE]
-        blank = [j for j, d in enumerate(out) if d.card is None and not d.face_down
-                 and not any(_covers(n, *corner_point(rects[groups[j][0]])) for n in sure)]
-        turned = [(j, t) for j in blank for t in _quarter_turns(rects[groups[j][0]])]
-        ranks3, suits3 = self._read(frame, [t for _, t in turned])
-        for i, (j, t) in enumerate(turned):
-            again = _pool(out[j].score, _in_frame(t, frame), t, ranks3[i:i + 1], suits3[i:i + 1])
-            if again.card is not None and again.confidence >= _SURE and \
-                    (out[j].card is None or again.confidence > out[j].confidence):
-                out[j] = again
         return [d for d in out if d.card is not None]
 
     def _read(self, frame: np.ndarray, rects: Sequence[CardRect]) -> tuple[np.ndarray, np.ndarray]:
@@ -697,7 +718,7 @@ class Recogniser:
             # Two readers that learnt apart err apart: where the classifier is unsure of an index (not where it
             # sees none, which most false finds are), the average of the two is the better reading.
             sure = np.minimum(probs[:, :RANK_CLASSES].max(1), probs[:, RANK_CLASSES:].max(1))
-            shaky = np.nonzero((sure < _SURE) & (probs[:, NONE] < 0.5))[0]
+            shaky = np.nonzero((sure < _SECOND_GATE) & (probs[:, NONE] < 0.5))[0]
             if len(shaky):
                 probs[shaky] = (probs[shaky] + self.second(cv2.dnn.blobFromImages(list(crops[shaky]), 1 / 255))) / 2
         return probs[:, :RANK_CLASSES], probs[:, RANK_CLASSES:]
@@ -902,18 +923,6 @@ def _on_box(r: CardRect, box: Sequence[float]) -> bool:
     mx, my = 0.1 * (box[2] - box[0]), 0.1 * (box[3] - box[1])
     return box[0] - mx <= px <= box[2] + mx and box[1] - my <= py <= box[3] + my or \
         box[0] <= r.cx <= box[2] and box[1] <= r.cy <= box[3]
-
-
-def _quarter_turns(r: CardRect) -> list[CardRect]:
-    """The card whose top-left index lies where `r`'s does, turned a quarter either way about that index."""
-    px, py = corner_point(r)
-    return [rect_at_index(px, py, -r.uy, r.ux, r.half_w), rect_at_index(px, py, r.uy, -r.ux, r.half_w)]
-
-
-def _covers(r: CardRect, x: float, y: float, margin: float = 0.9) -> bool:
-    """Whether the point (x, y) lies on the card `r`, inside `margin` of its half-sizes."""
-    dx, dy = x - r.cx, y - r.cy
-    return abs(dx * r.ux + dy * r.uy) < margin * r.half_l and abs(-dx * r.uy + dy * r.ux) < margin * r.half_w
 
 
 def _doubtful(d: Detection) -> bool:

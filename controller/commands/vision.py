@@ -74,6 +74,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead: train the second index reader (a wider classifier, from scratch) on the corners "
                         "the detector in --out (else the shipped one) cuts from --cls-scenes fresh scenes (--dealt) "
                         "for --cls-epochs; write only second_reader.onnx")
+    p.add_argument("--locator", action="store_true",
+                   help="instead: train the index locator (where an index the detector found lies and which way it "
+                        "points) on squares cut around the indices and cards the detector in --out (else the shipped "
+                        "one) finds in --locator-scenes fresh scenes (--dealt) for --locator-epochs; write only "
+                        "locator.onnx")
+    p.add_argument("--locator-scenes", type=int, default=8000)
+    p.add_argument("--locator-epochs", type=int, default=10)
     p.add_argument("--body-scenes", type=int, default=8000)
     p.add_argument("--body-epochs", type=int, default=10)
     p.add_argument("--dealt", type=float, default=0.6,
@@ -174,7 +181,7 @@ def _cutting_detector(out: Path) -> Path:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from vision.training.train import (finetune_classifier, finetune_detector, train, train_body,
+        from vision.training.train import (finetune_classifier, finetune_detector, train, train_body, train_locator,
                                            train_second_reader)
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
@@ -184,6 +191,12 @@ def _train(args: argparse.Namespace) -> int:
     if args.body:
         train_body(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, scenes=args.body_scenes,
                    epochs=args.body_epochs, workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
+    if args.locator:
+        out = args.out or MODELS_DIR
+        train_locator(SeededRng(args.seed).numpy(), detector=_cutting_detector(out), out=out,
+                      scenes=args.locator_scenes, epochs=args.locator_epochs, dealt=args.dealt, workers=args.workers,
+                      say=lambda line: print(line, flush=True))
         return 0
     if args.second_reader:
         out = args.out or MODELS_DIR

@@ -17,12 +17,14 @@ import numpy as np
 
 from vision import render
 from vision.realdata import Photo
-from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS, NONE,
-                              STRIDE, CardRect, body_crops, corner_crops, corner_point)
+from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS,
+                              LOCATOR_SIZE, NONE, STRIDE, CardRect, body_crops, corner_crops, corner_point,
+                              locator_crops, rect_at_index)
 
 __all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
            "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
-           "rank_class", "corner_point", "mirror_targets", "TARGET_CHANNELS", "body_scene"]
+           "rank_class", "corner_point", "mirror_targets", "TARGET_CHANNELS", "body_scene", "locator_scene",
+           "locator_label"]
 
 
 @dataclass
@@ -335,6 +337,75 @@ def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (),
         suits.append(-1)
     crops = body_crops(scene.image, rects) if rects else np.zeros((0, BODY_H, BODY_W, 3), np.uint8)
     return crops, np.array(ranks, np.int64), np.array(suits, np.int64)
+
+
+def locator_label(r: CardRect, truths: Sequence[tuple[render.PlacedCard, CardRect]]) -> tuple[float, ...] | None:
+    """What the locator should answer for the square around `r`'s top-left index: (1, dx, dy, c, s) for the
+    index of a face-up card in sight nearest its middle (within 0.8 of a half-width: where it is, right and down
+    in half-widths along `r`'s axes, and the cosine and sine of its turn from `r`'s up towards `r`'s right), or
+    (0, 0, 0, 0, 0) when none is; None when the nearest is half covered (too near to call)."""
+    px, py = corner_point(r)
+    best = None
+    for pc, t in truths:
+        if pc.card is None:
+            continue
+        for tr, vis in zip((t, t.flipped()), pc.index_visible):
+            qx, qy = corner_point(tr)
+            d = math.hypot(qx - px, qy - py) / max(r.half_w, 1.0)
+            if vis >= 0.3 and (best is None or d < best[0]):
+                best = (d, tr, qx, qy, vis)
+    if best is None or best[0] > 0.8:
+        return (0.0, 0.0, 0.0, 0.0, 0.0)
+    _, tr, qx, qy, vis = best
+    if vis < 0.8:
+        return None
+    right = (-r.uy, r.ux)
+    dx = ((qx - px) * right[0] + (qy - py) * right[1]) / r.half_w
+    dy = -((qx - px) * r.ux + (qy - py) * r.uy) / r.half_w
+    return (1.0, dx, dy, tr.ux * r.ux + tr.uy * r.uy, tr.ux * right[0] + tr.uy * right[1])
+
+
+def locator_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None, dealt: float = 0.85
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Locator crops from one rendered scene: (crops, labels (n, 5) as `locator_label` gives them). The squares lie
+    where the locator will look: around each index the detector (`detect`, a `Recogniser.detect_all` that does not
+    locate) finds and at both index corners of each card it finds; and around each index in sight moved and turned
+    the way the detector errs (a fifth of a half-width; some turned any way), and anywhere (felt, card middles)."""
+    if rng.random() < dealt:
+        w, h = 1280, 720
+        scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
+                                    face_down=0.08, backgrounds=backgrounds)
+    else:
+        w, h = [(640, 384), (512, 512), (800, 450)][int(rng.integers(3))]
+        scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.3), backgrounds=backgrounds, hand=0.3,
+                                    count=(1, 8), face_down=0.08)
+    truths = [(pc, rect_of_quad(pc.quad)) for pc in scene.cards if pc.visible >= 0.05]
+    rects: list[CardRect] = []
+    if detect is not None:
+        found, indices = detect(scene.image)
+        rects += [r for _, r in indices or ()] + [c for _, _, r in found for c in (r, r.flipped())]
+    for pc, t in truths:
+        if pc.card is None:
+            continue
+        for tr, vis in zip((t, t.flipped()), pc.index_visible):
+            if vis < 0.8:
+                continue
+            px, py = corner_point(tr)
+            for _ in range(2):
+                hw = tr.half_w * math.exp(rng.normal(0, 0.08))
+                a = math.atan2(tr.uy, tr.ux) + (rng.uniform(-math.pi, math.pi) if rng.random() < 0.3 else
+                                                rng.normal(0, math.radians(15)))
+                rects.append(rect_at_index(px + rng.normal(0, 0.2 * hw), py + rng.normal(0, 0.2 * hw), math.cos(a),
+                                           math.sin(a), hw))
+    for _ in range(3):
+        a = rng.uniform(-math.pi, math.pi)
+        rects.append(rect_at_index(rng.uniform(0, w), rng.uniform(0, h), math.cos(a), math.sin(a),
+                                   rng.uniform(0.025, 0.065) * max(w, h)))
+    labels = [locator_label(r, truths) for r in rects]
+    keep = [k for k, lab in enumerate(labels) if lab is not None]
+    if not keep:
+        return np.zeros((0, LOCATOR_SIZE, LOCATOR_SIZE, 3), np.uint8), np.zeros((0, 5), np.float32)
+    return locator_crops(scene.image, [rects[k] for k in keep]), np.array([labels[k] for k in keep], np.float32)
 
 
 def _anywhere(rng: np.random.Generator, w: float, h: float, width: tuple[float, float]) -> CardRect:

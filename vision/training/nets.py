@@ -5,9 +5,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, RANK_CLASSES
+from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE, RANK_CLASSES
 
-__all__ = ["Detector", "Classifier", "BodyReader", "DetectorExport", "ClassifierExport", "SECOND_READER_WIDTH"]
+__all__ = ["Detector", "Classifier", "BodyReader", "Locator", "DetectorExport", "ClassifierExport", "LocatorExport",
+           "SECOND_READER_WIDTH"]
 
 # The second index reader (`second_reader.onnx`) is the classifier half again as wide: about twice its cost a
 # crop, read only where the classifier is unsure.
@@ -87,6 +88,24 @@ class BodyReader(nn.Module):
         return self.rank(f), self.suit(f)
 
 
+class Locator(nn.Module):
+    """The index locator: a square crop around an index the detector found (LOCATOR_SIZE pixels, two half-widths of
+    the card across, turned as the detector points the index) to a logit that an index lies near its middle, where
+    that index's centre is (right and down, in half-widths of the card) and which way it points (cosine and sine of
+    its turn from the crop's up towards its right). Where it lies depends on the whole picture: flattened, not
+    pooled."""
+
+    def __init__(self, c: tuple[int, int, int, int] = (24, 32, 48, 64)) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            _cbr(3, c[0], 2), _cbr(c[0], c[1]), _cbr(c[1], c[2], 2), _cbr(c[2], c[2]), _cbr(c[2], c[3], 2),
+            _cbr(c[3], c[3]), nn.Flatten())
+        self.fc = nn.Sequential(nn.Linear(c[3] * (LOCATOR_SIZE // 8) ** 2, 96), nn.ReLU(inplace=True), nn.Linear(96, 5))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.features(x))
+
+
 class DetectorExport(nn.Module):
     """The detector as shipped: sigmoid on the two heatmap channels."""
 
@@ -111,3 +130,15 @@ class ClassifierExport(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         r, s = self.net(x)
         return torch.cat([torch.softmax(r, 1), torch.softmax(s, 1)], 1)
+
+
+class LocatorExport(nn.Module):
+    """The locator as shipped: the probability that an index is there, then its place and direction."""
+
+    def __init__(self, net: Locator) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.net(x)
+        return torch.cat([torch.sigmoid(y[:, :1]), y[:, 1:]], 1)

@@ -29,12 +29,14 @@ import torch
 import torch.nn.functional as F
 
 from vision import realdata
-from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, MODELS_DIR, NONE,
-                              RANK_CLASSES, decode, load_net)
+from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE,
+                              MODELS_DIR, NONE, RANK_CLASSES, decode, load_net)
 from vision.training import data
-from vision.training.nets import SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector, DetectorExport
+from vision.training.nets import (SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector,
+                                  DetectorExport, Locator, LocatorExport)
 
-__all__ = ["train", "finetune_detector", "finetune_classifier", "train_body", "load_onnx_weights", "NOTICE"]
+__all__ = ["train", "finetune_detector", "finetune_classifier", "train_body", "train_locator", "load_onnx_weights",
+           "NOTICE"]
 
 NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx, body.onnx)
 
@@ -61,7 +63,7 @@ _DETECT = None
 _INIT_ERROR: BaseException | None = None
 
 
-def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None) -> None:
+def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None, locate: bool = True) -> None:
     # An initializer that raises makes a Pool restart workers forever: keep the error, raise it per task.
     global _BACKGROUNDS, _DETECT, _INIT_ERROR
     _BACKGROUNDS = backgrounds
@@ -70,7 +72,9 @@ def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None
         try:
             from vision.recognise import Recogniser
 
-            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True).detect_all
+            # The detector's corners as the recogniser reads them: located, when its folder has a locator
+            # (`locate`: the locator itself learns from the detector's own).
+            _DETECT = Recogniser(Path(detector_onnx).parent, threads=1, detector_only=True, locate=locate).detect_all
         except Exception as exc:  # noqa: BLE001 - re-raised in the task
             _INIT_ERROR = exc
 
@@ -96,6 +100,15 @@ def _cls_chunk(args: tuple[int, int] | tuple[int, int, float]) -> Crops:
     return _crop_chunk(lambda rng: data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt), seed, count)
 
 
+def _locator_chunk(args: tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+    seed, count, dealt = args
+    if _INIT_ERROR is not None:
+        raise _INIT_ERROR
+    rng = np.random.default_rng(seed)
+    parts = [data.locator_scene(rng, _BACKGROUNDS, _DETECT, dealt) for _ in range(count)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 def _body_chunk(args: tuple[int, int, float]) -> Crops:
     seed, count, dealt = args
     return _crop_chunk(lambda rng: data.body_scene(rng, _BACKGROUNDS, dealt), seed, count)
@@ -115,11 +128,11 @@ def _joined(parts: list[Crops]) -> Crops:
 
 
 def _generate(fn: Callable, jobs: list, backgrounds: list[np.ndarray], workers: int,
-              detector_onnx: str | None = None) -> list:
+              detector_onnx: str | None = None, locate: bool = True) -> list:
     if workers <= 1:
-        _init_worker(backgrounds, detector_onnx)
+        _init_worker(backgrounds, detector_onnx, locate)
         return [fn(j) for j in jobs]
-    with mp.get_context("spawn").Pool(workers, _init_worker, (backgrounds, detector_onnx)) as pool:
+    with mp.get_context("spawn").Pool(workers, _init_worker, (backgrounds, detector_onnx, locate)) as pool:
         return pool.map(fn, jobs)
 
 
@@ -348,7 +361,7 @@ def _export_detector(det: Detector, path: Path) -> None:
 
 
 def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None],
-            body: BodyReader | None = None, second: Classifier | None = None) -> None:
+            body: BodyReader | None = None, second: Classifier | None = None, locator: Locator | None = None) -> None:
     """Write the given models as ONNX to `out` and check ONNX Runtime agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
@@ -369,6 +382,12 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
                           input_names=["cards"], output_names=["probs"],
                           dynamic_axes={"cards": {0: "n"}, "probs": {0: "n"}}, **kwargs)
         checks.append((body_path, ClassifierExport(body).eval(), (5, 3, BODY_H, BODY_W)))
+    if locator is not None:
+        locator_path = out / "locator.onnx"
+        torch.onnx.export(LocatorExport(locator).eval(), torch.zeros(2, 3, LOCATOR_SIZE, LOCATOR_SIZE), str(locator_path),
+                          input_names=["squares"], output_names=["where"],
+                          dynamic_axes={"squares": {0: "n"}, "where": {0: "n"}}, **kwargs)
+        checks.append((locator_path, LocatorExport(locator).eval(), (5, 3, LOCATOR_SIZE, LOCATOR_SIZE)))
     for path, model, shape in checks:
         x = np.random.default_rng(0).random(shape, dtype=np.float32)
         got = load_net(path)(x)
@@ -573,4 +592,61 @@ def train_body(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int 
     summary = {"seconds": round(time.time() - started), "scenes": scenes, "epochs": epochs, "dealt": dealt,
                "crops": int(len(crops))}
     say(f"body reader trained in {summary['seconds']} s; written to {out / 'body.onnx'}")
+    return summary
+
+
+def _train_locator(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, labels: np.ndarray,
+                   epochs: int, batch: int = 256, lr: float = 3e-3) -> Locator:
+    """Train the locator: whether an index is there (cross-entropy), and where and which way (L1, on the squares
+    that hold one)."""
+    net = Locator()
+    steps = math.ceil(len(crops) / batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
+    y_all = torch.from_numpy(labels)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.from_numpy(rng.permutation(len(crops)))
+        t0 = time.time()
+        lsum = 0.0
+        for b in range(steps):
+            idx = order[b * batch:(b + 1) * batch]
+            gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)).astype(np.float32))
+            x = (x_all[idx].float() / 255 * gain).clamp(0, 1)
+            y = y_all[idx]
+            out = net(x)
+            loss = F.binary_cross_entropy_with_logits(out[:, 0], y[:, 0])
+            there = y[:, 0] > 0
+            if there.any():
+                loss = loss + 3 * F.l1_loss(out[there, 1:3], y[there, 1:3]) + 2 * F.l1_loss(out[there, 3:], y[there, 3:])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            lsum += float(loss.detach())
+        say(f"Locator epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} ({time.time() - t0:.0f} s)")
+    net.eval()
+    return net
+
+
+def train_locator(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR,
+                  scenes: int = 8000, epochs: int = 10, dealt: float = 0.85, workers: int = 2,
+                  say: Callable[[str], None] = print) -> dict:
+    """Train the index locator on squares cut from fresh rendered scenes (a share `dealt` of them dealers' layouts)
+    around the indices and cards `detector` (ONNX) finds, and around the true indices moved and turned; write
+    `out/locator.onnx`. It learns from renders only (the real photos' labels have no index corners)."""
+    started = time.time()
+    _, backgrounds = _begin(rng, workers, say)
+    t = time.time()
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
+    parts = _generate(_locator_chunk, jobs, backgrounds, workers, str(detector), locate=False)
+    crops, labels = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    say(f"rendered {len(crops)} locator squares from {scenes} scenes in {time.time() - t:.0f} s "
+        f"({int((labels[:, 0] > 0).sum())} with an index)")
+    locator = _train_locator(say, rng, crops, labels, epochs)
+    _export(None, None, out, say, locator=locator)
+    summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
+               "epochs": epochs, "dealt": dealt, "squares": int(len(crops))}
+    say(f"locator trained in {summary['seconds']} s; written to {out / 'locator.onnx'}")
     return summary
