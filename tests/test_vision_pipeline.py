@@ -19,7 +19,7 @@ from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
 from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, CardRect,
-                              Detection, Recogniser, body_crops, cascade_gaps, corner_crops, corner_point, rect_at_index)
+                              Detection, Recogniser, _distinct, body_crops, cascade_gaps, corner_crops, corner_point, rect_at_index)
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 from vision.training.data import rect_of_quad
 
@@ -188,23 +188,38 @@ def _body_row(rank: int | None, rank_p: float, suit: str, suit_p: float) -> np.n
 def test_an_unsure_card_takes_the_rank_and_the_suit_its_body_reads_surer() -> None:
     # As on the validation frames: a whole 5C whose blurred index read 8C, a whole 3S read 3C. A court card's
     # suit stays its index's (its body is a picture); a sure card is not read again; a card in which the body
-    # reader sees no whole card keeps its index's reading.
+    # reader sees no whole card keeps its index's reading. Its suit counts only with the rank it names (at
+    # least _BODY_SUIT_RANK): a 2S whose body crop, off over the 2C beside it, reads "2" at 0.28 and clubs
+    # surely stays a spade, and so does a 9D whose body crop reads another rank.
     def seen(card: str, rank_p: float, suit_p: float, x: float) -> Detection:
         return Detection(parse_card(card), rank_p * suit_p, 0.9, (x - 40, 0, x + 40, 110),
                          CardRect(x, 60.0, 0.0, -1.0, 56.0, 40.0), rank_confidence=rank_p, suit_confidence=suit_p)
 
     cards = [seen("8C", 0.57, 0.91, 50), seen("3C", 0.98, 0.67, 150), seen("KH", 0.9, 0.6, 250),
-             seen("AH", 0.99, 0.97, 350), seen("4D", 0.6, 0.9, 450)]
+             seen("AH", 0.99, 0.97, 350), seen("4D", 0.6, 0.9, 450), seen("2S", 0.93, 0.93, 550),
+             seen("9D", 0.95, 0.6, 650)]
     body = _Net([_body_row(5, 0.9, "S", 0.8), _body_row(3, 0.7, "S", 0.85), _body_row(13, 0.95, "D", 0.95),
-                 _body_row(None, 0.7, "D", 0.9)], (3, BODY_H, BODY_W))
+                 _body_row(None, 0.7, "D", 0.9), _body_row(2, 0.28, "C", 0.98), _body_row(6, 0.7, "C", 0.9)],
+                (3, BODY_H, BODY_W))
     read = Recogniser.__new__(Recogniser)
     read.body = body
-    out = read._read_bodies(np.zeros((120, 500, 3), np.uint8), cards, [], [])
-    assert body.shown == 4  # the AH, named surely, is not read again
-    assert [str(d.card) for d in out] == ["5C", "3S", "KH", "AH", "4D"]
+    out = read._read_bodies(np.zeros((120, 700, 3), np.uint8), cards, [], [])
+    assert body.shown == 6  # the AH, named surely, is not read again
+    assert [str(d.card) for d in out] == ["5C", "3S", "KH", "AH", "4D", "2S", "9D"]
     assert [(round(d.rank_confidence, 2), round(d.suit_confidence, 2)) for d in out] == \
-        [(0.9, 0.91), (0.98, 0.85), (0.95, 0.6), (0.99, 0.97), (0.6, 0.9)]
+        [(0.9, 0.91), (0.98, 0.85), (0.95, 0.6), (0.99, 0.97), (0.6, 0.9), (0.93, 0.93), (0.95, 0.6)]
     assert out[0].confidence == pytest.approx(0.9 * 0.91) and out[3] is cards[3] and out[4] is cards[4]
+
+
+def test_one_card_named_twice_keeps_its_surer_reading_however_sure_its_index_find() -> None:
+    # As on a validation frame: a 2S read at 0.98 at one index and at 0.87 at the other, which the locator was
+    # surer is an index; the 2C under it, a third of a width off, is another card.
+    def seen(card: str, confidence: float, score: float, x: float) -> Detection:
+        return Detection(parse_card(card), confidence, score, (x - 40, 0, x + 40, 110),
+                         CardRect(x, 60.0, 0.0, -1.0, 56.0, 40.0))
+
+    sure, other, neighbour = seen("2S", 0.98, 0.7, 100), seen("2S", 0.87, 1.0, 110), seen("2C", 0.95, 0.6, 125)
+    assert _distinct([other, sure, neighbour]) == [sure, neighbour]
 
 
 def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
