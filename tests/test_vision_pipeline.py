@@ -163,19 +163,19 @@ def _corner_row(rank_class: int, rank_p: float, suit: str, suit_p: float) -> np.
     return row
 
 
-def test_the_second_reader_reads_only_the_corners_read_unsurely_and_the_readings_are_averaged() -> None:
-    # Three corners: read surely (a 6 of clubs), as no index (felt), and unsurely (5 or 8, spades or clubs).
-    # Only the unsure one goes to the second reader, and the two readings of it are averaged.
+def test_the_second_reader_reads_only_the_corners_read_unsurely_and_its_reading_stands() -> None:
+    # Four corners: read surely (a 6 of clubs), as no index (felt), unsurely (5 or 8, spades or clubs), and
+    # just below the gate (a 9 at 0.96, hearts at 0.88). Only the last two go to the second reader, and its
+    # readings stand.
     rec = Recogniser()
-    sure, felt, shaky = (_corner_row(4, 0.95, "C", 0.95), _corner_row(NONE, 0.9, "H", 0.3),
-                         _corner_row(3, 0.5, "S", 0.55))
-    second = _corner_row(3, 0.9, "C", 0.85)
-    rec.classifier, rec.second = _Net([sure, felt, shaky]), _Net([second])  # type: ignore[assignment]
-    rects = [CardRect(100.0 + 50 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(3)]
+    sure, felt, shaky, nearly = (_corner_row(7, 0.93, "C", 0.92), _corner_row(NONE, 0.9, "H", 0.3),
+                                 _corner_row(3, 0.5, "S", 0.55), _corner_row(7, 0.96, "H", 0.88))
+    second = [_corner_row(3, 0.9, "C", 0.85), _corner_row(7, 0.99, "H", 0.98)]
+    rec.classifier, rec.second = _Net([sure, felt, shaky, nearly]), _Net(second)  # type: ignore[assignment]
+    rects = [CardRect(100.0 + 50 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(4)]
     ranks, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
-    assert rec.second.shown == 1
-    np.testing.assert_allclose(np.hstack([ranks, suits])[:2], np.stack([sure, felt]))
-    np.testing.assert_allclose(np.hstack([ranks, suits])[2], (shaky + second) / 2)
+    assert rec.second.shown == 2
+    np.testing.assert_allclose(np.hstack([ranks, suits]), np.stack([sure, felt] + second))
 
 
 def _body_row(rank: int | None, rank_p: float, suit: str, suit_p: float) -> np.ndarray:

@@ -10,9 +10,9 @@ from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, L
 __all__ = ["Detector", "Classifier", "BodyReader", "Locator", "DetectorExport", "ClassifierExport", "LocatorExport",
            "SECOND_READER_WIDTH"]
 
-# The second index reader (`second_reader.onnx`) is the classifier half again as wide: about twice its cost a
-# crop, read only where the classifier is unsure.
-SECOND_READER_WIDTH = (24, 48, 72, 144)
+# The second index reader (`second_reader.onnx`) is the classifier twice as wide: four times its cost a crop, read
+# only where the classifier is unsure.
+SECOND_READER_WIDTH = (32, 64, 96, 192)
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, k: int = 3) -> nn.Sequential:

@@ -557,9 +557,9 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
 def train_second_reader(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "detector.onnx",
                         out: Path = MODELS_DIR, scenes: int = 5000, epochs: int = 8, dealt: float = 0.8,
                         workers: int = 2, say: Callable[[str], None] = print) -> dict:
-    """Train the second index reader from scratch: the classifier's network half again as wide
-    (`SECOND_READER_WIDTH`), on the corners `detector` cuts from fresh scenes (as `finetune_classifier`'s)
-    and the real training cards; write `out/second_reader.onnx`."""
+    """Train the second index reader from scratch: the classifier's network twice as wide
+    (`SECOND_READER_WIDTH`), on the corners `detector` cuts from fresh scenes (as `finetune_classifier`'s; located,
+    when `detector`'s folder has a locator) and the real training cards; write `out/second_reader.onnx`."""
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
     crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
