@@ -187,7 +187,7 @@ def _corner_row(rank_class: int, rank_p: float, suit: str, suit_p: float) -> np.
 
 
 def test_the_second_reader_reads_only_the_corners_read_unsurely_and_its_reading_stands() -> None:
-    # Four corners: read surely (a 6 of clubs), as no index (felt), unsurely (5 or 8, spades or clubs), and
+    # Four corners: read surely (a 9 of clubs), as no index (felt), unsurely (5 or 8, spades or clubs), and
     # just below the gate (a 9 at 0.96, hearts at 0.88). Only the last two go to the second reader, and its
     # readings stand.
     rec = Recogniser()
