@@ -531,9 +531,12 @@ class Recogniser:
         if self.locator is None or not (indices or cards):
             return indices
         points = [corner_point(r) for _, r in indices]
-        corners = [c for r in cards for c in (r, r.flipped())
-                   if not any(math.hypot(corner_point(c)[0] - x, corner_point(c)[1] - y) < _LOCATOR_NEAR * r.half_w
-                              for x, y in points)]
+        corners = []
+        for r in cards:
+            for c in (r, r.flipped()):
+                cx, cy = corner_point(c)
+                if not any(math.hypot(cx - x, cy - y) < _LOCATOR_NEAR * r.half_w for x, y in points):
+                    corners.append(c)
         rects = [r for _, r in indices] + corners
         out = self.locator(cv2.dnn.blobFromImages(list(locator_crops(frame, rects, half)), 1 / 255))
         kept = [(score, located(r, *o[1:])) for (score, r), o in zip(indices, out) if o[0] >= _LOCATOR_HAS]
