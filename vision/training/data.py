@@ -303,12 +303,10 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
     return crops[0::2], np.array(ranks, np.int64), np.array(suits, np.int64)
 
 
-def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), dealt: float = 0.8
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Whole-card crops from one rendered scene for the body reader: (crops, rank classes, suit classes or -1).
-    A card in full sight is labelled with its rank and suit; a card mostly covered, face down, or a
-    rectangle of felt, chips or a hand, "none" (BODY_NONE). Rectangles are jittered the way the detector and
-    the index corners err, and turned half round at random (the reader must not care which end is up)."""
+def _reader_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray], dealt: float
+                  ) -> tuple[render.Scene, int, int]:
+    """A scene for the body reader or the locator, and its size: with chance `dealt` a dealer's layout at a table
+    camera's 1280x720 and scale, else cards anywhere in a smaller frame, nearer."""
     if rng.random() < dealt:
         w, h = 1280, 720
         scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
@@ -317,6 +315,16 @@ def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (),
         w, h = [(640, 384), (512, 512), (800, 450)][int(rng.integers(3))]
         scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.3), backgrounds=backgrounds, hand=0.3,
                                     count=(1, 8), face_down=0.08)
+    return scene, w, h
+
+
+def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), dealt: float = 0.8
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Whole-card crops from one rendered scene for the body reader: (crops, rank classes, suit classes or -1).
+    A card in full sight is labelled with its rank and suit; a card mostly covered, face down, or a
+    rectangle of felt, chips or a hand, "none" (BODY_NONE). Rectangles are jittered the way the detector and
+    the index corners err, and turned half round at random (the reader must not care which end is up)."""
+    scene, w, h = _reader_scene(rng, backgrounds, dealt)
     rects, ranks, suits = [], [], []
     for pc in scene.cards:
         if pc.card is not None and pc.card.joker:
@@ -371,14 +379,7 @@ def locator_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = 
     where the locator will look: around each index the detector (`detect`, a `Recogniser.detect_all` that does not
     locate) finds and at both index corners of each card it finds; and around each index in sight moved and turned
     the way the detector errs (a fifth of a half-width; some turned any way), and anywhere (felt, card middles)."""
-    if rng.random() < dealt:
-        w, h = 1280, 720
-        scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
-                                    face_down=0.08, backgrounds=backgrounds)
-    else:
-        w, h = [(640, 384), (512, 512), (800, 450)][int(rng.integers(3))]
-        scene = render.render_scene(rng, (w, h), card_width=(0.08, 0.3), backgrounds=backgrounds, hand=0.3,
-                                    count=(1, 8), face_down=0.08)
+    scene, w, h = _reader_scene(rng, backgrounds, dealt)
     truths = [(pc, rect_of_quad(pc.quad)) for pc in scene.cards if pc.visible >= 0.05]
     rects: list[CardRect] = []
     if detect is not None:
