@@ -365,29 +365,24 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
     """Write the given models as ONNX to `out` and check ONNX Runtime agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
-    kwargs = {"opset_version": 13, "dynamo": False}
     checks = []
     if det is not None:
         _export_detector(det, det_path)
         checks.append((det_path, DetectorExport(det).eval(), (1, 3, 192, 320)))
+
+    def batched(model: torch.nn.Module, path: Path, chw: tuple[int, int, int], inputs: str, outputs: str) -> None:
+        # A net read a batch at a time: any batch size at run time, checked at 5.
+        torch.onnx.export(model.eval(), torch.zeros(2, *chw), str(path), input_names=[inputs], output_names=[outputs],
+                          dynamic_axes={inputs: {0: "n"}, outputs: {0: "n"}}, opset_version=13, dynamo=False)
+        checks.append((path, model, (5, *chw)))
+
     for net, path in ((cls, cls_path), (second, out / "second_reader.onnx")):
         if net is not None:
-            torch.onnx.export(ClassifierExport(net).eval(), torch.zeros(2, 3, 48, 32), str(path),
-                              input_names=["crops"], output_names=["probs"],
-                              dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, **kwargs)
-            checks.append((path, ClassifierExport(net).eval(), (5, 3, 48, 32)))
+            batched(ClassifierExport(net), path, (3, 48, 32), "crops", "probs")
     if body is not None:
-        body_path = out / "body.onnx"
-        torch.onnx.export(ClassifierExport(body).eval(), torch.zeros(2, 3, BODY_H, BODY_W), str(body_path),
-                          input_names=["cards"], output_names=["probs"],
-                          dynamic_axes={"cards": {0: "n"}, "probs": {0: "n"}}, **kwargs)
-        checks.append((body_path, ClassifierExport(body).eval(), (5, 3, BODY_H, BODY_W)))
+        batched(ClassifierExport(body), out / "body.onnx", (3, BODY_H, BODY_W), "cards", "probs")
     if locator is not None:
-        locator_path = out / "locator.onnx"
-        torch.onnx.export(LocatorExport(locator).eval(), torch.zeros(2, 3, LOCATOR_SIZE, LOCATOR_SIZE), str(locator_path),
-                          input_names=["squares"], output_names=["where"],
-                          dynamic_axes={"squares": {0: "n"}, "where": {0: "n"}}, **kwargs)
-        checks.append((locator_path, LocatorExport(locator).eval(), (5, 3, LOCATOR_SIZE, LOCATOR_SIZE)))
+        batched(LocatorExport(locator), out / "locator.onnx", (3, LOCATOR_SIZE, LOCATOR_SIZE), "squares", "where")
     for path, model, shape in checks:
         x = np.random.default_rng(0).random(shape, dtype=np.float32)
         got = load_net(path)(x)
