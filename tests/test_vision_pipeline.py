@@ -18,9 +18,10 @@ from controller.rng import SeededRng
 from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
-from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, CardRect,
+from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, WIDE_H,
+                              WIDE_REGION, WIDE_W, CardRect,
                               Detection, Recogniser, _distinct, body_crops, cascade_gaps, corner_crops, corner_point,
-                              letterbox, locator_crops, rect_at_index)
+                              index_crops, letterbox, locator_crops, rect_at_index, wide_crops)
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 from vision.training.data import rect_of_quad
 
@@ -72,6 +73,22 @@ def test_corner_crops_are_upright_index_corners(angle: float) -> None:
     want = cv2.resize(np.ascontiguousarray(face[:round(y1), :round(x1), :3]), (CROP_W, CROP_H),
                       interpolation=cv2.INTER_AREA).astype(float)
     for crop in crops:
+        assert np.abs(crop.astype(float) - want).mean() < 12
+
+
+@pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
+def test_wide_crops_are_the_index_crops_and_the_strip_beside_them(angle: float) -> None:
+    # At the index crop's scale: the wide reader sees the index exactly as the classifier does, and the top of the
+    # strip of pips beside it.
+    img, quad, face = _lone_card("7C", angle)
+    rects = [rect_of_quad(quad), rect_of_quad(quad).flipped()]
+    wide = wide_crops(img, rects)
+    assert wide.shape == (2, WIDE_H, WIDE_W, 3)
+    assert np.array_equal(wide[:, :, :CROP_W], index_crops(img, rects))
+    x1, y1 = WIDE_REGION[2] * 200, WIDE_REGION[3] * 280
+    want = cv2.resize(np.ascontiguousarray(face[:round(y1), :round(x1), :3]), (WIDE_W, WIDE_H),
+                      interpolation=cv2.INTER_AREA).astype(float)
+    for crop in wide:
         assert np.abs(crop.astype(float) - want).mean() < 12
 
 
@@ -195,10 +212,34 @@ def test_the_second_reader_reads_only_the_corners_read_unsurely_and_its_reading_
                                  _corner_row(3, 0.5, "S", 0.55), _corner_row(7, 0.96, "H", 0.88))
     second = [_corner_row(3, 0.9, "C", 0.85), _corner_row(7, 0.99, "H", 0.98)]
     rec.classifier, rec.second = _Net([sure, felt, shaky, nearly]), _Net(second)  # type: ignore[assignment]
+    rec.wide = None
     rects = [CardRect(100.0 + 50 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(4)]
     ranks, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
     assert rec.second.shown == 2
     np.testing.assert_allclose(np.hstack([ranks, suits]), np.stack([sure, felt] + second))
+
+
+def test_the_wide_reader_reads_only_a_number_cards_unsure_black_suit_and_the_readings_multiply() -> None:
+    # As on the validation frames: a 2C whose blurred index read spades at 0.81 (the wide crop shows a club pip
+    # plainly), and a 7S read spades at 0.9 whose strip reads clubs at 0.6 (spades stay). A sure 4C, a court
+    # card's unsure suit (its strip is its picture), a red suit, and no index are not read again.
+    rec = Recogniser()
+    rows = [_corner_row(0, 0.95, "S", 0.81), _corner_row(5, 0.9, "S", 0.9), _corner_row(2, 0.97, "C", 0.97),
+            _corner_row(10, 0.9, "S", 0.8), _corner_row(7, 0.9, "H", 0.7), _corner_row(NONE, 0.9, "S", 0.6)]
+    for row in rows:  # the rest of each suit's probability on the other black suit
+        row[RANK_CLASSES + (0 if row[RANK_CLASSES + 3] else 3)] = 1 - row[RANK_CLASSES:].sum()
+    wide = [_corner_row(NONE, 0.0, "C", 0.97), _corner_row(NONE, 0.0, "C", 0.6)]
+    wide[0][RANK_CLASSES + 3], wide[1][RANK_CLASSES + 3] = 0.03, 0.4
+    rec.classifier, rec.second = _Net(rows), None  # type: ignore[assignment]
+    rec.wide = _Net(wide, (3, WIDE_H, WIDE_W))  # type: ignore[assignment]
+    rects = [CardRect(60.0 + 60 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(6)]
+    _, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
+    assert rec.wide.shown == 2
+    assert ["CDHS"[k] for k in suits.argmax(1)] == ["C", "S", "C", "S", "H", "S"]
+    clubs = 0.19 * 0.97 / (0.19 * 0.97 + 0.81 * 0.03)
+    np.testing.assert_allclose(suits[0], [clubs, 0, 0, 1 - clubs], rtol=1e-5)
+    np.testing.assert_allclose(suits[1], [0.06 / 0.42, 0, 0, 0.36 / 0.42], rtol=1e-5)
+    np.testing.assert_allclose(suits[2:], np.stack(rows[2:])[:, RANK_CLASSES:])
 
 
 def _body_row(rank: int | None, rank_p: float, suit: str, suit_p: float) -> np.ndarray:

@@ -15,7 +15,8 @@ from controller.cards import parse_card
 from controller.rng import SeededRng
 from vision import render
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE, NONE,
-                              RANK_CLASSES, CardRect, corner_point, decode, decode_indices, located, rect_at_index)
+                              RANK_CLASSES, WIDE_H, WIDE_W, CardRect, corner_point, decode, decode_indices, located,
+                              rect_at_index)
 from vision.training import data
 
 
@@ -124,6 +125,15 @@ def test_classifier_crops_and_labels() -> None:
     assert ((s >= 0) == (r < 13)).all()
     assert (r == NONE).any() and (r < 13).sum() > 10
     assert not ((r == BACK) & (s >= 0)).any()
+
+
+def test_wide_reader_crops_are_the_classifiers_scenes_cut_wide() -> None:
+    # The same scene and labels, each index cut with the strip beside it: its left CROP_W columns are the
+    # classifier's crop.
+    narrow, wide = data.classifier_scene(SeededRng(4).numpy()), data.classifier_scene(SeededRng(4).numpy(), wide=True)
+    assert wide[0].shape[1:] == (WIDE_H, WIDE_W, 3) and len(wide[0]) == len(narrow[0]) > 0
+    assert np.array_equal(wide[0][:, :, :CROP_W], narrow[0])
+    assert np.array_equal(wide[1], narrow[1]) and np.array_equal(wide[2], narrow[2])
 
 
 def test_body_crops_and_labels() -> None:

@@ -67,6 +67,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead: go on training this classifier on the corners the detector in --out (else the "
                         "shipped one) cuts from fresh scenes (--cls-scenes, --cls-epochs, --dealt); write only "
                         "classifier.onnx")
+    p.add_argument("--finetune-second-reader", type=Path, default=None, metavar="SECOND_READER_ONNX",
+                   help="instead: go on training this second reader as --finetune-classifier does a classifier; "
+                        "write only second_reader.onnx")
+    p.add_argument("--finetune-wide-reader", type=Path, default=None, metavar="WIDE_READER_ONNX",
+                   help="instead: go on training this wide reader as --finetune-classifier does a classifier; write "
+                        "only wide_reader.onnx")
     p.add_argument("--body", action="store_true",
                    help="instead: train the body reader (whole cards in full sight: rank and suit from pips and "
                         "faces) on --body-scenes fresh scenes for --body-epochs; write only body.onnx")
@@ -74,6 +80,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead: train the second index reader (a wider classifier, from scratch) on the corners "
                         "the detector in --out (else the shipped one) cuts from --cls-scenes fresh scenes (--dealt) "
                         "for --cls-epochs; write only second_reader.onnx")
+    p.add_argument("--wide-reader", action="store_true",
+                   help="instead: train the wide reader (an index and the strip beside it) on the corners the "
+                        "detector in --out (else the shipped one) cuts from --cls-scenes fresh scenes (--dealt) for "
+                        "--cls-epochs; write only wide_reader.onnx")
     p.add_argument("--locator", action="store_true",
                    help="instead: train the index locator (where an index the detector found lies and which way it "
                         "points) on squares cut around the indices and cards the detector in --out (else the shipped "
@@ -182,7 +192,7 @@ def _cutting_detector(out: Path) -> Path:
 def _train(args: argparse.Namespace) -> int:
     try:
         from vision.training.train import (finetune_classifier, finetune_detector, train, train_body, train_locator,
-                                           train_second_reader)
+                                           train_second_reader, train_wide_reader)
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     from controller.rng import SeededRng
@@ -198,6 +208,12 @@ def _train(args: argparse.Namespace) -> int:
                       scenes=args.locator_scenes, epochs=args.locator_epochs, dealt=args.dealt, workers=args.workers,
                       say=lambda line: print(line, flush=True))
         return 0
+    if args.wide_reader:
+        out = args.out or MODELS_DIR
+        train_wide_reader(SeededRng(args.seed).numpy(), detector=_cutting_detector(out), out=out,
+                          scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
+                          say=lambda line: print(line, flush=True))
+        return 0
     if args.second_reader:
         out = args.out or MODELS_DIR
         detector = _cutting_detector(out)
@@ -212,14 +228,16 @@ def _train(args: argparse.Namespace) -> int:
                           scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
                           workers=args.workers, say=lambda line: print(line, flush=True))
         return 0
-    if args.finetune_classifier is not None:
-        if not args.finetune_classifier.is_file():
-            raise CliError(f"no classifier at {args.finetune_classifier}")
+    for reader, start in (("classifier", args.finetune_classifier), ("second_reader", args.finetune_second_reader),
+                          ("wide_reader", args.finetune_wide_reader)):
+        if start is None:
+            continue
+        if not start.is_file():
+            raise CliError(f"no {reader.replace('_', ' ')} at {start}")
         out = args.out or MODELS_DIR
-        detector = _cutting_detector(out)
-        finetune_classifier(SeededRng(args.seed).numpy(), start=args.finetune_classifier, detector=detector, out=out,
+        finetune_classifier(SeededRng(args.seed).numpy(), start=start, detector=_cutting_detector(out), out=out,
                             scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
-                            workers=args.workers, say=lambda line: print(line, flush=True))
+                            workers=args.workers, reader=reader, say=lambda line: print(line, flush=True))
         return 0
     train(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, det_scenes=args.det_scenes,
           cls_scenes=args.cls_scenes, det_epochs=args.det_epochs, cls_epochs=args.cls_epochs, workers=args.workers,

@@ -18,8 +18,8 @@ import numpy as np
 from vision import render
 from vision.realdata import Photo
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS,
-                              LOCATOR_SIZE, NONE, STRIDE, CardRect, body_crops, corner_crops, corner_point,
-                              locator_crops, rect_at_index)
+                              LOCATOR_SIZE, NONE, STRIDE, WIDE_H, WIDE_W, CardRect, body_crops, corner_crops,
+                              corner_point, index_crops, locator_crops, rect_at_index, wide_crops)
 
 __all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
            "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
@@ -250,11 +250,12 @@ def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> C
 
 
 def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None,
-                     dealt: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     dealt: float = 0.0, wide: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Corner crops from one rendered scene: (crops, rank classes, suit classes or -1). With `detect` (a
     `Recogniser.detect_all`), also the corners of the rectangles the detector finds and the index corners
     it finds, labelled from the card whose corner they land on: the classifier learns the detector's real
-    errors. With chance `dealt` the scene is a dealer's layout at a table camera's scale."""
+    errors. With chance `dealt` the scene is a dealer's layout at a table camera's scale. With `wide`, the
+    crops are the wide reader's (`wide_crops`: each index and the strip beside it), labelled the same."""
     if rng.random() < dealt:
         w, h = 1280, 720
         scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
@@ -298,9 +299,10 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
         rects.append(_anywhere(rng, w, h, (0.04, 0.2)))
         ranks.append(NONE)
         suits.append(-1)
-    crops = corner_crops(scene.image, rects) if rects else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
-    # corner_crops gives two per rect; keep the first of each (each rect here is one corner already).
-    return crops[0::2], np.array(ranks, np.int64), np.array(suits, np.int64)
+    labels = np.array(ranks, np.int64), np.array(suits, np.int64)
+    if wide:
+        return (wide_crops(scene.image, rects) if rects else np.zeros((0, WIDE_H, WIDE_W, 3), np.uint8)), *labels
+    return (index_crops(scene.image, rects) if rects else np.zeros((0, CROP_H, CROP_W, 3), np.uint8)), *labels
 
 
 def _reader_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray], dealt: float

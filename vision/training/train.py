@@ -30,7 +30,7 @@ import torch.nn.functional as F
 
 from vision import realdata
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE,
-                              MODELS_DIR, NONE, RANK_CLASSES, decode, load_net)
+                              MODELS_DIR, NONE, RANK_CLASSES, WIDE_H, WIDE_W, decode, load_net)
 from vision.training import data
 from vision.training.nets import (SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector,
                                   DetectorExport, Locator, LocatorExport)
@@ -94,10 +94,11 @@ def _det_chunk(args: tuple[int, int, int] | tuple[int, int, int, float]) -> tupl
 Crops = tuple[np.ndarray, np.ndarray, np.ndarray]  # crops, rank labels, suit labels
 
 
-def _cls_chunk(args: tuple[int, int] | tuple[int, int, float]) -> Crops:
+def _cls_chunk(args: tuple[int, int] | tuple[int, int, float] | tuple[int, int, float, bool]) -> Crops:
     seed, count = args[:2]
     dealt = args[2] if len(args) > 2 else 0.0
-    return _crop_chunk(lambda rng: data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt), seed, count)
+    wide = len(args) > 3 and bool(args[3])
+    return _crop_chunk(lambda rng: data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt, wide), seed, count)
 
 
 def _locator_chunk(args: tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -361,7 +362,8 @@ def _export_detector(det: Detector, path: Path) -> None:
 
 
 def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None],
-            body: BodyReader | None = None, second: Classifier | None = None, locator: Locator | None = None) -> None:
+            body: BodyReader | None = None, second: Classifier | None = None, locator: Locator | None = None,
+            wide: Classifier | None = None) -> None:
     """Write the given models as ONNX to `out` and check ONNX Runtime agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
     det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
@@ -379,6 +381,8 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
     for net, path in ((cls, cls_path), (second, out / "second_reader.onnx")):
         if net is not None:
             batched(ClassifierExport(net), path, (3, 48, 32), "crops", "probs")
+    if wide is not None:
+        batched(ClassifierExport(wide), out / "wide_reader.onnx", (3, WIDE_H, WIDE_W), "crops", "probs")
     if body is not None:
         batched(ClassifierExport(body), out / "body.onnx", (3, BODY_H, BODY_W), "cards", "probs")
     if locator is not None:
@@ -511,10 +515,11 @@ def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "d
 
 def _detector_corners(rng: np.random.Generator, real: list[tuple[np.ndarray, realdata.Photo, list]],
                       backgrounds: list[np.ndarray], scenes: int, dealt: float, workers: int, detector: Path,
-                      say: Callable[[str], None]) -> Crops:
+                      say: Callable[[str], None], wide: bool = False) -> Crops:
     """What an index reader learns from: the corners `detector` (ONNX) cuts from `scenes` fresh scenes (a share
-    `dealt` of them dealers' layouts), the true corners jittered, and the corners of the real training cards."""
-    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt) for i in range(0, scenes, 100)]
+    `dealt` of them dealers' layouts), the true corners jittered, and the corners of the `real` training cards
+    (cut `wide` for the wide reader)."""
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt, wide) for i in range(0, scenes, 100)]
     crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
     if real:
         det = Detector()
@@ -531,21 +536,25 @@ def _detector_corners(rng: np.random.Generator, real: list[tuple[np.ndarray, rea
 def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / "classifier.onnx",
                         detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
                         epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
-                        say: Callable[[str], None] = print) -> dict:
-    """Go on training a shipped classifier (`start`, ONNX) on the corners `detector` cuts from fresh scenes
-    (a share `dealt` of them dealers' layouts: both corners of each card found and each index corner
-    found, labelled from the card they land on), the true corners jittered, and the real training cards;
-    write `out/classifier.onnx`."""
+                        reader: str = "classifier", say: Callable[[str], None] = print) -> dict:
+    """Go on training a shipped index reader (`start`, ONNX: the `reader` "classifier", "second_reader" or
+    "wide_reader") on the corners `detector` cuts from fresh scenes (a share `dealt` of them dealers' layouts:
+    both corners of each card found and each index corner found, labelled from the card they land on), the true
+    corners jittered, and (but for the wide reader, as `train_wide_reader`) the real training cards; write
+    `out/<reader>.onnx`."""
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
-    net = Classifier()
+    wide = reader == "wide_reader"
+    net = Classifier(SECOND_READER_WIDTH) if reader == "second_reader" else Classifier()
     load_onnx_weights(net, start)
-    crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
+    crops, ranks, suits = _detector_corners(rng, [] if wide else real, backgrounds, scenes, dealt, workers, detector,
+                                            say, wide)
     cls = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
-    _export(None, cls, out, say)
+    _export(None, cls if reader == "classifier" else None, out, say, second=cls if reader == "second_reader" else None,
+            wide=cls if wide else None)
     summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
                "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
-    say(f"classifier fine-tuned in {summary['seconds']} s; written to {out / 'classifier.onnx'}")
+    say(f"{reader} fine-tuned in {summary['seconds']} s; written to {out / (reader + '.onnx')}")
     return summary
 
 
@@ -563,6 +572,24 @@ def train_second_reader(rng: np.random.Generator, *, detector: Path = MODELS_DIR
     summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
                "epochs": epochs, "dealt": dealt, "width": list(SECOND_READER_WIDTH), "crops": int(len(crops))}
     say(f"second reader trained in {summary['seconds']} s; written to {out / 'second_reader.onnx'}")
+    return summary
+
+
+def train_wide_reader(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "detector.onnx",
+                      out: Path = MODELS_DIR, scenes: int = 5000, epochs: int = 8, dealt: float = 0.85,
+                      workers: int = 2, say: Callable[[str], None] = print) -> dict:
+    """Train the wide reader from scratch (the classifier's network, on `wide_crops`: an index and the strip
+    beside it) on the corners `detector` cuts from fresh scenes, located, as the second reader learns; the real
+    photos' cards are left out (their labels name no suit, which is what this reader is for). Write
+    `out/wide_reader.onnx`."""
+    started = time.time()
+    _, backgrounds = _begin(rng, workers, say)
+    crops, ranks, suits = _detector_corners(rng, [], backgrounds, scenes, dealt, workers, detector, say, wide=True)
+    reader = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=Classifier())
+    _export(None, None, out, say, wide=reader)
+    summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
+               "epochs": epochs, "dealt": dealt, "crops": int(len(crops))}
+    say(f"wide reader trained in {summary['seconds']} s; written to {out / 'wide_reader.onnx'}")
     return summary
 
 
