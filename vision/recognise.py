@@ -97,7 +97,7 @@ _LOCATOR_NEAR = 0.3
 WIDE_REGION = (0.0, 0.0, 0.75, 0.32)
 WIDE_W, WIDE_H = 80, 48
 _WIDE_GATE = 0.95
-_WIDE_RANKS = frozenset(range(9)) | {12}  # rank classes 2..10 and the ace
+_WIDE_RANKS = frozenset(range(9)) | {12}  # the rank classes of 2..10 and of the ace
 
 # The body reader (models/body.onnx, optional) sees a whole card, upright, at BODY_W x BODY_H: its pips or
 # face say rank and suit at several times the size of the index. Rank head: 0..12 ranks 2..A, then

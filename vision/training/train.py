@@ -517,8 +517,11 @@ def _detector_corners(rng: np.random.Generator, real: list[tuple[np.ndarray, rea
                       backgrounds: list[np.ndarray], scenes: int, dealt: float, workers: int, detector: Path,
                       say: Callable[[str], None], wide: bool = False) -> Crops:
     """What an index reader learns from: the corners `detector` (ONNX) cuts from `scenes` fresh scenes (a share
-    `dealt` of them dealers' layouts), the true corners jittered, and the corners of the `real` training cards
-    (cut `wide` for the wide reader)."""
+    `dealt` of them dealers' layouts), the true corners jittered, and the corners of the `real` training cards.
+    With `wide`, the scenes' corners are cut as the wide reader sees them, and `real` must be empty (its crops are
+    the index readers')."""
+    if wide and real:
+        raise ValueError("the real training cards' crops are index crops: the wide reader learns without them")
     jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt, wide) for i in range(0, scenes, 100)]
     crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
     if real:
