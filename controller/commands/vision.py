@@ -208,19 +208,14 @@ def _train(args: argparse.Namespace) -> int:
                       scenes=args.locator_scenes, epochs=args.locator_epochs, dealt=args.dealt, workers=args.workers,
                       say=lambda line: print(line, flush=True))
         return 0
-    if args.wide_reader:
-        out = args.out or MODELS_DIR
-        train_wide_reader(SeededRng(args.seed).numpy(), detector=_cutting_detector(out), out=out,
-                          scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
-                          say=lambda line: print(line, flush=True))
-        return 0
-    if args.second_reader:
-        out = args.out or MODELS_DIR
-        detector = _cutting_detector(out)
-        train_second_reader(SeededRng(args.seed).numpy(), detector=detector, out=out, scenes=args.cls_scenes,
-                            epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
-                            say=lambda line: print(line, flush=True))
-        return 0
+    # The index readers trained from scratch learn from the same corners (--cls-scenes, --cls-epochs, --dealt).
+    for wanted, train_reader in ((args.second_reader, train_second_reader), (args.wide_reader, train_wide_reader)):
+        if wanted:
+            out = args.out or MODELS_DIR
+            train_reader(SeededRng(args.seed).numpy(), detector=_cutting_detector(out), out=out, scenes=args.cls_scenes,
+                         epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
+                         say=lambda line: print(line, flush=True))
+            return 0
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():
             raise CliError(f"no detector at {args.finetune_detector}")
