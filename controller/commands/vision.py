@@ -191,8 +191,8 @@ def _cutting_detector(out: Path) -> Path:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from vision.training.train import (finetune_classifier, finetune_detector, train, train_body, train_locator,
-                                           train_second_reader, train_wide_reader)
+        from vision.training.train import (finetune_classifier, finetune_detector, train, train_body, train_index_reader,
+                                           train_locator)
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     from controller.rng import SeededRng
@@ -209,12 +209,12 @@ def _train(args: argparse.Namespace) -> int:
                       say=lambda line: print(line, flush=True))
         return 0
     # The index readers trained from scratch learn from the same corners (--cls-scenes, --cls-epochs, --dealt).
-    for wanted, train_reader in ((args.second_reader, train_second_reader), (args.wide_reader, train_wide_reader)):
-        if wanted:
+    for reader in ("second_reader", "wide_reader"):
+        if getattr(args, reader):
             out = args.out or MODELS_DIR
-            train_reader(SeededRng(args.seed).numpy(), detector=_cutting_detector(out), out=out, scenes=args.cls_scenes,
-                         epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
-                         say=lambda line: print(line, flush=True))
+            train_index_reader(SeededRng(args.seed).numpy(), reader, detector=_cutting_detector(out), out=out,
+                               scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
+                               say=lambda line: print(line, flush=True))
             return 0
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():

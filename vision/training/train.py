@@ -29,8 +29,8 @@ import torch
 import torch.nn.functional as F
 
 from vision import realdata
-from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE,
-                              MODELS_DIR, NONE, RANK_CLASSES, WIDE_H, WIDE_W, decode, load_net)
+from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT,
+                              LOCATOR_SIZE, MODELS_DIR, NONE, RANK_CLASSES, WIDE_H, WIDE_W, decode, load_net)
 from vision.training import data
 from vision.training.nets import (SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector,
                                   DetectorExport, Locator, LocatorExport)
@@ -361,12 +361,24 @@ def _export_detector(det: Detector, path: Path) -> None:
                       opset_version=13, dynamo=False)
 
 
+# The index readers, by name (their file's stem): the network's widths (None: the classifier's) and whether it reads
+# `wide_crops` rather than index crops.
+_INDEX_READERS: dict[str, tuple[tuple[int, int, int, int] | None, bool]] = {
+    "classifier": (None, False), "second_reader": (SECOND_READER_WIDTH, False), "wide_reader": (None, True)}
+
+
+def _index_reader_net(reader: str) -> Classifier:
+    width, _ = _INDEX_READERS[reader]
+    return Classifier() if width is None else Classifier(width)
+
+
 def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None],
-            body: BodyReader | None = None, second: Classifier | None = None, locator: Locator | None = None,
-            wide: Classifier | None = None) -> None:
-    """Write the given models as ONNX to `out` and check ONNX Runtime agrees with PyTorch on them."""
+            body: BodyReader | None = None, locator: Locator | None = None,
+            readers: dict[str, Classifier] | None = None) -> None:
+    """Write the given models as ONNX to `out` (the index `readers` by name, the classifier `cls` among them) and
+    check ONNX Runtime agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
-    det_path, cls_path = out / "detector.onnx", out / "classifier.onnx"
+    det_path = out / "detector.onnx"
     checks = []
     if det is not None:
         _export_detector(det, det_path)
@@ -378,11 +390,10 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
                           dynamic_axes={inputs: {0: "n"}, outputs: {0: "n"}}, opset_version=13, dynamo=False)
         checks.append((path, model, (5, *chw)))
 
-    for net, path in ((cls, cls_path), (second, out / "second_reader.onnx")):
+    for name, net in {"classifier": cls, **(readers or {})}.items():
         if net is not None:
-            batched(ClassifierExport(net), path, (3, 48, 32), "crops", "probs")
-    if wide is not None:
-        batched(ClassifierExport(wide), out / "wide_reader.onnx", (3, WIDE_H, WIDE_W), "crops", "probs")
+            batched(ClassifierExport(net), out / f"{name}.onnx",
+                    (3, WIDE_H, WIDE_W) if _INDEX_READERS[name][1] else (3, CROP_H, CROP_W), "crops", "probs")
     if body is not None:
         batched(ClassifierExport(body), out / "body.onnx", (3, BODY_H, BODY_W), "cards", "probs")
     if locator is not None:
@@ -536,6 +547,15 @@ def _detector_corners(rng: np.random.Generator, real: list[tuple[np.ndarray, rea
     return crops, ranks, suits
 
 
+def _reader_corners(rng: np.random.Generator, reader: str, real: list[tuple[np.ndarray, realdata.Photo, list]],
+                    backgrounds: list[np.ndarray], scenes: int, dealt: float, workers: int, detector: Path,
+                    say: Callable[[str], None]) -> Crops:
+    """`_detector_corners` as `reader` sees them: the wide reader's cut wide, without the real training cards (their
+    labels name no suit, which is what it is for)."""
+    wide = _INDEX_READERS[reader][1]
+    return _detector_corners(rng, [] if wide else real, backgrounds, scenes, dealt, workers, detector, say, wide)
+
+
 def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / "classifier.onnx",
                         detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
                         epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
@@ -543,56 +563,39 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     """Go on training a shipped index reader (`start`, ONNX: the `reader` "classifier", "second_reader" or
     "wide_reader") on the corners `detector` cuts from fresh scenes (a share `dealt` of them dealers' layouts:
     both corners of each card found and each index corner found, labelled from the card they land on), the true
-    corners jittered, and (but for the wide reader, as `train_wide_reader`) the real training cards; write
+    corners jittered, and (but for the wide reader, as `_reader_corners`) the real training cards; write
     `out/<reader>.onnx`."""
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
-    wide = reader == "wide_reader"
-    net = Classifier(SECOND_READER_WIDTH) if reader == "second_reader" else Classifier()
+    net = _index_reader_net(reader)
     load_onnx_weights(net, start)
-    crops, ranks, suits = _detector_corners(rng, [] if wide else real, backgrounds, scenes, dealt, workers, detector,
-                                            say, wide)
-    cls = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
-    _export(None, cls if reader == "classifier" else None, out, say, second=cls if reader == "second_reader" else None,
-            wide=cls if wide else None)
+    crops, ranks, suits = _reader_corners(rng, reader, real, backgrounds, scenes, dealt, workers, detector, say)
+    net = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
+    _export(None, None, out, say, readers={reader: net})
     summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
                "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
     say(f"{reader} fine-tuned in {summary['seconds']} s; written to {out / (reader + '.onnx')}")
     return summary
 
 
-def train_second_reader(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "detector.onnx",
-                        out: Path = MODELS_DIR, scenes: int = 5000, epochs: int = 8, dealt: float = 0.8,
-                        workers: int = 2, say: Callable[[str], None] = print) -> dict:
-    """Train the second index reader from scratch: the classifier's network twice as wide
-    (`SECOND_READER_WIDTH`), on the corners `detector` cuts from fresh scenes (as `finetune_classifier`'s; located,
-    when `detector`'s folder has a locator) and the real training cards; write `out/second_reader.onnx`."""
+def train_index_reader(rng: np.random.Generator, reader: str, *, detector: Path = MODELS_DIR / "detector.onnx",
+                       out: Path = MODELS_DIR, scenes: int = 5000, epochs: int = 8, dealt: float = 0.8,
+                       workers: int = 2, say: Callable[[str], None] = print) -> dict:
+    """Train an index reader from scratch: the second reader (the classifier's network twice as wide,
+    `SECOND_READER_WIDTH`) or the wide reader (the classifier's network on `wide_crops`: an index and the strip
+    beside it), on the corners `detector` cuts from fresh scenes (as `finetune_classifier`'s; located, when
+    `detector`'s folder has a locator) and, but for the wide reader, the real training cards; write
+    `out/<reader>.onnx`."""
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
-    crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
-    reader = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=Classifier(SECOND_READER_WIDTH))
-    _export(None, None, out, say, second=reader)
-    summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
-               "epochs": epochs, "dealt": dealt, "width": list(SECOND_READER_WIDTH), "crops": int(len(crops))}
-    say(f"second reader trained in {summary['seconds']} s; written to {out / 'second_reader.onnx'}")
-    return summary
-
-
-def train_wide_reader(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "detector.onnx",
-                      out: Path = MODELS_DIR, scenes: int = 5000, epochs: int = 8, dealt: float = 0.85,
-                      workers: int = 2, say: Callable[[str], None] = print) -> dict:
-    """Train the wide reader from scratch (the classifier's network, on `wide_crops`: an index and the strip
-    beside it) on the corners `detector` cuts from fresh scenes, located, as the second reader learns; the real
-    photos' cards are left out (their labels name no suit, which is what this reader is for). Write
-    `out/wide_reader.onnx`."""
-    started = time.time()
-    _, backgrounds = _begin(rng, workers, say)
-    crops, ranks, suits = _detector_corners(rng, [], backgrounds, scenes, dealt, workers, detector, say, wide=True)
-    reader = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=Classifier())
-    _export(None, None, out, say, wide=reader)
+    crops, ranks, suits = _reader_corners(rng, reader, real, backgrounds, scenes, dealt, workers, detector, say)
+    net = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=_index_reader_net(reader))
+    _export(None, None, out, say, readers={reader: net})
     summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
                "epochs": epochs, "dealt": dealt, "crops": int(len(crops))}
-    say(f"wide reader trained in {summary['seconds']} s; written to {out / 'wide_reader.onnx'}")
+    if _INDEX_READERS[reader][0] is not None:
+        summary["width"] = list(_INDEX_READERS[reader][0])
+    say(f"{reader} trained in {summary['seconds']} s; written to {out / (reader + '.onnx')}")
     return summary
 
 
