@@ -164,6 +164,55 @@ def test_the_locator_drops_a_find_that_is_no_index_and_looks_at_a_found_cards_co
     assert math.dist(corner_point(again), corner_point(true.flipped())) < 0.1 * hw
 
 
+def test_two_indices_seen_as_one_are_both_located() -> None:
+    # A KD under a QS in a cascade, their indices 0.8 of a half-width apart: at the detector's scale the two may make
+    # one peak, between them. The locator takes the QS's; the square as far the other way shows the KD's.
+    img = np.full((360, 480, 3), (40, 90, 30), np.uint8)
+    cw, ch = 90.0, 90.0 * render.CARD_H / render.CARD_W
+    quads = {}
+    for k, (name, (cx, cy)) in enumerate({"KD": (200.0, 180.0), "QS": (200 + 0.35 * cw, 180 + 0.15 * ch)}.items()):
+        quads[name] = np.array([[-cw, -ch], [cw, -ch], [cw, ch], [-cw, ch]]) / 2 + (cx, cy)
+        render._composite(img, np.full((360, 480), -1, np.int32), render.card_face(parse_card(name)), quads[name], k,
+                          1.0)
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    kd, qs = (rect_of_quad(quads[name]) for name in ("KD", "QS"))
+    (ax, ay), (bx, by), hw = corner_point(kd), corner_point(qs), kd.half_w
+    between = rect_at_index((ax + bx) / 2, (ay + by) / 2, kd.ux, kd.uy, hw)
+    rec = Recogniser()
+    twins: list[tuple[float, CardRect]] = []
+    ((score, got),) = rec._locate(img, [(0.6, between)], [], None, twins)
+    ((twin_score, twin),) = twins
+    assert score == twin_score == 0.6
+    assert math.dist(corner_point(got), (bx, by)) < 0.2 * hw
+    assert math.dist(corner_point(twin), (ax, ay)) < 0.1 * hw
+    assert rec._locate(img, [(0.6, between)], []) == [(score, got)]  # no twins asked for: none looked for
+
+
+def test_an_index_moved_far_has_the_square_the_other_way_looked_at() -> None:
+    # A stand-in locator: the first find it moves 0.3 of a half-width right (its twin looked for 0.45 left of the
+    # find, and seen 0.05 right of there), the second 0.1 (no twin looked for), the third 0.3 down (its twin looked
+    # for, but seen where the first find was moved: one index, not two).
+    rec = Recogniser(refine=False, body=False)
+    answers = [np.array([[1, 0.3, 0, 1, 0], [1, 0.1, 0, 1, 0], [1, 0, 0.3, 1, 0]], np.float32),
+               np.array([[0.9, 0.05, 0, 1, 0], [0.9, 0, 0.75, 1, 0]], np.float32)]
+    shown = []
+
+    def locator(blob: np.ndarray) -> np.ndarray:
+        shown.append(len(blob))
+        return answers[len(shown) - 1]
+
+    rec.locator = locator  # type: ignore[assignment]
+    finds = [(0.7, rect_at_index(100.0, 100.0, 0.0, -1.0, 40.0)), (0.6, rect_at_index(300.0, 100.0, 0.0, -1.0, 40.0)),
+             (0.5, rect_at_index(112.0, 88.0, 0.0, -1.0, 40.0))]
+    twins: list[tuple[float, CardRect]] = []
+    kept = rec._locate(np.full((300, 400, 3), 60, np.uint8), finds, [], None, twins)
+    assert shown == [3, 2]
+    assert [(score, tuple(round(v) for v in corner_point(r))) for score, r in kept] == [(0.7, (112, 100)),
+                                                                                      (0.6, (304, 100)),
+                                                                                      (0.5, (112, 100))]
+    assert [(score, tuple(round(v) for v in corner_point(r))) for score, r in twins] == [(0.7, (84, 100))]
+
+
 def test_a_sure_index_off_the_found_cards_counts_only_beside_one() -> None:
     # A cascade whose last card the detector missed: it found only the QD on top, and the 7C's index lies off
     # the QD's box (the card it implies too). Read surely, and its card overlapping the QD, the 7C counts. A
@@ -179,7 +228,7 @@ def test_a_sure_index_off_the_found_cards_counts_only_beside_one() -> None:
     rec = Recogniser(refine=False, body=False)
     found = [(0.9, (320.0, 300.0, 520.0, 580.0), rects["QD"], 0)]
     indices = [(0.6, rects["QD"]), (0.5, rects["7C"]), (0.5, rects["4H"])]
-    rec._detect = lambda frame: (found, indices, [])  # type: ignore[method-assign]
+    rec._detect = lambda frame: (found, indices, [], [])  # type: ignore[method-assign]
     assert sorted(str(d.card) for d in rec.identify(img)) == ["7C", "QD"]
 
 
@@ -392,7 +441,7 @@ def test_a_card_named_twice_does_not_hide_the_card_under_its_second_name(
     monkeypatch.setattr(rec, "refine", False)
     monkeypatch.setattr(rec, "_detect", lambda f: ([(0.8, (180.0, 70.0, 400.0, 262.0), nine, 0),
                                                     (0.6, (260.0, 180.0, 430.0, 350.0), king, 0)],
-                                                   [(0.73, nine), (0.54, nine_again)], [(f, 1.0)]))
+                                                   [(0.73, nine), (0.54, nine_again)], [(f, 1.0)], []))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
         ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
@@ -415,7 +464,7 @@ def test_a_photos_card_found_at_two_sizes_keeps_the_better_reading(monkeypatch: 
     right = CardRect(210, 266, 0.0, -1.0, 150, 107)
     monkeypatch.setattr(rec, "_detect", lambda f: ([(0.67, (135.0, 176.0, 286.0, 348.0), small, 0),
                                                     (0.61, (104.0, 116.0, 316.0, 417.0), right, 1)], None,
-                                                   [(f, 1.0), (f, 1.0)]))
+                                                   [(f, 1.0), (f, 1.0)], []))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
         ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
