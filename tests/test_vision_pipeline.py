@@ -510,6 +510,15 @@ def test_a_card_missed_in_a_cascade_is_looked_for_between_its_neighbours() -> No
     assert cascade_gaps([_named("5D", _FIVE), dataclasses.replace(_named("KS", _KING), confidence=0.6)]) == []
 
 
+def test_a_cascade_named_at_the_corners_it_hides_is_looked_for_at_the_ones_it_shows() -> None:
+    # The 5D named at its other index (or at its rectangle taken the other way up) lies the same way as the KS: the
+    # corners the two were named at are the ones the cascade hides, and the 7S's index is looked for between the
+    # corners it shows.
+    gaps = cascade_gaps([_named("5D", _FIVE.flipped()), _named("KS", _KING)])
+    assert [(round(corner_point(r)[0]), round(corner_point(r)[1]), r.ux) for r in gaps
+            if math.dist(corner_point(r), (205, 103)) < 2] == [(205, 103, 0.45), (205, 103, -0.45)]
+
+
 def test_a_hole_card_seen_face_down_is_a_cascades_first_card() -> None:
     # The 5D's place holding a card face down: the gap to the KS is looked for as from a named card, at both
     # of the back's ends (it has no way up); only the end the cascade steps from finds a point in range.

@@ -833,29 +833,34 @@ def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:
     named += [r for d in cards if d.face_down and d.confidence >= _SURE for r in (d.rect, d.rect.flipped())]
     taken = [corner_point(r) for d in cards if d.card is not None for r in (d.rect, d.rect.flipped())]
     out: list[CardRect] = []
-    for ra in named:
-        for rb in named:
-            dot = ra.ux * rb.ux + ra.uy * rb.uy
-            if rb is ra or abs(dot) < 0.9 or not 0.8 < ra.half_w / rb.half_w < 1.25:
-                continue
-            # The same corner of both cards, as `ra` was read (each pair is tried both ways: which card is
-            # under, its index the one in sight, is not known).
-            if dot < 0:
-                rb = rb.flipped()
-            (ax, ay), (bx, by) = corner_point(ra), corner_point(rb)
-            half_w = (ra.half_w + rb.half_w) / 2
-            for steps in range(2, _GAP_CARDS + 2):
-                sx, sy = (bx - ax) / steps, (by - ay) / steps
-                along = abs(sx * ra.ux + sy * ra.uy) / ra.half_l
-                across = abs(-sx * ra.uy + sy * ra.ux) / ra.half_w
-                if not (_STEP_ALONG[0] <= along <= _STEP_ALONG[1] and _STEP_ACROSS[0] <= across <= _STEP_ACROSS[1]):
+    for named_a in named:
+        # Either corner of a card may be the one the cascade shows: a card named at its rectangle, or at the index
+        # it was likelier at, may carry the corner the next card covers. Validation, 12,020 cards: 11,973 ->
+        # 11,976 found, false reports 107 -> 105, for 0.8 more crops read a dealt frame (none on the bench's).
+        for ra in (named_a, named_a.flipped()):
+            for rb in named:
+                dot = ra.ux * rb.ux + ra.uy * rb.uy
+                if rb is named_a or abs(dot) < 0.9 or not 0.8 < ra.half_w / rb.half_w < 1.25:
                     continue
-                for j in range(1, steps):
-                    px, py = ax + sx * j, ay + sy * j
-                    if any(math.hypot(qx - px, qy - py) < 0.4 * half_w for qx, qy in taken):
+                # The same corner of both cards, as `ra` points (each pair is tried both ways: which card is
+                # under, its index the one in sight, is not known).
+                if dot < 0:
+                    rb = rb.flipped()
+                (ax, ay), (bx, by) = corner_point(ra), corner_point(rb)
+                half_w = (ra.half_w + rb.half_w) / 2
+                for steps in range(2, _GAP_CARDS + 2):
+                    sx, sy = (bx - ax) / steps, (by - ay) / steps
+                    along = abs(sx * ra.ux + sy * ra.uy) / ra.half_l
+                    across = abs(-sx * ra.uy + sy * ra.ux) / ra.half_w
+                    if not (_STEP_ALONG[0] <= along <= _STEP_ALONG[1] and
+                            _STEP_ACROSS[0] <= across <= _STEP_ACROSS[1]):
                         continue
-                    taken.append((px, py))
-                    out += [rect_at_index(px, py, s * ra.ux, s * ra.uy, half_w) for s in (1, -1)]
+                    for j in range(1, steps):
+                        px, py = ax + sx * j, ay + sy * j
+                        if any(math.hypot(qx - px, qy - py) < 0.4 * half_w for qx, qy in taken):
+                            continue
+                        taken.append((px, py))
+                        out += [rect_at_index(px, py, s * ra.ux, s * ra.uy, half_w) for s in (1, -1)]
     return out
 
 
