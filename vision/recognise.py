@@ -91,10 +91,12 @@ _LOCATOR_NEAR = 0.3
 # Two indices side by side (a card's under the one on top of it in a cascade, a third of a width or so apart) may
 # make one peak of the detector's index heat, between them. The locator takes one of them, moving the find that
 # way: where it moves a find more than _TWIN_MOVE (half-widths), the square _TWIN_BACK the other way is looked at
-# for the other. Validation, 6,007 cards: 5985 -> 5989 (false reports 52 either way; moves over 0.15 and 0.25 found
-# 5990 and 5986); on four more sets, 6,013 cards, 5979 -> 5984. A find the locator moves that far is one in 20
-# (20.3 -> 21.5 squares a dealt frame; the bench's frame, 29 -> 30).
-_TWIN_MOVE = 0.2
+# for the other. Validation, 6,007 cards: 5985 -> 5986 (false reports 52 either way); four more sets, 6,013 cards,
+# 5979 -> 5982 (false 55 -> 54). Moves over 0.1, 0.15 and 0.2 found 5991, 5990 and 5989 of the 6,007, but on the
+# bench's frame a lone card's find moves 0.21, and its square, read in a second locator call, costs 0.5 ms there,
+# which leaves the bench too near its goal. Cost: 0.8 more locator squares a dealt frame (20.3 -> 21.1), none on
+# the bench's frame.
+_TWIN_MOVE = 0.25
 _TWIN_BACK = 0.45
 # The wide reader (models/wide_reader.onnx, optional) sees an index with the strip beside it, to three quarters of the
 # card's width (WIDE_REGION), at the index crop's scale (its left CROP_W columns are the index crop): beside a number
@@ -566,7 +568,8 @@ class Recogniser:
         locator, seeing the index and the card's corner around it, puts it right to a few hundredths and about a
         degree. Where the detector found a card but no index at one of its index corners (an index it scored below
         its threshold), that corner is looked at too. Given `twins`, where the locator moved a find far
-        (`_TWIN_MOVE`), the index it may have taken the find's place of is looked for, and appended there."""
+        (`_TWIN_MOVE`), the other index that find may have stood for too is looked for (`_twins`), and appended to
+        `twins`."""
         if self.locator is None or not (indices or cards):
             return indices
         points = [corner_point(r) for _, r in indices]
@@ -835,8 +838,8 @@ def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:
     out: list[CardRect] = []
     for named_a in named:
         # Either corner of a card may be the one the cascade shows: a card named at its rectangle, or at the index
-        # it was likelier at, may carry the corner the next card covers. Validation, 12,020 cards: 11,973 ->
-        # 11,976 found, false reports 107 -> 105, for 0.8 more crops read a dealt frame (none on the bench's).
+        # it was likelier at, may carry the corner the next card covers. Validation, 12,020 cards: 11,968 ->
+        # 11,972 found, false reports 106 -> 104, for 0.8 more crops read a dealt frame (none on the bench's).
         for ra in (named_a, named_a.flipped()):
             for rb in named:
                 dot = ra.ux * rb.ux + ra.uy * rb.uy
