@@ -588,8 +588,7 @@ class Recogniser:
             if o[0] < _LOCATOR_HAS:
                 continue
             moved = located(r, *o[1:])
-            if not any(_index_distance(moved, k) < _LOCATOR_NEAR * min(moved.half_w, k.half_w)
-                       for _, k in kept + (twins or [])):
+            if not _located_near(moved, kept + (twins or [])):
                 # No index the detector found names it: its certainty that an index is there is the locator's.
                 kept.append((float(o[0]), moved))
         return kept
@@ -609,8 +608,7 @@ class Recogniser:
         found: list[tuple[float, CardRect]] = []
         for (score, r), o in zip(back, again):
             moved = located(r, *o[1:])
-            if o[0] >= _LOCATOR_HAS and not any(_index_distance(moved, k) < _LOCATOR_NEAR * min(moved.half_w, k.half_w)
-                                                for _, k in kept + found):
+            if o[0] >= _LOCATOR_HAS and not _located_near(moved, kept + found):
                 found.append((score, moved))
         return found
 
@@ -642,16 +640,19 @@ class Recogniser:
             # may be found only as the one on top).
             # An index off them all may still be a card's the detector missed (the last of a cascade, found
             # only as the card above it): it counts when that card overlaps a found one and it reads surely.
+            def beside(r: CardRect) -> bool:
+                return any(_iou(_in_frame(r, frame), f[1]) > 0 for f in merged)
+
             on: list[tuple[float, CardRect]] = []
             off: list[tuple[float, CardRect]] = []
             for score, r in indices or ():
                 if any(_on_box(r, f[1]) for f in merged):
                     on.append((score, r))
-                elif any(_iou(_in_frame(r, frame), f[1]) > 0 for f in merged):
+                elif beside(r):
                     off.append((score, r))
             # An index found beside one the detector saw as two in one counts as such an index does: its find was
             # the other's, and the locator may have taken a pip or a picture's ink for it.
-            off += [(score, r) for score, r in twins if any(_iou(_in_frame(r, frame), f[1]) > 0 for f in merged)]
+            off += [(score, r) for score, r in twins if beside(r)]
             # One card named at two places (an index found twice, once turned wrong) names the place of the
             # surer reading only: the other must not stand for whatever card lies there.
             cards = _distinct(self._read_indices(frame, on) +
@@ -831,9 +832,9 @@ def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:
     `_STEP_ALONG`), the missed indices lie at the steps between. Points where a named card's index already
     is are left out."""
     named = [d.rect for d in cards if d.card is not None and d.confidence >= _SURE]
-    # A hole card face down is a cascade's first card as surely: its corner is where an index would be, at
-    # either end (a back has no way up).
-    named += [r for d in cards if d.face_down and d.confidence >= _SURE for r in (d.rect, d.rect.flipped())]
+    # A hole card face down is a cascade's first card as surely: its corner is where an index would be (at either
+    # end, as every named card's: a back has no way up).
+    named += [d.rect for d in cards if d.face_down and d.confidence >= _SURE]
     taken = [corner_point(r) for d in cards if d.card is not None for r in (d.rect, d.rect.flipped())]
     out: list[CardRect] = []
     for named_a in named:
@@ -1020,6 +1021,12 @@ def _index_distance(a: CardRect, b: CardRect) -> float:
     """How far apart the top-left index corners of two rects are, in pixels."""
     qa, qb = a.quad()[0], b.quad()[0]
     return float(math.hypot(qa[0] - qb[0], qa[1] - qb[1]))
+
+
+def _located_near(r: CardRect, kept: Sequence[tuple[float, CardRect]]) -> bool:
+    """Whether an index located at `r` is one of those `kept`: their indices within _LOCATOR_NEAR (of the smaller
+    half-width) of each other."""
+    return any(_index_distance(r, k) < _LOCATOR_NEAR * min(r.half_w, k.half_w) for _, k in kept)
 
 
 def _on_box(r: CardRect, box: Sequence[float]) -> bool:
