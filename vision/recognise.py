@@ -77,6 +77,10 @@ CARD_ASPECT = _CARD_H / _CARD_W  # a card's length over its width, as rendered (
 _STEP_ACROSS = (0.5, 1.25)
 _STEP_ALONG = (0.15, 0.75)
 _GAP_CARDS = 2  # cards looked for between two named ones (three found none more)
+# Two cards' centres this far apart (in half-lengths) have indices more than _GAP_CARDS + 1 cascade steps apart:
+# the longest steps, plus the most two cards' index offsets differ (a quarter in size, 25 degrees in turn: 0.6).
+# Tested first, as it is cheap: most pairs of cards on a table lie in no one cascade.
+_GAP_REACH = (_GAP_CARDS + 1) * math.hypot(_STEP_ALONG[1], _STEP_ACROSS[1] / CARD_ASPECT) + 1.0
 _GAP_SHIFT = 0.2  # of a half-width: how far an unsure gap reading is read again shifted (0.15 found 3 fewer)
 # The index locator (models/locator.onnx, optional) sees a square around each index the detector found, two
 # half-widths of its card across (as fractions of the card whose top-left index it is: centred on that index),
@@ -835,20 +839,24 @@ def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:
     # A hole card face down is a cascade's first card as surely: its corner is where an index would be (at either
     # end, as every named card's: a back has no way up).
     named += [d.rect for d in cards if d.face_down and d.confidence >= _SURE]
-    taken = [corner_point(r) for d in cards if d.card is not None for r in (d.rect, d.rect.flipped())]
+    taken: list[tuple[float, float]] = []
     out: list[CardRect] = []
     for named_a in named:
+        partners = [rb for rb in named if rb is not named_a and abs(named_a.ux * rb.ux + named_a.uy * rb.uy) >= 0.9
+                    and 0.8 < named_a.half_w / rb.half_w < 1.25
+                    and math.hypot(named_a.cx - rb.cx, named_a.cy - rb.cy) <= _GAP_REACH * named_a.half_l]
+        if not partners:
+            continue
+        if not taken:
+            taken = [corner_point(r) for d in cards if d.card is not None for r in (d.rect, d.rect.flipped())]
         # Either corner of a card may be the one the cascade shows: a card named at its rectangle, or at the index
         # it was likelier at, may carry the corner the next card covers. Validation, 12,020 cards: 11,968 ->
         # 11,972 found, false reports 106 -> 104, for 0.8 more crops read a dealt frame (none on the bench's).
         for ra in (named_a, named_a.flipped()):
-            for rb in named:
-                dot = ra.ux * rb.ux + ra.uy * rb.uy
-                if rb is named_a or abs(dot) < 0.9 or not 0.8 < ra.half_w / rb.half_w < 1.25:
-                    continue
+            for rb in partners:
                 # The same corner of both cards, as `ra` points (each pair is tried both ways: which card is
                 # under, its index the one in sight, is not known).
-                if dot < 0:
+                if ra.ux * rb.ux + ra.uy * rb.uy < 0:
                     rb = rb.flipped()
                 (ax, ay), (bx, by) = corner_point(ra), corner_point(rb)
                 half_w = (ra.half_w + rb.half_w) / 2
