@@ -95,12 +95,11 @@ _LOCATOR_NEAR = 0.3
 # Two indices side by side (a card's under the one on top of it in a cascade, a third of a width or so apart) may
 # make one peak of the detector's index heat, between them. The locator takes one of them, moving the find that
 # way: where it moves a find more than _TWIN_MOVE (half-widths), the square _TWIN_BACK the other way is looked at
-# for the other. Validation, 6,007 cards: 5985 -> 5986 (false reports 52 either way); four more sets, 6,013 cards,
-# 5979 -> 5982 (false 55 -> 54). Moves over 0.1, 0.15 and 0.2 found 5991, 5990 and 5989 of the 6,007, but on the
-# bench's frame a lone card's find moves 0.21, and its square, read in a second locator call, costs 0.5 ms there,
-# which leaves the bench too near its goal. Cost: 0.8 more locator squares a dealt frame (20.3 -> 21.1), none on
-# the bench's frame.
-_TWIN_MOVE = 0.25
+# for the other. Validation, 6,007 cards: 5985 -> 5990 (false reports 52 -> 51); four more sets, 6,013 cards,
+# 5979 -> 5986 (false 55 -> 54). Moves over 0.1 and 0.15 found 5991 and 5990 of the 6,007 (at stop 31), for more
+# squares on the bench's frame, where a lone card's find moves 0.21: its square, read in a second locator call,
+# costs 0.5 ms there (what `cascade_gaps` gave back). Cost: about a locator square more a dealt frame.
+_TWIN_MOVE = 0.2
 _TWIN_BACK = 0.45
 # The wide reader (models/wide_reader.onnx, optional) sees an index with the strip beside it, to three quarters of the
 # card's width (WIDE_REGION), at the index crop's scale (its left CROP_W columns are the index crop): beside a number
