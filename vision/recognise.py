@@ -1026,8 +1026,10 @@ def _shifted(r: CardRect, step: float) -> list[CardRect]:
 
 def _index_distance(a: CardRect, b: CardRect) -> float:
     """How far apart the top-left index corners of two rects are, in pixels."""
-    qa, qb = a.quad()[0], b.quad()[0]
-    return float(math.hypot(qa[0] - qb[0], qa[1] - qb[1]))
+    # quad()[0] (the top-left corner) without building the quad: it is asked for often, per pair of finds.
+    ax, ay = a.cx + a.ux * a.half_l + a.uy * a.half_w, a.cy + a.uy * a.half_l - a.ux * a.half_w
+    bx, by = b.cx + b.ux * b.half_l + b.uy * b.half_w, b.cy + b.uy * b.half_l - b.ux * b.half_w
+    return float(math.hypot(ax - bx, ay - by))
 
 
 def _located_near(r: CardRect, kept: Sequence[tuple[float, CardRect]]) -> bool:
