@@ -64,11 +64,12 @@ def piles_scene(rng: np.random.Generator) -> render.Scene:
 
 def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say: Callable[[str], None] = print,
               scene: Callable[[np.random.Generator], render.Scene] = synthetic_scene,
-              name: str = "synthetic test set (dealt layouts)") -> dict[str, Any]:
+              name: str = "synthetic test set (dealt layouts)", goal: str | None = ">= 99.5%") -> dict[str, Any]:
     """Render frames until `cards` readable cards (an index at least 80% visible) have been shown; a card
     counts as right when a reported card of the same rank and suit has its box centre in the card's
     visible box. Cards whose indices are both covered are not counted (nobody can read them), nor are
-    face-down cards (a name reported on one is false)."""
+    face-down cards (a name reported on one is false). `goal`, printed beside the figure, is the acceptance
+    set's; the harder piles have none."""
     shown = right = rank_right = reported = false = frames = 0
     wrong: dict[str, int] = {}
     t0 = time.perf_counter()
@@ -104,7 +105,8 @@ def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say:
     seconds = time.perf_counter() - t0
     acc = right / shown
     say(f"{name}: {frames} frames of 1280x720 felt, {shown} readable cards")
-    say(f"  right rank and suit: {right}/{shown} = {acc:.2%} (goal >= 99.5%); right rank: {rank_right / shown:.2%}")
+    aim = f" (goal {goal})" if goal else ""
+    say(f"  right rank and suit: {right}/{shown} = {acc:.2%}{aim}; right rank: {rank_right / shown:.2%}")
     say(f"  precision: {reported - false}/{reported} = {(reported - false) / max(reported, 1):.2%}")
     for k, v in sorted(wrong.items(), key=lambda kv: -kv[1])[:15]:
         say(f"    {v} x {k}")

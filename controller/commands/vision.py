@@ -256,7 +256,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.piles > 0:
         figures["synthetic_piles"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
                                                         args.piles, say=say, scene=evaluate.piles_scene,
-                                                        name="harder synthetic set (random piles)")
+                                                        name="harder synthetic set (random piles)", goal=None)
         figures["synthetic_piles"]["seed"] = args.seed
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")
