@@ -510,6 +510,20 @@ def test_a_card_missed_in_a_cascade_is_looked_for_between_its_neighbours() -> No
     assert cascade_gaps([_named("5D", _FIVE), dataclasses.replace(_named("KS", _KING), confidence=0.6)]) == []
 
 
+def test_the_farthest_cascade_cascade_gaps_reaches_is_looked_in() -> None:
+    # Two named cards three of the longest steps apart (the most a gap is looked for across), the second a quarter
+    # smaller and turned 25 degrees either way: cascade_gaps' first, cheap test of their distance lets them through.
+    a = rect_at_index(600.0, 300.0, 0.0, -1.0, 40.0)
+    for side in (1, -1):
+        step = (side * 1.24 * a.half_w, 0.74 * a.half_l)  # across (right or left), then along (down)
+        for turn in (math.radians(25), -math.radians(25)):
+            ux, uy = math.sin(turn), -math.cos(turn)
+            b = rect_at_index(600.0 + 3 * step[0], 300.0 + 3 * step[1], ux, uy, 40.0 / 1.24)
+            at = [corner_point(r) for r in cascade_gaps([_named("5D", a), _named("KS", b)])]
+            for j in (1, 2):
+                assert any(math.dist(p, (600.0 + j * step[0], 300.0 + j * step[1])) < 0.5 for p in at), (side, turn)
+
+
 def test_a_cascade_named_at_the_corners_it_hides_is_looked_for_at_the_ones_it_shows() -> None:
     # The 5D named at its other index (or at its rectangle taken the other way up) lies the same way as the KS: the
     # corners the two were named at are the ones the cascade hides, and the 7S's index is looked for between the

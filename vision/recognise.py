@@ -78,8 +78,8 @@ _STEP_ACROSS = (0.5, 1.25)
 _STEP_ALONG = (0.15, 0.75)
 _GAP_CARDS = 2  # cards looked for between two named ones (three found none more)
 # Two cards' centres this far apart (in half-lengths) have indices more than _GAP_CARDS + 1 cascade steps apart:
-# the longest steps, plus the most two cards' index offsets differ (a quarter in size, 25 degrees in turn: 0.6).
-# Tested first, as it is cheap: most pairs of cards on a table lie in no one cascade.
+# the longest steps, plus a half-length for how much two cards' index offsets may differ (a quarter in size and 25
+# degrees in turn: 0.55). Tested first, as it is cheap: most pairs of cards on a table lie in no one cascade.
 _GAP_REACH = (_GAP_CARDS + 1) * math.hypot(_STEP_ALONG[1], _STEP_ACROSS[1] / CARD_ASPECT) + 1.0
 _GAP_SHIFT = 0.2  # of a half-width: how far an unsure gap reading is read again shifted (0.15 found 3 fewer)
 # The index locator (models/locator.onnx, optional) sees a square around each index the detector found, two
