@@ -418,6 +418,21 @@ def test_a_cards_other_index_is_read_when_the_first_names_it_unsurely(rec: Recog
     assert [str(d.card) for d in found] == ["KS"]
 
 
+def test_two_corners_suit_readings_multiply() -> None:
+    # Two indices that each read clubs at 0.7 (spades 0.3) are two looks that agree: the card is a club at
+    # 0.49 / (0.49 + 0.09) = 0.845, over _SURE (averaged, it stayed at 0.7). A suit one corner rules out stays out.
+    from vision.recognise import _pool
+    rect = CardRect(552, 336, 1.0, 0.0, 97, 68)
+    ranks = np.zeros((2, RANK_CLASSES), np.float32)
+    ranks[:, 11] = 0.99
+    d = _pool(0.9, (0, 0, 1, 1), rect, ranks, np.array([[0.7, 0, 0, 0.3], [0.7, 0, 0, 0.3]], np.float32))
+    assert str(d.card) == "KC" and d.suit_confidence == pytest.approx(0.49 / 0.58, abs=1e-3)
+    d = _pool(0.9, (0, 0, 1, 1), rect, ranks, np.array([[0.45, 0, 0.55, 0], [0.6, 0, 0, 0.4]], np.float32))
+    assert str(d.card) == "KC" and d.suit_confidence > 0.99
+    one = _pool(0.9, (0, 0, 1, 1), rect, ranks[:1], np.array([[0.7, 0, 0, 0.3]], np.float32))
+    assert one.suit_confidence == pytest.approx(0.7)
+
+
 def test_an_index_counts_on_the_card_found_on_top_of_its_own() -> None:
     # The 2H under the QC in a rendered cascade: the detector found only the QC (its visible box below); the
     # 2H's index lies off that box, but the card it implies is centred on it.

@@ -126,6 +126,8 @@ _BODY_GATE = 0.9
 # suit is a neighbour's (validation frames: a 2S read 0.87 by its indices, its body crop over the 2C under
 # it read "2" at 0.28 and clubs at 0.98).
 _BODY_SUIT_RANK = 0.5
+# A suit probability is taken as at least this when two corners' readings multiply: one corner's zero must not veto.
+_SUIT_FLOOR = 1e-4
 
 
 @dataclass(frozen=True)
@@ -942,7 +944,14 @@ def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, 
     cls = int(rank_p.argmax())
     if cls == JOKER_CLASS:
         return Detection(JOKER, float(rank_p[cls]), score, box, rect, rank_confidence=float(rank_p[cls]))
-    suit_p = (suits * w[:, None]).sum(0)
+    # Two corners read are two looks at the card's suit, each index blurred and lit its own way: their readings
+    # multiply. Between two suits that names the suit the average does, but surer where the corners agree (clubs
+    # at 0.7 and 0.7 make 0.84, over _SURE), and a suit one corner rules out stays out. Validation, 12,020 cards:
+    # 11,976 -> 11,978 right, false reports 105 -> 102 (the ranks multiplied too: 11,979, false 104; they stay
+    # averaged).
+    voting = w > 0
+    suit_p = np.prod(np.maximum(suits[voting], _SUIT_FLOOR), axis=0) if voting.sum() > 1 else \
+        (suits * w[:, None]).sum(0)
     suit_p /= max(suit_p.sum(), 1e-9)
     suit = int(suit_p.argmax())
     card = Card(cls + 2, Suit(suit))
