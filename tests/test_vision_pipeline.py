@@ -252,10 +252,12 @@ def _corner_row(rank_class: int, rank_p: float, suit: str, suit_p: float) -> np.
     return row
 
 
-def test_the_second_reader_reads_only_the_corners_read_unsurely_and_its_reading_stands() -> None:
+def test_the_second_reader_reads_only_the_corners_read_unsurely_and_its_reading_stands(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # Four corners: read surely (a 9 of clubs), as no index (felt), unsurely (5 or 8, spades or clubs), and
     # just below the gate (a 9 at 0.96, hearts at 0.88). Only the last two go to the second reader, and its
-    # readings stand.
+    # readings stand (an unsure black suit read again at two scales is tested on its own).
+    monkeypatch.setattr("vision.recognise._SCALE_GATE", 0.0)
     rec = Recogniser()
     sure, felt, shaky, nearly = (_corner_row(7, 0.93, "C", 0.92), _corner_row(NONE, 0.9, "H", 0.3),
                                  _corner_row(3, 0.5, "S", 0.55), _corner_row(7, 0.96, "H", 0.88))
@@ -268,10 +270,13 @@ def test_the_second_reader_reads_only_the_corners_read_unsurely_and_its_reading_
     np.testing.assert_allclose(np.hstack([ranks, suits]), np.stack([sure, felt] + second))
 
 
-def test_the_wide_reader_reads_only_a_number_cards_unsure_black_suit_and_the_readings_multiply() -> None:
+def test_the_wide_reader_reads_only_a_number_cards_unsure_black_suit_and_the_readings_multiply(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # As on the validation frames: a 2C whose blurred index read spades at 0.81 (the wide crop shows a club pip
     # plainly), and a 7S read spades at 0.9 whose strip reads clubs at 0.6 (spades stay). A sure 4C, a court
-    # card's unsure suit (its strip is its picture), a red suit, and no index are not read again.
+    # card's unsure suit (its strip is its picture), a red suit, and no index are not read again by it (nor at
+    # two scales, tested on its own).
+    monkeypatch.setattr("vision.recognise._SCALE_GATE", 0.0)
     rec = Recogniser()
     rows = [_corner_row(0, 0.95, "S", 0.81), _corner_row(5, 0.9, "S", 0.9), _corner_row(2, 0.97, "C", 0.97),
             _corner_row(10, 0.9, "S", 0.8), _corner_row(7, 0.9, "H", 0.7), _corner_row(NONE, 0.9, "S", 0.6)]
@@ -289,6 +294,42 @@ def test_the_wide_reader_reads_only_a_number_cards_unsure_black_suit_and_the_rea
     np.testing.assert_allclose(suits[0], [clubs, 0, 0, 1 - clubs], rtol=1e-5)
     np.testing.assert_allclose(suits[1], [0.06 / 0.42, 0, 0, 0.36 / 0.42], rtol=1e-5)
     np.testing.assert_allclose(suits[2:], np.stack(rows[2:])[:, RANK_CLASSES:])
+
+
+def test_an_unsure_black_suit_is_read_again_cut_smaller_and_larger_and_the_readings_averaged() -> None:
+    # A 9 read spades at 0.6 (clubs 0.4): read again at the index crop cut 8% smaller (clubs 0.8) and larger (clubs
+    # 0.5), the three suit readings averaged: clubs (0.4 + 0.8 + 0.5) / 3. A sure 4C, an unsure red suit and no index
+    # are not read again; without a second reader the classifier reads the two crops.
+    rows = [_corner_row(7, 0.95, "S", 0.6), _corner_row(2, 0.97, "C", 0.97), _corner_row(7, 0.95, "H", 0.7),
+            _corner_row(NONE, 0.9, "S", 0.6)]
+    rows[0][RANK_CLASSES] = 0.4
+    rows[1][RANK_CLASSES + 3] = rows[2][RANK_CLASSES] = rows[3][RANK_CLASSES] = 0.03
+    smaller, larger = _corner_row(7, 0.9, "C", 0.8), _corner_row(7, 0.9, "C", 0.5)
+    smaller[RANK_CLASSES + 3], larger[RANK_CLASSES + 3] = 0.2, 0.5
+    batches = [np.stack(rows), smaller[None], larger[None]]
+    shown: list[int] = []
+
+    def classifier(blob: np.ndarray) -> np.ndarray:
+        shown.append(len(blob))
+        return batches.pop(0)
+
+    rec = Recogniser()
+    rec.classifier, rec.second, rec.wide = classifier, None, None  # type: ignore[assignment]
+    rects = [CardRect(60.0 + 60 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(4)]
+    _, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
+    assert shown == [4, 1, 1]
+    np.testing.assert_allclose(suits[0], [1.7 / 3, 0, 0, 1.3 / 3], rtol=1e-5)
+    np.testing.assert_allclose(suits[1:], np.stack(rows[1:])[:, RANK_CLASSES:])
+
+
+@pytest.mark.parametrize("scale", [0.92, 1.08])
+def test_a_rect_scaled_about_its_index_keeps_the_index_where_it_is(scale: float) -> None:
+    from vision.recognise import corner_point, scaled_about_index
+    r = CardRect(300.0, 200.0, 0.6, -0.8, 60.0, 42.0)
+    s = scaled_about_index(r, scale)
+    np.testing.assert_allclose(corner_point(s), corner_point(r), atol=1e-9)
+    assert (s.ux, s.uy) == (r.ux, r.uy)
+    assert s.half_l == pytest.approx(60.0 * scale) and s.half_w == pytest.approx(42.0 * scale)
 
 
 def _body_row(rank: int | None, rank_p: float, suit: str, suit_p: float) -> np.ndarray:

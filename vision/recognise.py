@@ -43,7 +43,7 @@ __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops",
            "LOCATOR_REGION", "LOCATOR_SIZE", "snap_corner",
            "MODELS_DIR", "CROP_W", "CROP_H", "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE",
            "DET_CHANNELS", "I_HEAT", "letterbox", "decode", "decode_indices", "corner_point", "rect_at_index",
-           "refine_rect", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
+           "scaled_about_index", "refine_rect", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 # Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
@@ -111,6 +111,14 @@ WIDE_REGION = (0.0, 0.0, 0.75, 0.32)
 WIDE_W, WIDE_H = 80, 48
 _WIDE_GATE = 0.95
 _WIDE_RANKS = frozenset(range(9)) | {12}  # the rank classes of 2..10 and of the ace
+
+# A black suit the index readers name less surely than _SCALE_GATE is read again by the second reader at the index crop
+# cut _SCALE_STEP smaller and larger about the index, and the three suit readings are averaged: a card's size is known
+# to a few percent only (its rectangle's), and a blurred spade read at the wrong scale passes for a club. Validation,
+# 12,020 cards: 11,978 -> 11,981 right, false reports 102 -> 96; steps of 0.12, 11,979 (false 97); gate 0.99, 11,981
+# (94), but it reads three black suits of the bench's frame again (six crops; none at 0.95).
+_SCALE_GATE = 0.95
+_SCALE_STEP = 0.08
 
 # The body reader (models/body.onnx, optional) sees a whole card, upright, at BODY_W x BODY_H: its pips or
 # face say rank and suit at several times the size of the index. Rank head: 0..12 ranks 2..A, then
@@ -411,6 +419,13 @@ def corner_point(rect: CardRect) -> tuple[float, float]:
     right = (-rect.uy, rect.ux)
     return (rect.cx + rect.ux * rect.half_l * (1 - 2 * y) - right[0] * rect.half_w * (1 - 2 * x),
             rect.cy + rect.uy * rect.half_l * (1 - 2 * y) - right[1] * rect.half_w * (1 - 2 * x))
+
+
+def scaled_about_index(rect: CardRect, scale: float) -> CardRect:
+    """`rect` scaled by `scale` about its top-left index (`corner_point`), which stays where it is."""
+    px, py = corner_point(rect)
+    return CardRect(px + scale * (rect.cx - px), py + scale * (rect.cy - py), rect.ux, rect.uy, rect.half_l * scale,
+                    rect.half_w * scale)
 
 
 def rect_at_index(px: float, py: float, ux: float, uy: float, half_w: float) -> CardRect:
@@ -802,8 +817,9 @@ class Recogniser:
 
     def _read(self, frame: np.ndarray, rects: Sequence[CardRect]) -> tuple[np.ndarray, np.ndarray]:
         """The classifier's rank and suit probabilities for the top-left index corner of each rect; where it
-        reads an index unsurely, the second reader's instead; where a number card's black suit is still unsure,
-        times the wide reader's."""
+        reads an index unsurely, the second reader's instead; where a black suit is still unsure, averaged with the
+        second reader's at the crop cut smaller and larger; where a number card's black suit is still unsure, times
+        the wide reader's."""
         if not rects:
             return np.zeros((0, RANK_CLASSES), np.float32), np.zeros((0, 4), np.float32)
         crops = index_crops(frame, rects)
@@ -816,6 +832,16 @@ class Recogniser:
             shaky = np.nonzero((sure < _SECOND_GATE) & (probs[:, NONE] < 0.5))[0]
             if len(shaky):
                 probs[shaky] = self.second(cv2.dnn.blobFromImages(list(crops[shaky]), 1 / 255))
+        suits = probs[:, RANK_CLASSES:]
+        black = np.isin(suits.argmax(1), (Suit.SPADES, Suit.CLUBS))
+        doubt = np.nonzero(black & (suits.max(1) < _SCALE_GATE) & (probs[:, NONE] < 0.5))[0]
+        if len(doubt):
+            reader = self.second if self.second is not None else self.classifier
+            both = suits[doubt].copy()
+            for scale in (1 - _SCALE_STEP, 1 + _SCALE_STEP):
+                crops2 = index_crops(frame, [scaled_about_index(rects[k], scale) for k in doubt])
+                both += reader(cv2.dnn.blobFromImages(list(crops2), 1 / 255))[:, RANK_CLASSES:]
+            suits[doubt] = both / both.sum(1, keepdims=True)
         if self.wide is not None:
             suits = probs[:, RANK_CLASSES:]
             black = np.isin(suits.argmax(1), (Suit.SPADES, Suit.CLUBS))
