@@ -43,7 +43,8 @@ __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops",
            "LOCATOR_REGION", "LOCATOR_SIZE", "snap_corner",
            "MODELS_DIR", "CROP_W", "CROP_H", "STRIDE", "TABLE_SIZES", "PHOTO_SIZES", "RANK_CLASSES", "BACK", "NONE",
            "DET_CHANNELS", "I_HEAT", "letterbox", "decode", "decode_indices", "corner_point", "rect_at_index",
-           "scaled_about_index", "refine_rect", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS", "BODY_NONE"]
+           "scaled_about_index", "refine_rect", "load_net", "cascade_gaps", "BODY_W", "BODY_H", "BODY_RANKS",
+           "BODY_NONE"]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 # Detector input sizes (longer side, pixels). A table camera sees cards of one size: one pass. Photos may
