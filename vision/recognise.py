@@ -158,6 +158,11 @@ class CardRect:
         return np.array([c + up * self.half_l - right * self.half_w, c + up * self.half_l + right * self.half_w,
                          c - up * self.half_l + right * self.half_w, c - up * self.half_l - right * self.half_w])
 
+    def top_left(self) -> tuple[float, float]:
+        """`quad()[0]` without building the quad: it is asked for often, per pair of finds."""
+        return (self.cx + self.ux * self.half_l + self.uy * self.half_w,
+                self.cy + self.uy * self.half_l - self.ux * self.half_w)
+
     def flipped(self) -> CardRect:
         return CardRect(self.cx, self.cy, -self.ux, -self.uy, self.half_l, self.half_w)
 
@@ -844,7 +849,7 @@ class Recogniser:
                 both += reader(cv2.dnn.blobFromImages(list(crops2), 1 / 255))[:, RANK_CLASSES:]
             suits[doubt] = both / both.sum(1, keepdims=True)
         if self.wide is not None:
-            suits = probs[:, RANK_CLASSES:]
+            # The scale re-reading above may have changed a suit's colour or sureness: `black` again.
             black = np.isin(suits.argmax(1), (Suit.SPADES, Suit.CLUBS))
             numbered = np.isin(probs[:, :RANK_CLASSES].argmax(1), list(_WIDE_RANKS))
             doubt = np.nonzero(black & numbered & (suits.max(1) < _WIDE_GATE))[0]
@@ -1058,9 +1063,7 @@ def _shifted(r: CardRect, step: float) -> list[CardRect]:
 
 def _index_distance(a: CardRect, b: CardRect) -> float:
     """How far apart the top-left index corners of two rects are, in pixels."""
-    # quad()[0] (the top-left corner) without building the quad: it is asked for often, per pair of finds.
-    ax, ay = a.cx + a.ux * a.half_l + a.uy * a.half_w, a.cy + a.uy * a.half_l - a.ux * a.half_w
-    bx, by = b.cx + b.ux * b.half_l + b.uy * b.half_w, b.cy + b.uy * b.half_l - b.ux * b.half_w
+    (ax, ay), (bx, by) = a.top_left(), b.top_left()
     return float(math.hypot(ax - bx, ay - by))
 
 
