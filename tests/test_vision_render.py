@@ -85,6 +85,41 @@ def test_a_card_under_another_is_hidden() -> None:
     assert placed[1].box[0] in (139, 140, 141) and placed[1].box[3] in (229, 230, 231)
 
 
+@pytest.mark.parametrize("text", ["KS", "QC", "JS"])
+def test_a_court_pictures_suit_sign_lies_where_picture_sign_says(text: str) -> None:
+    # The sign is painted last over the picture's tangle: inside its region, where the suit's mask is solid, the
+    # face is the black ink; and the bottom half's sign is the top one turned half round.
+    card = parse_card(text)
+    face = render.card_face(card)[..., :3].astype(int)
+    x0, y0, x1, y1 = (round(v * n) for v, n in zip(render.PICTURE_SIGN, (render.CARD_W, render.CARD_H) * 2))
+    mask = render.suit_mask(card.suit, x1 - x0)  # type: ignore[arg-type]
+    assert mask.shape == (y1 - y0, x1 - x0)
+    ink = np.array(render.DEFAULT_STYLE.black)
+    top = face[y0:y1, x0:x1]
+    assert np.abs(top[mask > 0.99] - ink).max() <= 2
+    assert np.abs(top[mask < 0.01] - ink).max(axis=1).mean() > 40, "around the sign is no solid ink"
+    bottom = face[render.CARD_H - y1:render.CARD_H - y0, render.CARD_W - x1:render.CARD_W - x0][::-1, ::-1]
+    assert np.abs(bottom[mask > 0.99] - ink).max() <= 2
+
+
+def test_a_close_render_tells_how_much_of_each_region_is_in_sight() -> None:
+    # Alone: the card in full sight. With a card over it always: some renders cover part of the card, and the
+    # regions' figures agree with its visible share.
+    card, regions = parse_card("KC"), (render.PICTURE_SIGN, (0.1, 0.1, 0.3, 0.3))
+    gen = SeededRng(11).numpy()
+    scene, pc, seen = render.render_close(gen, card, 100.0, regions, under=0.0, over=0.0, hand=0.0)
+    assert pc.card == card and seen == [1.0, 1.0] and pc.visible > 0.97
+    assert scene.image.shape == (260, 260, 3)
+    covered = []
+    for _ in range(20):
+        scene, pc, seen = render.render_close(gen, card, 100.0, regions, under=1.0, over=1.0, hand=0.0)
+        assert len(scene.cards) == 3 and scene.cards[1] is pc and all(0.0 <= v <= 1.0 for v in seen)
+        if pc.visible > 0.99:
+            assert seen == [1.0, 1.0]
+        covered.append(min(seen) < 1.0)
+    assert any(covered) and not all(covered)
+
+
 def test_table_frames_show_markers_and_cards() -> None:
     tc = [render.TableCard(c, 200 + 80 * i, 300) for i, c in enumerate(deck()[:5])]
     frame = render.render_table(tc, SeededRng(1).numpy(), noise=2.0)

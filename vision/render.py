@@ -29,7 +29,8 @@ from controller.cards import Card, JOKER, Suit, deck
 __all__ = [
     "CARD_W", "CARD_H", "CARD_MM", "INDEX_REGION", "CardStyle", "random_style", "DEFAULT_STYLE",
     "card_face", "card_back", "suit_mask", "PlacedCard", "Scene", "render_scene", "render_dealt", "quad_to_rect",
-    "TableCard", "render_table", "ALL_CARDS", "aruco_dictionary", "MARKER_IDS",
+    "TableCard", "render_table", "ALL_CARDS", "aruco_dictionary", "MARKER_IDS", "PICTURE_SIGN", "render_close",
+    "region_visible",
 ]
 
 CARD_W, CARD_H = 200, 280  # canonical pixels; a poker card is 63 x 88 mm
@@ -37,6 +38,10 @@ CARD_MM = (63.0, 88.0)
 # The corner the classifier reads, as fractions of the upright card: (x0, y0, x1, y1). 2:3 like its input.
 INDEX_REGION = (0.0, 0.0, 0.30, 0.32)
 ALL_CARDS: tuple[Card, ...] = deck() + (JOKER,)
+# Where a court card's picture shows its suit sign (top half; the bottom half is the top turned half round), as
+# fractions of the upright card: `_picture`'s frame from (0.2, 0.1) of the card, 120 x 224 canonical pixels, the sign
+# 24 pixels across at (0.7, 0.05) of it. Real court cards have theirs there too, beside the figure's head.
+PICTURE_SIGN = (0.62, 0.139, 0.74, 0.225)
 
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
           cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN)
@@ -492,7 +497,6 @@ def _sample_points(quad: np.ndarray, region: tuple[float, float, float, float], 
 
 
 def _visibility(placed: list[PlacedCard], idmap: np.ndarray) -> None:
-    H, W = idmap.shape
     r = INDEX_REGION
     # The index proper sits inside the classifier's region; judge visibility on that inner part.
     inner = (0.03, 0.03, r[2] - 0.04, r[3] - 0.03)
@@ -504,14 +508,8 @@ def _visibility(placed: list[PlacedCard], idmap: np.ndarray) -> None:
         if count:
             ys, xs = np.nonzero(mask)
             pc.box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-        vis = []
-        for region in (inner, (1 - inner[2], 1 - inner[3], 1 - inner[0], 1 - inner[1])):
-            pts = np.round(_sample_points(pc.quad, region)).astype(int)
-            ok = (pts[:, 0] >= 0) & (pts[:, 0] < W) & (pts[:, 1] >= 0) & (pts[:, 1] < H)
-            hit = np.zeros(len(pts), bool)
-            hit[ok] = idmap[pts[ok, 1], pts[ok, 0]] == i
-            vis.append(float(hit.mean()))
-        pc.index_visible = (vis[0], vis[1])
+        pc.index_visible = (region_visible(pc.quad, idmap, i, inner),
+                            region_visible(pc.quad, idmap, i, (1 - inner[2], 1 - inner[3], 1 - inner[0], 1 - inner[1])))
 
 
 def _finish(img: np.ndarray, rng: np.random.Generator, strength: float) -> np.ndarray:
@@ -615,6 +613,51 @@ def render_scene(rng: np.random.Generator, size: tuple[int, int] = (640, 384), *
             quad = _card_quad(rng, (c[0], c[1]), cw, angle + k * spin, tilt)
             _lay(img, idmap, rng, placed, card, quad, face_down, back_seed, style, 0.8)
     return _scene(img, idmap, rng, placed, hand, width * 0.3, width, strength)
+
+
+def region_visible(quad: np.ndarray, idmap: np.ndarray, ident: int, region: tuple[float, float, float, float]
+                   ) -> float:
+    """The fraction of `region` (fractions of the upright card) of the card `ident` at `quad` that `idmap` shows."""
+    H, W = idmap.shape
+    pts = np.round(_sample_points(quad, region)).astype(int)
+    ok = (pts[:, 0] >= 0) & (pts[:, 0] < W) & (pts[:, 1] >= 0) & (pts[:, 1] < H)
+    hit = np.zeros(len(pts), bool)
+    hit[ok] = idmap[pts[ok, 1], pts[ok, 0]] == ident
+    return float(hit.mean())
+
+
+def render_close(rng: np.random.Generator, card: Card, width: float, regions: Sequence[tuple[float, float, float, float]]
+                 = (), *, under: float = 0.3, over: float = 0.4, hand: float = 0.08,
+                 backgrounds: Sequence[np.ndarray] = ()) -> tuple[Scene, PlacedCard, list[float]]:
+    """A square of felt 2.6 card widths across with `card`, `width` pixels wide, near its middle turned any way, as a
+    table camera sees it: with chance `under` a card beneath it, with chance `over` a card over it somewhere, with
+    chance `hand` a hand, then the camera's effects. Also the placed card, and the fraction of each of its `regions`
+    (fractions of the upright card) in sight."""
+    size = int(width * 2.6)
+    img = _background(rng, size, size, 0.0, backgrounds)
+    idmap = np.full((size, size), -1, np.int32)
+    style = random_style(rng)
+    others = [ALL_CARDS[int(i)] for i in rng.choice(52, 2, replace=False)]
+    angle = rng.uniform(-math.pi, math.pi)
+    c = np.array([size / 2, size / 2]) + rng.normal(0, width * 0.05, 2)
+    placed: list[PlacedCard] = []
+    if rng.random() < under:
+        o = c + rng.normal(0, width * 0.5, 2)
+        quad = _card_quad(rng, (o[0], o[1]), width, angle + rng.normal(0, 0.3), 0.06)
+        _lay(img, idmap, rng, placed, others[0], quad, 0.1, 0, style, 0.85)
+    quad = _card_quad(rng, (c[0], c[1]), width, angle, 0.06)
+    _lay(img, idmap, rng, placed, card, quad, 0.0, 0, style, 0.85)
+    me = len(placed) - 1
+    if rng.random() < over:
+        o = c + rng.normal(0, width * 0.6, 2)
+        _lay(img, idmap, rng, placed, others[1], _card_quad(rng, (o[0], o[1]), width, angle + rng.normal(0, 0.5), 0.06),
+             0.1, 0, style, 0.85)
+    if rng.random() < hand:
+        o = c + rng.normal(0, width * 0.6, 2)
+        _hand(img, idmap, rng, (o[0], o[1]), width * rng.uniform(0.6, 1.0))
+    seen = [region_visible(quad, idmap, me, r) for r in regions]
+    _visibility(placed, idmap)
+    return Scene(_finish(img, rng, 1.0), placed), placed[me], seen
 
 
 def _group_cards(rng: np.random.Generator, n: int, cw: float) -> list[tuple[float, float, float]]:
