@@ -18,10 +18,10 @@ from controller.rng import SeededRng
 from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
-from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, WIDE_H,
-                              WIDE_REGION, WIDE_W, CardRect,
-                              Detection, Recogniser, _distinct, body_crops, cascade_gaps, corner_crops, corner_point,
-                              index_crops, letterbox, locator_crops, rect_at_index, wide_crops)
+from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, SIGN_REGION,
+                              SIGN_SIZE, WIDE_H, WIDE_REGION, WIDE_W, CardRect, Detection, Recogniser, _distinct,
+                              body_crops, cascade_gaps, corner_crops, corner_point, index_crops, letterbox,
+                              locator_crops, rect_at_index, sign_crops, wide_crops)
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 from vision.training.data import rect_of_quad
 
@@ -89,6 +89,19 @@ def test_wide_crops_are_the_index_crops_and_the_strip_beside_them(angle: float) 
     want = cv2.resize(np.ascontiguousarray(face[:round(y1), :round(x1), :3]), (WIDE_W, WIDE_H),
                       interpolation=cv2.INTER_AREA).astype(float)
     for crop in wide:
+        assert np.abs(crop.astype(float) - want).mean() < 12
+
+
+@pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
+def test_sign_crops_are_the_square_about_a_court_pictures_sign(angle: float) -> None:
+    # At either end of the card: the picture's bottom half is its top half turned half round.
+    img, quad, face = _lone_card("KS", angle)
+    crops = sign_crops(img, [rect_of_quad(quad), rect_of_quad(quad).flipped()])
+    assert crops.shape == (2, SIGN_SIZE, SIGN_SIZE, 3)
+    x0, y0, x1, y1 = (round(v * n) for v, n in zip(SIGN_REGION, (200, 280) * 2))
+    want = cv2.resize(np.ascontiguousarray(face[y0:y1, x0:x1, :3]), (SIGN_SIZE, SIGN_SIZE),
+                      interpolation=cv2.INTER_AREA).astype(float)
+    for crop in crops:
         assert np.abs(crop.astype(float) - want).mean() < 12
 
 
@@ -263,7 +276,7 @@ def test_the_second_reader_reads_only_the_corners_read_unsurely_and_its_reading_
                                  _corner_row(3, 0.5, "S", 0.55), _corner_row(7, 0.96, "H", 0.88))
     second = [_corner_row(3, 0.9, "C", 0.85), _corner_row(7, 0.99, "H", 0.98)]
     rec.classifier, rec.second = _Net([sure, felt, shaky, nearly]), _Net(second)  # type: ignore[assignment]
-    rec.wide = None
+    rec.wide = rec.sign = None
     rects = [CardRect(100.0 + 50 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(4)]
     ranks, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
     assert rec.second.shown == 2
@@ -284,7 +297,7 @@ def test_the_wide_reader_reads_only_a_number_cards_unsure_black_suit_and_the_rea
         row[RANK_CLASSES + (0 if row[RANK_CLASSES + 3] else 3)] = 1 - row[RANK_CLASSES:].sum()
     wide = [_corner_row(NONE, 0.0, "C", 0.97), _corner_row(NONE, 0.0, "C", 0.6)]
     wide[0][RANK_CLASSES + 3], wide[1][RANK_CLASSES + 3] = 0.03, 0.4
-    rec.classifier, rec.second = _Net(rows), None  # type: ignore[assignment]
+    rec.classifier, rec.second, rec.sign = _Net(rows), None, None  # type: ignore[assignment]
     rec.wide = _Net(wide, (3, WIDE_H, WIDE_W))  # type: ignore[assignment]
     rects = [CardRect(60.0 + 60 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(6)]
     _, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
@@ -294,6 +307,33 @@ def test_the_wide_reader_reads_only_a_number_cards_unsure_black_suit_and_the_rea
     np.testing.assert_allclose(suits[0], [clubs, 0, 0, 1 - clubs], rtol=1e-5)
     np.testing.assert_allclose(suits[1], [0.06 / 0.42, 0, 0, 0.36 / 0.42], rtol=1e-5)
     np.testing.assert_allclose(suits[2:], np.stack(rows[2:])[:, RANK_CLASSES:])
+
+
+def test_the_sign_reader_reads_only_a_court_cards_unsure_black_suit_and_the_readings_multiply(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # As on the validation frames: a KC whose blurred index read spades at 0.7, its picture's sign a club at 0.9
+    # (clubs win: 0.3 x 0.9 against 0.7 x 0.08); a QS read spades at 0.85 whose sign is covered (no change); a JC read
+    # clubs at 0.9, its sign clubs at 0.65. A sure KC, a number card's and a red court card's unsure suits and no
+    # index are not read by it (nor at two scales, tested on its own).
+    monkeypatch.setattr("vision.recognise._SCALE_GATE", 0.0)
+    rows = [_corner_row(11, 0.95, "S", 0.7), _corner_row(10, 0.9, "S", 0.85), _corner_row(9, 0.9, "C", 0.9),
+            _corner_row(11, 0.97, "C", 0.97), _corner_row(5, 0.9, "S", 0.8), _corner_row(11, 0.9, "H", 0.7),
+            _corner_row(NONE, 0.9, "S", 0.6)]
+    for row in rows:  # the rest of each suit's probability on the other black suit
+        row[RANK_CLASSES + (0 if row[RANK_CLASSES + 3] else 3)] = 1 - row[RANK_CLASSES:].sum()
+    signs = [np.array([0.9, 0.08, 0.02], np.float32), np.array([0.2, 0.1, 0.7], np.float32),
+             np.array([0.65, 0.3, 0.05], np.float32)]
+    rec = Recogniser()
+    rec.classifier, rec.second, rec.wide = _Net(rows), None, None  # type: ignore[assignment]
+    rec.sign = _Net(signs, (3, SIGN_SIZE, SIGN_SIZE))  # type: ignore[assignment]
+    rects = [CardRect(60.0 + 60 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(7)]
+    _, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
+    assert rec.sign.shown == 3
+    assert ["CDHS"[k] for k in suits.argmax(1)] == ["C", "S", "C", "C", "S", "H", "S"]
+    np.testing.assert_allclose(suits[0], [0.27 / 0.326, 0, 0, 0.056 / 0.326], rtol=1e-5)
+    np.testing.assert_allclose(suits[2], [0.585 / 0.615, 0, 0, 0.03 / 0.615], rtol=1e-5)
+    untouched = [1, 3, 4, 5, 6]
+    np.testing.assert_allclose(suits[untouched], np.stack([rows[k] for k in untouched])[:, RANK_CLASSES:])
 
 
 def test_an_unsure_black_suit_is_read_again_cut_smaller_and_larger_and_the_readings_averaged() -> None:
@@ -314,7 +354,7 @@ def test_an_unsure_black_suit_is_read_again_cut_smaller_and_larger_and_the_readi
         return batches.pop(0)
 
     rec = Recogniser()
-    rec.classifier, rec.second, rec.wide = classifier, None, None  # type: ignore[assignment]
+    rec.classifier, rec.second, rec.wide, rec.sign = classifier, None, None, None  # type: ignore[assignment]
     rects = [CardRect(60.0 + 60 * k, 100.0, 0.0, -1.0, 40.0, 28.0) for k in range(4)]
     _, suits = rec._read(np.full((300, 400, 3), 60, np.uint8), rects)
     assert shown == [4, 1, 1]

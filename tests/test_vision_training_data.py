@@ -15,8 +15,8 @@ from controller.cards import parse_card
 from controller.rng import SeededRng
 from vision import render
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE, NONE,
-                              RANK_CLASSES, WIDE_H, WIDE_W, CardRect, corner_point, decode, decode_indices, located,
-                              rect_at_index)
+                              RANK_CLASSES, SIGN_NONE, SIGN_SIZE, WIDE_H, WIDE_W, CardRect, corner_point, decode,
+                              decode_indices, located, rect_at_index)
 from vision.training import data
 
 
@@ -146,6 +146,22 @@ def test_body_crops_and_labels() -> None:
     # A whole card has its rank and suit; "none" (covered, face down, felt) has no suit.
     assert ((s >= 0) == (r < BODY_NONE)).all()
     assert (r == BODY_NONE).any() and (r < BODY_NONE).sum() >= 5
+
+
+def test_sign_squares_and_labels() -> None:
+    # Two squares a sign in sight or covered (none for a sign half covered); a club or a spade where the sign shows,
+    # SIGN_NONE where it does not; the card 64 to 166 pixels wide.
+    gen = SeededRng(6).numpy()
+    parts = [data.sign_scene(gen) for _ in range(30)]
+    for crops, classes, widths in parts:
+        assert crops.shape[1:] == (SIGN_SIZE, SIGN_SIZE, 3) and len(crops) == len(classes) == len(widths)
+        assert len(crops) in (0, 2, 4)
+        assert ((64 <= widths) & (widths <= 166.4)).all()
+    classes = np.concatenate([p[1] for p in parts])
+    assert set(np.unique(classes)) == {0, 1, SIGN_NONE}
+    # A square in sight holds ink (the sign) darker than any a covered square need hold.
+    crops = np.concatenate([p[0] for p in parts])
+    assert np.median(crops[classes < SIGN_NONE].min(axis=(1, 2, 3))) < 90
 
 
 @pytest.mark.parametrize("angle", [0.0, 33.0, 90.0, 200.0])

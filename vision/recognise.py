@@ -121,6 +121,16 @@ _WIDE_RANKS = frozenset(range(9)) | {12}  # the rank classes of 2..10 and of the
 _SCALE_GATE = 0.95
 _SCALE_STEP = 0.08
 
+# The sign reader (models/sign_reader.onnx, optional) sees the square about the suit sign a court card's picture
+# shows near its top, beside the figure's head (SIGN_REGION, fractions of the upright card, at SIGN_SIZE pixels square):
+# larger than the index's suit. Classes: club, spade, SIGN_NONE (no sign in sight: covered, or no court card). A
+# court card's black suit the other readers name less surely than _SIGN_GATE is multiplied by its reading.
+SIGN_REGION = (0.50, 0.05, 0.86, 0.31)
+SIGN_SIZE = 40
+SIGN_NONE = 2
+_SIGN_GATE = 0.95
+_SIGN_RANKS = frozenset({9, 10, 11})  # the rank classes of J, Q, K
+
 # The body reader (models/body.onnx, optional) sees a whole card, upright, at BODY_W x BODY_H: its pips or
 # face say rank and suit at several times the size of the index. Rank head: 0..12 ranks 2..A, then
 # BODY_NONE ("no whole card face up here": covered, face down, off the card); suit head: C D H S.
@@ -238,6 +248,12 @@ def wide_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
     """Every rect's top-left index with the strip beside it (WIDE_REGION), turned upright: (len(rects), WIDE_H,
     WIDE_W, 3), for the wide reader."""
     return _crops(image, rects, WIDE_REGION, WIDE_W, WIDE_H)
+
+
+def sign_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
+    """The square about the suit sign in the top half of every rect's court picture (SIGN_REGION), turned upright:
+    (len(rects), SIGN_SIZE, SIGN_SIZE, 3), for the sign reader."""
+    return _crops(image, rects, SIGN_REGION, SIGN_SIZE, SIGN_SIZE)
 
 
 def body_crops(image: np.ndarray, rects: Sequence[CardRect]) -> np.ndarray:
@@ -493,7 +509,7 @@ class Recogniser:
                  threshold: float = 0.35, index_threshold: float = 0.2,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
                  detector_only: bool = False, body: bool = True, second: bool = True, locate: bool = True,
-                 wide: bool = True) -> None:
+                 wide: bool = True, sign: bool = True) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -522,6 +538,10 @@ class Recogniser:
         # alone).
         wide_path = folder / "wide_reader.onnx"
         self.wide = load_net(wide_path, nets) if wide and indices and not detector_only and wide_path.is_file() \
+            else None
+        # The sign reader too (`sign`), for a table camera's court cards (it learnt from renders alone).
+        sign_path = folder / "sign_reader.onnx"
+        self.sign = load_net(sign_path, nets) if sign and indices and not detector_only and sign_path.is_file() \
             else None
         # One size for a fixed camera; several (e.g. 320, 192) for photos whose cards may be any size.
         self.det_sizes = (det_size,) if isinstance(det_size, int) else tuple(det_size)
@@ -857,6 +877,17 @@ class Recogniser:
                 wide = self.wide(cv2.dnn.blobFromImages(list(wide_crops(frame, [rects[k] for k in doubt])), 1 / 255))
                 both = suits[doubt] * wide[:, RANK_CLASSES:]
                 suits[doubt] = both / both.sum(1, keepdims=True)
+        if self.sign is not None:
+            black = np.isin(suits.argmax(1), (Suit.SPADES, Suit.CLUBS))
+            court = np.isin(probs[:, :RANK_CLASSES].argmax(1), list(_SIGN_RANKS))
+            doubt = np.nonzero(black & court & (suits.max(1) < _SIGN_GATE))[0]
+            if len(doubt):
+                signs = self.sign(cv2.dnn.blobFromImages(list(sign_crops(frame, [rects[k] for k in doubt])), 1 / 255))
+                seen = signs[:, SIGN_NONE] < 0.5  # a covered sign says nothing
+                both = suits[doubt[seen]].copy()
+                both[:, Suit.CLUBS] *= np.maximum(signs[seen, 0], _SUIT_FLOOR)
+                both[:, Suit.SPADES] *= np.maximum(signs[seen, 1], _SUIT_FLOOR)
+                suits[doubt[seen]] = both / both.sum(1, keepdims=True)
         return probs[:, :RANK_CLASSES], probs[:, RANK_CLASSES:]
 
 

@@ -89,6 +89,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "points) on squares cut around the indices and cards the detector in --out (else the shipped "
                         "one) finds in --locator-scenes fresh scenes (--dealt) for --locator-epochs; write only "
                         "locator.onnx")
+    p.add_argument("--sign-reader", action="store_true",
+                   help="instead: train the sign reader (a court picture's suit sign: club, spade or none in sight) "
+                        "on --sign-scenes fresh close renders of black court cards for --sign-epochs; write only "
+                        "sign_reader.onnx")
+    p.add_argument("--sign-scenes", type=int, default=30000)
+    p.add_argument("--sign-epochs", type=int, default=6)
     p.add_argument("--locator-scenes", type=int, default=8000)
     p.add_argument("--locator-epochs", type=int, default=10)
     p.add_argument("--body-scenes", type=int, default=8000)
@@ -192,7 +198,7 @@ def _cutting_detector(out: Path) -> Path:
 def _train(args: argparse.Namespace) -> int:
     try:
         from vision.training.train import (finetune_classifier, finetune_detector, train, train_body, train_index_reader,
-                                           train_locator)
+                                           train_locator, train_sign_reader)
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     from controller.rng import SeededRng
@@ -201,6 +207,10 @@ def _train(args: argparse.Namespace) -> int:
     if args.body:
         train_body(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, scenes=args.body_scenes,
                    epochs=args.body_epochs, workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
+    if args.sign_reader:
+        train_sign_reader(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, scenes=args.sign_scenes,
+                          epochs=args.sign_epochs, workers=args.workers, say=lambda line: print(line, flush=True))
         return 0
     if args.locator:
         out = args.out or MODELS_DIR

@@ -15,16 +15,18 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from controller.cards import Suit
 from vision import render
 from vision.realdata import Photo
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS,
-                              LOCATOR_SIZE, NONE, STRIDE, WIDE_H, WIDE_W, CardRect, body_crops, corner_crops,
-                              corner_point, index_crops, locator_crops, rect_at_index, wide_crops)
+                              LOCATOR_SIZE, NONE, SIGN_NONE, SIGN_SIZE, STRIDE, WIDE_H, WIDE_W, CardRect, body_crops,
+                              corner_crops, corner_point, index_crops, locator_crops, rect_at_index, sign_crops,
+                              wide_crops)
 
 __all__ = ["DetObject", "rect_of_quad", "detector_scene", "detector_targets", "real_detector_sample",
            "classifier_scene", "classical_rect", "real_classifier_crops", "background_patches", "jitter_rect",
            "rank_class", "corner_point", "mirror_targets", "TARGET_CHANNELS", "body_scene", "locator_scene",
-           "locator_label"]
+           "locator_label", "sign_scene"]
 
 
 @dataclass
@@ -347,6 +349,35 @@ def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (),
         suits.append(-1)
     crops = body_crops(scene.image, rects) if rects else np.zeros((0, BODY_H, BODY_W, 3), np.uint8)
     return crops, np.array(ranks, np.int64), np.array(suits, np.int64)
+
+
+_BLACK_COURTS = [c for c in render.ALL_CARDS if not c.joker and c.rank in (11, 12, 13)
+                 and c.suit in (Suit.CLUBS, Suit.SPADES)]
+
+
+def sign_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = ()
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops about a black court card's two picture signs, for the sign reader: (crops, classes, card widths).
+    One card 64 to 166 pixels wide (a 1280-wide table camera's cards) in a close square of felt
+    (`render.render_close`: cards beneath and over it, a hand), each sign cut twice from the card's rect jittered a
+    little and a little more (as the locator leaves an index). Class 0 a club, 1 a spade where the sign is in full
+    sight, SIGN_NONE where it is mostly covered; a sign half covered is not cut (too near to call)."""
+    card = _BLACK_COURTS[int(rng.integers(len(_BLACK_COURTS)))]
+    s = render.PICTURE_SIGN
+    width = float(rng.uniform(0.05, 0.13)) * 1280
+    scene, pc, seen = render.render_close(rng, card, width, (s, (1 - s[2], 1 - s[3], 1 - s[0], 1 - s[1])),
+                                          backgrounds=backgrounds)
+    true = rect_of_quad(pc.quad)
+    rects, classes = [], []
+    for j, v in enumerate(seen):
+        if 0.5 <= v < 0.95:
+            continue
+        for amount in (0.3, 0.6):
+            r = jitter_rect(rng, true, amount)
+            rects.append(r if j == 0 else r.flipped())
+            classes.append(SIGN_NONE if v < 0.5 else int(card.suit == Suit.SPADES))
+    crops = sign_crops(scene.image, rects) if rects else np.zeros((0, SIGN_SIZE, SIGN_SIZE, 3), np.uint8)
+    return crops, np.array(classes, np.int64), np.full(len(rects), width, np.float32)
 
 
 def locator_label(r: CardRect, truths: Sequence[tuple[render.PlacedCard, CardRect]]) -> tuple[float, ...] | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE, RANK_CLASSES
+from vision.recognise import BODY_H, BODY_RANKS, BODY_W, DET_CHANNELS, I_HEAT, LOCATOR_SIZE, RANK_CLASSES, SIGN_NONE
 
-__all__ = ["Detector", "Classifier", "BodyReader", "Locator", "DetectorExport", "ClassifierExport", "LocatorExport",
-           "SECOND_READER_WIDTH"]
+__all__ = ["Detector", "Classifier", "BodyReader", "Locator", "SignReader", "DetectorExport", "ClassifierExport",
+           "LocatorExport", "SignReaderExport", "SECOND_READER_WIDTH"]
 
 # The second index reader (`second_reader.onnx`) is the classifier twice as wide: four times its cost a crop, read
 # only where the classifier is unsure.
@@ -106,6 +106,22 @@ class Locator(nn.Module):
         return self.fc(self.features(x))
 
 
+class SignReader(nn.Module):
+    """The square about a court picture's suit sign (3 x SIGN_SIZE x SIGN_SIZE) to club, spade and no-sign logits.
+    The sign lies anywhere in it (the rect is known only roughly): max-pooled, not flattened."""
+
+    def __init__(self, c: tuple[int, int, int, int, int, int] = (16, 32, 32, 48, 48, 64)) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            _cbr(3, c[0]), _cbr(c[0], c[1], 2), _cbr(c[1], c[2]), _cbr(c[2], c[3], 2), _cbr(c[3], c[4]),
+            _cbr(c[4], c[5], 2), nn.AdaptiveMaxPool2d(1), nn.Flatten())
+        self.drop = nn.Dropout(0.2)
+        self.out = nn.Linear(c[5], SIGN_NONE + 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.drop(self.features(x)))
+
+
 class DetectorExport(nn.Module):
     """The detector as shipped: sigmoid on the two heatmap channels."""
 
@@ -142,3 +158,14 @@ class LocatorExport(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.net(x)
         return torch.cat([torch.sigmoid(y[:, :1]), y[:, 1:]], 1)
+
+
+class SignReaderExport(nn.Module):
+    """The sign reader as shipped: the probabilities of a club, a spade and no sign in sight."""
+
+    def __init__(self, net: SignReader) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.net(x), 1)

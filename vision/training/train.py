@@ -11,7 +11,8 @@ from `controller.rng`. Steps, all seeded:
 4. train the classifier on rendered crops plus those real crops;
 5. export both as ONNX, check OpenCV's DNN module gives the same outputs, write them with the NOTICE.
 
-`train_body` (`croupier vision train --body`) trains the body reader on its own, from renders only.
+`train_body` (`croupier vision train --body`) trains the body reader on its own, from renders only; so does
+`train_sign_reader` (`--sign-reader`) the sign reader.
 """
 
 from __future__ import annotations
@@ -30,13 +31,14 @@ import torch.nn.functional as F
 
 from vision import realdata
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT,
-                              LOCATOR_SIZE, MODELS_DIR, NONE, RANK_CLASSES, WIDE_H, WIDE_W, decode, load_net)
+                              LOCATOR_SIZE, MODELS_DIR, NONE, RANK_CLASSES, SIGN_NONE, SIGN_SIZE, WIDE_H, WIDE_W, decode,
+                              load_net)
 from vision.training import data
 from vision.training.nets import (SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector,
-                                  DetectorExport, Locator, LocatorExport)
+                                  DetectorExport, Locator, LocatorExport, SignReader, SignReaderExport)
 
-__all__ = ["train", "finetune_detector", "finetune_classifier", "train_body", "train_locator", "load_onnx_weights",
-           "NOTICE"]
+__all__ = ["train", "finetune_detector", "finetune_classifier", "train_body", "train_locator", "train_sign_reader",
+           "load_onnx_weights", "NOTICE"]
 
 NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx, body.onnx)
 
@@ -113,6 +115,11 @@ def _locator_chunk(args: tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray
 def _body_chunk(args: tuple[int, int, float]) -> Crops:
     seed, count, dealt = args
     return _crop_chunk(lambda rng: data.body_scene(rng, _BACKGROUNDS, dealt), seed, count)
+
+
+def _sign_chunk(args: tuple[int, int]) -> Crops:
+    seed, count = args
+    return _crop_chunk(lambda rng: data.sign_scene(rng, _BACKGROUNDS), seed, count)
 
 
 def _crop_chunk(scene: Callable[[np.random.Generator], Crops], seed: int, count: int) -> Crops:
@@ -374,7 +381,7 @@ def _index_reader_net(reader: str) -> Classifier:
 
 def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callable[[str], None],
             body: BodyReader | None = None, locator: Locator | None = None,
-            readers: dict[str, Classifier] | None = None) -> None:
+            readers: dict[str, Classifier] | None = None, sign: SignReader | None = None) -> None:
     """Write the given models as ONNX to `out` (the index `readers` by name, the classifier `cls` among them) and
     check ONNX Runtime agrees with PyTorch on them."""
     out.mkdir(parents=True, exist_ok=True)
@@ -396,6 +403,8 @@ def _export(det: Detector | None, cls: Classifier | None, out: Path, say: Callab
                     (3, WIDE_H, WIDE_W) if _INDEX_READERS[name][1] else (3, CROP_H, CROP_W), "crops", "probs")
     if body is not None:
         batched(ClassifierExport(body), out / "body.onnx", (3, BODY_H, BODY_W), "cards", "probs")
+    if sign is not None:
+        batched(SignReaderExport(sign), out / "sign_reader.onnx", (3, SIGN_SIZE, SIGN_SIZE), "squares", "probs")
     if locator is not None:
         batched(LocatorExport(locator), out / "locator.onnx", (3, LOCATOR_SIZE, LOCATOR_SIZE), "squares", "where")
     for path, model, shape in checks:
@@ -677,4 +686,59 @@ def train_locator(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "de
     summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
                "epochs": epochs, "dealt": dealt, "squares": int(len(crops))}
     say(f"locator trained in {summary['seconds']} s; written to {out / 'locator.onnx'}")
+    return summary
+
+
+def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, classes: np.ndarray,
+                       epochs: int, batch: int = 128, lr: float = 3e-3) -> SignReader:
+    """Train the sign reader: club, spade or no sign (cross-entropy, lightly smoothed); light varied per crop, half
+    the batches mirrored (a sign and a picture mirrored are still a sign and a picture)."""
+    net = SignReader()
+    steps = math.ceil(len(crops) / batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
+    y_all = torch.from_numpy(classes)
+    for epoch in range(epochs):
+        net.train()
+        order = torch.from_numpy(rng.permutation(len(crops)))
+        t0 = time.time()
+        lsum, right = 0.0, 0
+        for b in range(steps):
+            idx = order[b * batch:(b + 1) * batch]
+            gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)).astype(np.float32))
+            bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (len(idx), 1, 1, 1)).astype(np.float32))
+            x = (x_all[idx].float() / 255 * gain + bias).clamp(0, 1)
+            if rng.random() < 0.5:
+                x = x.flip(3)
+            logit = net(x)
+            loss = F.cross_entropy(logit, y_all[idx], label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            lsum += float(loss.detach())
+            right += int((logit.argmax(1) == y_all[idx]).sum())
+        say(f"SignReader epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} acc {right / len(crops):.4f} "
+            f"({time.time() - t0:.0f} s)")
+    net.eval()
+    return net
+
+
+def train_sign_reader(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int = 30000, epochs: int = 6,
+                      workers: int = 2, say: Callable[[str], None] = print) -> dict:
+    """Train the sign reader on the picture signs of black court cards in fresh rendered close squares of felt
+    (`data.sign_scene`); write `out/sign_reader.onnx`. It learns from renders only (the real photos' labels give
+    no suits)."""
+    started = time.time()
+    _, backgrounds = _begin(rng, workers, say)
+    t = time.time()
+    jobs = [(int(rng.integers(2**63)), min(250, scenes - i)) for i in range(0, scenes, 250)]
+    crops, classes, _ = _joined(_generate(_sign_chunk, jobs, backgrounds, workers))
+    say(f"rendered {len(crops)} sign squares from {scenes} scenes in {time.time() - t:.0f} s "
+        f"({int((classes == SIGN_NONE).sum())} with no sign in sight)")
+    sign = _train_sign_reader(say, rng, crops, classes, epochs)
+    _export(None, None, out, say, sign=sign)
+    summary = {"seconds": round(time.time() - started), "scenes": scenes, "epochs": epochs, "squares": int(len(crops))}
+    say(f"sign reader trained in {summary['seconds']} s; written to {out / 'sign_reader.onnx'}")
     return summary
