@@ -875,26 +875,34 @@ class Recogniser:
                 both += reader(cv2.dnn.blobFromImages(list(crops2), 1 / 255))[:, RANK_CLASSES:]
             suits[doubt] = both / both.sum(1, keepdims=True)
         if self.wide is not None:
-            # The scale re-reading above may have changed a suit's colour or sureness: `black` again.
-            black = np.isin(suits.argmax(1), (Suit.SPADES, Suit.CLUBS))
-            numbered = np.isin(probs[:, :RANK_CLASSES].argmax(1), list(_WIDE_RANKS))
-            doubt = np.nonzero(black & numbered & (suits.max(1) < _WIDE_GATE))[0]
+            doubt = _unsure_black(probs, suits, _WIDE_RANKS, _WIDE_GATE)
             if len(doubt):
                 wide = self.wide(cv2.dnn.blobFromImages(list(wide_crops(frame, [rects[k] for k in doubt])), 1 / 255))
-                both = suits[doubt] * wide[:, RANK_CLASSES:]
-                suits[doubt] = both / both.sum(1, keepdims=True)
+                _times(suits, doubt, wide[:, RANK_CLASSES:])
         if self.sign is not None:
-            black = np.isin(suits.argmax(1), (Suit.SPADES, Suit.CLUBS))
-            court = np.isin(probs[:, :RANK_CLASSES].argmax(1), list(_SIGN_RANKS))
-            doubt = np.nonzero(black & court & (suits.max(1) < _SIGN_GATE))[0]
+            doubt = _unsure_black(probs, suits, _SIGN_RANKS, _SIGN_GATE)
             if len(doubt):
                 signs = self.sign(cv2.dnn.blobFromImages(list(sign_crops(frame, [rects[k] for k in doubt])), 1 / 255))
                 seen = signs[:, SIGN_NONE] < 0.5  # a covered sign says nothing
-                both = suits[doubt[seen]].copy()
-                both[:, Suit.CLUBS] *= np.maximum(signs[seen, 0], _SUIT_FLOOR)
-                both[:, Suit.SPADES] *= np.maximum(signs[seen, 1], _SUIT_FLOOR)
-                suits[doubt[seen]] = both / both.sum(1, keepdims=True)
+                reading = np.ones((int(seen.sum()), 4), np.float32)
+                reading[:, Suit.CLUBS] = np.maximum(signs[seen, 0], _SUIT_FLOOR)
+                reading[:, Suit.SPADES] = np.maximum(signs[seen, 1], _SUIT_FLOOR)
+                _times(suits, doubt[seen], reading)
         return probs[:, :RANK_CLASSES], probs[:, RANK_CLASSES:]
+
+
+def _unsure_black(probs: np.ndarray, suits: np.ndarray, ranks: frozenset[int], gate: float) -> np.ndarray:
+    """The rows whose suit reads black less surely than `gate` and whose rank reads as one of the rank classes
+    `ranks`."""
+    black = np.isin(suits.argmax(1), (Suit.SPADES, Suit.CLUBS))
+    ranked = np.isin(probs[:, :RANK_CLASSES].argmax(1), list(ranks))
+    return np.nonzero(black & ranked & (suits.max(1) < gate))[0]
+
+
+def _times(suits: np.ndarray, rows: np.ndarray, reading: np.ndarray) -> None:
+    """`suits[rows]` multiplied by another look's `reading` of the same cards' suits, normalised (in place)."""
+    both = suits[rows] * reading
+    suits[rows] = both / both.sum(1, keepdims=True)
 
 
 def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:

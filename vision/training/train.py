@@ -184,6 +184,22 @@ def _to_tensor(images: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(images)).permute(0, 3, 1, 2).float() / 255
 
 
+def _one_cycle(net: torch.nn.Module, lr: float, total_steps: int
+               ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.OneCycleLR]:
+    """AdamW (light weight decay) under a one-cycle rate peaking at `lr`, a tenth of the way through: every net here
+    learns so."""
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    return opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total_steps, pct_start=0.1)
+
+
+def _step(opt: torch.optim.Optimizer, sched: torch.optim.lr_scheduler.OneCycleLR, loss: torch.Tensor) -> None:
+    """One step down `loss`, and the rate moved on."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+
+
 def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images: np.ndarray, targets: np.ndarray,
                     real: list[tuple[np.ndarray, realdata.Photo, list]], epochs: int, batch: int,
                     real_share: float, start: Detector | None = None, lr: float = 2e-3) -> Detector:
@@ -191,8 +207,7 @@ def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images
     net = start if start is not None else Detector()
     steps_per_epoch = math.ceil(len(images) / batch)
     total = epochs * steps_per_epoch
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total, pct_start=0.1)
+    opt, sched = _one_cycle(net, lr, total)
     n_real = int(round(batch * real_share)) if real else 0
     size = images.shape[1]
     step = 0
@@ -274,8 +289,7 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
     training `start`, with its batch-norm statistics frozen."""
     net = start if start is not None else fresh if fresh is not None else Classifier()
     steps = math.ceil(len(crops) / batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    opt, sched = _one_cycle(net, lr, epochs * steps)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     r_all = torch.from_numpy(ranks)
     s_all = torch.from_numpy(suits)
@@ -300,10 +314,7 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
             has_suit = st >= 0
             if has_suit.any():
                 loss = loss + F.cross_entropy(s_logit[has_suit], st[has_suit], label_smoothing=0.05)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            _step(opt, sched, loss)
             lsum += float(loss.detach())
             tot += len(idx)
             right += int((r_logit.argmax(1) == rt).sum())
@@ -638,8 +649,7 @@ def _train_locator(say: Callable[[str], None], rng: np.random.Generator, crops: 
     that hold one)."""
     net = Locator()
     steps = math.ceil(len(crops) / batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    opt, sched = _one_cycle(net, lr, epochs * steps)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     y_all = torch.from_numpy(labels)
     for epoch in range(epochs):
@@ -657,10 +667,7 @@ def _train_locator(say: Callable[[str], None], rng: np.random.Generator, crops: 
             there = y[:, 0] > 0
             if there.any():
                 loss = loss + 3 * F.l1_loss(out[there, 1:3], y[there, 1:3]) + 2 * F.l1_loss(out[there, 3:], y[there, 3:])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            _step(opt, sched, loss)
             lsum += float(loss.detach())
         say(f"Locator epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} ({time.time() - t0:.0f} s)")
     net.eval()
@@ -695,8 +702,7 @@ def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, cro
     the batches mirrored (a sign and a picture mirrored are still a sign and a picture)."""
     net = SignReader()
     steps = math.ceil(len(crops) / batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    opt, sched = _one_cycle(net, lr, epochs * steps)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     y_all = torch.from_numpy(classes)
     for epoch in range(epochs):
@@ -713,10 +719,7 @@ def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, cro
                 x = x.flip(3)
             logit = net(x)
             loss = F.cross_entropy(logit, y_all[idx], label_smoothing=0.05)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            _step(opt, sched, loss)
             lsum += float(loss.detach())
             right += int((logit.argmax(1) == y_all[idx]).sum())
         say(f"SignReader epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} acc {right / len(crops):.4f} "
