@@ -1,7 +1,7 @@
 """Synthetic renderer: card faces of all 52 identities, the joker and backs, composed onto tables with ground truth.
 
 Everything random comes in as a `numpy.random.Generator` (callers derive it from `controller.rng`), so a
-seed renders the same pixels every time. Four uses:
+seed renders the same pixels every time. Five uses:
 
 - `card_face(card, style)`: one canonical upright card (BGRA, `CARD_W` x `CARD_H`), indices at top-left
   and bottom-right, pips or a picture in the middle;
@@ -10,6 +10,8 @@ seed renders the same pixels every time. Four uses:
   glare, noise and JPEG loss, with each card's quad, visible box and index visibility;
 - `render_dealt(rng, ...)`: a table camera's frame of cards as a dealer lays them out (cascades, rows,
   single cards at separate places on felt): the seeded synthetic test set;
+- `render_close(rng, card, width, regions)`: one card close up on felt, maybe partly covered, with how much of
+  given regions of it shows (the sign reader's training squares);
 - `render_table(layout, rng, ...)`: what the simulated camera over a table sees: the felt with its zones
   and ArUco calibration markers, the cards at table positions, optional hand and noise.
 """
@@ -626,9 +628,9 @@ def region_visible(quad: np.ndarray, idmap: np.ndarray, ident: int, region: tupl
     return float(hit.mean())
 
 
-def render_close(rng: np.random.Generator, card: Card, width: float, regions: Sequence[tuple[float, float, float, float]]
-                 = (), *, under: float = 0.3, over: float = 0.4, hand: float = 0.08,
-                 backgrounds: Sequence[np.ndarray] = ()) -> tuple[Scene, PlacedCard, list[float]]:
+def render_close(rng: np.random.Generator, card: Card, width: float,
+                 regions: Sequence[tuple[float, float, float, float]] = (), *, under: float = 0.3, over: float = 0.4,
+                 hand: float = 0.08, backgrounds: Sequence[np.ndarray] = ()) -> tuple[Scene, PlacedCard, list[float]]:
     """A square of felt 2.6 card widths across with `card`, `width` pixels wide, near its middle turned any way, as a
     table camera sees it: with chance `under` a card beneath it, with chance `over` a card over it somewhere, with
     chance `hand` a hand, then the camera's effects. Also the placed card, and the fraction of each of its `regions`

@@ -93,8 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead: train the sign reader (a court picture's suit sign: club, spade or none in sight) "
                         "on --sign-scenes fresh close renders of black court cards for --sign-epochs; write only "
                         "sign_reader.onnx")
-    p.add_argument("--sign-scenes", type=int, default=30000)
-    p.add_argument("--sign-epochs", type=int, default=6)
+    p.add_argument("--sign-scenes", type=int, default=40000)
+    p.add_argument("--sign-epochs", type=int, default=8)
     p.add_argument("--locator-scenes", type=int, default=8000)
     p.add_argument("--locator-epochs", type=int, default=10)
     p.add_argument("--body-scenes", type=int, default=8000)

@@ -728,7 +728,7 @@ def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, cro
     return net
 
 
-def train_sign_reader(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int = 30000, epochs: int = 6,
+def train_sign_reader(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int = 40000, epochs: int = 8,
                       workers: int = 2, say: Callable[[str], None] = print) -> dict:
     """Train the sign reader on the picture signs of black court cards in fresh rendered close squares of felt
     (`data.sign_scene`); write `out/sign_reader.onnx`. It learns from renders only (the real photos' labels give
