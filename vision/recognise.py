@@ -526,29 +526,24 @@ class Recogniser:
         nets = threads or 1
         self.detector = load_net(det_path, nets)
         self.classifier = None if detector_only else load_net(cls_path, nets)
-        # The index locator is optional (`locate`; a models folder from before it has none): without it the index
-        # corners are read where the detector puts them. It belongs with the detector (what an index reader learns
-        # from is the corners the detector finds, located).
-        locator_path = folder / "locator.onnx"
-        self.locator = load_net(locator_path, nets) if locate and indices and locator_path.is_file() else None
-        # The body reader is optional (a models folder from before it has none) and reads a table camera's
-        # cards only: it learnt from renders alone, and the real photos' labels cannot check its suits.
-        body_path = folder / "body.onnx"
-        self.body = load_net(body_path, nets) if body and indices and not detector_only and body_path.is_file() \
-            else None
-        # The second index reader is optional too (`second`): a wider classifier for the corners read unsurely.
-        second_path = folder / "second_reader.onnx"
-        self.second = load_net(second_path, nets) if second and not detector_only and second_path.is_file() \
-            else None
-        # The wide reader too (`wide`), for a table camera's cards only (as the body reader, it learnt from renders
-        # alone).
-        wide_path = folder / "wide_reader.onnx"
-        self.wide = load_net(wide_path, nets) if wide and indices and not detector_only and wide_path.is_file() \
-            else None
-        # The sign reader too (`sign`), for a table camera's court cards (it learnt from renders alone).
-        sign_path = folder / "sign_reader.onnx"
-        self.sign = load_net(sign_path, nets) if sign and indices and not detector_only and sign_path.is_file() \
-            else None
+
+        def optional(name: str, wanted: bool) -> Net | None:
+            # A models folder from before a model was made has none of it: read without it.
+            path = folder / name
+            return load_net(path, nets) if wanted and path.is_file() else None
+
+        # The index locator (`locate`): without it the index corners are read where the detector puts them. It
+        # belongs with the detector (what an index reader learns from is the corners the detector finds, located).
+        self.locator = optional("locator.onnx", locate and indices)
+        # The body reader reads a table camera's cards only: it learnt from renders alone, and the real photos'
+        # labels cannot check its suits.
+        self.body = optional("body.onnx", body and indices and not detector_only)
+        # The second index reader (`second`): a wider classifier for the corners read unsurely.
+        self.second = optional("second_reader.onnx", second and not detector_only)
+        # The wide reader (`wide`) and the sign reader (`sign`, a court card's picture sign), for a table camera's
+        # cards only (as the body reader, they learnt from renders alone).
+        self.wide = optional("wide_reader.onnx", wide and indices and not detector_only)
+        self.sign = optional("sign_reader.onnx", sign and indices and not detector_only)
         # One size for a fixed camera; several (e.g. 320, 192) for photos whose cards may be any size.
         self.det_sizes = (det_size,) if isinstance(det_size, int) else tuple(det_size)
         self.threshold = threshold
@@ -851,7 +846,7 @@ class Recogniser:
         """The classifier's rank and suit probabilities for the top-left index corner of each rect; where it
         reads an index unsurely, the second reader's instead; where a black suit is still unsure, averaged with the
         second reader's at the crop cut smaller and larger; where a number card's black suit is still unsure, times
-        the wide reader's."""
+        the wide reader's, and where a court card's is, times the sign reader's."""
         if not rects:
             return np.zeros((0, RANK_CLASSES), np.float32), np.zeros((0, 4), np.float32)
         crops = index_crops(frame, rects)

@@ -32,7 +32,7 @@ __all__ = [
     "CARD_W", "CARD_H", "CARD_MM", "INDEX_REGION", "CardStyle", "random_style", "DEFAULT_STYLE",
     "card_face", "card_back", "suit_mask", "PlacedCard", "Scene", "render_scene", "render_dealt", "quad_to_rect",
     "TableCard", "render_table", "ALL_CARDS", "aruco_dictionary", "MARKER_IDS", "PICTURE_SIGN", "render_close",
-    "region_visible",
+    "region_visible", "turned",
 ]
 
 CARD_W, CARD_H = 200, 280  # canonical pixels; a poker card is 63 x 88 mm
@@ -498,6 +498,11 @@ def _sample_points(quad: np.ndarray, region: tuple[float, float, float, float], 
     return cv2.perspectiveTransform(pts, M)[0]
 
 
+def turned(region: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """`region` (fractions of the upright card) on the card turned half round: where the other end holds it."""
+    return (1 - region[2], 1 - region[3], 1 - region[0], 1 - region[1])
+
+
 def _visibility(placed: list[PlacedCard], idmap: np.ndarray) -> None:
     r = INDEX_REGION
     # The index proper sits inside the classifier's region; judge visibility on that inner part.
@@ -510,8 +515,7 @@ def _visibility(placed: list[PlacedCard], idmap: np.ndarray) -> None:
         if count:
             ys, xs = np.nonzero(mask)
             pc.box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-        pc.index_visible = (region_visible(pc.quad, idmap, i, inner),
-                            region_visible(pc.quad, idmap, i, (1 - inner[2], 1 - inner[3], 1 - inner[0], 1 - inner[1])))
+        pc.index_visible = (region_visible(pc.quad, idmap, i, inner), region_visible(pc.quad, idmap, i, turned(inner)))
 
 
 def _finish(img: np.ndarray, rng: np.random.Generator, strength: float) -> np.ndarray:

@@ -363,9 +363,8 @@ def sign_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = ()
     little and a little more (as the locator leaves an index). Class 0 a club, 1 a spade where the sign is in full
     sight, SIGN_NONE where it is mostly covered; a sign half covered is not cut (too near to call)."""
     card = _BLACK_COURTS[int(rng.integers(len(_BLACK_COURTS)))]
-    s = render.PICTURE_SIGN
     width = float(rng.uniform(0.05, 0.13)) * 1280
-    scene, pc, seen = render.render_close(rng, card, width, (s, (1 - s[2], 1 - s[3], 1 - s[0], 1 - s[1])),
+    scene, pc, seen = render.render_close(rng, card, width, (render.PICTURE_SIGN, render.turned(render.PICTURE_SIGN)),
                                           backgrounds=backgrounds)
     true = rect_of_quad(pc.quad)
     rects, classes = [], []
