@@ -117,6 +117,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--models", type=Path, default=None)
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
                    help="also write the figures as JSON (default path: vision-evaluate.json)")
+    p.add_argument("--photos", type=Path, action="append", default=None, metavar="DIR",
+                   help="instead: score this labelled folder (Pascal VOC xml, YOLO txt with a class list, LabelMe or "
+                        "cards.json; repeatable): rank and rank-and-suit recall and precision, a confusion table by "
+                        "rank, and the failures as an HTML contact sheet")
+    p.add_argument("--sheet", type=Path, default=None, metavar="HTML",
+                   help="with --photos: where to write the failures' contact sheet (default: "
+                        "vision-failures-<folder>.html)")
     p.set_defaults(func=_evaluate)
 
 
@@ -256,6 +263,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     say = lambda line: print(line, flush=True)  # noqa: E731
     figures: dict = {}
+    if args.photos:
+        figures["photos"] = _evaluate_photos(args, say)
+        args.no_real, args.synthetic, args.piles = True, 0, 0
     # Photos are read as `identify` reads them; the synthetic table frames as the table camera's are.
     if not args.no_real:
         figures["real"] = evaluate.real_photos(_recogniser(args.models, photos=True), say=say)
@@ -273,3 +283,24 @@ def _evaluate(args: argparse.Namespace) -> int:
         path.write_text(json.dumps(figures, indent=2) + "\n")
         print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _evaluate_photos(args: argparse.Namespace, say) -> list[dict]:
+    """`evaluate --photos DIR...`: each labelled folder read as `identify` reads photos, and scored."""
+    from vision.labelled import LabelError, Report, evaluate_folder
+
+    rec = _recogniser(args.models, photos=True)
+
+    def read(image) -> list[Report]:
+        return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence) for d in rec.identify(image)
+                if d.card is not None and not d.card.joker]
+
+    results = []
+    for folder in args.photos:
+        sheet = args.sheet if args.sheet is not None and len(args.photos) == 1 else \
+            Path(f"vision-failures-{folder.resolve().name}.html")
+        try:
+            results.append(evaluate_folder(folder, read, say=say, sheet=sheet))
+        except LabelError as exc:
+            raise CliError(str(exc)) from None
+    return results

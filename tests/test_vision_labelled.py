@@ -1,0 +1,207 @@
+"""`croupier vision evaluate --photos DIR`: labelled folders in every supported format, the scoring by rank and by
+rank and suit, the confusion table, the failures' contact sheet, and the development-test deck when it is present."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from controller.cards import parse_card
+from controller.cli import main
+from vision import render
+from vision.labelled import (Label, LabelError, LabelledImage, Report, Tally, load_folder, parse_label, rank_table,
+                             score_image)
+
+RANK_SPELLINGS = {2: ["2", "two"], 3: ["3", "three"], 4: ["4", "four"], 5: ["5", "five"], 6: ["6", "six"],
+                  7: ["7", "seven"], 8: ["8", "eight"], 9: ["9", "nine"], 10: ["10", "T", "ten"],
+                  11: ["J", "jack"], 12: ["Q", "queen"], 13: ["K", "king"], 14: ["A", "ace"]}
+SUIT_SPELLINGS = {0: ("C", "clubs"), 1: ("D", "diamonds"), 2: ("H", "hearts"), 3: ("S", "spades")}
+
+
+@given(st.sampled_from(sorted(RANK_SPELLINGS)), st.sampled_from([None, 0, 1, 2, 3]), st.data())
+def test_every_spelling_of_a_card_parses(rank: int, suit: int | None, data: st.DataObject) -> None:
+    spelled = data.draw(st.sampled_from(RANK_SPELLINGS[rank]))
+    upper = data.draw(st.booleans())
+    if suit is None:
+        text = spelled
+    else:
+        letter, word = SUIT_SPELLINGS[suit]
+        short = [spelled + letter, spelled + letter.lower()] if len(spelled) <= 2 else []  # "10C", "Qh"
+        text = data.draw(st.sampled_from(short + [f"{spelled} of {word}", f"{spelled}_{word}", f"{spelled}-{word}"]))
+    text = text.upper() if upper else text
+    assert parse_label(text) == (rank, suit)
+
+
+@pytest.mark.parametrize("text", ["joker", "JK", "back", "card", "club", "", "11", "Z9"])
+def test_labels_naming_no_card(text: str) -> None:
+    assert parse_label(text) == (None, None)
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> tuple[tuple[float, float], ...]:
+    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+
+
+def test_scoring_by_rank_and_by_rank_and_suit() -> None:
+    item = LabelledImage(Path("p.jpg"), (
+        Label("QS", 12, 3, _box(0, 0, 100, 140)),
+        Label("6H", 6, 2, _box(200, 0, 300, 140)),
+        Label("9", 9, None, _box(400, 0, 500, 140)),
+        Label("joker", None, None, _box(600, 0, 700, 140)),
+    ))
+    reports = [Report(12, 0, (10, 10, 90, 130)),      # right rank, wrong suit
+               Report(9, 2, (210, 10, 290, 130)),     # a 6 read as a 9: wrong, and false
+               Report(9, 1, (410, 10, 490, 130)),     # right rank; the label gives no suit to judge
+               Report(14, 3, (610, 10, 690, 130)),    # on the joker: neither right nor false
+               Report(5, 3, (900, 900, 950, 950))]    # where no card is: false
+    tally = Tally()
+    failures = score_image(item, reports, tally)
+    assert (tally.labelled, tally.rank_found, tally.suited, tally.card_found) == (3, 2, 2, 0)
+    assert (tally.reported, tally.rank_false, tally.card_false) == (5, 2, 3)
+    assert tally.rank_precision == 3 / 5 and tally.card_precision == 2 / 5
+    assert tally.by_rank == {12: [1, 1], 6: [1, 0], 9: [1, 1]}
+    assert tally.confusion == {12: {12: 1}, 6: {9: 1}, 9: {9: 1}, 0: {5: 1}}
+    assert sorted(f.kind for f in failures) == ["false", "false", "missed", "wrong suit"]
+    table = rank_table(tally)
+    assert table[0].split()[:3] == ["true\\read", "-", "2"]
+    six = next(line for line in table if line.split()[0] == "6")
+    assert six.split()[-1] == "0/1" and six.split()[1 + 8] == "1"  # column 9 (after '-' and 2..8)
+    assert next(line for line in table if line.split()[0] == "-").split()[1 + 4] == "1"  # a 5 on no card
+
+
+def test_a_card_reported_twice_counts_once() -> None:
+    item = LabelledImage(Path("p.jpg"), (Label("KD", 13, 1, _box(0, 0, 100, 140)),))
+    tally = Tally()
+    score_image(item, [Report(13, 1, (0, 0, 100, 140)), Report(13, 1, (10, 10, 90, 130))], tally)
+    assert (tally.rank_found, tally.card_found, tally.rank_false, tally.card_false) == (1, 1, 1, 1)
+
+
+def test_an_outline_is_a_polygon_not_its_box() -> None:
+    diamond = Label("AS", 14, 3, ((50, 0), (100, 50), (50, 100), (0, 50)))
+    assert diamond.contains((50, 50)) and not diamond.contains((5, 5)) and diamond.box == (0, 0, 100, 100)
+
+
+def _image(path: Path, w: int = 320, h: int = 240) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), np.full((h, w, 3), 90, np.uint8))
+
+
+def test_loads_pascal_voc(tmp_path: Path) -> None:
+    _image(tmp_path / "a.jpg")
+    (tmp_path / "a.xml").write_text("<annotation><filename>a.jpg</filename><object><name>ace of hearts</name>"
+                                    "<bndbox><xmin>10</xmin><ymin>20</ymin><xmax>60</xmax><ymax>90</ymax></bndbox>"
+                                    "</object><object><name>nine</name><bndbox><xmin>1</xmin><ymin>2</ymin>"
+                                    "<xmax>3</xmax><ymax>4</ymax></bndbox></object></annotation>")
+    [item] = load_folder(tmp_path)
+    assert item.path == tmp_path / "a.jpg"
+    assert [(lab.rank, lab.suit, lab.box) for lab in item.labels] == [(14, 2, (10, 20, 60, 90)), (9, None, (1, 2, 3, 4))]
+
+
+def test_loads_yolo_with_a_data_yaml_and_images_beside_labels(tmp_path: Path) -> None:
+    (tmp_path / "data.yaml").write_text("train: train/images\nnc: 3\nnames: ['10C', 'QS', 'joker']\n")
+    _image(tmp_path / "train" / "images" / "x.jpg", 200, 100)
+    (tmp_path / "train" / "labels").mkdir(parents=True)
+    (tmp_path / "train" / "labels" / "x.txt").write_text("1 0.5 0.5 0.2 0.4\n0 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3\n")
+    [item] = load_folder(tmp_path)
+    assert item.path.name == "x.jpg"
+    q, t = item.labels
+    assert (q.rank, q.suit, q.box) == (12, 3, (80.0, 30.0, 120.0, 70.0))
+    assert (t.rank, t.suit) == (10, 0) and t.box == pytest.approx((20.0, 10.0, 60.0, 30.0))
+    # A block list of names, and a class list file, read the same.
+    (tmp_path / "data.yaml").write_text("names:\n  - 10C\n  - QS\n")
+    assert load_folder(tmp_path)[0].labels[0].rank == 12
+    (tmp_path / "data.yaml").unlink()
+    (tmp_path / "classes.txt").write_text("10C\nQS\n")
+    assert load_folder(tmp_path)[0].labels[0].rank == 12
+
+
+def test_loads_labelme_and_cards_json(tmp_path: Path) -> None:
+    _image(tmp_path / "a.png")
+    (tmp_path / "a.json").write_text(json.dumps({"imagePath": "a.png", "shapes": [
+        {"label": "7d", "points": [[10, 10], [50, 10], [50, 70], [10, 70]], "shape_type": "polygon"},
+        {"label": "K", "points": [[60, 80], [100, 20]], "shape_type": "rectangle"}]}))
+    _image(tmp_path / "sub" / "b.png")
+    (tmp_path / "cards.json").write_text(json.dumps([{"image": "sub/b.png", "cards": [
+        {"card": "2S", "outline": [[0, 0], [30, 0], [30, 40], [0, 40]]}, {"card": "jack", "box": [40, 0, 80, 60]}]}]))
+    a, b = load_folder(tmp_path)
+    assert [(lab.rank, lab.suit) for lab in a.labels] == [(7, 1), (13, None)] and a.labels[1].box == (60, 20, 100, 80)
+    assert b.path == tmp_path / "sub" / "b.png" and [(lab.rank, lab.suit) for lab in b.labels] == [(2, 3), (11, None)]
+
+
+@pytest.mark.parametrize("files, message", [
+    ({"a.xml": "<annotation><filename>gone.jpg</filename></annotation>"}, "names no image"),
+    ({"x.txt": "0 0.5 0.5 0.1 0.1\n"}, "classes.txt, obj.names or data.yaml"),
+    ({"x.txt": "5 0.5 0.5 0.1 0.1\n", "classes.txt": "AS\n"}, "class 5 is not in classes.txt"),
+    ({"x.txt": "0 0.5 0.5\n", "classes.txt": "AS\n"}, "expected 'class cx cy w h'"),
+    ({"cards.json": '[{"image": "x.jpg", "cards": [{"card": "AS"}]}]'}, "needs 'outline' or 'box'"),
+    ({"notes.md": "nothing"}, "no labelled images found"),
+])
+def test_bad_folders_get_one_line_naming_the_file_and_field(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            files: dict[str, str], message: str) -> None:
+    _image(tmp_path / "x.jpg")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(LabelError, match=message):
+        load_folder(tmp_path)
+    assert main(["vision", "evaluate", "--photos", str(tmp_path), "--sheet", str(tmp_path / "s.html")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def _photo(path: Path, cards: list[tuple[str, int, int]]) -> list[tuple[str, tuple[int, int, int, int]]]:
+    img = np.full((480, 640, 3), (40, 110, 40), np.uint8)
+    boxes = []
+    for text, x, y in cards:
+        face = cv2.resize(render.card_face(parse_card(text)), (150, 210), interpolation=cv2.INTER_AREA)
+        a = face[..., 3:4] / 255.0
+        img[y:y + 210, x:x + 150] = (face[..., :3] * a + img[y:y + 210, x:x + 150] * (1 - a)).astype(np.uint8)
+        boxes.append((text, (x, y, x + 150, y + 210)))
+    cv2.imwrite(str(path), img)
+    return boxes
+
+
+def test_evaluate_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    boxes = _photo(tmp_path / "p.png", [("QH", 60, 120), ("6S", 400, 120)])
+    # The 6 of spades is labelled a 5 of spades: one card right, one missed, one false report.
+    (tmp_path / "cards.json").write_text(json.dumps([{"image": "p.png", "cards": [
+        {"card": "QH", "box": boxes[0][1]}, {"card": "5S", "box": boxes[1][1]}]}]))
+    sheet, figures = tmp_path / "failures.html", tmp_path / "f.json"
+    assert main(["vision", "evaluate", "--photos", str(tmp_path), "--sheet", str(sheet), "--json", str(figures)]) == 0
+    out = capsys.readouterr().out
+    assert "right rank: 1/2 = 50.00%; precision 1/2 = 50.00%" in out
+    assert "right rank and suit: 1/2 = 50.00%" in out and "confusion by rank" in out
+    got = json.loads(figures.read_text())
+    assert set(got) == {"photos"}  # the other sets are not read
+    [f] = got["photos"]
+    assert (f["labelled"], f["rank_found"], f["card_found"], f["reported"], f["rank_false"]) == (2, 1, 1, 2, 1)
+    assert f["confusion"] == {"5": {"6": 1}, "Q": {"Q": 1}} and f["failures"] == 2
+    page = sheet.read_text()
+    assert page.count("<figure") == 2 and "data:image/png;base64," in page and "read 6S" in page
+
+
+DEVTEST_ENV = "CROUPIER_DEVTEST_PHOTOS"
+
+
+def _devtest_dir() -> Path | None:
+    env = os.environ.get(DEVTEST_ENV)
+    repo = Path(__file__).resolve().parents[1]
+    for c in ([Path(env)] if env else []) + [repo.parent / "data-vision" / "ee326"]:
+        if c.is_dir():
+            return c
+    return None
+
+
+def test_the_development_test_deck_when_present() -> None:
+    root = _devtest_dir()
+    if root is None:
+        pytest.skip(f"development-test photos not found (${DEVTEST_ENV} or ../data-vision/ee326; "
+                    "python -m vision.training.devsets ee326 MIRROR OUT writes them)")
+    items = load_folder(root)
+    cards = [lab for item in items for lab in item.labels]
+    assert len(items) == 58 and len(cards) == 79
+    assert {lab.rank for lab in cards} == set(range(2, 15)) and {lab.suit for lab in cards} == {0, 1, 2, 3}

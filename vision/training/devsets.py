@@ -1,0 +1,119 @@
+"""Development-test folders from public card photos: labelled Pascal VOC written outside the repository, never trained on.
+
+`python -m vision.training.devsets ee326 MIRROR OUT` writes the EE326 deck (a US-index deck, phone photos on wood
+and green cloth; `vision/models/README.md`, "Data sources") from a bare git mirror of its repository. Each card's
+box is its paper (bright, unsaturated) found in the photo; single-card photos are labelled by file name (`5spades`),
+the few photos with several cards by hand below (each card by where its centre lies, as fractions of the photo).
+Photos are shrunk to 1600 px on their longer side (the reader looks at 320 px; the index crops stay sharp).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+EE326_REPO = "rd-pong/EE326-Project-Playing-Card-Recognition"
+EE326_COMMIT = "5f8fe8412762e5bf30198d73fa679debc2469666"
+LONG_SIDE = 1600
+# Photos of several cards, labelled by hand: card -> its centre as (x, y) fractions of the photo.
+EE326_SCENES: dict[str, dict[str, tuple[float, float]]] = {
+    "8card_slight": {"AD": (0.343, 0.181), "AC": (0.536, 0.238), "7C": (0.679, 0.152), "9S": (0.193, 0.324),
+                     "6C": (0.900, 0.286), "QS": (0.271, 0.562), "TH": (0.557, 0.467), "4S": (0.779, 0.476)},
+    "8cards_top": {"QS": (0.233, 0.267), "9S": (0.493, 0.175), "AD": (0.722, 0.297), "TH": (0.333, 0.483),
+                   "AC": (0.622, 0.483), "7C": (0.789, 0.650), "4S": (0.322, 0.683), "6C": (0.556, 0.833)},
+    "green_many": {"9D": (0.343, 0.326), "4H": (0.667, 0.404), "5C": (0.314, 0.553), "JS": (0.661, 0.643),
+                   "AC": (0.185, 0.757), "2C": (0.491, 0.800)},
+    "3cards_extreme": {"AC": (0.371, 0.168), "TH": (0.271, 0.381), "4S": (0.743, 0.390)},
+    "green_close": {"9D": (0.5, 0.5)},
+    "test2": {"TH": (0.5, 0.5)},
+}
+_SUITS = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
+
+
+def card_boxes(image: np.ndarray, min_area: float = 0.004) -> list[tuple[int, int, int, int]]:
+    """Boxes of the card paper in a photo of cards apart on a darker or coloured ground: bright, unsaturated
+    regions larger than `min_area` of the photo."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    mask = ((hsv[..., 1] < 70) & (hsv[..., 2] > 150)).astype(np.uint8) * 255
+    k = max(3, image.shape[1] // 200)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    area = image.shape[0] * image.shape[1]
+    boxes = []
+    for c in contours:
+        if cv2.contourArea(cv2.convexHull(c)) >= min_area * area:
+            x, y, w, h = cv2.boundingRect(c)
+            boxes.append((x, y, x + w, y + h))
+    return boxes
+
+
+def write_voc(path: Path, image_name: str, size: tuple[int, int], cards: list[tuple[str, tuple[int, int, int, int]]]
+              ) -> None:
+    ann = ET.Element("annotation")
+    ET.SubElement(ann, "filename").text = image_name
+    sz = ET.SubElement(ann, "size")
+    for k, v in zip(("width", "height", "depth"), (size[0], size[1], 3)):
+        ET.SubElement(sz, k).text = str(v)
+    for name, (x0, y0, x1, y1) in cards:
+        obj = ET.SubElement(ann, "object")
+        ET.SubElement(obj, "name").text = name
+        bb = ET.SubElement(obj, "bndbox")
+        for k, v in zip(("xmin", "ymin", "xmax", "ymax"), (x0, y0, x1, y1)):
+            ET.SubElement(bb, k).text = str(v)
+    ET.indent(ann)
+    path.write_text(ET.tostring(ann, encoding="unicode") + "\n")
+
+
+def ee326(mirror: Path, out: Path) -> int:
+    """Write the EE326 photos as a VOC folder; returns the number of labelled cards."""
+    out.mkdir(parents=True, exist_ok=True)
+    names = subprocess.run(["git", "-C", str(mirror), "ls-tree", "--name-only", EE326_COMMIT, "training/"],
+                           check=True, capture_output=True, text=True).stdout.split()
+    total = 0
+    for name in names:
+        stem = Path(name).stem
+        rank = stem[:-len(next((s for s in _SUITS if stem.endswith(s)), ""))] if any(
+            stem.endswith(s) for s in _SUITS) else None
+        if stem not in EE326_SCENES and (rank is None or rank not in {*map(str, range(2, 11)), "J", "Q", "K", "A"}):
+            continue
+        blob = subprocess.run(["git", "-C", str(mirror), "show", f"{EE326_COMMIT}:{name}"], check=True,
+                              capture_output=True).stdout
+        image = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_COLOR)
+        s = LONG_SIDE / max(image.shape[:2])
+        if s < 1:
+            image = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        h, w = image.shape[:2]
+        boxes = card_boxes(image)
+        if stem in EE326_SCENES:
+            wanted = EE326_SCENES[stem]
+        else:
+            suit = _SUITS[stem[len(rank):]]  # type: ignore[arg-type]
+            wanted = {("T" if rank == "10" else rank) + suit: (0.5, 0.5)}
+        cards = []
+        for card, (fx, fy) in wanted.items():
+            if not boxes:
+                raise SystemExit(f"{name}: no card paper found")
+            # The box holding the card's centre, else the nearest; single cards: the largest box.
+            if len(wanted) == 1:
+                box = max(boxes, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]))
+            else:
+                box = min(boxes, key=lambda b: ((b[0] + b[2]) / 2 / w - fx) ** 2 + ((b[1] + b[3]) / 2 / h - fy) ** 2)
+            cards.append((card, box))
+        if len({c[1] for c in cards}) != len(cards):
+            raise SystemExit(f"{name}: two hand-labelled cards took one box ({cards})")
+        cv2.imwrite(str(out / f"{stem}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        write_voc(out / f"{stem}.xml", f"{stem}.jpg", (w, h), cards)
+        total += len(cards)
+    return total
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] != "ee326":
+        raise SystemExit("usage: python -m vision.training.devsets ee326 MIRROR_GIT_DIR OUT_DIR")
+    print(f"{ee326(Path(sys.argv[2]), Path(sys.argv[3]))} labelled cards written to {sys.argv[3]}")
