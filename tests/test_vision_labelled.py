@@ -74,6 +74,19 @@ def test_scoring_by_rank_and_by_rank_and_suit() -> None:
     assert next(line for line in table if line.split()[0] == "-").split()[1 + 4] == "1"  # a 5 on no card
 
 
+def test_calibration_of_the_reports() -> None:
+    item = LabelledImage(Path("p.jpg"), (Label("QS", 12, 3, _box(0, 0, 100, 140)),
+                                         Label("6H", 6, 2, _box(200, 0, 300, 140))))
+    tally = Tally()
+    score_image(item, [Report(12, 3, (10, 10, 90, 130), 0.95), Report(9, 2, (210, 10, 290, 130), 0.55),
+                       Report(5, 0, (900, 900, 950, 950), 0.97)], tally)
+    assert tally.calibration == [(0.95, True), (0.55, False), (0.97, False)]
+    # Bins: [0.5, 0.6) holds 0.55 (accuracy 0), [0.9, 1.0] holds 0.95 and 0.97 (accuracy 0.5, confidence 0.96).
+    assert tally.ece() == pytest.approx((0.55 + 2 * 0.46) / 3)
+    assert tally.unsure() == (1, 1, 1)
+    assert Tally().ece() == 0.0
+
+
 def test_a_card_reported_twice_counts_once() -> None:
     item = LabelledImage(Path("p.jpg"), (Label("KD", 13, 1, _box(0, 0, 100, 140)),))
     tally = Tally()
@@ -175,6 +188,7 @@ def test_evaluate_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert "right rank: 1/2 = 50.00%; precision 1/2 = 50.00%" in out
     assert "right rank and suit: 1/2 = 50.00%" in out and "confusion by rank" in out
+    assert "expected calibration error" in out
     got = json.loads(figures.read_text())
     assert set(got) == {"photos"}  # the other sets are not read
     [f] = got["photos"]
@@ -205,3 +219,29 @@ def test_the_development_test_deck_when_present() -> None:
     cards = [lab for item in items for lab in item.labels]
     assert len(items) == 58 and len(cards) == 79
     assert {lab.rank for lab in cards} == set(range(2, 15)) and {lab.suit for lab in cards} == {0, 1, 2, 3}
+
+
+def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The classifier and the second reader fine-tuned together on one set of corners, a share of the scenes' decks
+    in the extra index styles (a tiny run: the recipe, not the result; needs the train extra)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.recognise import MODELS_DIR
+
+    monkeypatch.setenv("CROUPIER_CARD_PHOTOS", str(tmp_path / "none"))  # renders only: quick
+    monkeypatch.chdir(tmp_path)
+    faces = tmp_path / "deck"
+    assert main(["vision", "train", "--finetune-classifier", str(MODELS_DIR / "classifier.onnx"),
+                 "--extra-styles", "0.5", "--extra-faces", str(faces), "--out", str(tmp_path)]) == 2
+    assert "--extra-faces: no folder" in capsys.readouterr().err
+    out = tmp_path / "out"
+    assert main(["vision", "train", "--finetune-classifier", str(MODELS_DIR / "classifier.onnx"),
+                 "--finetune-second-reader", str(MODELS_DIR / "second_reader.onnx"), "--extra-styles", "0.5",
+                 "--cls-scenes", "3", "--cls-epochs", "1", "--workers", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "classifier, second_reader fine-tuned" in printed
+    assert (out / "classifier.onnx").is_file() and (out / "second_reader.onnx").is_file()
+    from vision import render
+
+    assert render._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered

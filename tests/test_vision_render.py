@@ -128,3 +128,46 @@ def test_table_frames_show_markers_and_cards() -> None:
     # Cards are white on green felt.
     x, y = int(200 * 1280 / 1200), int(300 * 720 / 675)
     assert frame[y, x].mean() > 150 and empty[y, x].mean() < 120
+
+
+def test_extra_index_styles_are_off_unless_asked_for(tmp_path) -> None:
+    """Training's extra index styles (TrueType rank glyphs, another deck's faces) change nothing until turned on,
+    so the seeded test sets stay the same pixels; on, they draw those glyphs and faces."""
+    from pathlib import Path
+
+    import dataclasses
+
+    import cv2
+    import numpy as np
+
+    from controller.cards import parse_card
+    from vision import render
+    from vision.training.glyphs import ATLAS
+
+    before = [render.random_style(np.random.default_rng(5)) for _ in range(3)]
+    faces = tmp_path / "deck"
+    faces.mkdir()
+    for c in render.deck():
+        name = ("10" if c.rank == 10 else c.rank_char) + c.suit.letter.lower()
+        cv2.imwrite(str(faces / f"{name}.png"), np.full((384, 256, 3), 40 + c.index, np.uint8))
+    try:
+        render.use_extra_styles(1.0, ATLAS, faces)
+        rng = np.random.default_rng(11)
+        styles = [render.random_style(rng) for _ in range(60)]
+        fonts = {s.glyph_font for s in styles if s.glyph_font}
+        assert fonts and fonts <= set(render._EXTRA["fonts"]) and any(s.faces for s in styles)
+        decked = next(s for s in styles if s.faces)
+        face = render.card_face(parse_card("7C"), decked)
+        assert face.shape == (render.CARD_H, render.CARD_W, 4)
+        assert abs(int(face[140, 100, 0]) - (40 + parse_card("7C").index) * decked.paper[0] // 255) <= 1
+        glyphed = next(s for s in styles if s.glyph_font)
+        assert not np.array_equal(render.card_face(parse_card("6S"), glyphed),
+                                  render.card_face(parse_card("6S"), dataclasses.replace(glyphed, glyph_font="")))
+        render.use_extra_styles(0.0)
+        assert [render.random_style(np.random.default_rng(5)) for _ in range(3)] == before
+        (faces / "7c.png").unlink()
+        with pytest.raises(FileNotFoundError, match="expected 52 card faces"):
+            render.use_extra_styles(1.0, None, faces)
+    finally:
+        render.use_extra_styles(0.0)
+        render._EXTRA.update(glyphs={}, fonts=(), faces={})

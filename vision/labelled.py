@@ -359,6 +359,8 @@ class Tally:
     card_false: int = 0
     by_rank: dict[int, list[int]] = field(default_factory=dict)  # rank -> [labelled, found]
     confusion: dict[int, dict[int, int]] = field(default_factory=dict)
+    # Per report: its confidence and whether it was right (rank and suit where the label gives a suit, else rank).
+    calibration: list[tuple[float, bool]] = field(default_factory=list)
 
     @property
     def rank_recall(self) -> float:
@@ -376,6 +378,26 @@ class Tally:
     def card_precision(self) -> float:
         return (self.reported - self.card_false) / self.reported if self.reported else 1.0
 
+    def ece(self, bins: int = 10) -> float:
+        """Expected calibration error of the reports: the mean over equal-width confidence bins of |accuracy -
+        mean confidence|, weighted by the bin's share of reports (0 when nothing was reported)."""
+        if not self.calibration:
+            return 0.0
+        total = 0.0
+        for b in range(bins):
+            lo, hi = b / bins, (b + 1) / bins
+            inside = [(c, ok) for c, ok in self.calibration if lo <= c < hi or (b == bins - 1 and c == 1.0)]
+            if inside:
+                acc = sum(ok for _, ok in inside) / len(inside)
+                conf = sum(c for c, _ in inside) / len(inside)
+                total += len(inside) * abs(acc - conf)
+        return total / len(self.calibration)
+
+    def unsure(self, below: float = 0.9) -> tuple[int, int, int]:
+        """(reports below `below` confidence, how many of them were wrong, wrong reports at or above it)."""
+        low = [ok for c, ok in self.calibration if c < below]
+        return (len(low), sum(not ok for ok in low), sum(not ok for c, ok in self.calibration if c >= below))
+
     def recall_of(self, ranks: Iterable[int]) -> tuple[int, int]:
         """(found, labelled) by rank over these ranks."""
         rs = set(ranks)
@@ -387,7 +409,8 @@ class Tally:
                 "rank_recall": round(self.rank_recall, 4), "suited": self.suited, "card_found": self.card_found,
                 "card_recall": round(self.card_recall, 4), "reported": self.reported, "rank_false": self.rank_false,
                 "rank_precision": round(self.rank_precision, 4), "card_false": self.card_false,
-                "card_precision": round(self.card_precision, 4),
+                "card_precision": round(self.card_precision, 4), "ece": round(self.ece(), 4),
+                "unsure_below_0.9": dict(zip(("reports", "wrong", "sure_wrong"), self.unsure())),
                 "by_rank": {RANK_TEXT[r]: v for r, v in sorted(self.by_rank.items())},
                 "confusion": {(RANK_TEXT.get(t, "-")): {RANK_TEXT.get(r, "-"): n for r, n in sorted(row.items())}
                               for t, row in sorted(self.confusion.items())}}
@@ -462,6 +485,11 @@ def score_image(item: LabelledImage, reports: Sequence[Report], tally: Tally) ->
             failures.append(Failure(item.path, lab.box, lab.name, _desc(reports, inside), "wrong suit"))
     # A report on a label that names no card (a joker, a back) is neither right nor false.
     neutral = [any(not lab.rank and lab.contains(r.centre) for lab in labels) for r in reports]
+    for i, r in enumerate(reports):
+        if not neutral[i]:
+            suited_hit = any(ct == i for ct in card_took)
+            unsuited_hit = any(rt == i and lab.suit is None for lab, rt in zip(labels, rank_took))
+            tally.calibration.append((r.confidence, suited_hit or unsuited_hit))
     for i, r in enumerate(reports):
         if not rank_used[i] and not neutral[i]:
             tally.rank_false += 1
@@ -552,6 +580,9 @@ def evaluate_folder(root: Path, read: Callable[[Any], list[Report]], say: Callab
     if tally.suited:
         say(f"  right rank and suit: {tally.card_found}/{tally.suited} = {tally.card_recall:.2%}; precision "
             f"{tally.reported - tally.card_false}/{tally.reported} = {tally.card_precision:.2%}")
+    n_low, low_wrong, sure_wrong = tally.unsure()
+    say(f"  calibration: expected calibration error {tally.ece():.3f} over {len(tally.calibration)} reports; "
+        f"{n_low} read unsurely (below 0.9), {low_wrong} of them wrong; {sure_wrong} wrong read surely")
     low, high = tally.recall_of(range(2, 9)), tally.recall_of(range(9, 15))
     if low[1] and high[1]:
         say(f"  ranks 2-8: {low[0]}/{low[1]} = {low[0] / low[1]:.2%}; ranks 9-A: {high[0]}/{high[1]} = "

@@ -19,8 +19,9 @@ seed renders the same pixels every time. Five uses:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Sequence
 
 import cv2
@@ -32,7 +33,7 @@ __all__ = [
     "CARD_W", "CARD_H", "CARD_MM", "INDEX_REGION", "CardStyle", "random_style", "DEFAULT_STYLE",
     "card_face", "card_back", "suit_mask", "PlacedCard", "Scene", "render_scene", "render_dealt", "quad_to_rect",
     "TableCard", "render_table", "ALL_CARDS", "aruco_dictionary", "MARKER_IDS", "PICTURE_SIGN", "render_close",
-    "region_visible", "turned",
+    "region_visible", "turned", "use_extra_styles",
 ]
 
 CARD_W, CARD_H = 200, 280  # canonical pixels; a poker card is 63 x 88 mm
@@ -126,16 +127,46 @@ class CardStyle:
     border: bool = False
     palette_seed: int = 0
     corners: int = 2  # 2: indices top-left and bottom-right; 4: in every corner
+    glyph_font: str = ""  # rank glyphs from this TrueType font of the extra styles' atlas ("": a Hershey font)
+    widen: float = 1.0    # those glyphs' width times this (condensed and extended index faces)
+    faces: bool = False   # the whole face is the extra styles' deck drawn by others (`use_extra_styles`)
 
 
 DEFAULT_STYLE = CardStyle()
+
+# More index styles for training, off unless `use_extra_styles` turns them on: off, `random_style` draws exactly
+# what it always did, so the seeded test sets stay the same pixels.
+_EXTRA: dict = {"share": 0.0, "glyphs": {}, "fonts": (), "faces": {}}
+
+
+def use_extra_styles(share: float, glyphs: Path | None = None, faces: Path | None = None) -> None:
+    """With chance `share`, `random_style` gives a deck whose rank glyphs are a TrueType font's (from the atlas
+    `glyphs`, as `vision/training/glyphs.py` writes it) or, a third of the time where `faces` is given, the deck
+    drawn in that folder (upright faces named like `6s.png`, `10h.png`, `Qd.png`). `share` 0 turns them off."""
+    _EXTRA["share"] = float(share)
+    if glyphs is not None:
+        with np.load(glyphs) as atlas:
+            _EXTRA["glyphs"] = {k: atlas[k] for k in atlas.files}
+        _EXTRA["fonts"] = tuple(sorted({k.split("|")[0] for k in _EXTRA["glyphs"]}))
+    if faces is not None:
+        found = {}
+        for c in deck():
+            name = f"{_RANK_TEXT[c.rank]}{c.suit.letter.lower()}"  # type: ignore[union-attr]
+            path = next((p for p in (faces / f"{name}.png", faces / f"{name[0].upper() + name[1:]}.png",
+                                     faces / f"{name}.jpg") if p.is_file()), None)
+            if path is not None:
+                found[c] = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if len(found) != 52:
+            raise FileNotFoundError(f"{faces}: expected 52 card faces named like 6s.png, found {len(found)}")
+        _EXTRA["faces"] = found
+    _face_cached.cache_clear()
 
 
 def random_style(rng: np.random.Generator) -> CardStyle:
     """A plausible deck design: fonts, sizes and inks vary the way real decks do."""
     paper_v = int(rng.integers(225, 256))
     tint = rng.integers(-8, 9, 3)
-    return CardStyle(
+    style = CardStyle(
         font=int(rng.choice(_FONTS)),
         thickness=float(rng.uniform(0.09, 0.22)),
         rank_h=float(rng.uniform(0.07, 0.105)),
@@ -150,6 +181,12 @@ def random_style(rng: np.random.Generator) -> CardStyle:
         palette_seed=int(rng.integers(0, 2**31)),
         corners=4 if rng.random() < 0.1 else 2,
     )
+    if _EXTRA["share"] > 0 and rng.random() < _EXTRA["share"]:
+        if _EXTRA["faces"] and rng.random() < 1 / 3:
+            return replace(style, faces=True)
+        if _EXTRA["fonts"]:
+            return replace(style, glyph_font=str(rng.choice(_EXTRA["fonts"])), widen=float(rng.uniform(0.8, 1.25)))
+    return style
 
 
 def _glyph_mask(text: str, font: int, thickness: float, h: int, max_w: int) -> np.ndarray:
@@ -196,9 +233,14 @@ def _index(face: np.ndarray, card: Card, style: CardStyle, ink: Sequence[int]) -
             y += lh * 1.25
         return
     text = _RANK_TEXT[card.rank]
-    g = _glyph_mask(text, style.font, style.thickness, rh, int(0.19 * W))
-    if text == "10":  # two digits set narrow, as printed
-        g = cv2.resize(g, (min(g.shape[1], int(0.19 * W)), rh), interpolation=cv2.INTER_AREA)
+    if style.glyph_font:
+        a = _EXTRA["glyphs"][f"{style.glyph_font}|{text}"]
+        w = min(int(0.19 * W), max(1, int(round(a.shape[1] * rh / a.shape[0] * style.widen))))
+        g = cv2.resize(a, (w, max(1, rh)), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
+    else:
+        g = _glyph_mask(text, style.font, style.thickness, rh, int(0.19 * W))
+        if text == "10":  # two digits set narrow, as printed
+            g = cv2.resize(g, (min(g.shape[1], int(0.19 * W)), rh), interpolation=cv2.INTER_AREA)
     _paint(face, g, int(round(cx - g.shape[1] / 2)), int(round(top)), ink)
     sh = int(round(style.suit_h * H))
     sm = suit_mask(card.suit, sh)  # type: ignore[arg-type]
@@ -271,6 +313,13 @@ def _rounded_alpha(w: int, h: int, radius: int) -> np.ndarray:
 def _face_cached(card: Card, style: CardStyle) -> np.ndarray:
     W, H = CARD_W, CARD_H
     face = np.zeros((H, W, 4), np.uint8)
+    if style.faces and not card.joker:
+        # Another designer's deck, its paper tinted like this style's.
+        drawn = cv2.resize(_EXTRA["faces"][card], (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
+        face[..., :3] = np.clip(drawn * (np.array(style.paper, np.float32) / 255), 0, 255).astype(np.uint8)
+        face[..., 3] = _rounded_alpha(W, H, int(0.055 * W))
+        face.flags.writeable = False
+        return face
     face[..., :3] = style.paper
     face[..., 3] = _rounded_alpha(W, H, int(0.055 * W))
     red = card.joker or card.suit in (Suit.HEARTS, Suit.DIAMONDS)

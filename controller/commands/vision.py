@@ -103,6 +103,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --finetune-* or --second-reader: share of dealers' layouts among the scenes "
                         "(default 0.6)")
     p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
+    p.add_argument("--extra-styles", type=float, default=0.0, metavar="SHARE",
+                   help="with --finetune-classifier/--finetune-second-reader: this share of the scenes' decks in more "
+                        "index styles (TrueType rank glyphs, and the deck in --extra-faces); both readers given are "
+                        "fine-tuned on the same corners")
+    p.add_argument("--extra-faces", type=Path, default=None, metavar="DIR",
+                   help="with --extra-styles: a folder of another deck's 52 upright faces (6s.png, 10h.png, ...)")
     p.set_defaults(func=_train)
 
     p = vs.add_parser("evaluate", help="the acceptance figures: held-out real photos and a synthetic test set",
@@ -239,6 +245,25 @@ def _train(args: argparse.Namespace) -> int:
         finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
                           scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
                           workers=args.workers, say=lambda line: print(line, flush=True))
+        return 0
+    starts = {r: p for r, p in (("classifier", args.finetune_classifier),
+                                ("second_reader", args.finetune_second_reader)) if p is not None}
+    if starts and (len(starts) > 1 or args.extra_styles > 0):
+        from vision.training.train import finetune_readers
+
+        for reader, start in starts.items():
+            if not start.is_file():
+                raise CliError(f"no {reader.replace('_', ' ')} at {start}")
+        if args.extra_faces is not None and not args.extra_faces.is_dir():
+            raise CliError(f"--extra-faces: no folder {args.extra_faces}")
+        out = args.out or MODELS_DIR
+        try:
+            finetune_readers(SeededRng(args.seed).numpy(), starts, detector=_cutting_detector(out), out=out,
+                             scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
+                             workers=args.workers, extra_styles=args.extra_styles, extra_faces=args.extra_faces,
+                             say=lambda line: print(line, flush=True))
+        except FileNotFoundError as exc:
+            raise CliError(str(exc)) from None
         return 0
     for reader, start in (("classifier", args.finetune_classifier), ("second_reader", args.finetune_second_reader),
                           ("wide_reader", args.finetune_wide_reader)):

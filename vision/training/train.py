@@ -37,8 +37,8 @@ from vision.training import data
 from vision.training.nets import (SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector,
                                   DetectorExport, Locator, LocatorExport, SignReader, SignReaderExport)
 
-__all__ = ["train", "finetune_detector", "finetune_classifier", "train_body", "train_locator", "train_sign_reader",
-           "load_onnx_weights", "NOTICE"]
+__all__ = ["train", "finetune_detector", "finetune_classifier", "finetune_readers", "train_body", "train_locator",
+           "train_sign_reader", "load_onnx_weights", "NOTICE"]
 
 NOTICE = """Card models for Croupier (detector.onnx, classifier.onnx, body.onnx)
 
@@ -63,13 +63,19 @@ These model files are derived from those photos. The photos themselves are not i
 _BACKGROUNDS: list[np.ndarray] = []
 _DETECT = None
 _INIT_ERROR: BaseException | None = None
+# The renderer's extra index styles for the scenes rendered now: `render.use_extra_styles`' arguments, or None.
+_EXTRA_STYLES: tuple[float, Path, Path | None] | None = None
 
 
-def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None, locate: bool = True) -> None:
+def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None, locate: bool = True,
+                 extra: tuple[float, Path, Path | None] | None = None) -> None:
     # An initializer that raises makes a Pool restart workers forever: keep the error, raise it per task.
     global _BACKGROUNDS, _DETECT, _INIT_ERROR
     _BACKGROUNDS = backgrounds
     cv2.setNumThreads(1)
+    from vision import render
+
+    render.use_extra_styles(*(extra or (0.0,)))
     if detector_onnx:
         try:
             from vision.recognise import Recogniser
@@ -138,9 +144,10 @@ def _joined(parts: list[Crops]) -> Crops:
 def _generate(fn: Callable, jobs: list, backgrounds: list[np.ndarray], workers: int,
               detector_onnx: str | None = None, locate: bool = True) -> list:
     if workers <= 1:
-        _init_worker(backgrounds, detector_onnx, locate)
+        _init_worker(backgrounds, detector_onnx, locate, _EXTRA_STYLES)
         return [fn(j) for j in jobs]
-    with mp.get_context("spawn").Pool(workers, _init_worker, (backgrounds, detector_onnx, locate)) as pool:
+    with mp.get_context("spawn").Pool(workers, _init_worker, (backgrounds, detector_onnx, locate,
+                                                              _EXTRA_STYLES)) as pool:
         return pool.map(fn, jobs)
 
 
@@ -288,6 +295,9 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
     """Train a classifier (or `fresh`, another net with a rank and a suit head: the body reader), or go on
     training `start`, with its batch-norm statistics frozen."""
     net = start if start is not None else fresh if fresh is not None else Classifier()
+    # On a GPU where there is one (the same steps, each batch moved there); the CPU otherwise.
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    net.to(dev)
     steps = math.ceil(len(crops) / batch)
     opt, sched = _one_cycle(net, lr, epochs * steps)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
@@ -307,9 +317,9 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
             # Light and colour vary per crop.
             gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)).astype(np.float32))
             bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (len(idx), 1, 1, 1)).astype(np.float32))
-            x = (x * gain + bias).clamp(0, 1)
+            x = (x * gain + bias).clamp(0, 1).to(dev)
             r_logit, s_logit = net(x)
-            rt, st = r_all[idx], s_all[idx]
+            rt, st = r_all[idx].to(dev), s_all[idx].to(dev)
             loss = F.cross_entropy(r_logit, rt, label_smoothing=0.05)
             has_suit = st >= 0
             if has_suit.any():
@@ -321,7 +331,7 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
         say(f"{type(net).__name__} epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} rank acc {right / tot:.4f} "
             f"({time.time() - t0:.0f} s)")
     net.eval()
-    return net
+    return net.cpu()
 
 
 def _freeze_batch_norm(net: torch.nn.Module) -> None:
@@ -595,6 +605,44 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
                "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
     say(f"{reader} fine-tuned in {summary['seconds']} s; written to {out / (reader + '.onnx')}")
+    return summary
+
+
+def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
+                     detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
+                     epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
+                     extra_styles: float = 0.0, extra_faces: Path | None = None,
+                     say: Callable[[str], None] = print) -> dict:
+    """`finetune_classifier` for several index readers at once (`starts`: reader name -> its ONNX; the classifier
+    and the second reader read the same corners, so they are rendered once), with a share `extra_styles` of the
+    scenes' decks in the renderer's extra index styles (`render.use_extra_styles`: TrueType rank glyphs, and the
+    deck in `extra_faces` where given); writes `out/<reader>.onnx` for each."""
+    global _EXTRA_STYLES
+    from vision.training.glyphs import ATLAS
+
+    if any(_INDEX_READERS[r][1] for r in starts):
+        raise ValueError("the wide reader reads other crops: fine-tune it on its own")
+    started = time.time()
+    real, backgrounds = _begin(rng, workers, say)
+    _EXTRA_STYLES = (extra_styles, ATLAS, extra_faces) if extra_styles > 0 else None
+    try:
+        crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
+    finally:
+        _EXTRA_STYLES = None
+        from vision import render
+
+        render.use_extra_styles(0.0)  # rendered here with one worker: off again for what follows
+    nets = {}
+    for reader, start in starts.items():
+        net = _index_reader_net(reader)
+        load_onnx_weights(net, start)
+        nets[reader] = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
+    _export(None, None, out, say, readers=nets)
+    summary = {"seconds": round(time.time() - started), "from": {r: p.name for r, p in starts.items()},
+               "detector": str(detector.name), "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr,
+               "extra_styles": extra_styles, "extra_faces": extra_faces.name if extra_faces else None,
+               "crops": int(len(crops))}
+    say(f"{', '.join(starts)} fine-tuned in {summary['seconds']} s; written to {out}")
     return summary
 
 
