@@ -55,6 +55,32 @@ licensed under the Apache License, Version 2.0:
     See the License for the specific language governing permissions and limitations under the License.
 
 These model files are derived from those photos. The photos themselves are not in this repository.
+
+classifier.onnx and second_reader.onnx also learnt from renders of another deck design whose 52 card faces come from
+the `data/cards` folder (commit e5d0f17f6bf1560ea09158abf48d26fad37e9266) of the public repository
+geaxgx/playing-card-detection, licensed under the MIT License:
+
+    MIT License
+
+    Copyright (c) 2018 geaxgx
+
+    Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated
+    documentation files (the "Software"), to deal in the Software without restriction, including without limitation
+    the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and
+    to permit persons to whom the Software is furnished to do so, subject to the following conditions:
+
+    The above copyright notice and this permission notice shall be included in all copies or substantial portions
+    of the Software.
+
+    THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO
+    THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+    AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF
+    CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+    IN THE SOFTWARE.
+
+and of rank glyphs drawn from the DejaVu fonts (Bitstream Vera Fonts license; DejaVu changes public domain) and the
+Liberation fonts (SIL Open Font License 1.1), vision/training/glyphs.npz. Those faces and fonts are not in these
+model files or in this repository beyond that glyph atlas.
 """
 
 
