@@ -74,6 +74,8 @@ class TableConfig:
     bus: BusConfig = BusConfig()
     betting_seconds: float = 0.0                       # >0: bets close by themselves after this long
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    journal_key: Path | None = None                    # None: controller.journal.default_key_file()
+    journal_anchor: Path | None = None                 # None: controller.journal.default_anchor(journal)
 
     def simulated(self) -> TableConfig:
         """Every driver swapped for its simulation (`croupier run --sim`)."""
@@ -128,6 +130,21 @@ def _journal(t: Mapping[str, Any], ident: str, where: str, base: Path) -> Path:
     return base / _get(t, "state_dir", str, where, ".") / f"{ident}.journal"
 
 
+_JOURNAL_KEYS = {"journal_key", "journal_anchor"}
+
+
+def _journal_files(t: Mapping[str, Any], journal: Path, where: str, base: Path) -> dict[str, Path | None]:
+    """`journal_key` (the machine's journal key, outside the journal folder; default: the user's, made on first
+    use) and `journal_anchor` (the last committed row, outside the database; default `<journal>.anchor`)."""
+    from controller.journal import default_anchor
+
+    key, anchor = _get(t, "journal_key", str, where), _get(t, "journal_anchor", str, where)
+    key_path = base / key if key else None
+    if key_path is not None and journal.parent.resolve() in (key_path.parent.resolve(), *key_path.resolve().parents):
+        raise ConfigError(f"{where}.journal_key: keep the key outside the journal's folder {journal.parent}")
+    return {"journal_key": key_path, "journal_anchor": base / anchor if anchor else default_anchor(journal)}
+
+
 def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> TableConfig:
     """Validate a parsed table config; relative paths are taken from the config file's folder."""
     where = str(path) if path else "config"
@@ -135,7 +152,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     _unknown(data, _SECTIONS, where)
 
     t = _section(data, "table", where)
-    _unknown(t, {"id", "game", "journal", "state_dir", "betting_seconds"}, f"{where}[table]")
+    _unknown(t, {"id", "game", "journal", "state_dir", "betting_seconds"} | _JOURNAL_KEYS, f"{where}[table]")
     table_id = _ident(t, f"{where}[table]", "table")
     game_name = _get(t, "game", str, f"{where}[table]")
     if not game_name:
@@ -171,7 +188,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     bus = _bus(data, where, base)
 
     return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, bus, float(betting),
-                       data)
+                       data, **_journal_files(t, journal, f"{where}[table]", base))
 
 
 def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
@@ -322,6 +339,8 @@ class CabinetConfig:
     bus: BusConfig = BusConfig()
     seed: int | None = None                            # simulation only: seeded reel stops; None = system RNG
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    journal_key: Path | None = None
+    journal_anchor: Path | None = None
 
     @property
     def table_id(self) -> str:  # the bus and the journal name the service by this
@@ -341,6 +360,8 @@ class ProgressiveConfig:
     journal: Path
     bus: BusConfig = BusConfig()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    journal_key: Path | None = None
+    journal_anchor: Path | None = None
 
     @property
     def table_id(self) -> str:
@@ -380,7 +401,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     w = f"{where}[cabinet]"
     _unknown(c, {"id", "title", "denomination", "journal", "state_dir", "paytable", "hand_pay_limit_cents",
                  "jackpot_limit_cents", "coin_cents", "hopper", "hopper_timeout", "spin_seconds", "attract_seconds",
-                 "reels", "seed", "buttons", "displays", "progressive"}, w)
+                 "reels", "seed", "buttons", "displays", "progressive"} | _JOURNAL_KEYS, w)
     cabinet_id = _ident(c, w, "cabinet")
     title = _title(c, w, base)
     denomination = _get(c, "denomination", int, w, title.denominations[0])
@@ -470,7 +491,8 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     return CabinetConfig(path, cabinet_id, title, denomination, _journal(c, cabinet_id, w, base), settings, paytable,
                          seconds["hopper_timeout"], seconds["spin_seconds"], seconds["attract_seconds"],
                          tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
-                         _bus(data, where, base), _get(c, "seed", int, w), data)
+                         _bus(data, where, base), _get(c, "seed", int, w), data,
+                         **_journal_files(c, _journal(c, cabinet_id, w, base), w, base))
 
 
 def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:
@@ -480,7 +502,7 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     _unknown(data, {"progressive", "bus"}, where)
     p = _section(data, "progressive", where)
     w = f"{where}[progressive]"
-    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir"}, w)
+    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir"} | _JOURNAL_KEYS, w)
     link_id = _ident(p, w, "link")
     title = _title(p, w, base) if "title" in p else None
     if title is not None and title.progressive is None:
@@ -492,7 +514,8 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     if bus.curve_screens:
         raise ConfigError(f"{where}[bus].curve_screens: not on a link controller (its cabinets follow the pool in "
                           "the clear; their contributions and hits go over CURVE)")
-    return ProgressiveConfig(path, link_id, title, reset, _journal(p, link_id, w, base), bus, data)
+    journal = _journal(p, link_id, w, base)
+    return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **_journal_files(p, journal, w, base))
 
 
 def any_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Any:
@@ -517,4 +540,7 @@ def load_config(path: str | Path) -> Any:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError:  # a binary file, e.g. a journal given where its config belongs
+        raise ConfigError(f"{path}: not a TOML config (not UTF-8 text; --config takes the config, not the journal)") \
+            from None
     return any_config_from_mapping(data, path)

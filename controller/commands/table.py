@@ -129,11 +129,13 @@ def _runtime(cfg: Any) -> Any:
 
 async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
     from controller.cli import CliError
-    from controller.journal import JournalIntegrityError
+    from controller.journal import JournalIntegrityError, JournalKeyError
 
     table = _runtime(cfg)
     try:
         await table.start()
+    except JournalKeyError as exc:  # exit 2: systemd's RestartPreventExitStatus=2 does not loop on it
+        raise CliError(f"{exc}. {cfg.table_id} will not run without its journal key.") from None
     except JournalIntegrityError as exc:
         raise CliError(f"journal integrity check failed: {exc}. {cfg.table_id} will not run on a broken journal: "
                        f"keep the file for the regulator and call the floor supervisor.") from None
@@ -567,19 +569,18 @@ def _command(args: argparse.Namespace) -> int:
 
 
 def _entries(cfg: Any) -> list[Any]:
-    """The journal's entries, read-only, after checking its chain."""
+    """The journal's entries, opened read-only (no file is created or written), after checking its MACs and
+    its anchor."""
     from controller.cli import CliError
-    from controller.journal import Journal, JournalIntegrityError
+    from controller.journal import JournalIntegrityError, open_journal
 
     if not cfg.journal.exists():
         raise CliError(f"no journal at {cfg.journal}: {cfg.table_id} has not run yet")
     try:
-        journal = Journal(cfg.journal, cfg.table_id)
+        with open_journal(cfg, readonly=True) as journal:
+            return list(journal.entries())
     except JournalIntegrityError as exc:
         raise CliError(f"journal integrity check failed: {exc}") from None
-    entries = list(journal.entries())
-    journal.close()
-    return entries
 
 
 def _cabinet_replay(cfg: Any, recall: int) -> Any:
