@@ -122,7 +122,7 @@ def _read_key(path: Path) -> bytes | None:
     try:
         st = path.stat()
         text = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except PermissionError:
         raise JournalKeyError(f"journal key {path}: permission denied (it is readable by the service user alone: "
@@ -350,14 +350,16 @@ class Journal:
         if tables and not {"meta", "journal"} <= tables:
             raise JournalIntegrityError(f"{self.path} is an SQLite file but not a journal (tables: "
                                         f"{', '.join(sorted(tables))})")
-        if not tables and self.readonly:
-            raise JournalIntegrityError(f"journal {self.path} holds no journal yet (an empty database)")
         meta = dict(db.execute("SELECT key, value FROM meta")) if tables else {}
         owner = meta.get("table_id")
         if owner is not None and owner != self.table_id:
             raise JournalIntegrityError(f"{self.path} is the journal of table {owner!r}, not {self.table_id!r}")
         last = db.execute("SELECT max(seq) FROM journal").fetchone()[0] if tables else None
         rows = last is not None
+        if anchored is not None and anchored[0] > (last or 0):  # before anything is written to the evidence
+            self._behind(last or 0, anchored[0])
+        if not tables and self.readonly:
+            raise JournalIntegrityError(f"journal {self.path} holds no journal yet (an empty database)")
         schema = meta.get("schema", str(JOURNAL_SCHEMA))
         if schema == "1" and rows:
             raise JournalIntegrityError(
@@ -412,10 +414,7 @@ class Journal:
             return
         seq, mac = anchored
         if seq > self._last_seq:
-            raise JournalIntegrityError(
-                f"journal {self.path} ends at row {self._last_seq}, but its anchor {self.anchor_path} says row {seq} "
-                f"was committed: rows {self._last_seq + 1} to {seq} are missing (a deleted WAL, deleted rows, or an "
-                f"older copy of the file)")
+            self._behind(self._last_seq, seq)
         assert self._db is not None
         row = (0, _genesis(self._mac, self.table_id)) if seq == 0 else \
             self._db.execute("SELECT seq, hash FROM journal WHERE seq = ?", (seq,)).fetchone()
@@ -425,6 +424,12 @@ class Journal:
         if not self.readonly and seq < self._last_seq:  # the last commit before a crash had not reached it
             assert self._anchor is not None
             self._anchor.write(self._last_seq, self._last_hash)
+
+    def _behind(self, last: int, anchored: int) -> None:
+        rows = f"row {anchored} is" if last + 1 == anchored else f"rows {last + 1} to {anchored} are"
+        raise JournalIntegrityError(
+            f"journal {self.path} ends at row {last}, but its anchor {self.anchor_path} says row {anchored} was "
+            f"committed: {rows} missing (a deleted WAL, deleted rows, or an older copy of the file)")
 
     # -------------------------------------------------------------------------------------- reading and writing
 
