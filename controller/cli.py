@@ -54,4 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m controller.cli`: run the imported module's main, whose CliError is the one commands raise
+    from controller.cli import main as _main
+
+    sys.exit(_main())

@@ -316,11 +316,34 @@ class Journal:
                     f"committed: all {anchored[0]} rows are missing")
             if self.readonly:
                 raise JournalIntegrityError(f"journal {self.path} is {what}: nothing to read")
+        else:
+            self._check_header(size)
         self._db = self._connect()
         try:
             self._open_db(key, anchored, verify)
         except sqlite3.DatabaseError as exc:  # a damaged file: bit flips, truncation, not a database at all
             raise JournalIntegrityError(f"journal {self.path} is damaged: {exc}") from None
+
+    def _check_header(self, size: int) -> None:
+        """Name a zeroed or truncated file before SQLite calls it 'malformed'. Only with no WAL beside it: during a
+        checkpoint the file and its header may disagree until the WAL is copied in."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists() and wal.stat().st_size:
+            return
+        with open(self.path, "rb") as fh:
+            head = fh.read(100)
+        if not head.startswith(b"SQLite format 3\0"):
+            raise JournalIntegrityError(f"journal {self.path} is damaged: its SQLite header is gone (the file was "
+                                        f"zeroed or overwritten)")
+        if len(head) < 100:
+            raise JournalIntegrityError(f"journal {self.path} is truncated: {size} bytes, not even its header")
+        page_size = int.from_bytes(head[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(head[28:32], "big")
+        expected = page_size * pages
+        if head[92:96] == head[24:28] and size < expected:  # the header's page count is valid (SQLite >= 3.7.0)
+            raise JournalIntegrityError(f"journal {self.path} is truncated: {size} bytes of the {expected} its "
+                                        f"header records (the last {-(-(expected - size) // max(page_size, 1))} pages are missing)")
 
     def _connect(self) -> sqlite3.Connection:
         try:
