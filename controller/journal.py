@@ -342,8 +342,9 @@ class Journal:
         pages = int.from_bytes(head[28:32], "big")
         expected = page_size * pages
         if head[92:96] == head[24:28] and size < expected:  # the header's page count is valid (SQLite >= 3.7.0)
+            lost = -(-(expected - size) // max(page_size, 1))
             raise JournalIntegrityError(f"journal {self.path} is truncated: {size} bytes of the {expected} its "
-                                        f"header records (the last {-(-(expected - size) // max(page_size, 1))} pages are missing)")
+                                        f"header records (the last {lost} pages are missing)")
 
     def _connect(self) -> sqlite3.Connection:
         try:

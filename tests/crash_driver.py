@@ -118,6 +118,76 @@ def run(cfg: Any, folder: Path, kills: int, span: int | None = None, end_killed:
     return kill_lines
 
 
+def damage(journal: Path, how: str) -> None:
+    """Take a journal's tail as `how` (a key of TAIL_LOSS) says, as someone or something might after a crash."""
+    import sqlite3
+
+    wal, shm = (journal.with_name(journal.name + suffix) for suffix in ("-wal", "-shm"))
+    if how == "wal deleted":
+        assert wal.stat().st_size > 0, "the kill left no WAL: nothing to lose"
+        wal.unlink()
+        shm.unlink(missing_ok=True)
+        return
+    db = sqlite3.connect(journal)
+    if how == "last rows deleted":
+        db.execute("DELETE FROM journal WHERE seq > (SELECT max(seq) - 5 FROM journal)")
+        db.commit()
+    else:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every row in the file itself, then it loses its end
+    db.close()
+    for f in (wal, shm):
+        f.unlink(missing_ok=True)
+    size = journal.stat().st_size
+    if how == "truncated":
+        with open(journal, "r+b") as fh:
+            fh.truncate(size * 2 // 3)
+    elif how == "zero bytes":
+        journal.write_bytes(b"")
+    elif how == "zeroed":
+        journal.write_bytes(bytes(size))
+    elif how == "deleted":
+        journal.unlink()
+
+
+# what the refusal says for each way of losing the tail
+TAIL_LOSS = {
+    "wal deleted": r"(ends at row \d+|is empty \(0 bytes\)), but its anchor .* says (row \d+ was|\d+ rows were)",
+    "last rows deleted": r"ends at row \d+, but its anchor .* says row \d+ was committed: rows \d+ to \d+ are missing",
+    "truncated": r"is truncated: \d+ bytes of the \d+ its header records \(the last \d+ pages are missing\)",
+    "zero bytes": r"is empty \(0 bytes\), but its anchor .* says \d+ rows were committed: all \d+ rows are missing",
+    "zeroed": r"is damaged: its SQLite header is gone \(the file was zeroed or overwritten\)",
+    "deleted": r"is missing, but its anchor .* says \d+ rows were committed: all \d+ rows are missing",
+}
+
+
+def check_tail_loss(killed: Path, config_in: Any, tmp: Path) -> None:
+    """For each way in TAIL_LOSS: a copy of `killed` (a folder whose runtime was killed last), its journal's tail
+    taken, `croupier run` on it (config_in(folder) is its config) must exit 2 with one line naming what is
+    missing, and leave every file as it found it."""
+    import re
+    import shutil
+    import subprocess
+
+    from controller.cli import main
+    from controller.commands.table import _toml
+
+    for how, message in TAIL_LOSS.items():
+        folder = tmp / how.replace(" ", "-")
+        shutil.copytree(killed, folder)
+        cfg = config_in(folder)
+        config = folder / "config.toml"
+        config.write_text(_toml(dict(cfg.raw)))
+        assert main(["journal", "verify", "--config", str(config)]) == 0, how  # the copy was whole
+        damage(cfg.journal, how)
+        evidence = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        out = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(config)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60, check=False)
+        assert out.returncode == 2, (how, out.stderr[-2000:])
+        assert re.search(message, out.stderr) and out.stderr.count("\n") == 1, (how, out.stderr)
+        assert "will not run on a broken journal" in out.stderr
+        assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == evidence, how
+
+
 def main() -> int:
     data = json.loads(Path(sys.argv[1]).read_text())
     kills, seed = int(sys.argv[2]), int(sys.argv[3])
