@@ -298,6 +298,8 @@ class Journal:
 
     def _open(self, verify: bool) -> None:
         size = self.path.stat().st_size if self.path.exists() else None
+        wal = self.path.with_name(self.path.name + "-wal")
+        in_wal = wal.exists() and wal.stat().st_size > 0  # rows not yet copied into the file: SQLite reads them
         key = _read_key(self.key_file)
         anchored = None
         if self.anchor_path is not None and self.anchor_path.exists():
@@ -308,7 +310,7 @@ class Journal:
             self._anchor = _Anchor(self.anchor_path, self.table_id, hmac.new(key, digestmod=hashlib.sha256))
             anchored = self._anchor.read()
             self.anchored_seq = anchored[0] if anchored else None
-        if not size:
+        if size is None or (size == 0 and not in_wal):
             what = "missing" if size is None else "empty (0 bytes)"
             if anchored is not None and anchored[0] > 0:
                 raise JournalIntegrityError(
@@ -316,7 +318,7 @@ class Journal:
                     f"committed: all {anchored[0]} rows are missing")
             if self.readonly:
                 raise JournalIntegrityError(f"journal {self.path} is {what}: nothing to read")
-        else:
+        elif not in_wal:
             self._check_header(size)
         self._db = self._connect()
         try:
@@ -327,9 +329,6 @@ class Journal:
     def _check_header(self, size: int) -> None:
         """Name a zeroed or truncated file before SQLite calls it 'malformed'. Only with no WAL beside it: during a
         checkpoint the file and its header may disagree until the WAL is copied in."""
-        wal = self.path.with_name(self.path.name + "-wal")
-        if wal.exists() and wal.stat().st_size:
-            return
         with open(self.path, "rb") as fh:
             head = fh.read(100)
         if not head.startswith(b"SQLite format 3\0"):
