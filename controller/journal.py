@@ -288,6 +288,8 @@ class Journal:
         self._anchor: _Anchor | None = None
         self.anchored_seq: int | None = None  # the seq the anchor held when opened (None: no anchor)
         self.key_id = ""
+        self._new_meta = False
+        self._anchor_to: str | None = None  # after the checks: "create" or "catch up" the anchor
         try:
             self._open(verify)
         except BaseException:
@@ -320,9 +322,17 @@ class Journal:
                 raise JournalIntegrityError(f"journal {self.path} is {what}: nothing to read")
         elif not in_wal:
             self._check_header(size)
-        self._db = self._connect()
+        fresh = size is None or (size == 0 and not in_wal)
+        # An existing journal is checked over a read-only connection, so a refused one is left exactly as found
+        # (a writer's close would checkpoint its WAL into the file); only then is it opened for writing.
+        self._db = self._connect(write=fresh)
         try:
             self._open_db(key, anchored, verify)
+            if not self.readonly:
+                if not fresh:
+                    self._db.close()
+                    self._db = self._connect(write=True)
+                self._prepare()
         except sqlite3.DatabaseError as exc:  # a damaged file: bit flips, truncation, not a database at all
             raise JournalIntegrityError(f"journal {self.path} is damaged: {exc}") from None
 
@@ -345,9 +355,9 @@ class Journal:
             raise JournalIntegrityError(f"journal {self.path} is truncated: {size} bytes of the {expected} its "
                                         f"header records (the last {lost} pages are missing)")
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, write: bool) -> sqlite3.Connection:
         try:
-            if self.readonly:
+            if not write:
                 # mode=ro creates no file; with no WAL beside it (a clean stop) immutable=1 keeps SQLite from
                 # making an empty WAL and its index as a read-only WAL connection would
                 wal = self.path.with_name(self.path.name + "-wal").exists()
@@ -408,14 +418,10 @@ class Journal:
             raise JournalKeyError(f"journal {self.path} was made with journal key {meta['key_id']}, but "
                                   f"{self.key_file} is key {self.key_id}: the wrong key file, or a journal from "
                                   f"another machine")
-        if not self.readonly and (not tables or meta.get("schema") != str(JOURNAL_SCHEMA)
-                                  or meta.get("key_id") != self.key_id):
-            # a new journal (or a schema 1 one with no rows): this key's from now on
-            db.executescript(_DDL)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('table_id', ?), ('schema', ?), ('key_id', ?)",
-                       (self.table_id, str(JOURNAL_SCHEMA), self.key_id))
+        # a new journal (or a schema 1 one with no rows): this key's from now on
+        self._new_meta = not tables or meta.get("schema") != str(JOURNAL_SCHEMA) or meta.get("key_id") != self.key_id
         self._last_seq, self._last_hash = 0, _genesis(self._mac, self.table_id)
-        if verify:
+        if verify and tables:
             self.verify()
         elif rows:
             self._last_seq, self._last_hash = db.execute(
@@ -430,10 +436,7 @@ class Journal:
                 raise JournalIntegrityError(
                     f"anchor {self.anchor_path} is missing, but journal {self.path} has {self._last_seq} rows: "
                     f"whether rows after them were lost cannot be told (the anchor was deleted or moved)")
-            if not self.readonly:  # a new journal: its anchor exists before its first row
-                self._anchor = _Anchor(self.anchor_path, self.table_id, self._mac)
-                self._anchor.create(0, self._last_hash)
-                self.anchored_seq = 0
+            self._anchor_to = "create"  # a new journal: its anchor exists before its first row
             return
         seq, mac = anchored
         if seq > self._last_seq:
@@ -444,7 +447,22 @@ class Journal:
         if row is None or not isinstance(row[1], str) or not hmac.compare_digest(row[1], mac):
             raise JournalIntegrityError(f"journal {self.path} row {seq} is not the row its anchor "
                                         f"{self.anchor_path} recorded (the file was replaced or rewritten)")
-        if not self.readonly and seq < self._last_seq:  # the last commit before a crash had not reached it
+        if seq < self._last_seq:
+            self._anchor_to = "catch up"  # the last commit before a crash had not reached it
+
+    def _prepare(self) -> None:
+        """Make a checked journal ready to write: its tables and key id if new, its anchor made or caught up."""
+        assert self._db is not None
+        if self._new_meta:
+            self._db.executescript(_DDL)
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('table_id', ?), ('schema', ?), ('key_id', ?)",
+                             (self.table_id, str(JOURNAL_SCHEMA), self.key_id))
+        if self._anchor_to == "create":
+            assert self.anchor_path is not None
+            self._anchor = _Anchor(self.anchor_path, self.table_id, self._mac)
+            self._anchor.create(0, self._last_hash)
+            self.anchored_seq = 0
+        elif self._anchor_to == "catch up":
             assert self._anchor is not None
             self._anchor.write(self._last_seq, self._last_hash)
 
