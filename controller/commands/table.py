@@ -137,6 +137,13 @@ async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
     except JournalIntegrityError as exc:
         raise CliError(f"journal integrity check failed: {exc}. {cfg.table_id} will not run on a broken journal: "
                        f"keep the file for the regulator and call the floor supervisor.") from None
+    except Exception as exc:
+        import zmq
+
+        if not isinstance(exc, zmq.ZMQError):
+            raise
+        await table.stop()  # the drivers started before the bus
+        raise CliError(_bind_error(cfg, exc)) from None
     try:
         if on_ready:
             on_ready(table)
@@ -156,13 +163,34 @@ async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
         await table.stop()
 
 
+def _bind_error(cfg: Any, exc: Exception) -> str:
+    """A bus socket that would not bind, as the config key that names it (a port clash, an address not here)."""
+    where = str(cfg.path) if cfg.path else "config"
+    endpoints = cfg.bus.endpoints
+    for key in ("publish", "snapshot", "commands"):
+        if f"addr='{getattr(endpoints, key)}'" in str(exc):
+            import zmq
+
+            why = str(exc.strerror).split(" (addr=")[0]
+            hint = " (another program holds it?)" if getattr(exc, "errno", None) == zmq.EADDRINUSE else ""
+            return f"{where}[bus].{key}: cannot bind {getattr(endpoints, key)}: {why}{hint}"
+    return f"{where}[bus]: cannot bind the bus: {exc}"
+
+
 def _run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from controller.cli import CliError
+    from controller.config import ConfigError, check_runnable
+
     _setup_logging(args.log_level)
     cfg = _load(args.config)
-    if args.sim:
+    if getattr(args, "sim", False):  # `croupier progressive` has no --sim: a link controller has no drivers
         cfg = cfg.simulated()
+    try:
+        check_runnable(cfg)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
     asyncio.run(_serve(cfg))
     return 0
 
