@@ -302,3 +302,35 @@ def test_croupier_progressive_runs_the_example_link(tmp_path: Path) -> None:
                 proc.kill()
     assert ready == "READY=1"
     assert (tmp_path / "state" / "ls-link.journal").is_file()
+
+
+# -- point 18: panel-test on a table's or cabinet's config -----------------------------------------------------------
+
+@pytest.mark.parametrize("config, pin_map", [("table-blackjack.toml", "panel-blackjack-7spot.toml"),
+                                             ("cabinet-frozen-assets.toml", "panel-cabinet-3reel-mechanical.toml")])
+def test_panel_test_takes_a_table_or_cabinet_config(capsys: pytest.CaptureFixture[str], config: str,
+                                                    pin_map: str) -> None:
+    from drivers.panel import load_panel_config, wiring_markdown
+
+    deploy = ROOT / "deploy" / "config"
+    assert main(["panel-test", "--config", str(deploy / config), "--wiring"]) == 0
+    assert capsys.readouterr().out == (f"Wiring of {load_panel_config(deploy / pin_map).name}\n\n"
+                                       f"{wiring_markdown(load_panel_config(deploy / pin_map))}")
+
+
+def test_panel_test_runs_a_configs_simulated_pin_map(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    path = cabinet_toml(tmp_path, extra=f'[panel]\nfile = "{ROOT / "deploy/config/panel-cabinet-3reel.toml"}"\n'
+                                        'driver = "sim"\n')
+    monkeypatch.setattr("sys.stdin", io.StringIO("tap spin\nquit\n"))
+    assert main(["panel-test", "--config", str(path), "--no-walk"]) == 0  # driver = "sim": no --sim needed
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("panel: 3-reel cabinet (simulated pins); 9 buttons")
+    assert [line.split("s  ", 1)[1] for line in lines if line.startswith("input")] == ["spin button pressed",
+                                                                                       "spin button released"]
+    path.write_text(path.read_text().replace(str(ROOT / "deploy/config/"), "nowhere/"))
+    assert main(["panel-test", "--config", str(path), "--sim"]) == 2
+    missing = tmp_path / "nowhere/panel-cabinet-3reel.toml"
+    assert capsys.readouterr().err == f"croupier panel-test: error: {path}[panel].file: no such file {missing}\n"

@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "contribution of every paytable line and feature, top award odds and the "
                                    "progressive figures. The base game is enumerated exactly over every stop "
                                    "combination; persistent meters by their exact Markov chain.")
-    p.add_argument("title", nargs="?", help="title id (see `croupier titles`), e.g. bank-on-it")
+    p.add_argument("title", nargs="?", help="title id or name (see `croupier titles`), e.g. bank-on-it or \"Bank on It!\"")
     p.add_argument("--all", action="store_true", help="every title")
     p.add_argument("--paytable", type=int, help="headline paytable (titles with several; default the first)")
     p.add_argument("--json", action="store_true", help="print the sheet(s) as JSON")
@@ -32,12 +32,13 @@ def _run(args: argparse.Namespace) -> int:
 
     from controller.analysis.par import par_sheet
     from controller.cli import CliError
-    from controller.slots import TitleError, all_titles, get_title
+    from controller.commands.titles import find_title
+    from controller.slots import TitleError, all_titles
 
     if args.all == bool(args.title):
         raise CliError("name one title, or give --all")
     try:
-        titles = all_titles() if args.all else [get_title(args.title)]
+        titles = all_titles() if args.all else [find_title(args.title)]
     except TitleError as exc:
         raise CliError(str(exc)) from None
     if args.paytable is not None and (args.all or not 0 <= args.paytable < len(titles[0].paytables)):
