@@ -334,3 +334,72 @@ def test_panel_test_runs_a_configs_simulated_pin_map(tmp_path: Path, monkeypatch
     assert main(["panel-test", "--config", str(path), "--sim"]) == 2
     missing = tmp_path / "nowhere/panel-cabinet-3reel.toml"
     assert capsys.readouterr().err == f"croupier panel-test: error: {path}[panel].file: no such file {missing}\n"
+
+
+# -- point 24: what the README and the example configs promise -------------------------------------------------------
+
+def test_the_blackjack_examples_check_without_hardware_holds(tmp_path: Path) -> None:
+    """table-blackjack.toml's "check it without hardware" failed without /etc/croupier/keys. Its comment's commands
+    are run as written (in a copy of deploy/config/, with /tmp/bj-check moved into this test's folder) until the
+    table says READY."""
+    import re
+    import shutil
+
+    text = (ROOT / "deploy/config/table-blackjack.toml").read_text()
+    block = text.split("Check it without hardware, and without touching a live journal:\n")[1]
+    commands = re.findall(r"^#   (.*)$", block, flags=re.M)
+    script = "\n".join(commands).replace("\\\n", " ").replace("/tmp/bj-check", str(tmp_path / "bj-check"))
+    lines = [line for line in script.splitlines() if line.strip()]
+    assert [line.split()[:2] for line in lines] == [["croupier", "keys"], ["sed", "-e"], ["croupier", "run"]]
+    shutil.copytree(ROOT / "deploy" / "config", tmp_path / "deploy" / "config")
+    p1, p2, p3 = free_ports(3)
+    ports = f" -e 's|:5550\"|:{p1}\"|' -e 's|:5551\"|:{p2}\"|' -e 's|:5552\"|:{p3}\"|'"  # free ports for the test
+    lines[1] = lines[1].replace("sed ", "sed" + ports + " ", 1)
+    croupier = f"{sys.executable} -m controller.cli"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for line in lines[:2]:
+        subprocess.run(line.replace("croupier ", croupier + " ", 1), shell=True, cwd=tmp_path, env=env, check=True,
+                       capture_output=True, timeout=60)
+    sock_path = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as server:
+        server.bind(str(sock_path))
+        server.settimeout(60)
+        proc = subprocess.Popen(lines[2].replace("croupier ", croupier + " ", 1), shell=True, cwd=tmp_path,
+                                env={**env, "NOTIFY_SOCKET": str(sock_path)}, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            ready = server.recv(200).decode()
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
+    assert ready == "READY=1"
+    assert (tmp_path / "bj-check" / "bj-1.journal").is_file()
+
+
+def test_the_baccarat_example_says_how_many_spots_the_table_has() -> None:
+    cfg = load_config(ROOT / "deploy/config/table-baccarat.toml")
+    first = (ROOT / "deploy/config/table-baccarat.toml").read_text().splitlines()[0]
+    assert first.startswith(f"# A {cfg.rules.spots}-spot punto banco table") and cfg.rules.spots == 12
+
+
+def test_math_red_dog_prints_the_edges_for_1_to_8_decks(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    assert main(["math", "red-dog", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert list(report["by_decks"]) == [str(d) for d in range(1, 9)]
+    assert main(["math", "red-dog"]) == 0
+    out = capsys.readouterr().out
+    by_decks = out.split("house edge by decks (the same rules, each with its best raises):\n")[1].splitlines()
+    assert by_decks == [f"  {d + (' deck' if d == '1' else ' decks'):<28}{-edge * 100:>9.4f}%"
+                        for d, edge in report["by_decks"].items()]
+    assert "  ante                           2.7978%" in out  # six decks: the house's edge, positive
+
+
+def test_math_lists_only_the_games_it_has_a_report_for(capsys: pytest.CaptureFixture[str]) -> None:
+    reports = ("baccarat, blackjack, caribbean-stud, let-it-ride, pai-gow, red-dog, three-card-poker, "
+               "trente-et-quarante")
+    assert main(["math", "faro"]) == 2
+    assert capsys.readouterr().err == f"croupier math: error: no math report for faro (math reports: {reports})\n"
+    assert main(["math", "roulette"]) == 2
+    assert capsys.readouterr().err == f"croupier math: error: unknown game 'roulette' (math reports: {reports})\n"

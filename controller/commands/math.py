@@ -10,13 +10,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("math", help="probabilities and house edge of a game (exact or seeded simulation)",
                        description="Print a game's probabilities and house edge for its configured rules: exact by "
                                    "enumeration where the space allows, else a seeded simulation with a 95% interval.")
-    p.add_argument("game", help="game name, e.g. baccarat, three-card-poker, let-it-ride, blackjack")
+    p.add_argument("game", help=f"a game with a math report: {', '.join(reports())}")
     p.add_argument("--rules", metavar="FILE", help="TOML file with the game's rules (its [rules] table, or the top level)")
     p.add_argument("--decks", type=int, help="number of decks (overrides the rules)")
     p.add_argument("--rounds", type=int, help="rounds to simulate (simulated games; default per game)")
     p.add_argument("--seed", type=int, default=1, help="simulation seed (default 1)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_run)
+
+
+def reports() -> list[str]:
+    """The games with a math report (a module of controller/analysis/ named after the game), hyphenated."""
+    import pkgutil
+
+    import controller.analysis
+    from controller.games import game_names
+
+    games = set(game_names())
+    names = (m.name.replace("_", "-") for m in pkgutil.iter_modules(controller.analysis.__path__))
+    return sorted(name for name in names if name in games)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -30,15 +42,11 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         game = get_game(args.game)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    module_name = game.name.replace("-", "_")
-    try:
-        analysis = importlib.import_module(f"controller.analysis.{module_name}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"controller.analysis.{module_name}":
-            raise CliError(f"no math report for {game.name} yet") from None
-        raise
+    except ValueError:
+        raise CliError(f"unknown game {args.game!r} (math reports: {', '.join(reports())})") from None
+    if game.name not in reports():
+        raise CliError(f"no math report for {game.name} (math reports: {', '.join(reports())})")
+    analysis = importlib.import_module(f"controller.analysis.{game.name.replace('-', '_')}")
     data: dict = {}
     if args.rules:
         try:
@@ -71,7 +79,17 @@ def _print(r: dict) -> None:
     print("probabilities:")
     for name, p in r["probabilities"].items():
         print(f"  {name:<28}{p:>14.8f}")
-    print("house edge (fraction of the initial wager; negative: the player loses):")
+    # The reports hold the player's expectation (negative: the player loses); people read a house edge.
+    print("house edge (the house's expected win per unit of the initial wager; positive: the house wins, "
+          "negative: the player does):")
     for name, edge in r["house_edge"].items():
-        ci = f"  ± {r['ci95'][name]:.6f} (95%)" if r.get("ci95") and name in r["ci95"] else ""
-        print(f"  {name:<28}{edge:>+14.8f}{ci}")
+        ci = f"  ± {r['ci95'][name] * 100:.4f}% (95%)" if r.get("ci95") and name in r["ci95"] else ""
+        print(f"  {name:<28}{_percent(-edge):>10}{ci}")
+    if r.get("by_decks"):
+        print("house edge by decks (the same rules, each with its best raises):")
+        for decks, edge in r["by_decks"].items():
+            print(f"  {decks + (' deck' if decks == '1' else ' decks'):<28}{_percent(-edge):>10}")
+
+
+def _percent(x: float) -> str:
+    return f"{x * 100:.4f}%"
