@@ -33,12 +33,14 @@ def reports() -> list[str]:
 
 def _run(args: argparse.Namespace) -> int:
     import importlib
+    import inspect
     import sys
     import tomllib
 
     from controller.cli import CliError
     from controller.games import get_game
     from controller.games.base import RulesError, rules_from_mapping
+    from controller.progress import progress
 
     try:
         game = get_game(args.game)
@@ -63,8 +65,13 @@ def _run(args: argparse.Namespace) -> int:
         rules = rules_from_mapping(game.rules_type, data, where=f"{game.name} rules")
     except RulesError as exc:
         raise CliError(str(exc)) from None
-    say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else (lambda line: print(line, flush=True))
-    result = analysis.analyse(rules, args.rounds, args.seed, say)
+    bar = progress(f"{game.name}: rounds", quiet=args.json)
+    with bar:
+        def say(line: str) -> None:
+            bar.say(line, sys.stderr if args.json else sys.stdout)
+
+        simulates = "progress" in inspect.signature(analysis.analyse).parameters
+        result = analysis.analyse(rules, args.rounds, args.seed, say, **({"progress": bar} if simulates else {}))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
