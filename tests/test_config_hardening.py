@@ -338,23 +338,28 @@ def test_panel_test_runs_a_configs_simulated_pin_map(tmp_path: Path, monkeypatch
 
 # -- point 24: what the README and the example configs promise -------------------------------------------------------
 
-def test_the_blackjack_examples_check_without_hardware_holds(tmp_path: Path) -> None:
-    """table-blackjack.toml's "check it without hardware" failed without /etc/croupier/keys. Its comment's commands
-    are run as written (in a copy of deploy/config/, with /tmp/bj-check moved into this test's folder) until the
-    table says READY."""
+@pytest.mark.parametrize("config, folder, journal, ports", [
+    ("table-blackjack.toml", "bj-check", "bj-1.journal", ("5550", "5551", "5552")),
+    ("cabinet-light-speed.toml", "ls-check", "ls-7.journal", ("5570", "5571", "5572")),
+])
+def test_the_live_examples_check_without_hardware_holds(tmp_path: Path, config: str, folder: str, journal: str,
+                                                        ports: tuple[str, ...]) -> None:
+    """table-blackjack.toml's (and cabinet-light-speed.toml's) "check it without hardware" failed without
+    /etc/croupier/keys. The comment's commands are run as written (in a copy of deploy/config/, with /tmp/FOLDER
+    moved into this test's folder and the bus on free ports) until the runtime says READY."""
     import re
     import shutil
 
-    text = (ROOT / "deploy/config/table-blackjack.toml").read_text()
-    block = text.split("Check it without hardware, and without touching a live journal:\n")[1]
+    text = (ROOT / "deploy/config" / config).read_text()
+    block = text.split("Check it without hardware, and without touching a live journal")[1]
     commands = re.findall(r"^#   (.*)$", block, flags=re.M)
-    script = "\n".join(commands).replace("\\\n", " ").replace("/tmp/bj-check", str(tmp_path / "bj-check"))
+    script = "\n".join(commands).replace("\\\n", " ").replace(f"/tmp/{folder}", str(tmp_path / folder))
     lines = [line for line in script.splitlines() if line.strip()]
     assert [line.split()[:2] for line in lines] == [["croupier", "keys"], ["sed", "-e"], ["croupier", "run"]]
     shutil.copytree(ROOT / "deploy" / "config", tmp_path / "deploy" / "config")
-    p1, p2, p3 = free_ports(3)
-    ports = f" -e 's|:5550\"|:{p1}\"|' -e 's|:5551\"|:{p2}\"|' -e 's|:5552\"|:{p3}\"|'"  # free ports for the test
-    lines[1] = lines[1].replace("sed ", "sed" + ports + " ", 1)
+    free = free_ports(3)
+    moved = "".join(f" -e 's|:{port}\"|:{new}\"|'" for port, new in zip(ports, free))  # free ports for the test
+    lines[1] = lines[1].replace("sed ", "sed" + moved + " ", 1)
     croupier = f"{sys.executable} -m controller.cli"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for line in lines[:2]:
@@ -373,7 +378,7 @@ def test_the_blackjack_examples_check_without_hardware_holds(tmp_path: Path) -> 
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(30)
     assert ready == "READY=1"
-    assert (tmp_path / "bj-check" / "bj-1.journal").is_file()
+    assert (tmp_path / folder / journal).is_file()
 
 
 def test_the_baccarat_example_says_how_many_spots_the_table_has() -> None:
