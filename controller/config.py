@@ -596,19 +596,19 @@ def check_runnable(cfg: Any) -> None:
     a seed only where it seeds a simulation, and a journal folder it can write. Raises ConfigError naming the key."""
     where = str(cfg.path) if cfg.path else "config"
     if isinstance(cfg, CabinetConfig):
-        section = f"{where}[cabinet]"
+        section = "cabinet"
         if cfg.seed is not None and not cfg.panel_sim:
             # A seeded live cabinet's reel stops are predictable: two runs with seed = 11 spun the same games.
-            raise ConfigError(f"{section}.seed: a seed is for simulation only (croupier run --sim, croupier demo); "
+            raise ConfigError(f"{where}[cabinet].seed: a seed is for simulation only (croupier run --sim, croupier demo); "
                               "a live cabinet draws its stops from the system's random numbers")
     elif isinstance(cfg, TableConfig):
-        section = f"{where}[table]"
+        section = "table"
         if cfg.shoe.seed is not None and not cfg.shoe.simulated:
             raise ConfigError(f"{where}[shoe].seed: a seed is for the simulated shoe only (port = \"sim\" or "
                               f"croupier run --sim); this shoe is {cfg.shoe.port}")
     else:
-        section = f"{where}[progressive]"
-    key = _journal_key(cfg.raw.get(section.rpartition("[")[2].rstrip("]"), {}), section)
+        section = "progressive"
+    key = _journal_key(cfg.raw.get(section, {}), f"{where}[{section}]")
     folder = cfg.journal.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)

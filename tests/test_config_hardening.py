@@ -408,3 +408,28 @@ def test_math_lists_only_the_games_it_has_a_report_for(capsys: pytest.CaptureFix
     assert capsys.readouterr().err == f"croupier math: error: no math report for faro (math reports: {reports})\n"
     assert main(["math", "roulette"]) == 2
     assert capsys.readouterr().err == f"croupier math: error: unknown game 'roulette' (math reports: {reports})\n"
+
+
+def test_a_bad_link_endpoint_and_link_id_are_refused(tmp_path: Path) -> None:
+    link = ('[cabinet.progressive]\nlink = "l1"\npublish = "tcp://10.0.7.1:5560"\nsnapshot = "tcp://10.0.7.1"\n'
+            'commands = "tcp://10.0.7.1:5562"\n')
+    path = cabinet_toml(tmp_path, extra=link)
+    path.write_text(path.read_text().replace('"frozen-assets"', '"light-speed"'))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == (f"{path}[cabinet].progressive.snapshot: expected tcp://HOST:PORT (port 1..65535), "
+                               "ipc://PATH or inproc://NAME, got 'tcp://10.0.7.1'")
+    path.write_text(path.read_text().replace('"tcp://10.0.7.1"', '"tcp://10.0.7.1:5561"').replace('"l1"', '"l\u0661"'))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == (f"{path}[cabinet].progressive.link: a link id is 1 to 64 ASCII letters, digits, - and _ "
+                               "(got 'l\u0661')")
+
+
+def test_a_link_controllers_journal_folder_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "state").write_text("a file")
+    path = tmp_path / "link.toml"
+    path.write_text('[progressive]\nid = "l1"\nreset_cents = 500\nstate_dir = "state/deeper"\n')
+    assert main(["progressive", "--config", str(path)]) == 2
+    assert capsys.readouterr().err == (f"croupier progressive: error: {path}[progressive].state_dir: "
+                                       f"{tmp_path / 'state'} is a file, not a folder for the journal\n")
