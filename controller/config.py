@@ -599,8 +599,8 @@ def check_runnable(cfg: Any) -> None:
         section = "cabinet"
         if cfg.seed is not None and not cfg.panel_sim:
             # A seeded live cabinet's reel stops are predictable: two runs with seed = 11 spun the same games.
-            raise ConfigError(f"{where}[cabinet].seed: a seed is for simulation only (croupier run --sim, croupier demo); "
-                              "a live cabinet draws its stops from the system's random numbers")
+            raise ConfigError(f"{where}[cabinet].seed: a seed is for simulation only (croupier run --sim, croupier "
+                              "demo); a live cabinet draws its stops from the system's random numbers")
     elif isinstance(cfg, TableConfig):
         section = "table"
         if cfg.shoe.seed is not None and not cfg.shoe.simulated:

@@ -1,4 +1,4 @@
-"""Configs that a new user or an audit got wrong (issue 43): each a one-line error naming the key, exit 2, no traceback."""
+"""Configs a new user or an audit got wrong (issue 43): each a one-line error naming the key, exit 2, no traceback."""
 
 from __future__ import annotations
 

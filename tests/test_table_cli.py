@@ -191,8 +191,9 @@ def test_a_table_demo_keeps_its_folder_and_config_and_prints_every_settlement(tm
                              capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False)
         assert out.returncode == 0, out.stderr
         outs.append(out.stdout)
-    assert f"recall:     croupier recall --config {folder / 'demo.toml'}   (its journal and config stay in {folder})\n" \
-           f"meters:     croupier meters --config {folder / 'demo.toml'}\n" in outs[0]
+    config = folder / "demo.toml"
+    assert f"recall:     croupier recall --config {config}   (its journal and config stay in {folder})\n" \
+           f"meters:     croupier meters --config {config}\n" in outs[0]
     settled = [line.split(":")[0].strip() for line in outs[0].splitlines() if "settled: stakes" in line]
     assert settled == ["round 1 settled", "round 2 settled", "round 3 settled"]
     settled = [line.split(":")[0].strip() for line in outs[1].splitlines() if "settled: stakes" in line]
