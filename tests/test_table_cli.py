@@ -223,3 +223,13 @@ def test_the_terminal_prints_a_settlement_that_came_with_the_next_rounds_opening
                                        "[t #12] round 2 betting  NEXT: bets open\n"
                                        "    round 1 settled: stakes 20, paid 30, players +10\n"
                                        "[t #13] round 2 betting  NEXT: bets open\n")
+
+
+def test_two_demos_never_share_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import fcntl
+
+    with open(tmp_path / ".lock", "w") as lock:  # as a running demo holds it
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert main(["demo", "--dir", str(tmp_path), "--rounds", "1", "--no-screens"]) == 2
+    assert capsys.readouterr().err == (f"croupier demo: error: another demo is running on {tmp_path.resolve()} (stop "
+                                       "it, or give this one --dir)\n")

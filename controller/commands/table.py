@@ -378,6 +378,8 @@ def _play_demo(args: argparse.Namespace, cfg: Any, ready: Any, autoplay: Any) ->
             if str(exc).startswith("journal integrity check failed"):
                 raise CliError(f"the demo's journal in {folder} does not check out ({str(exc).split('. ')[0]}): "
                                f"delete the folder to start this demo afresh") from None
+            if "cannot bind" in str(exc):  # another demo's bus, most likely
+                raise CliError(f"{exc}; give this demo other --ports") from None
             raise
     return 0
 
