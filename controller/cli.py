@@ -54,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # `python -m controller.cli`: run the imported module's main, whose CliError is the one commands raise
-    from controller.cli import main as _main
+    # `python -m controller.cli` runs this file as __main__, a second copy of the module: the commands raise
+    # controller.cli.CliError, which only the imported module's main() catches.
+    from controller.cli import main as imported_main
 
-    sys.exit(_main())
+    sys.exit(imported_main())
