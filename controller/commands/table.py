@@ -253,8 +253,9 @@ def _demo(args: argparse.Namespace) -> int:
     table_id = f"demo-{game.name}".replace("_", "-")
     state_dir = _state_dir(args.dir, table_id)
     pub, snap, cmd = args.ports
+    demo_key = _demo_key()
     data: dict[str, Any] = {
-        "table": {"id": table_id, "game": game.name, "journal": f"{table_id}.journal"},
+        "table": {"id": table_id, "game": game.name, "journal": f"{table_id}.journal", "journal_key": demo_key},
         "shoe": {"port": "sim", **({"seed": args.seed} if args.seed is not None else {})},
         "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
                 "commands": f"tcp://127.0.0.1:{cmd}"},
@@ -311,6 +312,7 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
     pin_map = state_dir / "panel.toml"
     pin_map.write_text(re.sub(r"^stops = \d+", f"stops = {title.reels[0].size}", source.read_text(), flags=re.M))
     cabinet: dict[str, Any] = {"id": cabinet_id, "title": title.id, "journal": f"{cabinet_id}.journal",
+                               "journal_key": _demo_key(),
                                "reels": "mechanical", "coin_cents": title.denominations[0] * 4, "attract_seconds": 10,
                                "hand_pay_limit_cents": 300 * title.denominations[0] * 4, "spin_seconds": 0.0}
     if args.seed is not None:
@@ -436,6 +438,14 @@ def _state_dir(given: str | None, ident: str) -> Path:
     if not os.access(path, os.W_OK | os.X_OK):
         raise CliError(f"{where} {path}: not writable by this user; give --dir FOLDER")
     return path.resolve()
+
+
+def _demo_key() -> str:
+    """The journal key a demo's written config names: the one this run uses, so that recall and meters read the
+    demo's journal from any shell, whatever its XDG_STATE_HOME."""
+    from controller.journal import default_key_file
+
+    return str(default_key_file())
 
 
 def _toml(data: dict[str, Any]) -> str:
