@@ -255,11 +255,27 @@ class Table(Runtime):
 
     # ------------------------------------------------------------------------------------------ shoe
 
-    def _sim_order(self, shoe_seed: int, decks: int) -> list[Any]:
-        from controller.cards import shoe
+    def _sim_order(self, shoe_seed: int, decks: int, out: tuple[str, ...] = ()) -> list[Any]:
+        """The simulated shuffler's order: `decks` decks but the cards `out` (on the table while it shuffles)."""
+        from controller.cards import Composition, parse_card
         from controller.rng import SeededRng
 
-        return SeededRng(shoe_seed).shuffled(shoe(decks))
+        return SeededRng(shoe_seed).shuffled(Composition.of(decks).remove_all(parse_card(c) for c in out).cards())
+
+    def _on_table(self, state: TableState) -> list[Any]:
+        """The cards a new shoe would leave out now: those lying on the table when the game reshuffles its
+        discards in the middle of a round (pontoon's pack reaching its burned card); none between rounds."""
+        from controller.cards import Composition
+
+        try:
+            probe, _ = self.game.apply(state.game, NewShoe(self._shoe_decks(), self._cut()))
+        except IllegalEvent:
+            return []
+        left = getattr(getattr(probe, "shoe", None), "left", None)
+        if not isinstance(left, Composition):
+            return []
+        full = Composition.of(self._shoe_decks())
+        return [c for i, c in enumerate(Composition.of(1).cards()) for _ in range(full.counts[i] - left.counts[i])]
 
     async def _start_shoe(self) -> None:
         cfg = self.config.shoe
@@ -275,7 +291,7 @@ class Table(Runtime):
 
             decks = self._shoe_decks()
             seed, base = self.state.shoe_sim
-            order = self._sim_order(seed, decks) if seed is not None else []
+            order = self._sim_order(seed, decks, self.state.shoe_sim_out) if seed is not None else []
             drawn = self.state.shoe.draw_of(1) - base if seed is not None else 0
             self.sim = ShoeSim(decks=decks, cut=self._cut(), boot=self.state.meters.power_ups)
             self.sim.resume(order, max(0, min(drawn, len(order))), self.state.shoe.draw_of(1))
@@ -355,11 +371,23 @@ class Table(Runtime):
             self._alert(batch, "misdeal", f"{ev.card} drawn: {exc.reason}", str(ev.card), ("discard", "void"), draw)
 
     def _deck_checked(self, batch: Batch, ev: Any) -> None:
-        batch.add(_shoe_records_for_deck_check(ev))
-        if not ev.complete:
-            missing = " ".join(str(c) for c in ev.missing)
+        record = _shoe_records_for_deck_check(ev)
+        on_table = sorted(str(c) for c in self._on_table(batch.state))
+        missing_cards = sorted(str(c) for c in ev.missing)
+        if on_table and not ev.complete and not ev.extra and not ev.truncated and missing_cards == on_table:
+            record["short_of_table"] = True   # the discards reshuffled in mid-round: the table's cards stay out
+        batch.add(record)
+        if not ev.complete and not record.get("short_of_table"):
+            # Cards on the table are not counted as missing (and are not named: some lie face down).
+            rest = list(missing_cards)
+            for card in on_table:
+                if card in rest:
+                    rest.remove(card)
+            missing = " ".join(rest)
             extra = " ".join(str(c) for c in ev.extra)
             text = "deck check failed:" + (f" missing {missing}" if missing else "") + (f" extra {extra}" if extra else "")
+            if on_table:
+                text += f" (besides the {len(on_table)} card(s) on the table)"
             self._alert(batch, "deck_check", text, None, ("confirm",))
         elif self._accepts_new_shoe:
             try:
@@ -377,13 +405,16 @@ class Table(Runtime):
         seed = self.config.shoe.seed
         shoe_seed = (seed * 1_000_003 + state.sim_shuffles + 1) if seed is not None else system_rng().randbits(63)
         decks = self._shoe_decks()
+        # A reshuffle in mid-round (pontoon's discards) shuffles what is not on the table, as a dealer does: a
+        # full shoe would deal again the cards lying there, each one "a card this shoe cannot hold".
+        out = tuple(str(c) for c in self._on_table(state))
         batch.add({"kind": "shoe", "what": "sim_order", "seed": shoe_seed, "draw": [1, state.shoe.draw_of(1)],
-                   "by": str(role)})
+                   "by": str(role), **({"out": list(out)} if out else {})})
         sim = self.sim
 
         def shuffle() -> None:  # after the order is journaled, so a restart deals the same shoe
             sim.cut = self._cut()
-            sim.shuffle(self._sim_order(shoe_seed, decks), decks=decks)
+            sim.shuffle(self._sim_order(shoe_seed, decks, out), decks=decks)
 
         batch.after.append(shuffle)
         return {"ok": True, "result": "shuffling"}

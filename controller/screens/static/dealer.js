@@ -36,7 +36,7 @@
   function resolution(a, o) {
     const plain = button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "");
     if (o !== "reassign") return plain;
-    const named = (a.reassign || []).map((c) => button(`${c} is ${a.card}`, "resolve",
+    const named = (a.reassign || []).map((c) => button(`${c} is ${a.card || "the camera's card"}`, "resolve",
       {alert: a.id, action: o, card: c}));
     return plain + named.join("");
   }
@@ -109,7 +109,7 @@
       (zones[z] = zones[z] || []).push(c);
     }
     return "<h2>Camera</h2>" + down + "<table class=\"camera-seen\">" + Object.entries(zones).map(([z, cards]) =>
-      `<tr><td>${esc(z)}</td><td>` + cards.map((c) => c.face_down ? "face down" :
+      `<tr><td>${esc(z)}</td><td>` + cards.map((c) => c.face_down ? "face down" : c.card === null ? "withheld" :
         `<span class="${c.certain ? "" : "unsure"}" data-seen="${esc(c.card)}">${esc(c.card)}${c.certain ? "" : "?"}</span>`
       ).join(" ") + "</td></tr>").join("") + "</table>";
   }

@@ -1,0 +1,181 @@
+"""Issue 43 at the table: a swapped or reset shoe, manual card entry, face-down cards in alert texts, the pontoon
+simulation's reshuffle, bets under the minimum, and a shoe port that does not exist."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.autoplay import Autoplay
+from controller.bus import Role
+from controller.cards import parse_card, shoe
+from controller.games import game_names, get_game
+from controller.games.base import CardDealt, CloseBets, IllegalEvent, NewShoe, OpenBets, PlaceBet, RulesError
+from controller.journal import Journal
+from controller.rng import SeededRng
+from controller.table import Table
+from controller.tablestate import new_state, picture, step
+from controller.views import screen_views
+from tests.table_helpers import step_until, table_config
+
+DEALER = Role("dealer")
+
+
+def run(coro: Any, timeout: float = 120) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def records_of(cfg: Any) -> list[dict[str, Any]]:
+    with Journal(cfg.journal, cfg.table_id) as j:
+        return [e.record for e in j.entries()]
+
+
+# ------------------------------------------------------------------------------------------ point 10
+
+
+def _game(state: Any, *events: Any) -> Any:
+    for event in events:
+        state, _ = step(state, {"kind": "game", "event": event.to_json(), "via": "test"})
+    return state
+
+
+def _pontoon_with_8c_face_down() -> Any:
+    game = get_game("pontoon")
+    state = new_state("pontoon-1", game, game.rules({}))
+    return _game(state, NewShoe(1), CardDealt(parse_card("2D")), OpenBets(), PlaceBet(2, "main", 1), CloseBets(),
+                 CardDealt(parse_card("8C")))   # spot 2's first card: face down
+
+
+def test_an_alert_naming_a_face_down_card_is_withheld_from_the_screens() -> None:
+    """Point 10: pontoon's "8C drawn: 8C cannot come from this shoe" while the 8C lay face down told the dealer
+    screen (which faces the table) the hidden card. No screen view names it; the journal keeps the full text."""
+    state = _pontoon_with_8c_face_down()
+    snapshot = state.game_spec.snapshot(state.game)
+    assert {"card": "8C", "up": False} in snapshot["spots"][0]["hands"][0]["cards"]
+    text = "8C drawn: 8C cannot come from this shoe: every 8C of its 1 deck(s) is already out (a foreign card, or a misread)"
+    state, _ = step(state, {"kind": "alert", "alert": {"id": 1, "kind": "misdeal", "text": text, "card": "8C",
+                                                       "options": ["discard", "void"]}, "draw": [1, 3]})
+    assert state.alerts[0].text == text   # the journal and the audit keep it
+    views = screen_views(picture(state))
+    alert = views["dealer"]["dealer_only"]["alerts"][0]
+    assert alert == {"id": 1, "kind": "misdeal", "card": None, "options": ["discard", "void"],
+                     "text": "the card just drawn cannot be dealt now (it is not named here: its name would tell a "
+                             "card lying face down): set it aside, then discard it or void the round"}
+    for view in views.values():
+        assert "8C" not in json.dumps(view)
+    # A card the table does not hide is still named.
+    state, _ = step(state, {"kind": "alert", "alert": {"id": 2, "kind": "misdeal", "text": "KD drawn: no card "
+                                                       "expected", "card": "KD", "options": ["discard", "void"]}})
+    assert screen_views(picture(state))["dealer"]["dealer_only"]["alerts"][1]["text"] == "KD drawn: no card expected"
+
+
+def test_the_camera_list_does_not_name_a_face_down_card() -> None:
+    state = _pontoon_with_8c_face_down()
+    state, _ = step(state, {"kind": "seen", "event": {"kind": "card_appeared", "card": "8C", "zone": "spot 4",
+                                                       "certain": True, "face_down": False}})
+    dealer = screen_views(picture(state))["dealer"]
+    assert dealer["dealer_only"]["camera"] == [{"card": None, "zone": "spot 4", "certain": True, "face_down": False}]
+    assert "8C" not in json.dumps(dealer)
+
+
+def test_the_simulated_pontoon_shoe_deals_no_card_it_cannot_hold(tmp_path: Path) -> None:
+    """Point 10: the pontoon demo raised 59 "cannot come from this shoe" alerts in 30 rounds. Its pack reaches the
+    burned card in mid-round, the game reshuffles the discards (the cards on the table stay out), but the
+    simulated shuffler shuffled a full pack and dealt the table's cards again. Now the order leaves them out, the
+    deck check short of exactly those cards starts the new pack, and 30 rounds raise no alert at all."""
+    cfg = table_config(tmp_path, "pontoon", seed=1)
+
+    async def main() -> Table:
+        table = Table(cfg)
+        await table.start()
+        await Autoplay(table, SeededRng(1), rounds=30, wait=5).run()
+        await table.stop()
+        return table
+
+    table = run(main())
+    assert table.state.meters.rounds == 30
+    records = records_of(cfg)
+    assert [r["alert"]["text"] for r in records if r["kind"] == "alert"] == []
+    mid_round = [r for r in records if r["kind"] == "shoe" and r["what"] == "sim_order" and r.get("out")]
+    assert mid_round, "no reshuffle in mid-round in 30 rounds: the test no longer tests it"
+    checks = [r for r in records if r["kind"] == "shoe" and r["what"] == "deck_check" and r.get("short_of_table")]
+    assert len(checks) == len(mid_round)
+    assert all(sorted(c["missing"]) == sorted(o["out"]) for c, o in zip(checks, mid_round))
+
+
+# ------------------------------------------------------------------------------------------ point 20
+
+
+MINIMUM = 5
+
+
+def _betting(name: str) -> tuple[Any, Any]:
+    """A game's table with every box's minimum at MINIMUM and bets open (a shoe game gets its shoe and burn first)."""
+    game = get_game(name)
+    limits = getattr(game.rules({}), "limits", {})
+    raised = {k: {"min": MINIMUM, "max": max(v.max, 100)} for k, v in limits.items()}
+    try:
+        rules = game.rules({"limits": raised} if limits else {})
+    except RulesError:   # one limit for every box (let it ride's three circles)
+        rules = game.rules({"limit": next(iter(raised.values()))})
+    state = game.new_table(rules)
+    decks = getattr(state.rules, "decks", 1)
+    try:
+        state, _ = game.apply(state, NewShoe(decks))
+    except IllegalEvent:
+        pass   # a fresh deck every round
+    cards = iter(shoe(decks))
+    while game.expected_next(state).card_to is not None:   # the burn
+        state, _ = game.apply(state, CardDealt(next(cards)))
+    try:
+        state, _ = game.apply(state, OpenBets())
+    except IllegalEvent:
+        pass
+    return game, state
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_place_bet_refuses_a_stake_under_the_table_minimum_in_every_game(name: str) -> None:
+    """Point 20: a bet under the table minimum was accepted by place_bet and refused only at close_bets. In every
+    game with box limits a bet under the minimum is refused when placed, with the reason, on every box that takes
+    the same bet at the minimum."""
+    game, state = _betting(name)
+    if not getattr(state.rules, "limits", None):
+        pytest.skip(f"{name} takes no bets against box limits (its stakes are the rules' ante and pot)")
+    assert game.expected_next(state).phase in ("betting", "seating")
+    tried = []
+    for box in game.boxes:
+        for spot in range(1, getattr(state.rules, "spots", 1) + 1):
+            try:
+                game.apply(state, PlaceBet(spot, box, MINIMUM))
+            except IllegalEvent:
+                continue   # not a bet this spot may open with (the bank's spot, a play bet, a cover before a bank)
+            with pytest.raises(IllegalEvent, match=rf"^spot {spot}(: the minimum buy-in is| \S+: {MINIMUM - 1} is "
+                                                   rf"under the table minimum of) {MINIMUM}$"):
+                game.apply(state, PlaceBet(spot, box, MINIMUM - 1))
+            tried.append(box)
+            break
+    assert tried, f"{name}: no box takes a bet at the minimum on an empty layout"
+
+
+def test_a_table_refuses_place_bet_under_the_minimum_with_the_reason(tmp_path: Path) -> None:
+    cfg = table_config(tmp_path, "baccarat")   # the player box's minimum is 10
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        table = Table(cfg)
+        await table.start()
+        await step_until(table, Autoplay(table, SeededRng(1)),
+                         lambda: table.game.expected_next(table.state.game).phase == "idle")
+        assert (await table.command(DEALER, "open_bets", {}))["ok"]
+        low = await table.command(Role("spot", 3), "place_bet", {"spot": 3, "box": "player", "amount": 9})
+        ok = await table.command(Role("spot", 3), "place_bet", {"spot": 3, "box": "player", "amount": 10})
+        await table.stop()
+        return low, ok
+
+    low, ok = run(main())
+    assert low == {"ok": False, "error": "spot 3 player: 9 is under the table minimum of 10"}
+    assert ok["ok"]
