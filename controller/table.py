@@ -37,7 +37,8 @@ DEALER = Role("dealer")
 _ALLOWED: dict[str, tuple[str, ...]] = {
     "open_bets": ("dealer",), "close_bets": ("dealer",), "settle": ("dealer",), "void": ("dealer",),
     "place_bet": ("dealer", "spot"), "remove_bet": ("dealer", "spot"), "decision": ("dealer", "spot"),
-    "card": ("dealer",), "resolve": ("dealer",), "shuffle": ("dealer",), "status": ("dealer", "spot", "ops"),
+    "card": ("dealer",), "manual_entry": ("dealer",), "resolve": ("dealer",), "shuffle": ("dealer",),
+    "status": ("dealer", "spot", "ops"),
     "meters": ("dealer", "ops"), "audit": ("ops",),
 }
 
@@ -143,9 +144,13 @@ class Table(Runtime):
         def game(event: Any, **extra: Any) -> dict[str, Any]:
             return {"kind": "game", "event": event.to_json(), "via": via, **extra}
 
+        if command == "manual_entry":
+            return [self._manual_entry(state, args, via)]
         if state.paused and command not in ("resolve", "void"):
             raise CommandRefused(f"the round is paused by a dealer alert: resolve alert {state.alerts[0].id} first")
         if command == "open_bets":
+            if state.shoe.check_due:
+                raise CommandRefused("the shoe was swapped or reset: deck check it (shuffle) before the next round")
             closes = self.clock() + self.config.betting_seconds if self.config.betting_seconds else None
             return [game(OpenBets(), closes_at=closes)]
         if command == "close_bets":
@@ -165,6 +170,9 @@ class Table(Runtime):
         if command == "card":
             from controller.cards import parse_card
 
+            if self.config.shoe.port != "none" and not state.shoe.manual:
+                raise CommandRefused("this table reads its cards from the shoe: manual card entry needs "
+                                     "manual_entry on=true, which the dealer may switch on while the shoe is down")
             try:
                 card = parse_card(args["card"])
             except ValueError as exc:
@@ -173,6 +181,22 @@ class Table(Runtime):
         if command == "resolve":
             return self._resolution(state, role, args)
         raise CommandRefused(f"{command} is not a table event")
+
+    def _manual_entry(self, state: TableState, args: dict[str, Any], via: str) -> dict[str, Any]:
+        """Switch manual card entry on (only while the shoe is down: a reading shoe is the only source of cards)
+        or off (only once the shoe is up again: the table is not left with no way to take a card)."""
+        on = args.get("on")
+        if not isinstance(on, bool):
+            raise TypeError("on must be true or false")
+        if self.config.shoe.port == "none":
+            raise CommandRefused("this table has no shoe: its cards are always entered by hand")
+        if on == state.shoe.manual:
+            raise CommandRefused(f"manual card entry is already {'on' if on else 'off'}")
+        if on and state.shoe.link:
+            raise CommandRefused("the shoe is up and reads the cards: manual card entry is only for while it is down")
+        if not on and not state.shoe.link:
+            raise CommandRefused("the shoe is still down: manual card entry stays on until it is up again")
+        return {"kind": "shoe", "what": "manual", "on": on, "by": via}
 
     def _resolution(self, state: TableState, role: Role, args: dict[str, Any]) -> list[dict[str, Any]]:
         alert_id = _int(args, "alert")
@@ -318,16 +342,19 @@ class Table(Runtime):
         self._post(lambda batch: self._shoe_event(batch, ev))
 
     def _shoe_event(self, batch: Batch, ev: Any) -> None:
-        from drivers.shoe import Anomaly, CardDrawn, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
+        from drivers.shoe import Anomaly, CardDrawn, CounterReset, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
         from drivers.shoe import ShoeState as DeviceState
 
         if isinstance(ev, CardDrawn):
             self._card_drawn(batch, ev)
+        elif isinstance(ev, CounterReset):
+            self._counter_reset(batch, ev)
         elif isinstance(ev, LinkUp):
             self.shoe_ready.set()
             batch.add({"kind": "shoe", "what": "link", "up": True, "identity": str(ev.identity)})
         elif isinstance(ev, LinkDown):
-            batch.add({"kind": "shoe", "what": "link", "up": False, "reason": ev.reason})
+            if batch.state.shoe.link or batch.state.shoe.down != ev.reason:
+                batch.add({"kind": "shoe", "what": "link", "up": False, "reason": ev.reason})
         elif isinstance(ev, DeviceState):
             flags = sorted(f.name for f in type(ev.flags) if f in ev.flags and f.name)
             if tuple(flags) != batch.state.shoe.flags:
@@ -356,6 +383,19 @@ class Table(Runtime):
         log.warning("dealer alert: %s", text)
         batch.add(record)
 
+    def _counter_reset(self, batch: Batch, ev: Any) -> None:
+        """The shoe was swapped or reset: its cards are not the shoe the game counts. Its draws count afresh (so
+        its cards are seen, not taken for draws already journaled), a dealer alert pauses the table, and no card of
+        it is dealt before a deck check: void the round in play, or have the new shoe deck checked."""
+        state = batch.state
+        batch.add({"kind": "shoe", "what": "counter_reset", "shoe_id": ev.shoe_id, "draws": ev.draws,
+                   "detail": ev.detail})
+        in_play = state.round_log is not None
+        options = ("void", "deck_check") if in_play else ("deck_check",)
+        self._alert(batch, "shoe_reset", f"the shoe was swapped or reset ({ev.detail}): its cards are not the "
+                    "shoe counted so far. " + ("Void the round in play, or deck check" if in_play else "Deck check")
+                    + " the new shoe (shuffle it) before any of its cards is dealt", None, options)
+
     def _card_drawn(self, batch: Batch, ev: Any) -> None:
         state = batch.state
         if ev.draw <= state.shoe.draw_of(ev.shoe_id):
@@ -364,6 +404,10 @@ class Table(Runtime):
         if state.paused:
             self._alert(batch, "misdeal", f"{ev.card} drawn while the round is paused", str(ev.card),
                         ("discard", "void"), draw)
+            return
+        if state.shoe.check_due:
+            self._alert(batch, "misdeal", f"{ev.card} drawn from a shoe not deck checked since it was swapped or "
+                        "reset", str(ev.card), ("discard", "void"), draw)
             return
         try:
             batch.add({"kind": "game", "event": CardDealt(ev.card, "shoe").to_json(), "via": "shoe", "draw": draw})

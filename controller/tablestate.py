@@ -16,7 +16,10 @@ Record kinds (each a JSON object with "kind"):
              two dealt cards that traded places); or "dealt": card, a card the shoe did not read, dealt as the
              camera saw it by the game record that follows (via "camera")
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
-- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}; a deck check short of exactly
+- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}; {"what": "counter_reset",
+             "shoe_id", "draws", "detail"}: the shoe was swapped or reset (its draws count from "draws"; a complete
+             deck check is due); {"what": "manual", "on", "by"}: the dealer switched manual card entry on or off;
+             a deck check short of exactly
              the cards on the table (a reshuffle of the discards in mid-round) says "short_of_table": true; the
              simulated shuffler's order is {"what": "sim_order", "seed", "draw", "out": cards left out of it}
 - "door"     a door switch: {"name", "open"}
@@ -132,6 +135,9 @@ class ShoeStatus:
     dealt: int = 0                                # cards dealt from the shoe in play
     shuffle_due: bool = False
     shuffling: bool = False
+    down: str | None = None     # why the link is down, when the driver said (e.g. the port cannot be opened)
+    check_due: bool = False     # the shoe was swapped or reset: no card of it is dealt before a deck check
+    manual: bool = False        # the dealer enters the cards by hand (switched on while the shoe was down)
 
     def draw_of(self, shoe_id: int) -> int:
         return dict(self.last_draw).get(shoe_id, 0)
@@ -305,7 +311,9 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
             rules = rules_from_mapping(state.game_spec.rules_type, record["rules"])
             state = replace(state, game=state.game_spec.new_table(rules), rules=record["rules"],
                             shoe=replace(state.shoe, dealt=0, shuffle_due=False))
-        state = replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1))
+        # A new process: the shoe is not up until its driver says so (the last run's link is no news of this one).
+        state = replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1),
+                        shoe=replace(state.shoe, link=False, down=None))
     elif kind == "alert":
         a = record["alert"]
         alert = Alert(a["id"], a["kind"], a["text"], a.get("card"), tuple(a.get("options", ("confirm", "void"))),
@@ -329,7 +337,8 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
                             shoe_sim_out=tuple(record.get("out", ())))
             shoe = replace(shoe, shuffling=True)
         if what == "link":
-            shoe = replace(shoe, link=bool(record["up"]))
+            up = bool(record["up"])
+            shoe = replace(shoe, link=up, down=None if up else str(record.get("reason") or "link down"))
         elif what == "flags":
             flags = tuple(record["flags"])
             # The shoe's own cut card coming out (or the shoe running out) makes the shuffle due, wherever the
@@ -342,7 +351,15 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
             # A complete deck check is a freshly shuffled shoe (or deck): whatever made the shuffle due is past.
             # So is one short of exactly the cards lying on the table (the discards reshuffled in mid-round).
             complete = record.get("complete") or record.get("short_of_table")
-            shoe = replace(shoe, shuffling=False, shuffle_due=shoe.shuffle_due and not complete)
+            shoe = replace(shoe, shuffling=False, shuffle_due=shoe.shuffle_due and not complete,
+                           check_due=shoe.check_due and not complete)
+        elif what == "counter_reset":
+            # The shoe was swapped or reset: its draws count afresh from here, and it is deck checked before use.
+            draws = dict(shoe.last_draw)
+            draws[int(record["shoe_id"])] = int(record["draws"])
+            shoe = replace(shoe, last_draw=tuple(sorted(draws.items())), check_due=True, shuffle_due=True)
+        elif what == "manual":
+            shoe = replace(shoe, manual=bool(record["on"]))
         state = replace(state, shoe=shoe)
     elif kind == "seen":
         state = replace(state, camera=_camera_step(state.camera, record["event"]))
@@ -499,7 +516,9 @@ def _alert_json(state: TableState, alert: Alert) -> dict[str, Any]:
 # picture sections built from a few parts of the state: key -> (those parts, the builder)
 _SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
     "shoe": (("shoe",), lambda s: {"link": s.shoe.link, "flags": list(s.shoe.flags), "dealt": s.shoe.dealt,
-                                   "shuffle_due": s.shoe.shuffle_due, "shuffling": s.shoe.shuffling}),
+                                   "shuffle_due": s.shoe.shuffle_due, "shuffling": s.shoe.shuffling,
+                                   "down": None if s.shoe.link else s.shoe.down, "check_due": s.shoe.check_due,
+                                   "manual": s.shoe.manual}),
     "history": (("history",), lambda s: list(s.history)),
     "last_round": (("last_round",), lambda s: s.last_round),
     "scoreboard": (("scoreboard",), lambda s: list(s.scoreboard)),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from controller.cards import Card, from_index, parse_card
 from drivers.shoe.device import DeviceLink, DeviceTiming
-from drivers.shoe.link import Anomaly, CommandFailed, HostLink, LinkConfig, LinkDown, LinkDownError, LinkUp
+from drivers.shoe.link import Anomaly, CommandFailed, CounterReset, HostLink, LinkConfig, LinkDown, LinkDownError, LinkUp
 from drivers.shoe.protocol import (
     CardDrawn, DeviceKind, Heartbeat, Identify, Lock, ResetCounters, ShoeState, StateFlags,
 )
@@ -280,7 +280,8 @@ def test_draw_counter_guards_replays_conflicts_gaps_and_resets() -> None:
         events += host.receive(encode_message(msg, seq), 0.0)
     kinds = [(type(e).__name__, getattr(e, "kind", getattr(e, "draw", None))) for e in events]
     assert kinds == [("LinkUp", None), ("CardDrawn", 11), ("Anomaly", "draw_conflicts"), ("Anomaly", "draw_gaps"),
-                     ("CardDrawn", 14), ("ShoeState", None), ("CardDrawn", 1)]
+                     ("CardDrawn", 14), ("CounterReset", None), ("ShoeState", None), ("CardDrawn", 1)]
+    assert events[5] == CounterReset(1, 0, "shoe 1 draw counter went from 14 to 0")
     assert host.counters["replayed_cards"] == 1 and host.counters["draw_resets"] == 1
 
 
