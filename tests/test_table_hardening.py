@@ -4,6 +4,7 @@ simulation's reshuffle, bets under the minimum, and a shoe port that does not ex
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -179,3 +180,172 @@ def test_a_table_refuses_place_bet_under_the_minimum_with_the_reason(tmp_path: P
     low, ok = run(main())
     assert low == {"ok": False, "error": "spot 3 player: 9 is under the table minimum of 10"}
     assert ok["ok"]
+
+
+# ------------------------------------------------------------------------------------------ point 3
+
+
+async def _dealing(cfg: Any) -> Table:
+    """A started table, a round settled, and the next round in play with its first cards due."""
+    table = Table(cfg)
+    await table.start()
+    await step_until(table, Autoplay(table, SeededRng(1)),
+                     lambda: table.state.meters.rounds >= 1 and table.state.round_log is not None and
+                     table.game.expected_next(table.state.game).phase == "dealing")
+    return table
+
+
+def test_a_swapped_shoe_raises_a_journaled_alert_and_its_cards_are_not_lost(tmp_path: Path) -> None:
+    """Point 3: another shoe on the line (IDENTIFY with a new serial, draws 0) and four cards drawn from it: the
+    four vanished (taken for draws 1..4, long journaled), nothing was journaled and the table waited for ever.
+    Now the swap is a journaled dealer alert, its cards are each journaled (as misdeals: the new shoe is not
+    checked), the dealer voids the round, and no round opens before a deck check of the new shoe."""
+    cfg = table_config(tmp_path, "baccarat", seed=3)
+
+    async def main() -> tuple[Any, list[dict[str, Any]], dict[str, Any], dict[str, Any], Any]:
+        table = await _dealing(cfg)
+        drawn_before = table.state.shoe.draw_of(1)
+        assert drawn_before > 4
+        table.sim.swap("SIM-0002")
+        cards = [str(table.sim.deal().card) for _ in range(4)]
+        assert await table.wait_for(lambda s: s.shoe.draw_of(1) == 4, 10), "the new shoe's cards vanished"
+        alerts = [a.json() for a in table.state.alerts]
+        for alert in table.state.alerts[1:]:
+            assert (await table.command(DEALER, "resolve", {"alert": alert.id, "action": "discard"}))["ok"]
+        reset = table.state.alerts[0]
+        assert (await table.command(DEALER, "resolve", {"alert": reset.id, "action": "void"}))["ok"]
+        refused = await table.command(DEALER, "open_bets", {})
+        status = (await table.command(DEALER, "status", {}))["result"]["shoe"]
+        assert (await table.command(DEALER, "shuffle", {}))["ok"]
+        assert await table.wait_for(lambda s: not s.shoe.check_due and not s.shoe.shuffling, 10)
+        await step_until(table, Autoplay(table, SeededRng(5)),
+                         lambda: table.game.expected_next(table.state.game).phase == "idle")   # the burn
+        opened = await table.command(DEALER, "open_bets", {})
+        await table.stop()
+        return cards, alerts, refused, status, opened
+
+    cards, alerts, refused, status, opened = run(main())
+    reset, *misdeals = alerts
+    assert reset == {"id": reset["id"], "kind": "shoe_reset", "card": None, "options": ["void", "deck_check"],
+                     "text": "the shoe was swapped or reset (shoe 1 is another device: serial SIM-0001 -> SIM-0002, "
+                             "draws 0): its cards are not the shoe counted so far. Void the round in play, or deck "
+                             "check the new shoe (shuffle it) before any of its cards is dealt"}
+    assert [(a["kind"], a["card"]) for a in misdeals] == [("misdeal", c) for c in cards]
+    assert refused == {"ok": False, "error": "the shoe was swapped or reset: deck check it (shuffle) before the next "
+                                             "round"}
+    assert status["check_due"] is True and status["link"] is True
+    assert opened["ok"], opened
+    records = records_of(cfg)
+    resets = [r for r in records if r["kind"] == "shoe" and r["what"] == "counter_reset"]
+    assert [(r["shoe_id"], r["draws"]) for r in resets] == [(1, 0)]
+    assert [r["draw"] for r in records if r["kind"] == "alert" and r["alert"]["kind"] == "misdeal"] == \
+        [[1, 1], [1, 2], [1, 3], [1, 4]]
+    voids = [r for r in records if r["kind"] == "game" and r["event"]["kind"] == "void_round"]
+    assert len(voids) == 1
+
+
+def test_a_shoe_reset_to_draw_0_between_rounds_asks_for_a_deck_check(tmp_path: Path) -> None:
+    """Point 3, the other way in: the same shoe, rebooted with its counter back at 0, between rounds."""
+    cfg = table_config(tmp_path, "baccarat", seed=4)
+
+    async def main() -> tuple[dict[str, Any], Any]:
+        table = Table(cfg)
+        await table.start()
+        await step_until(table, Autoplay(table, SeededRng(2)), lambda: table.state.meters.rounds >= 1 and
+                         table.game.expected_next(table.state.game).phase == "idle")
+        table.sim.reset(keep_counter=False)
+        assert await table.wait_for(lambda s: s.paused, 10), "no alert for the reset shoe"
+        alert = table.state.alerts[0].json()
+        seq = table.state.seq
+        await table.stop()
+        return alert, seq
+
+    alert, _ = run(main())
+    assert alert["kind"] == "shoe_reset" and alert["options"] == ["deck_check"]
+    assert alert["text"].startswith("the shoe was swapped or reset (shoe 1 draw counter went from ")
+    assert alert["text"].endswith("to 0): its cards are not the shoe counted so far. Deck check the new shoe (shuffle "
+                                  "it) before any of its cards is dealt")
+
+
+# ------------------------------------------------------------------------------------------ point 8
+
+
+def test_manual_card_entry_needs_the_shoe_down_and_the_dealer_switching_it_on(tmp_path: Path) -> None:
+    """Point 8: the dealer's `card` was taken at a table with a reading shoe. Now it is refused until the dealer
+    switches manual entry on, which is journaled, shown in the dealer view, and allowed only while the shoe is
+    down; switching back only once the shoe is up."""
+    cfg = table_config(tmp_path, "baccarat", seed=5)
+
+    async def main() -> dict[str, Any]:
+        table = await _dealing(cfg)
+        out: dict[str, Any] = {}
+        card = str(table.sim.upcoming(1)[0])
+        out["card_shoe_up"] = await table.command(DEALER, "card", {"card": card})
+        out["on_shoe_up"] = await table.command(DEALER, "manual_entry", {"on": True})
+        table.sim.unplug(None)
+        assert await table.wait_for(lambda s: not s.shoe.link, 10)
+        out["on"] = await table.command(DEALER, "manual_entry", {"on": True})
+        out["view"] = table.views()[1]["dealer"]["shoe"]
+        out["card"] = await table.command(DEALER, "card", {"card": card})
+        out["off_shoe_down"] = await table.command(DEALER, "manual_entry", {"on": False})
+        table.sim.replug()
+        assert await table.wait_for(lambda s: s.shoe.link, 10)
+        out["off"] = await table.command(DEALER, "manual_entry", {"on": False})
+        out["card_after"] = await table.command(DEALER, "card", {"card": card})
+        out["bad"] = await table.command(DEALER, "manual_entry", {"on": "yes"})
+        await table.stop()
+        return out
+
+    out = run(main())
+    gate = ("this table reads its cards from the shoe: manual card entry needs manual_entry on=true, which the "
+            "dealer may switch on while the shoe is down")
+    assert out["card_shoe_up"] == {"ok": False, "error": gate}
+    assert out["on_shoe_up"] == {"ok": False, "error": "the shoe is up and reads the cards: manual card entry is "
+                                                       "only for while it is down"}
+    assert out["on"]["ok"] and out["view"]["manual"] is True and out["view"]["link"] is False
+    assert out["card"]["ok"], out["card"]
+    assert out["off_shoe_down"] == {"ok": False, "error": "the shoe is still down: manual card entry stays on until "
+                                                          "it is up again"}
+    assert out["off"]["ok"]
+    assert out["card_after"] == {"ok": False, "error": gate}
+    assert out["bad"] == {"ok": False, "error": "malformed manual_entry: on must be true or false"}
+    records = records_of(cfg)
+    assert [(r["on"], r["by"]) for r in records if r["kind"] == "shoe" and r["what"] == "manual"] == \
+        [(True, "dealer"), (False, "dealer")]
+    manual = [r for r in records if r["kind"] == "game" and r["event"]["kind"] == "card_dealt" and r["via"] == "dealer"]
+    assert len(manual) == 1 and manual[0]["event"]["source"] == "manual"
+
+
+# ------------------------------------------------------------------------------------------ point 23
+
+
+def test_a_shoe_port_that_does_not_exist_shows_the_shoe_down_with_why(tmp_path: Path) -> None:
+    """Point 23: a shoe port that does not exist gave one warning, then silent retries, and a table restarted
+    on a journal whose shoe was up showed it up. Now the shoe is down in the dealer view and in `status`, with the
+    reason, journaled once however many times the driver retries."""
+    cfg = table_config(tmp_path, "baccarat", seed=6)
+    port = str(tmp_path / "no-such-shoe")
+
+    async def first() -> None:   # a run with the shoe up, so the journal's last word on the link is "up"
+        table = Table(cfg)
+        await table.start()
+        assert await table.wait_for(lambda s: s.shoe.link, 10)
+        await table.stop()
+
+    async def second() -> dict[str, Any]:
+        table = Table(dataclasses.replace(cfg, shoe=dataclasses.replace(cfg.shoe, port=port)))
+        await table.start()
+        assert await asyncio.to_thread(table.shoe.driver.wait_counters, lambda c: c["open_failures"] >= 5, 10)
+        assert await table.wait_for(lambda s: not s.shoe.link and getattr(s.shoe, "down", None), 10), \
+            "the shoe shows up, or down with no reason"
+        status = (await table.command(DEALER, "status", {}))["result"]
+        await table.stop()
+        return status
+
+    run(first())
+    status = run(second())
+    assert status["shoe"]["link"] is False
+    assert status["shoe"]["down"].startswith(f"cannot open the port {port}: ")
+    links = [r for r in records_of(cfg) if r["kind"] == "shoe" and r["what"] == "link"]
+    assert [r["up"] for r in links][-1:] == [False] and links[-1]["reason"] == status["shoe"]["down"]
+    assert sum(1 for r in links if r.get("reason", "").startswith("cannot open")) == 1
