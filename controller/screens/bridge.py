@@ -61,7 +61,7 @@ STATIC = Path(__file__).with_name("static")
 COOKIE = "croupier_dealer"
 # What a dealer page may ask the table for. The table checks the dealer role again; the bridge never
 # forwards anything else (no bets, no cards, no audit) whatever a page sends.
-DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", "shuffle")
+DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", "shuffle", "manual_entry")
 # What an attendant's page may ask a cabinet for: clear a lockup (the cabinet checks who may clear which).
 ATTENDANT_PAGE_COMMANDS = ("clear",)
 QUEUE = 64            # messages a screen may lag behind before it is told to resnapshot
