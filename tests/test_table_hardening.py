@@ -108,6 +108,34 @@ def test_the_simulated_pontoon_shoe_deals_no_card_it_cannot_hold(tmp_path: Path)
     assert all(sorted(c["missing"]) == sorted(o["out"]) for c, o in zip(checks, mid_round))
 
 
+def test_a_restarted_pontoon_table_deals_on_from_the_reshuffled_discards(tmp_path: Path) -> None:
+    """The simulated order of a mid-round reshuffle is journaled with the cards it left out, so a table restarted
+    in that pack deals on from the same cards, and raises no alert either."""
+    cfg = table_config(tmp_path, "pontoon", seed=1)
+
+    def reshuffled(table: Table) -> bool:
+        return bool(table.state.shoe_sim_out) and not table.state.shoe.shuffling and \
+            table.game.expected_next(table.state.game).phase == "deciding"
+
+    async def first() -> None:
+        table = Table(cfg)
+        await table.start()
+        await step_until(table, Autoplay(table, SeededRng(1)), lambda: reshuffled(table))
+        await table.stop()
+
+    async def second() -> int:
+        table = Table(cfg)
+        await table.start()
+        rounds = table.state.meters.rounds
+        await Autoplay(table, SeededRng(2), rounds=5, wait=5).run()
+        await table.stop()
+        return table.state.meters.rounds - rounds
+
+    run(first())
+    assert run(second()) == 5
+    assert [r["alert"]["text"] for r in records_of(cfg) if r["kind"] == "alert"] == []
+
+
 # ------------------------------------------------------------------------------------------ point 20
 
 
