@@ -10,6 +10,8 @@ and fans each view out to the screens bound to it:
     GET /cabinet/<id>                         a slot cabinet's screen (public view)
     GET /cabinet/<id>/attendant?token=T       the attendant's page (dealer view), behind the same token
     GET /ws/<id>/<view>                       a screen's WebSocket; any view but public needs the token
+                                              (wrong tokens are limited per address and overall: TokenTries;
+                                              past the limit 429 with Retry-After, the token not compared)
     GET /healthz                              200 {"ok": true, ...} once every table has been heard recently
     GET /static/...                           the pages' CSS and scripts (no build step, no CDN)
 

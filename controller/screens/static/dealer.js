@@ -69,7 +69,8 @@
     const phase = (state.game || {}).phase;
     let html = manualEntry(state, can);
     for (const a of exp.actions || []) if (STEPS[a] && can.has(a) && !exp.actor) html += button(STEPS[a], a, {});
-    if (can.has("shuffle") && (phase === "shuffling" || (phase === "idle" && state.shoe && state.shoe.shuffle_due))) {
+    const shoe = state.shoe || {};
+    if (can.has("shuffle") && (phase === "shuffling" || shoe.check_due || (phase === "idle" && shoe.shuffle_due))) {
       html += button("Shuffle", "shuffle", {});
     }
     if (can.has("void") && ["betting", "dealing", "deciding", "settling"].includes(phase)) {
