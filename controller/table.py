@@ -185,8 +185,12 @@ class Table(Runtime):
     def _manual_entry(self, state: TableState, args: dict[str, Any], via: str) -> dict[str, Any]:
         """Switch manual card entry on (only while the shoe is down: a reading shoe is the only source of cards)
         or off (only once the shoe is up again: the table is not left with no way to take a card)."""
-        on = args.get("on")
-        if not isinstance(on, bool):
+        value = args.get("on")   # JSON's true/false, or the words (`croupier command manual_entry on=true` sends text)
+        if value is True or value == "true":
+            on = True
+        elif value is False or value == "false":
+            on = False
+        else:
             raise TypeError("on must be true or false")
         if self.config.shoe.port == "none":
             raise CommandRefused("this table has no shoe: its cards are always entered by hand")
