@@ -73,6 +73,8 @@ class Table(Runtime):
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._accepts_new_shoe = True
+        self._identified = False   # the shoe has identified itself to this process
+        self._rebased: tuple[int, int] | None = None  # a swap this process saw by serial: the link's own report follows
         self._pictured: tuple[TableState, dict[str, Any]] | None = None  # the last state pictured and its picture
 
     # ------------------------------------------------------------------------------------------ life cycle
@@ -349,13 +351,23 @@ class Table(Runtime):
         from drivers.shoe import Anomaly, CardDrawn, CounterReset, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
         from drivers.shoe import ShoeState as DeviceState
 
+        rebased, self._rebased = self._rebased, None
         if isinstance(ev, CardDrawn):
             self._card_drawn(batch, ev)
         elif isinstance(ev, CounterReset):
-            self._counter_reset(batch, ev)
+            if rebased != (ev.shoe_id, ev.draws):   # else the link says again what the serial told at link-up
+                self._counter_reset(batch, ev)
         elif isinstance(ev, LinkUp):
             self.shoe_ready.set()
-            batch.add({"kind": "shoe", "what": "link", "up": True, "identity": str(ev.identity)})
+            ident, known = ev.identity, batch.state.shoe.serial
+            batch.add({"kind": "shoe", "what": "link", "up": True, "identity": str(ident), "serial": ident.serial})
+            if not self._identified and known is not None and ident.serial != known:
+                # Another shoe since the table last ran: the link, new to both, cannot tell; the journal can.
+                self._counter_reset(batch, CounterReset(ident.shoe_id, ident.draws, f"shoe {ident.shoe_id} is another "
+                                                        f"device than when the table last ran: serial {known} -> "
+                                                        f"{ident.serial}, draws {ident.draws}"))
+                self._rebased = (ident.shoe_id, ident.draws)
+            self._identified = True
         elif isinstance(ev, LinkDown):
             if batch.state.shoe.link or batch.state.shoe.down != ev.reason:
                 batch.add({"kind": "shoe", "what": "link", "up": False, "reason": ev.reason})

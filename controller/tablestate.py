@@ -138,6 +138,7 @@ class ShoeStatus:
     down: str | None = None     # why the link is down, when the driver said (e.g. the port cannot be opened)
     check_due: bool = False     # the shoe was swapped or reset: no card of it is dealt before a deck check
     manual: bool = False        # the dealer enters the cards by hand (switched on while the shoe was down)
+    serial: str | None = None   # the serial of the shoe last identified (a new one is another shoe)
 
     def draw_of(self, shoe_id: int) -> int:
         return dict(self.last_draw).get(shoe_id, 0)
@@ -338,7 +339,8 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
             shoe = replace(shoe, shuffling=True)
         if what == "link":
             up = bool(record["up"])
-            shoe = replace(shoe, link=up, down=None if up else str(record.get("reason") or "link down"))
+            shoe = replace(shoe, link=up, down=None if up else str(record.get("reason") or "link down"),
+                           serial=record.get("serial", shoe.serial))
         elif what == "flags":
             flags = tuple(record["flags"])
             # The shoe's own cut card coming out (or the shoe running out) makes the shuffle due, wherever the

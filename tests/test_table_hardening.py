@@ -377,3 +377,34 @@ def test_a_shoe_port_that_does_not_exist_shows_the_shoe_down_with_why(tmp_path: 
     links = [r for r in records_of(cfg) if r["kind"] == "shoe" and r["what"] == "link"]
     assert [r["up"] for r in links][-1:] == [False] and links[-1]["reason"] == status["shoe"]["down"]
     assert sum(1 for r in links if r.get("reason", "").startswith("cannot open")) == 1
+
+
+def test_a_shoe_swapped_while_the_table_was_off_is_seen_by_its_serial(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point 3 across a restart: the link is new to both shoes, but the journal knows the serial of the last."""
+    from drivers.shoe import ShoeSim
+
+    cfg = table_config(tmp_path, "baccarat", seed=8)
+
+    async def first() -> None:
+        table = Table(cfg)
+        await table.start()
+        await step_until(table, Autoplay(table, SeededRng(1)), lambda: table.state.meters.rounds >= 1)
+        await table.stop()
+
+    async def second() -> list[dict[str, Any]]:
+        table = Table(cfg)
+        await table.start()
+        assert await table.wait_for(lambda s: s.paused, 10), "no alert for the other shoe"
+        alerts = [a.json() for a in table.state.alerts]
+        await table.stop()
+        return alerts
+
+    run(first())
+    init = ShoeSim.__init__
+    monkeypatch.setattr(ShoeSim, "__init__", lambda self, *a, **kw: init(self, *a, **{**kw, "serial": "SIM-0042"}))
+    alerts = run(second())
+    assert [a["kind"] for a in alerts] == ["shoe_reset"] and alerts[0]["options"][-1] == "deck_check"
+    assert alerts[0]["text"].startswith("the shoe was swapped or reset (shoe 1 is another device than when the table "
+                                        "last ran: serial SIM-0001 -> SIM-0042, draws ")
+    assert len([r for r in records_of(cfg) if r["kind"] == "shoe" and r["what"] == "counter_reset"]) == 1
