@@ -16,12 +16,13 @@ Record kinds (each a JSON object with "kind"):
              two dealt cards that traded places); or "dealt": card, a card the shoe did not read, dealt as the
              camera saw it by the game record that follows (via "camera")
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
-- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}; {"what": "counter_reset",
-             "shoe_id", "draws", "detail"}: the shoe was swapped or reset (its draws count from "draws"; a complete
-             deck check is due); {"what": "manual", "on", "by"}: the dealer switched manual card entry on or off;
-             a deck check short of exactly
-             the cards on the table (a reshuffle of the discards in mid-round) says "short_of_table": true; the
-             simulated shuffler's order is {"what": "sim_order", "seed", "draw", "out": cards left out of it}
+- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}; a link up names the shoe's
+             "serial", a link down its "reason" (a start counts the link down until the shoe answers);
+             {"what": "counter_reset", "shoe_id", "draws", "detail"}: the shoe was swapped or reset (its draws
+             count from "draws"; a complete deck check is due); {"what": "manual", "on", "by"}: the dealer
+             switched manual card entry on or off; a deck check short of exactly the cards on the table (a
+             reshuffle of the discards in mid-round) says "short_of_table": true; the simulated shuffler's order
+             is {"what": "sim_order", "seed", "draw", "out": the cards left out of it}
 - "door"     a door switch: {"name", "open"}
 - "camera"   the camera witness: {"what": "started", "source"} (what it saw before is forgotten), {"what":
              "down", "reason"} (frames stopped coming), {"what": "up"} (they came again)
@@ -52,7 +53,7 @@ SCOREBOARD = 120  # coups of the shoe in play kept for the baccarat roads (an 8-
 @dataclass(frozen=True, slots=True)
 class Alert:
     id: int
-    kind: str                  # "misdeal", "deck_check", "draw_gap", "door", "shoe", "camera"
+    kind: str                  # "misdeal", "deck_check", "draw_gap", "door", "shoe", "shoe_reset", "camera"
     text: str
     card: str | None = None
     options: tuple[str, ...] = ("confirm", "void")

@@ -109,8 +109,8 @@ class Bets:
         new = have - event.amount
         minimum = limits[event.box].min
         if 0 < new < minimum:
-            raise IllegalEvent(f"spot {event.spot} {event.box}: taking back {event.amount} would leave {new}, under the "
-                               f"table minimum of {minimum} (take back all {have}, or at most {have - minimum})")
+            raise IllegalEvent(f"spot {event.spot} {event.box}: taking back {event.amount} would leave {new}, under "
+                               f"the table minimum of {minimum} (take back all {have}, or at most {have - minimum})")
         return self.with_amount(event.spot, event.box, new), StakeChanged(event.spot, event.box, new, -event.amount)
 
     def check_minimums(self, limits: Mapping[str, Limit]) -> None:
