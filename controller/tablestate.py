@@ -430,17 +430,17 @@ def picture(state: TableState, before: tuple[TableState, dict[str, Any]] | None 
         "bets_close_at": state.bets_close_at,
     }
     for key, (sources, build) in _SECTIONS.items():
+        if key == "dealer_only" and (state.alerts or state.camera):
+            # What it may name depends on the cards lying face down: built again whenever they may have changed.
+            sources = sources + ("game", "last_round")
         if before is not None and all(getattr(before[0], name) is getattr(state, name) for name in sources):
             pic[key] = before[1][key]
         else:
             pic[key] = build(state)
-    only = pic["dealer_only"]
-    if only["alerts"] or only["camera"]:
-        # Checked against the cards as they lie now, whatever the section was built from: a card dealt face
-        # down after an alert named another of its name must not be told by that alert either.
-        down = face_down_cards(pic["game"]) | face_down_cards(pic["last_round"])
-        if down:
-            pic["dealer_only"] = withhold_face_down(only, down)
+            if key == "dealer_only" and (state.alerts or state.camera):
+                down = face_down_cards(pic["game"]) | face_down_cards(pic["last_round"])
+                if down:
+                    pic[key] = withhold_face_down(pic[key], down)
     return pic
 
 

@@ -74,6 +74,37 @@ def test_an_alert_naming_a_face_down_card_is_withheld_from_the_screens() -> None
     assert screen_views(picture(state))["dealer"]["dealer_only"]["alerts"][1]["text"] == "KD drawn: no card expected"
 
 
+def test_a_withheld_alert_is_told_again_once_its_card_is_faced() -> None:
+    """The screens' picture reuses what a record did not change: a withheld text is rebuilt whenever the cards
+    lying face down may have changed, so the reused picture is always the fresh one, and a card turned up is
+    named again."""
+    from controller.games.base import Decision, Settle
+
+    state = _pontoon_with_8c_face_down()
+    state, _ = step(state, {"kind": "alert", "alert": {"id": 1, "kind": "misdeal", "text": "8C drawn: 8C cannot "
+                                                       "come from this shoe", "card": "8C", "options": ["discard"]}})
+    before = (state, picture(state))
+    assert before[1]["dealer_only"]["alerts"][0]["card"] is None
+    cards = iter(["3H", "4S", "5D"])
+    while True:
+        exp = state.game_spec.expected_next(state.game)
+        if exp.card_to is not None:
+            event: Any = CardDealt(parse_card(next(cards)))
+        elif exp.phase == "deciding":
+            event = Decision(exp.actor, "stand")
+        elif exp.phase == "settling":
+            event = Settle()
+        else:
+            break
+        state = _game(state, event)
+        pic = picture(state, before)
+        assert pic == picture(state)
+        before = (state, pic)
+    assert picture(state)["dealer_only"]["alerts"][0] == {"id": 1, "kind": "misdeal", "card": "8C",
+                                                          "options": ["discard"],
+                                                          "text": "8C drawn: 8C cannot come from this shoe"}
+
+
 def test_the_camera_list_does_not_name_a_face_down_card() -> None:
     state = _pontoon_with_8c_face_down()
     state, _ = step(state, {"kind": "seen", "event": {"kind": "card_appeared", "card": "8C", "zone": "spot 4",
