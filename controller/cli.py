@@ -46,7 +46,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `croupier meters ... | head`: the reader has all it wanted
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m controller.cli` runs this file as __main__, a second copy of the module: the commands raise
+    # controller.cli.CliError, which only the imported module's main() catches.
+    from controller.cli import main as imported_main
+
+    sys.exit(imported_main())

@@ -6,6 +6,9 @@ or `[progressive]`; the `[panel]` and `[bus]` sections and the journal mean the 
 
 from __future__ import annotations
 
+import math
+import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,7 +20,7 @@ from controller.games.base import GameSpec, RulesBase, RulesError, rules_from_ma
 
 __all__ = ["ConfigError", "TableConfig", "ShoeConfig", "CameraConfig", "BusConfig", "CabinetConfig", "LinkConfig",
            "ProgressiveConfig", "load_config", "config_from_mapping", "cabinet_config_from_mapping",
-           "progressive_config_from_mapping", "any_config_from_mapping", "BUTTON_ACTIONS"]
+           "progressive_config_from_mapping", "any_config_from_mapping", "check_runnable", "BUTTON_ACTIONS"]
 
 
 class ConfigError(ValueError):
@@ -74,6 +77,8 @@ class TableConfig:
     bus: BusConfig = BusConfig()
     betting_seconds: float = 0.0                       # >0: bets close by themselves after this long
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    journal_key: Path | None = None                    # None: controller.journal.default_key_file()
+    journal_anchor: Path | None = None                 # None: controller.journal.default_anchor(journal)
 
     def simulated(self) -> TableConfig:
         """Every driver swapped for its simulation (`croupier run --sim`)."""
@@ -115,17 +120,94 @@ def _section(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any
     return value
 
 
+# An id names the journal file, the bus topics and the screens' URLs: ASCII only (a Unicode digit or letter reads
+# like another id on a screen) and short enough for a file name and a topic.
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 def _ident(t: Mapping[str, Any], where: str, what: str) -> str:
     ident = _get(t, "id", str, where)
-    if not ident or not all(c.isalnum() or c in "-_" for c in ident):
-        raise ConfigError(f"{where}.id: a {what} id is letters, digits, - and _ (got {ident!r})")
+    if ident is None or not _ID.fullmatch(ident):
+        raise ConfigError(f"{where}.id: a {what} id is 1 to 64 ASCII letters, digits, - and _ (got {_shown(ident)})")
     return ident
+
+
+def _shown(text: str | None) -> str:
+    return repr(text) if text is None or len(text) <= 40 else f"{text[:40]!r}... ({len(text)} characters)"
+
+
+def _finite(node: Any, where: str) -> None:
+    """Refuse nan and inf anywhere in a config: TOML spells them, and one would reach a timer (`betting_seconds =
+    inf` stopped a table at its first open_bets) or a journal record, which cannot hold them."""
+    if isinstance(node, float) and not math.isfinite(node):
+        raise ConfigError(f"{where}: {node} is not a finite number (nan and inf are refused)")
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _finite(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _finite(value, f"{where}[{i}]")
+
+
+def _all_finite(data: Mapping[str, Any], where: str) -> None:
+    for name, value in data.items():
+        _finite(value, f"{where}[{name}]" if isinstance(value, (dict, list)) else f"{where}.{name}")
+
+
+def _seconds(t: Mapping[str, Any], key: str, where: str, default: float, low: float, high: float,
+             off: bool = False) -> float:
+    """A timing key within sane bounds (`off`: 0 turns it off): a heartbeat of 1e-9 s spins a core at 100%."""
+    value = float(_get(t, key, (int, float), where, default))
+    if not (low <= value <= high or (off and value == 0)):
+        raise ConfigError(f"{where}.{key}: {'0 (off) or ' if off else ''}{low:g} to {high:g} seconds, got {value:g}")
+    return value
+
+
+_ENDPOINT = re.compile(r"tcp://(\*|[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})|ipc://.+|inproc://[^\s]+", re.ASCII)
+
+
+def _endpoint(value: str, where: str) -> str:
+    """A ZeroMQ endpoint the bus can bind or connect: tcp://HOST:PORT (port 1..65535), ipc://PATH, inproc://NAME."""
+    match = _ENDPOINT.fullmatch(value)
+    if not match or (match.group(2) is not None and not 1 <= int(match.group(2)) <= 65535):
+        raise ConfigError(f"{where}: expected tcp://HOST:PORT (port 1..65535), ipc://PATH or inproc://NAME, "
+                          f"got {value!r}")
+    return value
+
+
+def _journal_key(section: Mapping[str, Any], where: str) -> str:
+    return f"{where}.journal" if "journal" in section else f"{where}.state_dir"
 
 
 def _journal(t: Mapping[str, Any], ident: str, where: str, base: Path) -> Path:
     if "journal" in t:
-        return base / _get(t, "journal", str, where)
-    return base / _get(t, "state_dir", str, where, ".") / f"{ident}.journal"
+        journal = base / _get(t, "journal", str, where)
+    else:
+        journal = base / _get(t, "state_dir", str, where, ".") / f"{ident}.journal"
+    key = _journal_key(t, where)
+    if journal.is_dir():
+        raise ConfigError(f"{key}: the journal {journal} is a folder")
+    for folder in (journal.parent, *journal.parent.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise ConfigError(f"{key}: {folder} is a file, not a folder for the journal")
+            break
+    return journal
+
+
+_JOURNAL_KEYS = {"journal_key", "journal_anchor"}
+
+
+def _journal_files(t: Mapping[str, Any], journal: Path, where: str, base: Path) -> dict[str, Path | None]:
+    """`journal_key` (the machine's journal key, outside the journal folder; default: the user's, made on first
+    use) and `journal_anchor` (the last committed row, outside the database; default `<journal>.anchor`)."""
+    from controller.journal import default_anchor
+
+    key, anchor = _get(t, "journal_key", str, where), _get(t, "journal_anchor", str, where)
+    key_path = base / key if key else None
+    if key_path is not None and journal.parent.resolve() in (key_path.parent.resolve(), *key_path.resolve().parents):
+        raise ConfigError(f"{where}.journal_key: keep the key outside the journal's folder {journal.parent}")
+    return {"journal_key": key_path, "journal_anchor": base / anchor if anchor else default_anchor(journal)}
 
 
 def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> TableConfig:
@@ -133,9 +215,10 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
     _unknown(data, _SECTIONS, where)
+    _all_finite(data, where)
 
     t = _section(data, "table", where)
-    _unknown(t, {"id", "game", "journal", "state_dir", "betting_seconds"}, f"{where}[table]")
+    _unknown(t, {"id", "game", "journal", "state_dir", "betting_seconds"} | _JOURNAL_KEYS, f"{where}[table]")
     table_id = _ident(t, f"{where}[table]", "table")
     game_name = _get(t, "game", str, f"{where}[table]")
     if not game_name:
@@ -150,9 +233,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
         text = str(exc)
         raise ConfigError(text if text.startswith(where) else f"{where}[rules]: {text}") from None
     journal = _journal(t, table_id, f"{where}[table]", base)
-    betting = _get(t, "betting_seconds", (int, float), f"{where}[table]", 0)
-    if betting < 0:
-        raise ConfigError(f"{where}[table].betting_seconds: must be 0 (dealer closes bets) or more")
+    betting = _seconds(t, "betting_seconds", f"{where}[table]", 0, 1, 3600, off=True)  # 0: the dealer closes bets
 
     s = _section(data, "shoe", where)
     _unknown(s, {"port", "decks", "cut", "seed"}, f"{where}[shoe]")
@@ -171,7 +252,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     bus = _bus(data, where, base)
 
     return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, bus, float(betting),
-                       data)
+                       data, **_journal_files(t, journal, f"{where}[table]", base))
 
 
 def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
@@ -240,8 +321,12 @@ def _bus(data: Mapping[str, Any], where: str, base: Path) -> BusConfig:
     b = _section(data, "bus", where)
     _unknown(b, {"publish", "snapshot", "commands", "keys", "client", "heartbeat", "hwm", "curve_screens"},
              f"{where}[bus]")
-    endpoints = BusEndpoints(*(_get(b, k, str, f"{where}[bus]", getattr(BusEndpoints(), k))
-                               for k in ("publish", "snapshot", "commands")))
+    endpoints = BusEndpoints(*(_endpoint(_get(b, k, str, f"{where}[bus]", getattr(BusEndpoints(), k)),
+                                         f"{where}[bus].{k}") for k in ("publish", "snapshot", "commands")))
+    bound = [endpoints.publish, endpoints.snapshot, endpoints.commands]
+    for k, endpoint in zip(("snapshot", "commands"), bound[1:]):
+        if bound.count(endpoint) > 1:
+            raise ConfigError(f"{where}[bus].{k}: {endpoint} is bound by another of the bus's sockets already")
     keys = base / _get(b, "keys", str, f"{where}[bus]") if "keys" in b else None
     clients = []
     for i, entry in enumerate(_get(b, "client", list, f"{where}[bus]", [])):
@@ -265,10 +350,10 @@ def _bus(data: Mapping[str, Any], where: str, base: Path) -> BusConfig:
     if keys is not None and not (keys / "server.key_secret").is_file():
         raise ConfigError(f"{where}[bus].keys: no server.key_secret in {keys} (create it: croupier keys server "
                           f"--dir {keys})")
-    heartbeat = _get(b, "heartbeat", (int, float), f"{where}[bus]", 1.0)
+    heartbeat = _seconds(b, "heartbeat", f"{where}[bus]", 1.0, 0.05, 60)
     hwm = _get(b, "hwm", int, f"{where}[bus]", 1000)
-    if heartbeat <= 0 or hwm < 1:
-        raise ConfigError(f"{where}[bus]: heartbeat and hwm must be positive")
+    if not 1 <= hwm <= 1_000_000:
+        raise ConfigError(f"{where}[bus].hwm: 1 to 1000000 messages, got {hwm}")
     curve_screens = _get(b, "curve_screens", bool, f"{where}[bus]", False)
     if curve_screens and keys is None:
         raise ConfigError(f"{where}[bus].curve_screens: CURVE needs the keys folder ([bus].keys)")
@@ -322,6 +407,8 @@ class CabinetConfig:
     bus: BusConfig = BusConfig()
     seed: int | None = None                            # simulation only: seeded reel stops; None = system RNG
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    journal_key: Path | None = None
+    journal_anchor: Path | None = None
 
     @property
     def table_id(self) -> str:  # the bus and the journal name the service by this
@@ -341,6 +428,8 @@ class ProgressiveConfig:
     journal: Path
     bus: BusConfig = BusConfig()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    journal_key: Path | None = None
+    journal_anchor: Path | None = None
 
     @property
     def table_id(self) -> str:
@@ -376,11 +465,12 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
     _unknown(data, {"cabinet", "panel", "bus", "screens"}, where)  # [screens]: controller/screens/config.py
+    _all_finite(data, where)
     c = _section(data, "cabinet", where)
     w = f"{where}[cabinet]"
     _unknown(c, {"id", "title", "denomination", "journal", "state_dir", "paytable", "hand_pay_limit_cents",
                  "jackpot_limit_cents", "coin_cents", "hopper", "hopper_timeout", "spin_seconds", "attract_seconds",
-                 "reels", "seed", "buttons", "displays", "progressive"}, w)
+                 "reels", "seed", "buttons", "displays", "progressive"} | _JOURNAL_KEYS, w)
     cabinet_id = _ident(c, w, "cabinet")
     title = _title(c, w, base)
     denomination = _get(c, "denomination", int, w, title.denominations[0])
@@ -424,11 +514,14 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
             if (keys[0] is None) != (keys[1] is None):
                 raise ConfigError(f"{pw}: give both server_key (the controller's public key) and key (ours), or "
                                   "neither (unauthenticated: tests only)")
-            heartbeat = _get(p, "heartbeat", (int, float), pw, 1.0)
-            timeout = _get(p, "timeout", (int, float), pw, 2.0)
-            if heartbeat <= 0 or timeout <= 0:
-                raise ConfigError(f"{pw}: heartbeat and timeout must be positive")
-            link = LinkConfig(_get(p, "link", str, pw), BusEndpoints(*(_get(p, k, str, pw) for k in ("publish", "snapshot", "commands"))),
+            heartbeat = _seconds(p, "heartbeat", pw, 1.0, 0.05, 60)
+            timeout = _seconds(p, "timeout", pw, 2.0, 0.05, 60)
+            link_id = _get(p, "link", str, pw)
+            if not _ID.fullmatch(link_id):
+                raise ConfigError(f"{pw}.link: a link id is 1 to 64 ASCII letters, digits, - and _ (got "
+                                  f"{_shown(link_id)})")
+            link = LinkConfig(link_id, BusEndpoints(*(_endpoint(_get(p, k, str, pw), f"{pw}.{k}")
+                                                      for k in ("publish", "snapshot", "commands"))),
                               keys[0], keys[1], float(heartbeat), float(timeout))
         else:
             _unknown(p, {"mode"}, pw)
@@ -438,11 +531,9 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     hopper = _get(c, "hopper", bool, w, True)
     settings = Settings(limits["hand_pay_limit_cents"], limits["jackpot_limit_cents"], coin // denomination, hopper,
                         progressive)
-    seconds = {}
-    for key, default in (("hopper_timeout", 3.0), ("spin_seconds", 1.0), ("attract_seconds", 60.0)):
-        seconds[key] = float(_get(c, key, (int, float), w, default))
-        if seconds[key] < 0 or (key == "hopper_timeout" and seconds[key] == 0):
-            raise ConfigError(f"{w}.{key}: must be positive")
+    seconds = {"hopper_timeout": _seconds(c, "hopper_timeout", w, 3.0, 0.1, 60),
+               "spin_seconds": _seconds(c, "spin_seconds", w, 1.0, 0, 30),
+               "attract_seconds": _seconds(c, "attract_seconds", w, 60.0, 0.1, 86400, off=True)}
     reels = _get(c, "reels", str, w, "screen")
     if reels not in ("screen", "mechanical"):
         raise ConfigError(f"{w}.reels: \"screen\" or \"mechanical\", got {reels!r}")
@@ -470,7 +561,8 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     return CabinetConfig(path, cabinet_id, title, denomination, _journal(c, cabinet_id, w, base), settings, paytable,
                          seconds["hopper_timeout"], seconds["spin_seconds"], seconds["attract_seconds"],
                          tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
-                         _bus(data, where, base), _get(c, "seed", int, w), data)
+                         _bus(data, where, base), _get(c, "seed", int, w), data,
+                         **_journal_files(c, _journal(c, cabinet_id, w, base), w, base))
 
 
 def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:
@@ -478,9 +570,10 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
     _unknown(data, {"progressive", "bus"}, where)
+    _all_finite(data, where)
     p = _section(data, "progressive", where)
     w = f"{where}[progressive]"
-    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir"}, w)
+    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir"} | _JOURNAL_KEYS, w)
     link_id = _ident(p, w, "link")
     title = _title(p, w, base) if "title" in p else None
     if title is not None and title.progressive is None:
@@ -492,7 +585,8 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     if bus.curve_screens:
         raise ConfigError(f"{where}[bus].curve_screens: not on a link controller (its cabinets follow the pool in "
                           "the clear; their contributions and hits go over CURVE)")
-    return ProgressiveConfig(path, link_id, title, reset, _journal(p, link_id, w, base), bus, data)
+    journal = _journal(p, link_id, w, base)
+    return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **_journal_files(p, journal, w, base))
 
 
 def any_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Any:
@@ -517,4 +611,34 @@ def load_config(path: str | Path) -> Any:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError:  # a binary file, e.g. a journal given where its config belongs
+        raise ConfigError(f"{path}: not a TOML config (not UTF-8 text; --config takes the config, not the journal)") \
+            from None
     return any_config_from_mapping(data, path)
+
+
+def check_runnable(cfg: Any) -> None:
+    """What only a service about to run needs of its config (`croupier run`, after `--sim` has swapped its drivers):
+    a seed only where it seeds a simulation, and a journal folder it can write. Raises ConfigError naming the key."""
+    where = str(cfg.path) if cfg.path else "config"
+    if isinstance(cfg, CabinetConfig):
+        section = "cabinet"
+        if cfg.seed is not None and not cfg.panel_sim:
+            # A seeded live cabinet's reel stops are predictable: two runs with seed = 11 spun the same games.
+            raise ConfigError(f"{where}[cabinet].seed: a seed is for simulation only (croupier run --sim, croupier "
+                              "demo); a live cabinet draws its stops from the system's random numbers")
+    elif isinstance(cfg, TableConfig):
+        section = "table"
+        if cfg.shoe.seed is not None and not cfg.shoe.simulated:
+            raise ConfigError(f"{where}[shoe].seed: a seed is for the simulated shoe only (port = \"sim\" or "
+                              f"croupier run --sim); this shoe is {cfg.shoe.port}")
+    else:
+        section = "progressive"
+    key = _journal_key(cfg.raw.get(section, {}), f"{where}[{section}]")
+    folder = cfg.journal.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{key}: cannot make the journal's folder {folder}: {exc.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK) or (cfg.journal.exists() and not os.access(cfg.journal, os.W_OK)):
+        raise ConfigError(f"{key}: {cfg.journal if cfg.journal.exists() else folder} is not writable by this user")

@@ -1,26 +1,41 @@
-"""The write-ahead journal: every event of a table or cabinet in SQLite (WAL, synchronous=FULL), hash-chained, checked on open.
+"""The write-ahead journal: every event of a table or cabinet in SQLite (WAL, synchronous=FULL), chained by a keyed MAC, anchored outside the database, checked on open.
 
-A row is (seq, table id, time, schema version, record JSON, previous hash, hash), where
-hash = SHA-256 over the previous hash and the row's content. Opening a journal verifies the whole
-chain; a broken chain raises JournalIntegrityError and the service refuses to run (regulatory
-practice: a journal is never silently cleared or repaired). Records are plain JSON objects; the
-runtime decides what they mean. Replaying the records in order rebuilds the state.
+A row is (seq, table id, time, schema version, record JSON, previous MAC, MAC), where MAC = HMAC-SHA-256,
+under the machine's journal key, over the previous MAC and the row's content. The key lives outside the
+journal folder (deploy/install.sh makes /etc/croupier/journal.key, readable by the service user alone; a
+demo or a test makes one on first use in the user's state folder), so whoever can edit the file cannot
+recompute the chain. After each commit the journal writes its anchor, the last committed (seq, MAC),
+to a small file outside the database, fsynced; a journal that ends before its anchor (a deleted WAL,
+deleted rows, an older copy, a truncated or zeroed file) is missing committed rows.
+
+Opening a journal verifies the whole chain and the anchor; anything wrong, a damaged SQLite file
+included, raises JournalIntegrityError and the service refuses to run (regulatory practice: a journal
+is never silently cleared or repaired). Records are plain JSON objects; the runtime decides what they
+mean. Replaying the records in order rebuilds the state.
+
+Limits, said plainly: someone holding the key can forge a journal; restoring an older anchor together
+with the journal it matched (both genuine) is not noticed (that needs a monotonic counter in hardware).
+Schema 1 journals (an unkeyed SHA-256 chain) are refused until `croupier journal migrate` keys them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
+import secrets
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from dataclasses import replace
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from urllib.parse import quote
 
-__all__ = ["Journal", "Entry", "JournalIntegrityError", "canonical_json", "fold", "JOURNAL_SCHEMA"]
+__all__ = ["Journal", "Entry", "JournalIntegrityError", "JournalKeyError", "canonical_json", "fold",
+           "JOURNAL_SCHEMA", "default_key_file", "default_anchor", "make_key", "migrate", "open_journal"]
 
-JOURNAL_SCHEMA = 1
+JOURNAL_SCHEMA = 2  # 1: SHA-256 chain (no key); 2: HMAC-SHA-256 chain under the machine's journal key
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,25 +65,192 @@ def fold(step: Callable[[S, dict[str, Any]], tuple[S, Any]], state: S,
 
 
 class JournalIntegrityError(RuntimeError):
-    """The journal's hash chain or content is broken; the service must not run on it."""
+    """The journal is damaged, incomplete, forged or cannot be checked; the service must not run on it."""
+
+
+class JournalKeyError(JournalIntegrityError):
+    """The journal key is missing, unreadable, malformed, too widely readable, or cannot be made."""
 
 
 def canonical_json(record: Mapping[str, Any]) -> str:
-    """The one byte-exact JSON form of a record that is stored and hashed."""
+    """The one byte-exact JSON form of a record that is stored and MACed."""
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _genesis(table_id: str) -> str:
-    return hashlib.sha256(f"croupier-journal:{table_id}".encode()).hexdigest()
+# ---------------------------------------------------------------------------------------------- the key
+
+def default_key_file() -> Path:
+    """Where a config that names no journal key keeps it: the user's state folder (demos, tests, --sim);
+    a live service names /etc/croupier/journal.key, made by deploy/install.sh."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "croupier" / "journal.key"
 
 
-def _row_hash(prev_hash: str, seq: int, table_id: str, ts_ns: int, schema: int, record: str) -> str:
-    h = hashlib.sha256()
-    for part in (prev_hash, str(seq), table_id, str(ts_ns), str(schema), record):
-        h.update(part.encode())
-        h.update(b"\x1f")  # unit separator: no two different rows hash the same bytes
+def default_anchor(journal: Path) -> Path:
+    """A journal's anchor when its config names none: beside it, `<name>.anchor` (not `<name>.journal-*`, so
+    removing a journal's WAL by a glob does not take the anchor with it)."""
+    anchor = journal.with_suffix(".anchor")
+    return anchor if anchor != journal else journal.with_name(journal.name + ".anchor")
+
+
+def make_key(path: Path) -> bytes:
+    """Make a new 256-bit journal key at `path` (0600, written once, never replaced); return it. A key
+    already there (another process made it first) is returned instead."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = secrets.token_bytes(32)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, key.hex().encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)  # atomic, and never over an existing key
+    except FileExistsError:
+        os.unlink(tmp)
+        loaded = _read_key(path)
+        assert loaded is not None
+        return loaded
+    os.unlink(tmp)
+    _fsync_dir(path.parent)
+    return key
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key at `path`, or None if there is no file; a key anyone but its owner may read is refused."""
+    try:
+        st = path.stat()
+        text = path.read_text(encoding="ascii").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except PermissionError:
+        raise JournalKeyError(f"journal key {path}: permission denied (it is readable by the service user alone: "
+                              f"run this as that user, e.g. sudo -u croupier)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JournalKeyError(f"journal key {path}: cannot read it: {exc}") from None
+    if st.st_mode & 0o077:
+        raise JournalKeyError(f"journal key {path} may be read by others (mode {st.st_mode & 0o777:04o}): "
+                              f"chmod 0400 {path}")
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise JournalKeyError(f"journal key {path} is malformed (expected 64 hex digits)")
+    return key
+
+
+def _key_id(key: bytes) -> str:
+    """A short public name of a key (a wrong key file is named as such, not as 'row 1 altered')."""
+    return hashlib.sha256(b"croupier-journal-key-id\x1f" + key).hexdigest()[:16]
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------------- the chain
+
+def _genesis(mac: hmac.HMAC | None, table_id: str) -> str:
+    if mac is None:  # schema 1
+        return hashlib.sha256(f"croupier-journal:{table_id}".encode()).hexdigest()
+    h = mac.copy()
+    h.update(f"croupier-journal:{table_id}".encode())
     return h.hexdigest()
 
+
+def _row_hash(mac: hmac.HMAC | None, prev_hash: str, seq: int, table_id: str, ts_ns: int, schema: int,
+              record: str) -> str:
+    h: Any = hashlib.sha256() if mac is None else mac.copy()
+    for part in (prev_hash, str(seq), table_id, str(ts_ns), str(schema), record):
+        h.update(part.encode())
+        h.update(b"\x1f")  # unit separator: no two different rows MAC the same bytes
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------- the anchor
+
+class _Anchor:
+    """The last committed (seq, MAC), outside the database, in two copies written in turn, each with its own MAC.
+
+    A commit rewrites one copy in place (one pwrite and one fdatasync; no rename, no directory sync), the
+    other copy still holding the commit before: a write torn by a power cut leaves one copy that verifies.
+    The copies sit 4 KiB apart, never in one block."""
+
+    SLOT = 4096
+    MAGIC = "croupier-anchor-1"
+
+    def __init__(self, path: Path, table_id: str, mac: hmac.HMAC) -> None:
+        self.path, self.table_id, self._mac = path, table_id, mac
+        self._fd: int | None = None
+        self._next_slot = 0
+
+    def _slot_mac(self, seq: int, row_mac: str) -> str:
+        h = self._mac.copy()
+        h.update(f"{self.MAGIC}\x1f{self.table_id}\x1f{seq}\x1f{row_mac}".encode())
+        return h.hexdigest()
+
+    def _encode(self, seq: int, row_mac: str) -> bytes:
+        return f"{self.MAGIC} {seq} {row_mac} {self._slot_mac(seq, row_mac)}\n".encode()
+
+    def read(self) -> tuple[int, str] | None:
+        """The newest copy that verifies, or None when there is no anchor file."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise JournalIntegrityError(f"anchor {self.path}: cannot read it: {exc}") from None
+        best: tuple[int, str, int] | None = None
+        for slot in (0, 1):
+            chunk = data[slot * self.SLOT:(slot + 1) * self.SLOT].split(b"\n", 1)[0]
+            try:
+                magic, seq_text, row_mac, slot_mac = chunk.decode("ascii").split(" ")
+                seq = int(seq_text)
+            except ValueError:  # a torn or damaged copy (UnicodeDecodeError is a ValueError)
+                continue
+            if magic == self.MAGIC and seq >= 0 and hmac.compare_digest(slot_mac, self._slot_mac(seq, row_mac)):
+                if best is None or seq > best[0]:
+                    best = (seq, row_mac, slot)
+        if best is None:
+            raise JournalIntegrityError(f"anchor {self.path} is damaged or was not made with this journal key "
+                                        f"(neither copy verifies): the journal's last committed row is unknown")
+        self._next_slot = 1 - best[2]
+        return best[0], best[1]
+
+    def create(self, seq: int, row_mac: str) -> None:
+        """Make the anchor file (both copies), atomically: a new file renamed into place."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        line = self._encode(seq, row_mac)
+        with open(tmp, "wb") as fh:
+            fh.write(line.ljust(self.SLOT, b"\0") + line.ljust(self.SLOT, b"\0"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        _fsync_dir(self.path.parent)
+        self._next_slot = 0
+
+    def write(self, seq: int, row_mac: str) -> None:
+        """Record a commit: one copy rewritten in place and fsynced (the other keeps the commit before)."""
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY)
+        os.pwrite(self._fd, self._encode(seq, row_mac).ljust(self.SLOT, b"\0"), self._next_slot * self.SLOT)
+        os.fdatasync(self._fd)
+        self._next_slot = 1 - self._next_slot
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+# ---------------------------------------------------------------------------------------------- the journal
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -85,99 +267,350 @@ class Entry:
 
 
 class Journal:
-    """One table's (or cabinet's) journal file. Not thread-safe: the runtime's single writer owns it."""
+    """One table's (or cabinet's) journal file. Not thread-safe: the runtime's single writer owns it.
 
-    def __init__(self, path: str | Path, table_id: str, *, verify: bool = True) -> None:
+    `key_file`: the journal key (default `default_key_file()`), made on first use when the journal is new.
+    `anchor`: the anchor file (None: no anchor is kept or checked; the runtime always names one).
+    `readonly`: open with SQLite's mode=ro, never create or write a file (recall, meters, verify).
+    `verify`: check every row's MAC (False: only the last row against the anchor).
+    """
+
+    def __init__(self, path: str | Path, table_id: str, *, key_file: str | Path | None = None,
+                 anchor: str | Path | None = None, verify: bool = True, readonly: bool = False) -> None:
         if not table_id or not isinstance(table_id, str):
             raise ValueError("a journal belongs to a table: table_id must be a non-empty string")
         self.path = Path(path)
         self.table_id = table_id
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # FULL: each commit is fsynced before append() returns, so a journaled event survives power loss.
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_DDL)
-        owner = self._db.execute("SELECT value FROM meta WHERE key='table_id'").fetchone()
-        if owner is None:
-            self._db.execute("INSERT INTO meta VALUES ('table_id', ?), ('schema', ?)", (table_id, str(JOURNAL_SCHEMA)))
-        elif owner[0] != table_id:
-            raise JournalIntegrityError(f"{self.path} is the journal of table {owner[0]!r}, not {table_id!r}")
-        self._last_seq, self._last_hash = 0, _genesis(table_id)
-        if verify:
+        self.readonly = readonly
+        self.key_file = Path(key_file) if key_file is not None else default_key_file()
+        self.anchor_path = Path(anchor) if anchor is not None else None
+        self._db: sqlite3.Connection | None = None
+        self._anchor: _Anchor | None = None
+        self.anchored_seq: int | None = None  # the seq the anchor held when opened (None: no anchor)
+        self.key_id = ""
+        self._new_meta = False
+        self._anchor_to: str | None = None  # after the checks: "create" or "catch up" the anchor
+        try:
+            self._open(verify)
+        except BaseException:
+            self.close()
+            raise
+
+    # -------------------------------------------------------------------------------------- opening
+
+    def _open(self, verify: bool) -> None:
+        size = self.path.stat().st_size if self.path.exists() else None
+        wal = self.path.with_name(self.path.name + "-wal")
+        in_wal = wal.exists() and wal.stat().st_size > 0  # rows not yet copied into the file: SQLite reads them
+        key = _read_key(self.key_file)
+        anchored = None
+        if self.anchor_path is not None and self.anchor_path.exists():
+            if key is None:
+                raise JournalKeyError(f"journal key {self.key_file} is missing, but anchor {self.anchor_path} "
+                                      f"exists: the journal cannot be verified without the key it was made with")
+            # the anchor is read before the journal: a journal only grows, so one read after it is never behind
+            self._anchor = _Anchor(self.anchor_path, self.table_id, hmac.new(key, digestmod=hashlib.sha256))
+            anchored = self._anchor.read()
+            self.anchored_seq = anchored[0] if anchored else None
+        if size is None or (size == 0 and not in_wal):
+            what = "missing" if size is None else "empty (0 bytes)"
+            if anchored is not None and anchored[0] > 0:
+                raise JournalIntegrityError(
+                    f"journal {self.path} is {what}, but its anchor {self.anchor_path} says {anchored[0]} rows were "
+                    f"committed: all {anchored[0]} rows are missing")
+            if self.readonly:
+                raise JournalIntegrityError(f"journal {self.path} is {what}: nothing to read")
+        elif not in_wal:
+            self._check_header(size)
+        fresh = size is None or (size == 0 and not in_wal)
+        # An existing journal is checked over a read-only connection, so a refused one is left exactly as found
+        # (a writer's close would checkpoint its WAL into the file); only then is it opened for writing.
+        self._db = self._connect(write=fresh)
+        try:
+            self._open_db(key, anchored, verify)
+            if not self.readonly:
+                if not fresh:
+                    self._db.close()
+                    self._db = self._connect(write=True)
+                self._prepare()
+        except sqlite3.DatabaseError as exc:  # a damaged file: bit flips, truncation, not a database at all
+            raise JournalIntegrityError(f"journal {self.path} is damaged: {exc}") from None
+
+    def _check_header(self, size: int) -> None:
+        """Name a zeroed or truncated file before SQLite calls it 'malformed'. Only with no WAL beside it: during a
+        checkpoint the file and its header may disagree until the WAL is copied in."""
+        with open(self.path, "rb") as fh:
+            head = fh.read(100)
+        if not head.startswith(b"SQLite format 3\0"):
+            raise JournalIntegrityError(f"journal {self.path} is damaged: its SQLite header is gone (the file was "
+                                        f"zeroed or overwritten)")
+        if len(head) < 100:
+            raise JournalIntegrityError(f"journal {self.path} is truncated: {size} bytes, not even its header")
+        page_size = int.from_bytes(head[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(head[28:32], "big")
+        expected = page_size * pages
+        if head[92:96] == head[24:28] and size < expected:  # the header's page count is valid (SQLite >= 3.7.0)
+            lost = -(-(expected - size) // max(page_size, 1))
+            raise JournalIntegrityError(f"journal {self.path} is truncated: {size} bytes of the {expected} its "
+                                        f"header records (the last {lost} pages are missing)")
+
+    def _connect(self, write: bool) -> sqlite3.Connection:
+        try:
+            if not write:
+                # mode=ro creates no file; with no WAL beside it (a clean stop) immutable=1 keeps SQLite from
+                # making an empty WAL and its index as a read-only WAL connection would
+                wal = self.path.with_name(self.path.name + "-wal").exists()
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro" + ("" if wal else "&immutable=1")
+                return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                # FULL: each commit is fsynced before append() returns, so a journaled event survives power loss.
+                db.execute("PRAGMA synchronous=FULL")
+            except BaseException:
+                db.close()
+                raise
+            return db
+        except sqlite3.DatabaseError as exc:
+            raise JournalIntegrityError(f"journal {self.path} is damaged or not a journal: {exc}") from None
+
+    def _open_db(self, key: bytes | None, anchored: tuple[int, str] | None, verify: bool) -> None:
+        db = self._db
+        assert db is not None
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and not {"meta", "journal"} <= tables:
+            raise JournalIntegrityError(f"{self.path} is an SQLite file but not a journal (tables: "
+                                        f"{', '.join(sorted(tables))})")
+        meta = dict(db.execute("SELECT key, value FROM meta")) if tables else {}
+        owner = meta.get("table_id")
+        if owner is not None and owner != self.table_id:
+            raise JournalIntegrityError(f"{self.path} is the journal of table {owner!r}, not {self.table_id!r}")
+        last = db.execute("SELECT max(seq) FROM journal").fetchone()[0] if tables else None
+        rows = last is not None
+        if anchored is not None and anchored[0] > (last or 0):  # before anything is written to the evidence
+            self._behind(last or 0, anchored[0])
+        if not tables and self.readonly:
+            raise JournalIntegrityError(f"journal {self.path} holds no journal yet (an empty database)")
+        schema = meta.get("schema", str(JOURNAL_SCHEMA))
+        if schema == "1" and rows:
+            raise JournalIntegrityError(
+                f"journal {self.path} is an unkeyed (schema 1) journal: anyone can recompute its SHA-256 chain. "
+                f"Keep a copy, then key it to this machine once with `croupier journal migrate --config FILE`")
+        if schema not in ("1", str(JOURNAL_SCHEMA)):
+            raise JournalIntegrityError(f"journal {self.path} has schema {schema!r}; this croupier reads "
+                                        f"{JOURNAL_SCHEMA} (a newer croupier wrote it?)")
+        if key is None:
+            if rows:
+                raise JournalKeyError(f"journal key {self.key_file} is missing: the {last} rows of {self.path} cannot "
+                                      f"be verified without the key they were made with")
+            if self.readonly:
+                raise JournalKeyError(f"journal key {self.key_file} is missing")
+            try:
+                key = make_key(self.key_file)
+            except OSError as exc:
+                raise JournalKeyError(f"journal key {self.key_file} is missing and cannot be made: {exc.strerror} "
+                                      f"(deploy/install.sh makes it; a config names it as journal_key)") from None
+        self.key_id = _key_id(key)
+        self._mac = hmac.new(key, digestmod=hashlib.sha256)
+        if rows and meta.get("key_id") not in (None, self.key_id):
+            raise JournalKeyError(f"journal {self.path} was made with journal key {meta['key_id']}, but "
+                                  f"{self.key_file} is key {self.key_id}: the wrong key file, or a journal from "
+                                  f"another machine")
+        # a new journal (or a schema 1 one with no rows): this key's from now on
+        self._new_meta = not tables or meta.get("schema") != str(JOURNAL_SCHEMA) or meta.get("key_id") != self.key_id
+        self._last_seq, self._last_hash = 0, _genesis(self._mac, self.table_id)
+        if verify and tables:
             self.verify()
-        else:
-            row = self._db.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
-            if row:
-                self._last_seq, self._last_hash = row
+        elif rows:
+            self._last_seq, self._last_hash = db.execute(
+                "SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+        self._check_anchor(anchored)
+
+    def _check_anchor(self, anchored: tuple[int, str] | None) -> None:
+        if self.anchor_path is None:
+            return
+        if anchored is None:
+            if self._last_seq:
+                raise JournalIntegrityError(
+                    f"anchor {self.anchor_path} is missing, but journal {self.path} has {self._last_seq} rows: "
+                    f"whether rows after them were lost cannot be told (the anchor was deleted or moved)")
+            self._anchor_to = "create"  # a new journal: its anchor exists before its first row
+            return
+        seq, mac = anchored
+        if seq > self._last_seq:
+            self._behind(self._last_seq, seq)
+        assert self._db is not None
+        row = (0, _genesis(self._mac, self.table_id)) if seq == 0 else \
+            self._db.execute("SELECT seq, hash FROM journal WHERE seq = ?", (seq,)).fetchone()
+        if row is None or not isinstance(row[1], str) or not hmac.compare_digest(row[1], mac):
+            raise JournalIntegrityError(f"journal {self.path} row {seq} is not the row its anchor "
+                                        f"{self.anchor_path} recorded (the file was replaced or rewritten)")
+        if seq < self._last_seq:
+            self._anchor_to = "catch up"  # the last commit before a crash had not reached it
+
+    def _prepare(self) -> None:
+        """Make a checked journal ready to write: its tables and key id if new, its anchor made or caught up."""
+        assert self._db is not None
+        if self._new_meta:
+            self._db.executescript(_DDL)
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('table_id', ?), ('schema', ?), ('key_id', ?)",
+                             (self.table_id, str(JOURNAL_SCHEMA), self.key_id))
+        if self._anchor_to == "create":
+            assert self.anchor_path is not None
+            self._anchor = _Anchor(self.anchor_path, self.table_id, self._mac)
+            self._anchor.create(0, self._last_hash)
+            self.anchored_seq = 0
+        elif self._anchor_to == "catch up":
+            assert self._anchor is not None
+            self._anchor.write(self._last_seq, self._last_hash)
+
+    def _behind(self, last: int, anchored: int) -> None:
+        rows = f"row {anchored} is" if last + 1 == anchored else f"rows {last + 1} to {anchored} are"
+        raise JournalIntegrityError(
+            f"journal {self.path} ends at row {last}, but its anchor {self.anchor_path} says row {anchored} was "
+            f"committed: {rows} missing (a deleted WAL, deleted rows, or an older copy of the file)")
+
+    # -------------------------------------------------------------------------------------- reading and writing
 
     @property
     def last_seq(self) -> int:
         return self._last_seq
 
+    def _writable(self) -> sqlite3.Connection:
+        if self.readonly or self._db is None:
+            raise RuntimeError(f"journal {self.path} is open read-only")
+        return self._db
+
     def append(self, record: Mapping[str, Any], ts_ns: int | None = None) -> Entry:
         """Write one record durably and return its entry; nothing may act on the record before this returns."""
-        text = canonical_json(record)
-        seq = self._last_seq + 1
-        ts = time.time_ns() if ts_ns is None else ts_ns
-        digest = _row_hash(self._last_hash, seq, self.table_id, ts, JOURNAL_SCHEMA, text)
-        self._db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (seq, self.table_id, ts, JOURNAL_SCHEMA, text, self._last_hash, digest))
-        self._last_seq, self._last_hash = seq, digest
-        return Entry(seq, self.table_id, ts, JOURNAL_SCHEMA, json.loads(text), digest)
+        return self.append_many([record], ts_ns)[0]
 
     def append_many(self, records: list[Mapping[str, Any]], ts_ns: int | None = None) -> list[Entry]:
-        """Write several records in one durable transaction (group commit): all of them or none."""
+        """Write several records in one durable transaction (group commit): all of them or none; then the anchor."""
+        db = self._writable()
         ts = time.time_ns() if ts_ns is None else ts_ns
         rows, entries = [], []
         seq, prev = self._last_seq, self._last_hash
         for record in records:
             text = canonical_json(record)
             seq += 1
-            digest = _row_hash(prev, seq, self.table_id, ts, JOURNAL_SCHEMA, text)
+            digest = _row_hash(self._mac, prev, seq, self.table_id, ts, JOURNAL_SCHEMA, text)
             rows.append((seq, self.table_id, ts, JOURNAL_SCHEMA, text, prev, digest))
             entries.append(Entry(seq, self.table_id, ts, JOURNAL_SCHEMA, json.loads(text), digest))
             prev = digest
-        with self._db:  # one transaction: BEGIN ... COMMIT (fsynced once)
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        if len(rows) == 1:
+            db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)", rows[0])  # autocommit: fsynced
+        else:
+            with db:  # one transaction: BEGIN ... COMMIT (fsynced once)
+                db.execute("BEGIN")
+                db.executemany("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         self._last_seq, self._last_hash = seq, prev
+        if self._anchor is not None:
+            self._anchor.write(seq, prev)
         return entries
 
     def entries(self, after: int = 0) -> Iterator[Entry]:
         """Entries with seq > after, in order."""
-        cur = self._db.execute("SELECT seq, table_id, ts_ns, schema, record, hash FROM journal WHERE seq > ? "
-                               "ORDER BY seq", (after,))
-        for seq, table_id, ts, schema, record, digest in cur:
-            yield Entry(seq, table_id, ts, schema, json.loads(record), digest)
+        assert self._db is not None
+        try:
+            cur = self._db.execute("SELECT seq, table_id, ts_ns, schema, record, hash FROM journal WHERE seq > ? "
+                                   "ORDER BY seq", (after,))
+            for seq, table_id, ts, schema, record, digest in cur:
+                yield Entry(seq, table_id, ts, schema, json.loads(record), digest)
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            raise JournalIntegrityError(f"journal {self.path} is damaged: {exc}") from None
 
     def verify(self) -> int:
-        """Check every row's chain link and hash; return the row count or raise JournalIntegrityError."""
-        prev, expected_seq = _genesis(self.table_id), 1
-        cur = self._db.execute("SELECT seq, table_id, ts_ns, schema, record, prev_hash, hash FROM journal ORDER BY seq")
-        for seq, table_id, ts, schema, record, prev_hash, digest in cur:
-            where = f"{self.path} row {seq}"
-            if seq != expected_seq:
-                raise JournalIntegrityError(f"{where}: expected row {expected_seq} (rows missing)")
-            if table_id != self.table_id:
-                raise JournalIntegrityError(f"{where}: belongs to table {table_id!r}")
-            if prev_hash != prev:
-                raise JournalIntegrityError(f"{where}: chain broken (previous hash does not match)")
-            if _row_hash(prev, seq, table_id, ts, schema, record) != digest:
-                raise JournalIntegrityError(f"{where}: content does not match its hash (altered)")
-            try:
-                json.loads(record)
-            except ValueError:
-                raise JournalIntegrityError(f"{where}: record is not valid JSON") from None
-            prev, expected_seq = digest, seq + 1
+        """Check every row's chain link and MAC; return the row count or raise JournalIntegrityError."""
+        assert self._db is not None
+        prev, expected_seq = _genesis(self._mac, self.table_id), 1
+        try:
+            cur = self._db.execute("SELECT seq, table_id, ts_ns, schema, record, prev_hash, hash FROM journal "
+                                   "ORDER BY seq")
+            for seq, table_id, ts, schema, record, prev_hash, digest in cur:
+                where = f"{self.path} row {seq}"
+                if seq != expected_seq:
+                    raise JournalIntegrityError(f"{where}: expected row {expected_seq} (rows missing)")
+                if table_id != self.table_id:
+                    raise JournalIntegrityError(f"{where}: belongs to table {table_id!r}")
+                if not all(isinstance(v, str) for v in (record, prev_hash, digest)) or \
+                        not all(isinstance(v, int) for v in (ts, schema)):
+                    raise JournalIntegrityError(f"{where}: damaged (a column holds the wrong type)")
+                if prev_hash != prev:
+                    raise JournalIntegrityError(f"{where}: chain broken (previous MAC does not match)")
+                if not hmac.compare_digest(_row_hash(self._mac, prev, seq, table_id, ts, schema, record), digest):
+                    raise JournalIntegrityError(f"{where}: content does not match its MAC (altered or forged)")
+                try:
+                    json.loads(record)
+                except ValueError:
+                    raise JournalIntegrityError(f"{where}: record is not valid JSON") from None
+                prev, expected_seq = digest, seq + 1
+        except sqlite3.DatabaseError as exc:
+            raise JournalIntegrityError(f"journal {self.path} is damaged: {exc}") from None
         self._last_seq, self._last_hash = expected_seq - 1, prev
         return expected_seq - 1
 
     def close(self) -> None:
-        self._db.close()
+        if self._anchor is not None:
+            self._anchor.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_journal(cfg: Any, *, readonly: bool = False, verify: bool = True) -> Journal:
+    """The journal a table's, cabinet's or link's config names, with its key and its anchor."""
+    return Journal(cfg.journal, cfg.table_id, key_file=getattr(cfg, "journal_key", None),
+                   anchor=getattr(cfg, "journal_anchor", None) or default_anchor(cfg.journal), readonly=readonly,
+                   verify=verify)
+
+
+def migrate(path: str | Path, table_id: str, *, key_file: str | Path | None = None,
+            anchor: str | Path | None = None) -> int:
+    """Key an unkeyed (schema 1) journal to this machine, once: verify its SHA-256 chain, rewrite every row's
+    MAC under the journal key in one transaction, make its anchor. Returns the row count. Whoever runs it
+    vouches for the file as it is now (a schema 1 chain proves nothing against someone who could edit it)."""
+    path = Path(path)
+    if not path.exists() or not path.stat().st_size:
+        raise JournalIntegrityError(f"journal {path} is missing or empty: nothing to migrate")
+    key_path = Path(key_file) if key_file is not None else default_key_file()
+    db = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        if meta.get("table_id") != table_id:
+            raise JournalIntegrityError(f"{path} is the journal of table {meta.get('table_id')!r}, not {table_id!r}")
+        if meta.get("schema") != "1":
+            raise JournalIntegrityError(f"journal {path} has schema {meta.get('schema')!r}: only schema 1 is migrated")
+        key = _read_key(key_path)
+        if key is None:
+            key = make_key(key_path)
+        mac = hmac.new(key, digestmod=hashlib.sha256)
+        old_prev, new_prev, expected, updates = _genesis(None, table_id), _genesis(mac, table_id), 1, []
+        for seq, tid, ts, schema, record, prev_hash, digest in db.execute(
+                "SELECT seq, table_id, ts_ns, schema, record, prev_hash, hash FROM journal ORDER BY seq"):
+            if seq != expected or tid != table_id or prev_hash != old_prev or \
+                    _row_hash(None, old_prev, seq, tid, ts, schema, record) != digest:
+                raise JournalIntegrityError(f"{path} row {seq}: its schema 1 chain is broken; not migrated")
+            new = _row_hash(mac, new_prev, seq, tid, ts, schema, record)
+            updates.append((new_prev, new, seq))
+            old_prev, new_prev, expected = digest, new, seq + 1
+        with db:
+            db.execute("BEGIN")
+            db.executemany("UPDATE journal SET prev_hash = ?, hash = ? WHERE seq = ?", updates)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?), ('key_id', ?)",
+                       (str(JOURNAL_SCHEMA), _key_id(key)))
+    except sqlite3.DatabaseError as exc:
+        raise JournalIntegrityError(f"journal {path} is damaged: {exc}") from None
+    finally:
+        db.close()
+    if anchor is not None:
+        _Anchor(Path(anchor), table_id, mac).create(expected - 1, new_prev)
+    return expected - 1

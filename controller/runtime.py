@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar
 
 from controller.bus import BusServer, Role, load_client_roles, load_secret_keys
-from controller.journal import Journal
+from controller.journal import Journal, default_anchor
 from controller.sdnotify import notify, watchdog_interval
 from controller.views import ScreenViews, project
 
@@ -126,9 +126,12 @@ class Runtime:
     # ------------------------------------------------------------------------------------------ life cycle
 
     def _open_journal(self) -> list[tuple[int, dict[str, Any]]]:
-        """Open (and verify) the journal; its (seq, record) pairs in order. A broken chain raises
+        """Open (and verify) the journal, its key and its anchor (the config's `journal_key`, `journal_anchor`);
+        its (seq, record) pairs in order. A damaged, forged or incomplete journal, or a missing key, raises
         JournalIntegrityError: the service must not run on it."""
-        self.journal = Journal(self.journal_path, self.ident)
+        cfg = getattr(self, "config", None)
+        self.journal = Journal(self.journal_path, self.ident, key_file=getattr(cfg, "journal_key", None),
+                               anchor=getattr(cfg, "journal_anchor", None) or default_anchor(self.journal_path))
         return [(e.seq, e.record) for e in self.journal.entries()]
 
     def _begin(self, state: Any, start_record: dict[str, Any]) -> None:

@@ -37,7 +37,8 @@ DEALER = Role("dealer")
 _ALLOWED: dict[str, tuple[str, ...]] = {
     "open_bets": ("dealer",), "close_bets": ("dealer",), "settle": ("dealer",), "void": ("dealer",),
     "place_bet": ("dealer", "spot"), "remove_bet": ("dealer", "spot"), "decision": ("dealer", "spot"),
-    "card": ("dealer",), "resolve": ("dealer",), "shuffle": ("dealer",), "status": ("dealer", "spot", "ops"),
+    "card": ("dealer",), "manual_entry": ("dealer",), "resolve": ("dealer",), "shuffle": ("dealer",),
+    "status": ("dealer", "spot", "ops"),
     "meters": ("dealer", "ops"), "audit": ("ops",),
 }
 
@@ -72,6 +73,8 @@ class Table(Runtime):
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._accepts_new_shoe = True
+        self._identified = False   # the shoe has identified itself to this process
+        self._rebased: tuple[int, int] | None = None  # a swap this process saw by serial: the link's own report follows
         self._pictured: tuple[TableState, dict[str, Any]] | None = None  # the last state pictured and its picture
 
     # ------------------------------------------------------------------------------------------ life cycle
@@ -143,9 +146,13 @@ class Table(Runtime):
         def game(event: Any, **extra: Any) -> dict[str, Any]:
             return {"kind": "game", "event": event.to_json(), "via": via, **extra}
 
+        if command == "manual_entry":
+            return [self._manual_entry(state, args, via)]
         if state.paused and command not in ("resolve", "void"):
             raise CommandRefused(f"the round is paused by a dealer alert: resolve alert {state.alerts[0].id} first")
         if command == "open_bets":
+            if state.shoe.check_due:
+                raise CommandRefused("the shoe was swapped or reset: deck check it (shuffle) before the next round")
             closes = self.clock() + self.config.betting_seconds if self.config.betting_seconds else None
             return [game(OpenBets(), closes_at=closes)]
         if command == "close_bets":
@@ -165,6 +172,9 @@ class Table(Runtime):
         if command == "card":
             from controller.cards import parse_card
 
+            if self.config.shoe.port != "none" and not state.shoe.manual:
+                raise CommandRefused("this table reads its cards from the shoe: manual card entry needs "
+                                     "manual_entry on=true, which the dealer may switch on while the shoe is down")
             try:
                 card = parse_card(args["card"])
             except ValueError as exc:
@@ -173,6 +183,26 @@ class Table(Runtime):
         if command == "resolve":
             return self._resolution(state, role, args)
         raise CommandRefused(f"{command} is not a table event")
+
+    def _manual_entry(self, state: TableState, args: dict[str, Any], via: str) -> dict[str, Any]:
+        """Switch manual card entry on (only while the shoe is down: a reading shoe is the only source of cards)
+        or off (only once the shoe is up again: the table is not left with no way to take a card)."""
+        value = args.get("on")   # JSON's true/false, or the words (`croupier command manual_entry on=true` sends text)
+        if value is True or value == "true":
+            on = True
+        elif value is False or value == "false":
+            on = False
+        else:
+            raise TypeError("on must be true or false")
+        if self.config.shoe.port == "none":
+            raise CommandRefused("this table has no shoe: its cards are always entered by hand")
+        if on == state.shoe.manual:
+            raise CommandRefused(f"manual card entry is already {'on' if on else 'off'}")
+        if on and state.shoe.link:
+            raise CommandRefused("the shoe is up and reads the cards: manual card entry is only for while it is down")
+        if not on and not state.shoe.link:
+            raise CommandRefused("the shoe is still down: manual card entry stays on until it is up again")
+        return {"kind": "shoe", "what": "manual", "on": on, "by": via}
 
     def _resolution(self, state: TableState, role: Role, args: dict[str, Any]) -> list[dict[str, Any]]:
         alert_id = _int(args, "alert")
@@ -255,11 +285,27 @@ class Table(Runtime):
 
     # ------------------------------------------------------------------------------------------ shoe
 
-    def _sim_order(self, shoe_seed: int, decks: int) -> list[Any]:
-        from controller.cards import shoe
+    def _sim_order(self, shoe_seed: int, decks: int, out: tuple[str, ...] = ()) -> list[Any]:
+        """The simulated shuffler's order: `decks` decks but the cards `out` (on the table while it shuffles)."""
+        from controller.cards import Composition, parse_card
         from controller.rng import SeededRng
 
-        return SeededRng(shoe_seed).shuffled(shoe(decks))
+        return SeededRng(shoe_seed).shuffled(Composition.of(decks).remove_all(parse_card(c) for c in out).cards())
+
+    def _on_table(self, state: TableState) -> list[Any]:
+        """The cards a new shoe would leave out now: those lying on the table when the game reshuffles its
+        discards in the middle of a round (pontoon's pack reaching its burned card); none between rounds."""
+        from controller.cards import Composition
+
+        try:
+            probe, _ = self.game.apply(state.game, NewShoe(self._shoe_decks(), self._cut()))
+        except IllegalEvent:
+            return []
+        left = getattr(getattr(probe, "shoe", None), "left", None)
+        if not isinstance(left, Composition):
+            return []
+        full = Composition.of(self._shoe_decks())
+        return [c for i, c in enumerate(Composition.of(1).cards()) for _ in range(full.counts[i] - left.counts[i])]
 
     async def _start_shoe(self) -> None:
         cfg = self.config.shoe
@@ -275,7 +321,7 @@ class Table(Runtime):
 
             decks = self._shoe_decks()
             seed, base = self.state.shoe_sim
-            order = self._sim_order(seed, decks) if seed is not None else []
+            order = self._sim_order(seed, decks, self.state.shoe_sim_out) if seed is not None else []
             drawn = self.state.shoe.draw_of(1) - base if seed is not None else 0
             self.sim = ShoeSim(decks=decks, cut=self._cut(), boot=self.state.meters.power_ups)
             self.sim.resume(order, max(0, min(drawn, len(order))), self.state.shoe.draw_of(1))
@@ -302,16 +348,29 @@ class Table(Runtime):
         self._post(lambda batch: self._shoe_event(batch, ev))
 
     def _shoe_event(self, batch: Batch, ev: Any) -> None:
-        from drivers.shoe import Anomaly, CardDrawn, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
+        from drivers.shoe import Anomaly, CardDrawn, CounterReset, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
         from drivers.shoe import ShoeState as DeviceState
 
+        rebased, self._rebased = self._rebased, None
         if isinstance(ev, CardDrawn):
             self._card_drawn(batch, ev)
+        elif isinstance(ev, CounterReset):
+            if rebased != (ev.shoe_id, ev.draws):   # else the link says again what the serial told at link-up
+                self._counter_reset(batch, ev)
         elif isinstance(ev, LinkUp):
             self.shoe_ready.set()
-            batch.add({"kind": "shoe", "what": "link", "up": True, "identity": str(ev.identity)})
+            ident, known = ev.identity, batch.state.shoe.serial
+            batch.add({"kind": "shoe", "what": "link", "up": True, "identity": str(ident), "serial": ident.serial})
+            if not self._identified and known is not None and ident.serial != known:
+                # Another shoe since the table last ran: the link, new to both, cannot tell; the journal can.
+                self._counter_reset(batch, CounterReset(ident.shoe_id, ident.draws, f"shoe {ident.shoe_id} is another "
+                                                        f"device than when the table last ran: serial {known} -> "
+                                                        f"{ident.serial}, draws {ident.draws}"))
+                self._rebased = (ident.shoe_id, ident.draws)
+            self._identified = True
         elif isinstance(ev, LinkDown):
-            batch.add({"kind": "shoe", "what": "link", "up": False, "reason": ev.reason})
+            if batch.state.shoe.link or batch.state.shoe.down != ev.reason:
+                batch.add({"kind": "shoe", "what": "link", "up": False, "reason": ev.reason})
         elif isinstance(ev, DeviceState):
             flags = sorted(f.name for f in type(ev.flags) if f in ev.flags and f.name)
             if tuple(flags) != batch.state.shoe.flags:
@@ -340,6 +399,19 @@ class Table(Runtime):
         log.warning("dealer alert: %s", text)
         batch.add(record)
 
+    def _counter_reset(self, batch: Batch, ev: Any) -> None:
+        """The shoe was swapped or reset: its cards are not the shoe the game counts. Its draws count afresh (so
+        its cards are seen, not taken for draws already journaled), a dealer alert pauses the table, and no card of
+        it is dealt before a deck check: void the round in play, or have the new shoe deck checked."""
+        state = batch.state
+        batch.add({"kind": "shoe", "what": "counter_reset", "shoe_id": ev.shoe_id, "draws": ev.draws,
+                   "detail": ev.detail})
+        in_play = state.round_log is not None
+        options = ("void", "deck_check") if in_play else ("deck_check",)
+        self._alert(batch, "shoe_reset", f"the shoe was swapped or reset ({ev.detail}): its cards are not the "
+                    "shoe counted so far. " + ("Void the round in play, or deck check" if in_play else "Deck check")
+                    + " the new shoe (shuffle it) before any of its cards is dealt", None, options)
+
     def _card_drawn(self, batch: Batch, ev: Any) -> None:
         state = batch.state
         if ev.draw <= state.shoe.draw_of(ev.shoe_id):
@@ -349,17 +421,33 @@ class Table(Runtime):
             self._alert(batch, "misdeal", f"{ev.card} drawn while the round is paused", str(ev.card),
                         ("discard", "void"), draw)
             return
+        if state.shoe.check_due:
+            self._alert(batch, "misdeal", f"{ev.card} drawn from a shoe not deck checked since it was swapped or "
+                        "reset", str(ev.card), ("discard", "void"), draw)
+            return
         try:
             batch.add({"kind": "game", "event": CardDealt(ev.card, "shoe").to_json(), "via": "shoe", "draw": draw})
         except IllegalEvent as exc:
             self._alert(batch, "misdeal", f"{ev.card} drawn: {exc.reason}", str(ev.card), ("discard", "void"), draw)
 
     def _deck_checked(self, batch: Batch, ev: Any) -> None:
-        batch.add(_shoe_records_for_deck_check(ev))
-        if not ev.complete:
-            missing = " ".join(str(c) for c in ev.missing)
+        record = _shoe_records_for_deck_check(ev)
+        on_table = sorted(str(c) for c in self._on_table(batch.state))
+        missing_cards = sorted(str(c) for c in ev.missing)
+        if on_table and not ev.complete and not ev.extra and not ev.truncated and missing_cards == on_table:
+            record["short_of_table"] = True   # the discards reshuffled in mid-round: the table's cards stay out
+        batch.add(record)
+        if not ev.complete and not record.get("short_of_table"):
+            # Cards on the table are not counted as missing (and are not named: some lie face down).
+            rest = list(missing_cards)
+            for card in on_table:
+                if card in rest:
+                    rest.remove(card)
+            missing = " ".join(rest)
             extra = " ".join(str(c) for c in ev.extra)
             text = "deck check failed:" + (f" missing {missing}" if missing else "") + (f" extra {extra}" if extra else "")
+            if on_table:
+                text += f" (besides the {len(on_table)} card(s) on the table)"
             self._alert(batch, "deck_check", text, None, ("confirm",))
         elif self._accepts_new_shoe:
             try:
@@ -377,13 +465,16 @@ class Table(Runtime):
         seed = self.config.shoe.seed
         shoe_seed = (seed * 1_000_003 + state.sim_shuffles + 1) if seed is not None else system_rng().randbits(63)
         decks = self._shoe_decks()
+        # A reshuffle in mid-round (pontoon's discards) shuffles what is not on the table, as a dealer does: a
+        # full shoe would deal again the cards lying there, each one "a card this shoe cannot hold".
+        out = tuple(str(c) for c in self._on_table(state))
         batch.add({"kind": "shoe", "what": "sim_order", "seed": shoe_seed, "draw": [1, state.shoe.draw_of(1)],
-                   "by": str(role)})
+                   "by": str(role), **({"out": list(out)} if out else {})})
         sim = self.sim
 
         def shuffle() -> None:  # after the order is journaled, so a restart deals the same shoe
             sim.cut = self._cut()
-            sim.shuffle(self._sim_order(shoe_seed, decks), decks=decks)
+            sim.shuffle(self._sim_order(shoe_seed, decks, out), decks=decks)
 
         batch.after.append(shuffle)
         return {"ok": True, "result": "shuffling"}

@@ -16,7 +16,13 @@ Record kinds (each a JSON object with "kind"):
              two dealt cards that traded places); or "dealt": card, a card the shoe did not read, dealt as the
              camera saw it by the game record that follows (via "camera")
 - "refused"  a refused command: {"who", "reason", "request"} (audit only)
-- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}
+- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}; a link up names the shoe's
+             "serial", a link down its "reason" (a start counts the link down until the shoe answers);
+             {"what": "counter_reset", "shoe_id", "draws", "detail"}: the shoe was swapped or reset (its draws
+             count from "draws"; a complete deck check is due); {"what": "manual", "on", "by"}: the dealer
+             switched manual card entry on or off; a deck check short of exactly the cards on the table (a
+             reshuffle of the discards in mid-round) says "short_of_table": true; the simulated shuffler's order
+             is {"what": "sim_order", "seed", "draw", "out": the cards left out of it}
 - "door"     a door switch: {"name", "open"}
 - "camera"   the camera witness: {"what": "started", "source"} (what it saw before is forgotten), {"what":
              "down", "reason"} (frames stopped coming), {"what": "up"} (they came again)
@@ -26,6 +32,7 @@ Record kinds (each a JSON object with "kind"):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Iterable
 
@@ -36,7 +43,8 @@ from controller.games.base import (
 from controller.journal import fold
 
 __all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
-           "CardReassigned", "new_state", "step", "replay", "picture", "scoreboard_entry", "HISTORY", "SCOREBOARD"]
+           "CardReassigned", "new_state", "step", "replay", "picture", "scoreboard_entry", "face_down_cards",
+           "withhold_face_down", "HISTORY", "SCOREBOARD"]
 
 HISTORY = 10  # settled rounds kept for the dealer screen (recall reads the journal for more)
 SCOREBOARD = 120  # coups of the shoe in play kept for the baccarat roads (an 8-deck shoe deals about 80)
@@ -45,7 +53,7 @@ SCOREBOARD = 120  # coups of the shoe in play kept for the baccarat roads (an 8-
 @dataclass(frozen=True, slots=True)
 class Alert:
     id: int
-    kind: str                  # "misdeal", "deck_check", "draw_gap", "door", "shoe", "camera"
+    kind: str                  # "misdeal", "deck_check", "draw_gap", "door", "shoe", "shoe_reset", "camera"
     text: str
     card: str | None = None
     options: tuple[str, ...] = ("confirm", "void")
@@ -128,6 +136,10 @@ class ShoeStatus:
     dealt: int = 0                                # cards dealt from the shoe in play
     shuffle_due: bool = False
     shuffling: bool = False
+    down: str | None = None     # why the link is down, when the driver said (e.g. the port cannot be opened)
+    check_due: bool = False     # the shoe was swapped or reset: no card of it is dealt before a deck check
+    manual: bool = False        # the dealer enters the cards by hand (switched on while the shoe was down)
+    serial: str | None = None   # the serial of the shoe last identified (a new one is another shoe)
 
     def draw_of(self, shoe_id: int) -> int:
         return dict(self.last_draw).get(shoe_id, 0)
@@ -155,6 +167,7 @@ class TableState:
     # Simulation only: the seed of the simulated shoe in play and the draw counter when it was shuffled,
     # so a restarted simulated table deals on from the same card; and how many simulated shuffles so far.
     shoe_sim: tuple[int | None, int] = (None, 0)
+    shoe_sim_out: tuple[str, ...] = ()   # cards left out of that shoe: on the table when it was shuffled
     sim_shuffles: int = 0
     # What the camera sees lying on the table: (card or None when face down, zone, certain, face down).
     camera: tuple[tuple[str | None, str | None, bool, bool], ...] = ()
@@ -300,7 +313,9 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
             rules = rules_from_mapping(state.game_spec.rules_type, record["rules"])
             state = replace(state, game=state.game_spec.new_table(rules), rules=record["rules"],
                             shoe=replace(state.shoe, dealt=0, shuffle_due=False))
-        state = replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1))
+        # A new process: the shoe is not up until its driver says so (the last run's link is no news of this one).
+        state = replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1),
+                        shoe=replace(state.shoe, link=False, down=None))
     elif kind == "alert":
         a = record["alert"]
         alert = Alert(a["id"], a["kind"], a["text"], a.get("card"), tuple(a.get("options", ("confirm", "void"))),
@@ -320,10 +335,13 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
     elif kind == "shoe":
         what, shoe = record["what"], state.shoe
         if what == "sim_order":
-            state = replace(state, shoe_sim=(record["seed"], record["draw"][1]), sim_shuffles=state.sim_shuffles + 1)
+            state = replace(state, shoe_sim=(record["seed"], record["draw"][1]), sim_shuffles=state.sim_shuffles + 1,
+                            shoe_sim_out=tuple(record.get("out", ())))
             shoe = replace(shoe, shuffling=True)
         if what == "link":
-            shoe = replace(shoe, link=bool(record["up"]))
+            up = bool(record["up"])
+            shoe = replace(shoe, link=up, down=None if up else str(record.get("reason") or "link down"),
+                           serial=record.get("serial", shoe.serial))
         elif what == "flags":
             flags = tuple(record["flags"])
             # The shoe's own cut card coming out (or the shoe running out) makes the shuffle due, wherever the
@@ -334,7 +352,17 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
             shoe = replace(shoe, shuffling=bool(record["started"]))
         elif what == "deck_check":
             # A complete deck check is a freshly shuffled shoe (or deck): whatever made the shuffle due is past.
-            shoe = replace(shoe, shuffling=False, shuffle_due=shoe.shuffle_due and not record.get("complete"))
+            # So is one short of exactly the cards lying on the table (the discards reshuffled in mid-round).
+            complete = record.get("complete") or record.get("short_of_table")
+            shoe = replace(shoe, shuffling=False, shuffle_due=shoe.shuffle_due and not complete,
+                           check_due=shoe.check_due and not complete)
+        elif what == "counter_reset":
+            # The shoe was swapped or reset: its draws count afresh from here, and it is deck checked before use.
+            draws = dict(shoe.last_draw)
+            draws[int(record["shoe_id"])] = int(record["draws"])
+            shoe = replace(shoe, last_draw=tuple(sorted(draws.items())), check_due=True, shuffle_due=True)
+        elif what == "manual":
+            shoe = replace(shoe, manual=bool(record["on"]))
         state = replace(state, shoe=shoe)
     elif kind == "seen":
         state = replace(state, camera=_camera_step(state.camera, record["event"]))
@@ -402,11 +430,79 @@ def picture(state: TableState, before: tuple[TableState, dict[str, Any]] | None 
         "bets_close_at": state.bets_close_at,
     }
     for key, (sources, build) in _SECTIONS.items():
+        if key == "dealer_only" and (state.alerts or state.camera):
+            # What it may name depends on the cards lying face down: built again whenever they may have changed.
+            sources = sources + ("game", "last_round")
         if before is not None and all(getattr(before[0], name) is getattr(state, name) for name in sources):
             pic[key] = before[1][key]
         else:
             pic[key] = build(state)
+            if key == "dealer_only" and (state.alerts or state.camera):
+                down = face_down_cards(pic["game"]) | face_down_cards(pic["last_round"])
+                if down:
+                    pic[key] = withhold_face_down(pic[key], down)
     return pic
+
+
+def face_down_cards(snapshot: Any) -> frozenset[str]:
+    """The names of the cards lying face down in a game snapshot (as the audit view holds them)."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if type(node) is dict:
+            if node.get("up") is False and node.get("card") is not None:
+                found.add(str(node["card"]))
+                return
+            for value in node.values():
+                if type(value) in (dict, list):
+                    walk(value)
+        elif type(node) is list:
+            for value in node:
+                if type(value) in (dict, list):
+                    walk(value)
+
+    walk(snapshot)
+    return frozenset(found)
+
+
+def _names_any(text: str, cards: frozenset[str]) -> bool:
+    return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(card)}(?![A-Za-z0-9])", text) for card in cards)
+
+
+def _withheld_text(alert: dict[str, Any]) -> str:
+    """What the screens say instead of an alert text that names a card of the name of one lying face down."""
+    kind = alert.get("kind")
+    if kind == "misdeal":
+        return ("the card just drawn cannot be dealt now (it is not named here: its name would tell a card lying "
+                "face down): set it aside, then discard it or void the round")
+    if kind == "camera":
+        return (f"the camera sees a card on {alert.get('zone') or 'the table'} that disagrees with the deal (not named "
+                "here: its name would tell a card lying face down): put it right and confirm, or void the round")
+    return (f"{kind} alert: its text names a card of the name of one lying face down, so the screens do not show it "
+            "(croupier recall does)")
+
+
+def withhold_face_down(only: dict[str, Any], down: frozenset[str]) -> dict[str, Any]:
+    """The dealer-only section with every alert text and card, and every card the camera reports, that names a
+    card lying face down (`down`) withheld: the dealer's screen faces the table, so it may no more tell a
+    face-down card than the players' screens may. The journal keeps the full text (`croupier recall`, audit).
+    Returns `only` itself when nothing in it names one."""
+    alerts, changed = [], False
+    for alert in only["alerts"]:
+        text, card = alert.get("text") or "", alert.get("card")
+        if card in down or _names_any(text, down):
+            alert = dict(alert, card=None if card in down else card)
+            if _names_any(text, down):
+                alert["text"] = _withheld_text(alert)
+            changed = True
+        alerts.append(alert)
+    camera = []
+    for seen in only["camera"]:
+        if seen.get("card") in down:
+            seen = dict(seen, card=None)
+            changed = True
+        camera.append(seen)
+    return dict(only, alerts=alerts, camera=camera) if changed else only
 
 
 def _alert_json(state: TableState, alert: Alert) -> dict[str, Any]:
@@ -423,7 +519,9 @@ def _alert_json(state: TableState, alert: Alert) -> dict[str, Any]:
 # picture sections built from a few parts of the state: key -> (those parts, the builder)
 _SECTIONS: dict[str, tuple[tuple[str, ...], Callable[[TableState], Any]]] = {
     "shoe": (("shoe",), lambda s: {"link": s.shoe.link, "flags": list(s.shoe.flags), "dealt": s.shoe.dealt,
-                                   "shuffle_due": s.shoe.shuffle_due, "shuffling": s.shoe.shuffling}),
+                                   "shuffle_due": s.shoe.shuffle_due, "shuffling": s.shoe.shuffling,
+                                   "down": None if s.shoe.link else s.shoe.down, "check_due": s.shoe.check_due,
+                                   "manual": s.shoe.manual}),
     "history": (("history",), lambda s: list(s.history)),
     "last_round": (("last_round",), lambda s: s.last_round),
     "scoreboard": (("scoreboard",), lambda s: list(s.scoreboard)),

@@ -31,6 +31,11 @@ if [ ! -f /etc/croupier/keys/server.key_secret ]; then
     /opt/croupier/venv/bin/croupier keys server dealer attendant ops --dir /etc/croupier/keys
     chown -R root:croupier /etc/croupier/keys && chmod 0640 /etc/croupier/keys/*.key_secret
 fi
+if [ ! -f /etc/croupier/journal.key ]; then   # the journals' MAC key ([table] journal_key): the service alone reads it.
+    # Never replace it: every journal made with it would refuse to start. Back it up with the journals.
+    (umask 077 && python3 -c 'import secrets; print(secrets.token_hex(32))' > /etc/croupier/journal.key)
+    chown croupier:croupier /etc/croupier/journal.key && chmod 0400 /etc/croupier/journal.key
+fi
 if [ ! -f /etc/croupier/dealer-screen.token ]; then   # the dealer screen's secret ([screens].dealer_token_file)
     python3 -c 'import secrets; print(secrets.token_urlsafe(24))' > /etc/croupier/dealer-screen.token
     chown root:croupier /etc/croupier/dealer-screen.token && chmod 0640 /etc/croupier/dealer-screen.token

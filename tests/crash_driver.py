@@ -1,10 +1,11 @@
 """Crash-test driver: forks a simulated table or cabinet with autoplay, SIGKILLs it at seeded journal points, restarts, repeats.
 
-Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN]`; prints one JSON line per kill and a last
-line {"done": ...}. The config decides what runs (a [table] or a [cabinet]). The parent imports everything
-once and forks a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL
-(the runtime's `kill_at` failpoint, before or after the journal write of a seeded record) exactly as a
-power cut would leave the journal. Each kill lands within SPAN records (default 40) of the life's start.
+Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]]`; prints one JSON line per kill and a
+last line {"done": ...}; with `last` no clean life follows the last kill (the tail-loss test damages what it
+left). The config decides what runs (a [table] or a [cabinet]). The parent imports everything once and forks
+a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL (the runtime's
+`kill_at` failpoint, before or after the journal write of a seeded record) exactly as a power cut would leave
+the journal. Each kill lands within SPAN records (default 40) of the life's start.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from controller.autoplay import Autoplay, CabinetAutoplay
 from controller.config import CabinetConfig, any_config_from_mapping
-from controller.journal import Journal
+from controller.journal import open_journal
 from controller.rng import SeededRng
 
 
@@ -70,12 +71,12 @@ def life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
 def last_seq(cfg: Any) -> int:
     if not cfg.journal.exists():
         return 0
-    with Journal(cfg.journal, cfg.table_id, verify=False) as j:
+    with open_journal(cfg, readonly=True, verify=False) as j:
         return j.last_seq
 
 
 def record_at(cfg: Any, seq: int) -> dict | None:
-    with Journal(cfg.journal, cfg.table_id, verify=False) as j:
+    with open_journal(cfg, readonly=True, verify=False) as j:
         for entry in j.entries(after=seq - 1):
             return entry.record
     return None
@@ -98,15 +99,16 @@ def fork_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> int:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(cfg: Any, folder: Path, kills: int, span: int | None = None) -> list[dict]:
+def run(cfg: Any, folder: Path, kills: int, span: int | None = None, end_killed: bool = False) -> list[dict]:
     """For the crash tests: this driver in a fresh process on `cfg` (written to `folder`), seed 17; checks it
-    ended cleanly with every kill landed and returns the kill lines."""
+    ended cleanly with every kill landed and returns the kill lines. `end_killed`: stop after the last kill."""
     import subprocess
 
     config_file = folder / "config.json"
     config_file.write_text(json.dumps(dict(cfg.raw)))
     argv = [sys.executable, "-m", "tests.crash_driver", str(config_file), str(kills), "17"]
-    out = subprocess.run(argv + ([str(span)] if span is not None else []), cwd=ROOT, capture_output=True,
+    tail = [str(span if span is not None else 40)] + (["last"] if end_killed else [])
+    out = subprocess.run(argv + tail, cwd=ROOT, capture_output=True,
                          text=True, timeout=900, check=False)
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     assert out.returncode == 0, out.stderr[-3000:] + out.stdout[-2000:]
@@ -114,6 +116,76 @@ def run(cfg: Any, folder: Path, kills: int, span: int | None = None) -> list[dic
     kill_lines = [x for x in lines if "kill" in x]
     assert len(kill_lines) == kills and all(x["killed"] for x in kill_lines)
     return kill_lines
+
+
+def damage(journal: Path, how: str) -> None:
+    """Take a journal's tail as `how` (a key of TAIL_LOSS) says, as someone or something might after a crash."""
+    import sqlite3
+
+    wal, shm = (journal.with_name(journal.name + suffix) for suffix in ("-wal", "-shm"))
+    if how == "wal deleted":
+        assert wal.stat().st_size > 0, "the kill left no WAL: nothing to lose"
+        wal.unlink()
+        shm.unlink(missing_ok=True)
+        return
+    db = sqlite3.connect(journal)
+    if how == "last rows deleted":
+        db.execute("DELETE FROM journal WHERE seq > (SELECT max(seq) - 5 FROM journal)")
+        db.commit()
+    else:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every row in the file itself, then it loses its end
+    db.close()
+    for f in (wal, shm):
+        f.unlink(missing_ok=True)
+    size = journal.stat().st_size
+    if how == "truncated":
+        with open(journal, "r+b") as fh:
+            fh.truncate(size * 2 // 3)
+    elif how == "zero bytes":
+        journal.write_bytes(b"")
+    elif how == "zeroed":
+        journal.write_bytes(bytes(size))
+    elif how == "deleted":
+        journal.unlink()
+
+
+# what the refusal says for each way of losing the tail
+TAIL_LOSS = {
+    "wal deleted": r"(ends at row \d+|is empty \(0 bytes\)), but its anchor .* says (row \d+ was|\d+ rows were)",
+    "last rows deleted": r"ends at row \d+, but its anchor .* says row \d+ was committed: rows \d+ to \d+ are missing",
+    "truncated": r"is truncated: \d+ bytes of the \d+ its header records \(the last \d+ pages are missing\)",
+    "zero bytes": r"is empty \(0 bytes\), but its anchor .* says \d+ rows were committed: all \d+ rows are missing",
+    "zeroed": r"is damaged: its SQLite header is gone \(the file was zeroed or overwritten\)",
+    "deleted": r"is missing, but its anchor .* says \d+ rows were committed: all \d+ rows are missing",
+}
+
+
+def check_tail_loss(killed: Path, config_in: Any, tmp: Path) -> None:
+    """For each way in TAIL_LOSS: a copy of `killed` (a folder whose runtime was killed last), its journal's tail
+    taken, `croupier run` on it (config_in(folder) is its config) must exit 2 with one line naming what is
+    missing, and leave every file as it found it."""
+    import re
+    import shutil
+    import subprocess
+
+    from controller.cli import main
+    from controller.commands.table import _toml
+
+    for how, message in TAIL_LOSS.items():
+        folder = tmp / how.replace(" ", "-")
+        shutil.copytree(killed, folder)
+        cfg = config_in(folder)
+        config = folder / "config.toml"
+        config.write_text(_toml(dict(cfg.raw)))
+        assert main(["journal", "verify", "--config", str(config)]) == 0, how  # the copy was whole
+        damage(cfg.journal, how)
+        evidence = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        out = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(config)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60, check=False)
+        assert out.returncode == 2, (how, out.stderr[-2000:])
+        assert re.search(message, out.stderr) and out.stderr.count("\n") == 1, (how, out.stderr)
+        assert "will not run on a broken journal" in out.stderr
+        assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == evidence, how
 
 
 def main() -> int:
@@ -133,6 +205,9 @@ def main() -> int:
                           "record": rec}), flush=True)
         if not killed:
             return 1
+    if len(sys.argv) > 5 and sys.argv[5] == "last":
+        print(json.dumps({"done": True}), flush=True)
+        return 0
     # A last life without a kill: it must finish the round (or game, or payout) the last kill interrupted.
     status = fork_life(cfg, None, seed * 1000 + kills, 1)
     print(json.dumps({"done": os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0}), flush=True)

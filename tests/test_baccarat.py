@@ -223,9 +223,8 @@ def test_close_needs_bets_over_the_minimum() -> None:
     state, _ = run(GAME, GAME.new_table(GAME.rules({"burn": False})), [NewShoe(8), OpenBets()])
     with pytest.raises(IllegalEvent, match="no bets"):
         GAME.apply(state, CloseBets())
-    state, _ = run(GAME, state, [PlaceBet(2, "tie", 1)])
-    with pytest.raises(IllegalEvent, match="under the table minimum of 5"):
-        GAME.apply(state, CloseBets())
+    with pytest.raises(IllegalEvent, match="spot 2 tie: 1 is under the table minimum of 5"):
+        GAME.apply(state, PlaceBet(2, "tie", 1))   # refused when placed: it never reaches the close
 
 
 @pytest.mark.parametrize("data, message", [

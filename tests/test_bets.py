@@ -11,9 +11,9 @@ LIMITS = {"ante": Limit(5, 100), "pair_plus": Limit(1, 25)}
 
 
 def test_place_build_up_and_remove() -> None:
-    bets, eff = Bets().place(PlaceBet(2, "ante", 3), 7, LIMITS)
-    bets, eff = bets.place(PlaceBet(2, "ante", 7), 7, LIMITS)
-    assert bets.get(2, "ante") == 10 and (eff.stake, eff.delta) == (10, 7)
+    bets, eff = Bets().place(PlaceBet(2, "ante", 5), 7, LIMITS)
+    bets, eff = bets.place(PlaceBet(2, "ante", 5), 7, LIMITS)
+    assert bets.get(2, "ante") == 10 and (eff.stake, eff.delta) == (10, 5)
     bets, eff = bets.remove(RemoveBet(2, "ante", 4), 7, LIMITS)
     assert bets.get(2, "ante") == 6 and eff.delta == -4
     bets, _ = bets.place(PlaceBet(1, "pair_plus", 2), 7, LIMITS)
@@ -40,9 +40,27 @@ def test_refusals(event: PlaceBet | RemoveBet, message: str) -> None:
 
 
 def test_minimum_checked_at_close() -> None:
-    bets, _ = Bets().place(PlaceBet(3, "ante", 4), 7, LIMITS)
+    bets = Bets().with_amount(3, "ante", 4)   # a stake set by other means than place (the guard at close)
     with pytest.raises(IllegalEvent, match="spot 3 ante: 4 is under the table minimum of 5"):
         bets.check_minimums(LIMITS)
+
+
+def test_a_bet_under_the_minimum_is_refused_when_placed() -> None:
+    """Issue 43 point 20: a bet under the table minimum is refused by place_bet itself, with the reason."""
+    with pytest.raises(IllegalEvent, match=r"^spot 3 ante: 4 is under the table minimum of 5$"):
+        Bets().place(PlaceBet(3, "ante", 4), 7, LIMITS)
+    bets, _ = Bets().place(PlaceBet(3, "ante", 5), 7, LIMITS)
+    bets, _ = bets.place(PlaceBet(3, "ante", 1), 7, LIMITS)          # raised, still within the limits
+    assert bets.get(3, "ante") == 6
+    with pytest.raises(IllegalEvent, match=r"^spot 3 ante: 101 would be over the table maximum of 100$"):
+        bets.place(PlaceBet(3, "ante", 95), 7, LIMITS)
+    with pytest.raises(IllegalEvent, match=r"^spot 3 ante: taking back 2 would leave 4, under the table minimum of "
+                                           r"5 \(take back all 6, or at most 1\)$"):
+        bets.remove(RemoveBet(3, "ante", 2), 7, LIMITS)
+    left, _ = bets.remove(RemoveBet(3, "ante", 1), 7, LIMITS)
+    assert left.get(3, "ante") == 5
+    gone, _ = bets.remove(RemoveBet(3, "ante", 6), 7, LIMITS)
+    assert not gone
 
 
 def test_limit_config_errors() -> None:

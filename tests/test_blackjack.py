@@ -233,11 +233,13 @@ def test_bets_and_limits() -> None:
         GAME.apply(state, PlaceBet(1, "main", 1001))
     with pytest.raises(IllegalEvent, match="no box 'insurance'"):
         GAME.apply(state, PlaceBet(1, "insurance", 5))
-    state, _ = run(GAME, state, [PlaceBet(1, "main", 5)])
-    with pytest.raises(IllegalEvent, match="under the table minimum of 10"):
-        GAME.apply(state, CloseBets())
-    state, effects = run(GAME, state, [PlaceBet(1, "main", 5), RemoveBet(1, "main", 2), PlaceBet(1, "main", 2)])
-    assert committed(effects) == 5
+    with pytest.raises(IllegalEvent, match="spot 1 main: 5 is under the table minimum of 10"):
+        GAME.apply(state, PlaceBet(1, "main", 5))   # refused when placed, not only when bets close
+    state, effects = run(GAME, state, [PlaceBet(1, "main", 10), PlaceBet(1, "main", 5), RemoveBet(1, "main", 2),
+                                       PlaceBet(1, "main", 2)])
+    assert committed(effects) == 15
+    with pytest.raises(IllegalEvent, match="taking back 10 would leave 5, under the table minimum of 10"):
+        GAME.apply(state, RemoveBet(1, "main", 10))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -147,3 +147,35 @@ def test_croupier_run_serves_a_cabinet_as_the_systemd_unit_does(tmp_path: Path) 
             if proc.poll() is None:
                 proc.kill()
     assert messages == ["READY=1", "STATUS=cabinet fa-1: Frozen Assets", "STOPPING=1"]
+
+
+@pytest.mark.parametrize("name", ["Frozen Assets", "frozen assets", "FROZEN-ASSETS", " Frozen  Assets "])
+def test_demo_cabinet_takes_the_titles_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """`croupier titles` shows "Frozen Assets"; `demo --cabinet` took only the id."""
+    played: list = []
+    monkeypatch.setattr("controller.commands.table._play_demo", lambda args, cfg, ready, autoplay: played.append(cfg))
+    assert main(["demo", "--cabinet", name, "--dir", str(tmp_path)]) == 0
+    assert [cfg.title.id for cfg in played] == ["frozen-assets"]
+    assert played[0].cabinet_id == "demo-frozen-assets"
+
+
+def test_par_takes_the_titles_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["par", "Bank on It!", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == "bank-on-it"
+    assert main(["par", "Bank on Nothing"]) == 2
+    assert capsys.readouterr().err.startswith("croupier par: error: unknown title 'Bank on Nothing' (titles: "
+                                              "bank-on-it (Bank on It!), ")
+
+
+def test_a_cabinet_demo_prints_its_recall_and_meters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ports = [str(p) for p in free_ports(3)]
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "Frozen Assets", "--spins",
+                          "2", "--pace", "0", "--seed", "5", "--no-screens", "--dir", "rel", "--ports", *ports],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+                         env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    config = tmp_path / "rel" / "demo.toml"
+    assert f"recall:     croupier recall --config {config}   (its journal and config stay in {tmp_path / 'rel'})\n" \
+           f"meters:     croupier meters --config {config}\n" in out.stdout
+    assert main(["meters", "--config", str(config), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games_played"] == 2

@@ -92,3 +92,13 @@ def test_kill_and_restart_with_mechanical_reels(fast_tmp: Path) -> None:
     cfg, kill_lines = run_driver(fast_tmp, 20, "mechanical", 16)
     assert Counter((x["record"] or {}).get("kind") for x in kill_lines if x["record"])["spin"]
     audit(cfg, 20)
+
+
+def test_tail_loss_after_a_kill_refuses_to_start(fast_tmp: Path) -> None:
+    """The crash test's tail-loss case at a cabinet: killed mid-play, then its journal's tail taken each way."""
+    killed = fast_tmp / "killed"
+    killed.mkdir()
+    cfg = cabinet_config(killed, "frozen-assets", hopper_timeout=1.0, coin_cents=50)
+    crash_driver.run(cfg, killed, 3, 16, end_killed=True)
+    crash_driver.check_tail_loss(
+        killed, lambda folder: cabinet_config(folder, "frozen-assets", hopper_timeout=1.0, coin_cents=50), fast_tmp)

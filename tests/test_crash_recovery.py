@@ -57,3 +57,14 @@ def test_kill_and_restart(tmp_path: Path, game: str, kills: int) -> None:
     assert (state.meters.handle, state.meters.returned) == (stakes, returned)
     assert state.meters.power_ups == kills + 1
     assert all(event_from_json(r["event"]) for r in records if r["kind"] == "game")
+
+
+
+def test_tail_loss_after_a_kill_refuses_to_start(tmp_path: Path) -> None:
+    """After a SIGKILL, whatever takes the journal's tail (the WAL deleted, the last rows deleted, the file
+    truncated, emptied, zeroed or deleted), every start refuses with exit 2 and one line naming what is missing,
+    and leaves the evidence as it found it."""
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    crash_driver.run(table_config(killed, "baccarat", seed=2026), killed, 3, 30, end_killed=True)
+    crash_driver.check_tail_loss(killed, lambda folder: table_config(folder, "baccarat", seed=2026), tmp_path)

@@ -353,3 +353,49 @@ def test_bench_screens_reports_latency_and_chromium_cpu(tmp_path: Path, capsys: 
     assert report["screens"] == 2 and report["updates"] >= 12 and report["samples"] >= 2 * 12
     assert 0 < report["dom_p50_ms"] <= report["dom_p99_ms"] <= report["dom_max_ms"]
     assert report["chromium_cpu_ms_per_screen_update"] > 0
+
+
+def test_dealer_page_shows_a_swapped_shoe_and_switches_to_manual_entry(tmp_path: Path) -> None:
+    """Issue 43 points 3, 8 and 23 on the dealer page: a swapped shoe's alert with its Void and Deck check
+    buttons, the deck check due in the shoe panel; the shoe down with the reason; the Manual card entry button
+    while it is down (a click journals the switch and the panel says MANUAL) and Back to the shoe once it is up."""
+    cfg = table_config(tmp_path, "baccarat", seed=12)
+
+    async def main() -> list[dict[str, Any]]:
+        async with stack(cfg) as (table, bridge), browser() as ctx:
+            await step_until(table, Autoplay(table, SeededRng(4)), lambda: phase(table) == "dealing" and
+                             table.state.round_log is not None)
+            table.sim.swap("SIM-0009")
+            assert await table.wait_for(lambda s: any(a.kind == "shoe_reset" for a in s.alerts), 10)
+            alert = next(a for a in table.state.alerts if a.kind == "shoe_reset")
+            dealer = await ctx.new_page()
+            await dealer.goto(f"http://127.0.0.1:{bridge.port}/dealer/{cfg.table_id}?token={TOKEN}")
+            here = f".alert[data-alert='{alert.id}'][data-kind='shoe_reset']"
+            await wait_for(dealer, f"document.querySelector(\"{here}\")")
+            assert "SIM-0001 -> SIM-0009" in await dealer.inner_text(f"{here} .alert-text")
+            assert await dealer.evaluate(f"[...document.querySelectorAll(\"{here} button\")].map(b => b.innerText)") \
+                == ["Void", "Deck check"]
+            assert "due: the shoe was swapped or reset" in await dealer.inner_text(".shoe")
+            await shoot(dealer, "dealer-baccarat-shoe-swapped")
+            await dealer.click(f"{here} button:has-text('Void')")
+            await wait_for(dealer, "!document.querySelector('.alert') && document.body.dataset.lastReply")
+
+            table.sim.unplug(None)
+            assert await table.wait_for(lambda s: not s.shoe.link, 10)
+            await caught_up(dealer, table.state.seq)
+            assert "DOWN" in await dealer.inner_text(".shoe")
+            await dealer.click("button:has-text('Manual card entry')")
+            await wait_for(dealer, "document.querySelector('.shoe') && "
+                                   "document.querySelector('.shoe').innerText.includes('MANUAL')")
+            await shoot(dealer, "dealer-baccarat-manual-entry")
+            table.sim.replug()
+            assert await table.wait_for(lambda s: s.shoe.link, 10)
+            await caught_up(dealer, table.state.seq)
+            await dealer.click("button:has-text('Back to the shoe')")
+            await wait_for(dealer, "!document.querySelector('.shoe').innerText.includes('MANUAL')")
+        with Journal(cfg.journal, cfg.table_id) as j:
+            return [e.record for e in j.entries()]
+
+    records = run(main(), timeout=180)
+    assert [r["on"] for r in records if r["kind"] == "shoe" and r["what"] == "manual"] == [True, False]
+    assert any(r["kind"] == "resolve" and r["action"] == "void" for r in records)

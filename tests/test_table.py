@@ -260,14 +260,14 @@ def test_a_spots_display_shows_its_bets_as_each_is_journaled(tmp_path: Path) -> 
         assert await table.wait_for(lambda state: not state.shoe.shuffling, 10)
         assert (await table.command(dealer, "open_bets", {}))["ok"]
         shown = []
-        for spot, amount in ((1, 10), (1, 15), (3, 5)):
+        for spot, amount in ((1, 10), (1, 15), (3, 10)):   # blackjack's minimum is 10
             reply = await table.command(dealer, "place_bet", {"spot": spot, "box": "main", "amount": amount})
             assert reply["ok"], reply
             shown.append(" ".join(table.panel.shown(f"spot{s}_bet").strip() or "-" for s in (1, 3)))
         await table.stop()
         return shown
 
-    assert run(main()) == ["10 -", "25 -", "25 5"]
+    assert run(main()) == ["10 -", "25 -", "25 10"]
 
 
 def test_unexpected_card_raises_a_dealer_alert_and_pauses(tmp_path: Path) -> None:

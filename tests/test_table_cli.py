@@ -129,5 +129,107 @@ def test_the_terminal_prints_a_tables_view_only_when_what_it_shows_changes(capsy
     show = _printer()
     for state in (view(4, 10, []), view(5, 10, ["KH"]), view(6, 10, ["KH", "2C"]), view(7, 15, ["KH", "2C"])):
         show(state)
-    assert capsys.readouterr().out == ("[t #4] round 1 betting: bets open\n    bets: spot 1 main 10\n"
-                                       "[t #7] round 1 betting: bets open\n    bets: spot 1 main 15\n")
+    assert capsys.readouterr().out == ("[t #4] round 1 betting  NEXT: bets open\n    bets: spot 1 main 10\n"
+                                       "[t #7] round 1 betting  NEXT: bets open\n    bets: spot 1 main 15\n")
+
+
+def no_demo(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Keep `croupier demo` from serving: what it would have played lands in the returned list."""
+    played: list = []
+
+    def play(args, cfg, ready, autoplay):  # noqa: ANN001, ANN202 - _play_demo's signature
+        played.append(cfg)
+        return 0
+
+    monkeypatch.setattr("controller.commands.table._play_demo", play)
+    return played
+
+
+@pytest.mark.parametrize("argv, error", [
+    (["--rounds", "-1"], "--rounds: 1 or more (leave it out to run until Ctrl-C), got -1"),
+    (["--rounds", "0"], "--rounds: 1 or more (leave it out to run until Ctrl-C), got 0"),
+    (["--cabinet", "el-toro", "--spins", "-3"], "--spins: 1 or more (leave it out to run until Ctrl-C), got -3"),
+    (["--pace", "-1"], "--pace: seconds between the autoplay's actions, 0 or more, got -1"),
+    (["--pace", "nan"], "--pace: seconds between the autoplay's actions, 0 or more, got nan"),
+    (["--spins", "3"], "--spins counts a cabinet's games (with --cabinet); a table counts --rounds"),
+])
+def test_demo_refuses_counts_below_one_and_a_negative_pace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                           error: str) -> None:
+    played = no_demo(monkeypatch)
+    assert main(["demo", "--dir", str(tmp_path), *argv]) == 2
+    assert capsys.readouterr().err == f"croupier demo: error: {error}\n"
+    assert played == []
+
+
+def test_demo_help_lists_the_games(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.games import game_names
+
+    monkeypatch.setenv("COLUMNS", "400")
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    assert f"game to deal (default blackjack): {', '.join(game_names())}\n" in capsys.readouterr().out
+
+
+def test_a_table_demo_keeps_its_folder_and_config_and_prints_every_settlement(tmp_path: Path,
+                                                                               capsys: pytest.CaptureFixture[str]
+                                                                               ) -> None:
+    """Demos left a /tmp/croupier-demo-* folder per run with no config: now a table demo keeps one folder per demo
+    under the user's state folder, with its config, says how to recall it, and prints each round's settlement
+    (blackjack printed none: the view after a settlement had no cards, and the next round opened in the same
+    update)."""
+    import os
+
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "TMPDIR": str(tmp_path / "tmp")}
+    folder = tmp_path / "state" / "croupier" / "demo" / "demo-blackjack"
+    outs = []
+    for _ in range(2):
+        ports = [str(p) for p in free_ports(3)]
+        out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--rounds", "3", "--pace", "0",
+                              "--seed", "5", "--no-camera", "--no-screens", "--ports", *ports],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False)
+        assert out.returncode == 0, out.stderr
+        outs.append(out.stdout)
+    config = folder / "demo.toml"
+    assert f"recall:     croupier recall --config {config}   (its journal and config stay in {folder})\n" \
+           f"meters:     croupier meters --config {config}\n" in outs[0]
+    settled = [line.split(":")[0].strip() for line in outs[0].splitlines() if "settled: stakes" in line]
+    assert settled == ["round 1 settled", "round 2 settled", "round 3 settled"]
+    settled = [line.split(":")[0].strip() for line in outs[1].splitlines() if "settled: stakes" in line]
+    # the second run carries on the journal: it starts on the view the first left (round 3 settled), then deals 3
+    assert settled == ["round 3 settled", "round 4 settled", "round 5 settled", "round 6 settled"]
+    assert list((tmp_path / "tmp").iterdir()) == []
+    assert main(["meters", "--config", str(folder / "demo.toml"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rounds"] == 6
+    assert main(["recall", "--config", str(folder / "demo.toml"), "--last", "1", "--json"]) == 0
+    assert [r["round"] for r in json.loads(capsys.readouterr().out) if r["kind"] == "round"] == [6]
+
+
+def test_the_terminal_prints_a_settlement_that_came_with_the_next_rounds_opening(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.commands.table import _printer
+
+    settled = {"round": 1, "stakes": 20, "returned": 30, "results": [{"stake": 20, "returned": 30}]}
+    show = _printer(compact=True)
+    show({"table": "t", "seq": 9, "expected": {"text": "settle the round"}, "history": [],
+          "game": {"round": 1, "phase": "settling", "dealer": {"cards": [{"card": "KH", "up": True}]}}})
+    show({"table": "t", "seq": 12, "expected": {"text": "bets open"}, "history": [settled],
+          "game": {"round": 2, "phase": "betting"}})
+    show({"table": "t", "seq": 13, "expected": {"text": "bets open"}, "history": [settled],
+          "game": {"round": 2, "phase": "betting", "bets": [{"spot": 1, "box": "main", "amount": 5}]}})
+    assert capsys.readouterr().out == ("[t #9] round 1 settling  NEXT: settle the round\n"
+                                       "    dealer.cards                 K♥\n"
+                                       "[t #12] round 2 betting  NEXT: bets open\n"
+                                       "    round 1 settled: stakes 20, paid 30, players +10\n"
+                                       "[t #13] round 2 betting  NEXT: bets open\n")
+
+
+def test_two_demos_never_share_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import fcntl
+
+    with open(tmp_path / ".lock", "w") as lock:  # as a running demo holds it
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert main(["demo", "--dir", str(tmp_path), "--rounds", "1", "--no-screens"]) == 2
+    assert capsys.readouterr().err == (f"croupier demo: error: another demo is running on {tmp_path.resolve()} (stop "
+                                       "it, or give this one --dir)\n")

@@ -181,12 +181,11 @@ def test_illegal_events_are_refused_and_change_nothing(phase: str, event: Event,
     assert repr(state) == before
 
 
-def test_close_refuses_a_bet_under_the_minimum() -> None:
+def test_a_bet_under_the_minimum_is_refused_when_placed() -> None:
     state = GAME.new_table(GAME.rules({"limits": {"ante": {"min": 5, "max": 100}, "pair_plus": {"min": 1, "max": 50}}}))
     state, _ = GAME.apply(state, OpenBets())
-    state, _ = GAME.apply(state, PlaceBet(1, "ante", 4))
     with pytest.raises(IllegalEvent, match="spot 1 ante: 4 is under the table minimum of 5"):
-        GAME.apply(state, CloseBets())
+        GAME.apply(state, PlaceBet(1, "ante", 4))
 
 
 def test_void_returns_every_stake_including_the_play_bet() -> None:

@@ -17,7 +17,8 @@ from vision.recognise import Recogniser
 __all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene"]
 
 
-def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confidence: float = 0.0) -> dict[str, Any]:
+def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confidence: float = 0.0,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Score the held-out real photos: labelled cards found with the right rank (box centre inside the
     label box) and precision of the reports. The photos know ranks 9..A only, so only the rank is judged."""
     root = realdata.photos_dir()
@@ -28,7 +29,9 @@ def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confide
     total = realdata.Score()
     misses = []
     t0 = time.perf_counter()
-    for photo in held:
+    for i, photo in enumerate(held):
+        if progress is not None:  # (done, total): the command's progress bar
+            progress(i, len(held))
         image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
         dets = [d for d in rec.identify(image) if d.card is not None and not d.card.joker
                 and d.confidence >= min_confidence]
@@ -64,7 +67,8 @@ def piles_scene(rng: np.random.Generator) -> render.Scene:
 
 def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say: Callable[[str], None] = print,
               scene: Callable[[np.random.Generator], render.Scene] = synthetic_scene,
-              name: str = "synthetic test set (dealt layouts)", goal: str | None = ">= 99.5%") -> dict[str, Any]:
+              name: str = "synthetic test set (dealt layouts)", goal: str | None = ">= 99.5%",
+              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Render frames until `cards` readable cards (an index at least 80% visible) have been shown; a card
     counts as right when a reported card of the same rank and suit has its box centre in the card's
     visible box. Cards whose indices are both covered are not counted (nobody can read them), nor are
@@ -74,6 +78,8 @@ def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say:
     wrong: dict[str, int] = {}
     t0 = time.perf_counter()
     while shown < cards:
+        if progress is not None:  # (done, total) in cards shown: the command's progress bar
+            progress(shown, cards)
         shot = scene(rng)
         frames += 1
         dets = [d for d in rec.identify(shot.image) if d.card is not None]

@@ -562,8 +562,9 @@ def contact_sheet(failures: Sequence[Failure], path: Path, title: str = "failure
 
 
 def evaluate_folder(root: Path, read: Callable[[Any], list[Report]], say: Callable[[str], None] = print,
-                    sheet: Path | None = None) -> dict[str, Any]:
-    """Read every labelled image under `root` with `read(image) -> [Report]`, print the figures and return them."""
+                    sheet: Path | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Read every labelled image under `root` with `read(image) -> [Report]`, print the figures and return them;
+    `progress(done, total)` is called as each image is read."""
     import cv2
 
     items = load_folder(root)
@@ -574,6 +575,8 @@ def evaluate_folder(root: Path, read: Callable[[Any], list[Report]], say: Callab
         if image is None:
             raise LabelError(f"{item.path}: not an image")
         failures += score_image(item, read(image), tally)
+        if progress is not None:
+            progress(tally.images, len(items))
     say(f"{root}: {tally.images} images, {tally.labelled} labelled cards ({tally.suited} with a suit)")
     say(f"  right rank: {tally.rank_found}/{tally.labelled} = {tally.rank_recall:.2%}; precision "
         f"{tally.reported - tally.rank_false}/{tally.reported} = {tally.rank_precision:.2%}")

@@ -4,8 +4,10 @@ A module `controller/analysis/<game_module>.py` defines
 
     def analyse(rules, rounds: int | None, seed: int, say) -> dict
 
-returning `report(...)`'s shape. It may use numpy and `controller.batch`; it must settle exactly as the
-game engine does (each module has a test that steps the engine on the same seeded cards).
+returning `report(...)`'s shape; a simulation also takes `progress=`, a `progress(done, total)` callback it calls
+as rounds are done (`croupier math` passes a progress bar, controller/progress.py). It may use numpy and
+`controller.batch`; it must settle exactly as the game engine does (each module has a test that steps the engine
+on the same seeded cards).
 """
 
 from __future__ import annotations

@@ -255,7 +255,7 @@ def _chunk(args: tuple[np.random.Generator, int, FastRules, int]) -> dict[str, i
 
 
 def simulate(rules: Rules, rounds: int, seed: int, say: Callable[[str], None] = lambda _: None,
-             processes: int | None = None) -> dict[str, int]:
+             processes: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Totals over `rounds` seeded rounds (deterministic for a seed, whatever the number of processes)."""
     r = FastRules.of(rules)
     stake = 2 * r.bj_per  # every payout (3:2, 6:5, a surrendered half) is then a whole number of credits
@@ -272,16 +272,17 @@ def simulate(rules: Rules, rounds: int, seed: int, say: Callable[[str], None] = 
         for k, v in part.items():
             totals[k] = totals.get(k, 0) + v
         done += part["rounds"]
-        if len(jobs) > 4 and done % (CHUNK * 10) == 0:
-            say(f"blackjack: {done:,} of {rounds:,} rounds")
+        if progress is not None:
+            progress(done, rounds)
     totals["stake"] = stake
     return totals
 
 
-def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], None]) -> dict[str, Any]:
+def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], None],
+            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     rounds = DEFAULT_ROUNDS if rounds is None else rounds
     say(f"blackjack: simulating {rounds:,} rounds of basic strategy, seed {seed}")
-    t = simulate(rules, rounds, seed, say)
+    t = simulate(rules, rounds, seed, say, progress=progress)
     stake = t["stake"]
     mean, half = mean_and_ci95(t["sum"] / stake, t["sum_sq"] / stake ** 2, rounds)
     names = ("win", "push", "lose", "player_blackjack", "dealer_blackjack", "double", "split", "surrender")

@@ -20,7 +20,6 @@ Published figure (same source): house edge 5.224% of the ante under optimal stra
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -77,7 +76,8 @@ def settle(player: np.ndarray, dealer: np.ndarray, call: np.ndarray, ante: int, 
     return np.where(call, np.where(qualifies, duel, ante), -ante)
 
 
-def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], None]) -> dict[str, Any]:
+def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], None],
+            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Simulate `rounds` rounds (default 10,000,000) from `seed`. The call payout cap is in credits and the
     report is per unit ante, so it is not applied (the report says so when one is set)."""
     rounds = rounds or ROUNDS
@@ -89,7 +89,6 @@ def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], No
               "called, tie": 0}
     lines = np.zeros(len(LINES), dtype=np.int64)   # winning calls by paytable line
     done = 0
-    started = time.monotonic()
     while done < rounds:
         n = min(CHUNK, rounds - done)
         cards = deal_hands(generator, n, 10)
@@ -108,8 +107,8 @@ def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], No
         counts["called, tie"] += int((call & q & (player == dealer)).sum())
         lines += np.bincount(line_index(player[wins]), minlength=len(LINES))
         done += n
-        if done % 2_000_000 == 0 or done == rounds:
-            say(f"caribbean stud: {done:,} of {rounds:,} rounds ({time.monotonic() - started:.0f} s)")
+        if progress is not None:
+            progress(done, rounds)
     edge, half = mean_and_ci95(total, total_sq, rounds)
     probabilities = {"call": counts["call"] / rounds, "fold": 1 - counts["call"] / rounds}
     probabilities |= {k: v / rounds for k, v in counts.items() if k != "call"}

@@ -27,7 +27,6 @@ its own generator taken in order from `SeededRng(seed)`, so the figures do not d
 from __future__ import annotations
 
 import math
-import time
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -115,7 +114,7 @@ def _chunk(job: tuple[Any, int, HouseWay, int, int]) -> dict[str, int]:
 
 
 def simulate(rules: Rules, rounds: int, seed: int, say: Callable[[str], None] = lambda _: None,
-             processes: int | None = None) -> dict[str, int]:
+             processes: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Totals over `rounds` seeded rounds (deterministic for a seed, whatever the number of processes)."""
     stake = 100 // math.gcd(100, rules.commission_percent)   # the commission is whole on this stake
     fee = _commission(rules, stake)
@@ -127,18 +126,19 @@ def simulate(rules: Rules, rounds: int, seed: int, say: Callable[[str], None] = 
         jobs.append((rng.numpy(), n, rules.house_way, stake, fee))
         left -= n
     totals: dict[str, int] = {"stake": stake}
-    started = time.monotonic()
     for part in map_chunks(_chunk, jobs, processes):
         for k, v in part.items():
             totals[k] = totals.get(k, 0) + v
-        say(f"pai gow: {totals['rounds']:,} of {rounds:,} rounds ({time.monotonic() - started:.0f} s)")
+        if progress is not None:
+            progress(totals["rounds"], rounds)
     return totals
 
 
-def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], None]) -> dict[str, Any]:
+def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], None],
+            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     rounds = rounds or ROUNDS
     say(f"pai gow: simulating {rounds:,} rounds of seven hands by the house way, seed {seed}")
-    t = simulate(rules, rounds, seed, say)
+    t = simulate(rules, rounds, seed, say, progress=progress)
     stake = t["stake"]
     player, player_ci = mean_and_ci95(t["player"] / (PLAYERS * stake), t["player_sq"] / (PLAYERS * stake) ** 2, rounds)
     banker, banker_ci = mean_and_ci95(t["banker"] / stake, t["banker_sq"] / stake ** 2, rounds)

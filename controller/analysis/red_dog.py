@@ -96,7 +96,7 @@ def analyse(rules: Rules, rounds: int | None, seed: int, say: Callable[[str], No
     figures = exact(rules)
     probabilities = {k: float(v) for k, v in figures.items() if k not in ("ev", "ev_no_raise")}
     house_edge = {"ante": float(figures["ev"]), "ante_never_raising": float(figures["ev_no_raise"])}
-    by_decks = {str(d): float(exact(replace(rules, decks=d))["ev"]) for d in (1, 2, 4, 6, 8)}
+    by_decks = {str(d): float(exact(replace(rules, decks=d))["ev"]) for d in range(1, 9)}
     return report("red-dog", rules.to_json(), "exact", None, probabilities, house_edge, None,
                   raise_on_spreads=list(raises_on(rules)),
                   element_of_risk=float(figures["ev"] / (1 + figures["raise"])),

@@ -6,7 +6,10 @@ import argparse
 import subprocess
 import sys
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from controller.progress import Progress
 
 HELP = "slot math speed: spins/s through spin() and the vectorised simulator, and the time of `croupier par --all`"
 DEFAULT_SEED = 20261121
@@ -55,9 +58,10 @@ def _scalar(title: Any, spins: int, seed: int) -> tuple[float, float]:
 
 
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
-    from controller.analysis.par import par_sheet
-    from controller.batch.slots import simulate, tables
+    """The figures, with a progress bar on a terminal; the lines for people go above it (to stdout, as `say`
+    would print them)."""
     from controller.cli import CliError
+    from controller.progress import progress
     from controller.slots import TitleError, all_titles, get_title
 
     if args.scalar_spins < 1 or args.spins < 1 or args.machines < 1:
@@ -67,23 +71,37 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     except TitleError as exc:
         raise CliError(str(exc)) from None
 
+    with progress("bench slots", 2 * len(all_titles()) + 1, quiet=args.json is not None) as bar:
+        return _run(args, titles, bar, lambda line: bar.say(line))
+
+
+def _run(args: argparse.Namespace, titles: list[Any], bar: Progress, say: Callable[[str], None]) -> dict[str, Any]:
+    from controller.analysis.par import par_sheet
+    from controller.batch.slots import simulate, tables
+    from controller.slots import all_titles, get_title
+
     # Every PAR sheet from cold: titles read from disk, tables rebuilt.
     get_title.cache_clear()
     tables.cache_clear()
     t0 = time.perf_counter()
-    sheets = [par_sheet(t) for t in all_titles()]
+    sheets = []
+    for title in all_titles():
+        sheets.append(par_sheet(title))
+        bar.advance()
     par_seconds = time.perf_counter() - t0
     # and the command itself, as an operator runs it (interpreter start and imports included)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "controller.cli", "par", "--all", "--json"], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     command_seconds = time.perf_counter() - t0
+    bar.advance()
     say(f"croupier par --all: {len(sheets)} PAR sheets in {par_seconds:.2f} s; the whole command "
         f"{command_seconds:.2f} s (goal: under 60 s)")
     titles = [get_title(t.id) for t in titles]
 
     say(f"{'title':<22}{'spin() only':>14}{'draw + spin()':>15}{'vectorised':>14}  (spins per second)")
     rows: dict[str, dict[str, float]] = {}
+    bar(bar.done, bar.done + len(titles))  # --titles may name fewer than all
     for title in titles:
         spin_only, with_draws = _scalar(title, args.scalar_spins, args.seed)
         t0 = time.perf_counter()
@@ -92,6 +110,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
         rows[title.id] = {"scalar_spin": round(spin_only), "scalar_draw_and_spin": round(with_draws),
                           "vectorised": round(vectorised), "features": len(title.features)}
         say(f"{title.id:<22}{spin_only:>14,.0f}{with_draws:>15,.0f}{vectorised:>14,.0f}")
+        bar.advance()
     base = [r["vectorised"] for r in rows.values() if not r["features"]]
     if base:
         say(f"goal: at least 1,000,000 spins/s for base-game titles: slowest base-game title {min(base):,.0f}/s")

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 import threading
+from pathlib import Path
 from typing import Any, Callable
 
 from controller.cli import CliError
@@ -27,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "With --sim the pins are simulated and inputs are typed on standard input.",
         epilog=SIM_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", required=True, metavar="PATH",
-                        help="TOML file with a [panel] section (e.g. deploy/config/panel-blackjack-7spot.toml)")
+                        help="a pin map (e.g. deploy/config/panel-blackjack-7spot.toml), or a table's or cabinet's "
+                             "config: the pin map its [panel] names")
     parser.add_argument("--sim", action="store_true", help="simulated pins (no GPIO needed); read inputs from stdin")
     parser.add_argument("--step", type=float, default=0.5, metavar="SECONDS",
                         help="how long each lamp and display is lit during the walk (default 0.5)")
@@ -45,17 +47,39 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.step < 0:
         raise CliError("--step must not be negative")
+    pin_map, sim = _pin_map(args.config)
     try:
-        config = load_panel_config(args.config)
+        config = load_panel_config(pin_map)
     except PanelConfigError as exc:
         raise CliError(str(exc)) from None
     if args.wiring:
-        print(f"Wiring of {config.name or args.config}\n")
+        print(f"Wiring of {config.name or pin_map}\n")
         print(wiring_markdown(config), end="")
         return 0
-    if args.sim:
+    if args.sim or sim:
         config = config.simulated()
     return asyncio.run(_diagnostics(config, args))
+
+
+def _pin_map(path: str) -> tuple[Path, bool]:
+    """The pin map --config names: the file itself, or the one a table's or cabinet's config names in its
+    `[panel] file = ...` (relative to that config; its `driver = "sim"` means simulated pins)."""
+    import tomllib
+
+    config = Path(path)
+    try:
+        panel = tomllib.loads(config.read_text()).get("panel")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return config, False  # load_panel_config says what is wrong with it
+    if not isinstance(panel, dict) or "file" not in panel:
+        return config, False
+    if not isinstance(panel["file"], str) or set(panel) - {"file", "driver"}:
+        raise CliError(f"{config}[panel]: a pin map file (file = \"PATH\", driver = \"gpio\" or \"sim\") or the "
+                       "pin map itself, not both")
+    pin_map = config.parent / panel["file"]
+    if not pin_map.is_file():
+        raise CliError(f"{config}[panel].file: no such file {pin_map}")
+    return pin_map, panel.get("driver") == "sim"
 
 
 def say(line: str) -> None:

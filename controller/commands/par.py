@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "contribution of every paytable line and feature, top award odds and the "
                                    "progressive figures. The base game is enumerated exactly over every stop "
                                    "combination; persistent meters by their exact Markov chain.")
-    p.add_argument("title", nargs="?", help="title id (see `croupier titles`), e.g. bank-on-it")
+    p.add_argument("title", nargs="?", help="title id or name (see `croupier titles`), e.g. bank-on-it or \"Bank on It!\"")
     p.add_argument("--all", action="store_true", help="every title")
     p.add_argument("--paytable", type=int, help="headline paytable (titles with several; default the first)")
     p.add_argument("--json", action="store_true", help="print the sheet(s) as JSON")
@@ -32,12 +32,14 @@ def _run(args: argparse.Namespace) -> int:
 
     from controller.analysis.par import par_sheet
     from controller.cli import CliError
-    from controller.slots import TitleError, all_titles, get_title
+    from controller.commands.titles import find_title
+    from controller.progress import progress
+    from controller.slots import TitleError, all_titles
 
     if args.all == bool(args.title):
         raise CliError("name one title, or give --all")
     try:
-        titles = all_titles() if args.all else [get_title(args.title)]
+        titles = all_titles() if args.all else [find_title(args.title)]
     except TitleError as exc:
         raise CliError(str(exc)) from None
     if args.paytable is not None and (args.all or not 0 <= args.paytable < len(titles[0].paytables)):
@@ -46,7 +48,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.simulate is not None:
         return _simulate(args, titles)
     started = time.perf_counter()
-    sheets = [par_sheet(t, args.paytable) for t in titles]
+    sheets = []
+    with progress("PAR sheets", len(titles), quiet=args.json or not args.all) as bar:
+        for title in titles:
+            sheets.append(par_sheet(title, args.paytable))
+            bar.advance()
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps(sheets if args.all else sheets[0], indent=2))
@@ -84,6 +90,29 @@ def _odds(x: float | None) -> str:
     return f"1 in {x:,.1f}" if x else "never"
 
 
+def _label(key: str) -> str:
+    """A figure's key as words; odds say "1 in N" themselves ("won_one_in" -> "won")."""
+    return key.removesuffix("one_in").removesuffix("_").replace("_", " ")
+
+
+def _figure(key: str, value: Any) -> str:
+    """A feature's figure for people: odds as "1 in N", returns as percentages, other numbers rounded (the JSON
+    keeps every digit)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{_label(k)} {_figure(k, v)}".strip() for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_figure(key, v) for v in value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if key.endswith("one_in"):
+        return _odds(value)
+    if key == "rtp" or key.endswith("_rtp"):
+        return _pct(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4g}"
+
+
 def _print_summary(sheets: list[dict[str, Any]]) -> None:
     print(f"{'title':<22}{'method':<8}{'RTP':>10}{'target':>16}{'hit freq':>10}{'volatility':>11}")
     for s in sheets:
@@ -117,7 +146,7 @@ def _print(s: dict[str, Any]) -> None:
                     by = ", ".join(f"${int(d) / 100:.2f}: {_pct(r)}" for d, r in p["rtp_by_denomination"].items())
                     print(f"      {policy}: {by}; progressive {_odds(p['progressive_one_in'])}")
             else:
-                print(f"    {key}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
+                print(f"    {_label(key) or 'odds'}: {_figure(key, value)}")
     if s["progressive"]:
         p = s["progressive"]
         print(f"  progressive: reset ${p['reset_cents'] / 100:,.2f}, contribution {_pct(p['contribution_rate'])} of "

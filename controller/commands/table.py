@@ -27,11 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "an autoplay that bets, deals, decides and settles, or with --cabinet a simulated "
                                    "slot cabinet (mock panel pins, stepper reels, coin acceptor and hopper) with a "
                                    "player who feeds coins, spins and cashes out; watch it with `croupier watch`.")
-    p.add_argument("--game", default="blackjack", help="game to deal (default blackjack)")
-    p.add_argument("--cabinet", metavar="TITLE", default=None, help="run a slot cabinet of this title instead "
-                   "(croupier titles lists them)")
+    from controller.games import game_names
+
+    p.add_argument("--game", default="blackjack", metavar="GAME",
+                   help=f"game to deal (default blackjack): {', '.join(game_names())}")
+    p.add_argument("--cabinet", metavar="TITLE", default=None,
+                   help="run a slot cabinet of this title instead: its id or its name, e.g. frozen-assets or "
+                        "\"Frozen Assets\" (croupier titles lists them)")
     p.add_argument("--spins", type=int, default=None, help="cabinet: stop after this many games")
-    p.add_argument("--dir", default=None, help="state folder for the demo's journal (default: a fresh temporary one)")
+    p.add_argument("--dir", default=None, help="the demo's folder: its journal and its config, demo.toml, for croupier "
+                   "recall and meters (default: ~/.local/state/croupier/demo/ID, or under $XDG_STATE_HOME; each run "
+                   "carries on its journal)")
     p.add_argument("--seed", type=int, default=None, help="seed the shoe and players (default: random)")
     p.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: run until Ctrl-C)")
     p.add_argument("--pace", type=float, default=0.4, help="seconds between the autoplay's actions (default 0.4)")
@@ -129,14 +135,23 @@ def _runtime(cfg: Any) -> Any:
 
 async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
     from controller.cli import CliError
-    from controller.journal import JournalIntegrityError
+    from controller.journal import JournalIntegrityError, JournalKeyError
 
     table = _runtime(cfg)
     try:
         await table.start()
+    except JournalKeyError as exc:  # exit 2: systemd's RestartPreventExitStatus=2 does not loop on it
+        raise CliError(f"{exc}. {cfg.table_id} will not run without its journal key.") from None
     except JournalIntegrityError as exc:
         raise CliError(f"journal integrity check failed: {exc}. {cfg.table_id} will not run on a broken journal: "
                        f"keep the file for the regulator and call the floor supervisor.") from None
+    except Exception as exc:
+        import zmq
+
+        if not isinstance(exc, zmq.ZMQError):
+            raise
+        await table.stop()  # the drivers started before the bus
+        raise CliError(_bind_error(cfg, exc)) from None
     try:
         if on_ready:
             on_ready(table)
@@ -156,13 +171,34 @@ async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
         await table.stop()
 
 
+def _bind_error(cfg: Any, exc: Exception) -> str:
+    """A bus socket that would not bind, as the config key that names it (a port clash, an address not here)."""
+    where = str(cfg.path) if cfg.path else "config"
+    endpoints = cfg.bus.endpoints
+    for key in ("publish", "snapshot", "commands"):
+        if f"addr='{getattr(endpoints, key)}'" in str(exc):
+            import zmq
+
+            why = str(exc.strerror).split(" (addr=")[0]
+            hint = " (another program holds it?)" if getattr(exc, "errno", None) == zmq.EADDRINUSE else ""
+            return f"{where}[bus].{key}: cannot bind {getattr(endpoints, key)}: {why}{hint}"
+    return f"{where}[bus]: cannot bind the bus: {exc}"
+
+
 def _run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from controller.cli import CliError
+    from controller.config import ConfigError, check_runnable
+
     _setup_logging(args.log_level)
     cfg = _load(args.config)
-    if args.sim:
+    if getattr(args, "sim", False):  # `croupier progressive` has no --sim: a link controller has no drivers
         cfg = cfg.simulated()
+    try:
+        check_runnable(cfg)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
     asyncio.run(_serve(cfg))
     return 0
 
@@ -177,7 +213,27 @@ def _progressive(args: argparse.Namespace) -> int:
     return _run(args)
 
 
+def _check_demo_args(args: argparse.Namespace) -> None:
+    """Counts of rounds or games are 1 or more, the pace a finite number of seconds, the ports real ports."""
+    import math
+
+    from controller.cli import CliError
+
+    for name, value in (("--rounds", args.rounds), ("--spins", args.spins)):
+        if value is not None and value < 1:
+            raise CliError(f"{name}: 1 or more (leave it out to run until Ctrl-C), got {value}")
+    if not math.isfinite(args.pace) or args.pace < 0:
+        raise CliError(f"--pace: seconds between the autoplay's actions, 0 or more, got {args.pace:g}")
+    if args.cabinet is None and args.spins is not None:
+        raise CliError("--spins counts a cabinet's games (with --cabinet); a table counts --rounds")
+    if args.cabinet is not None and args.rounds is not None:
+        raise CliError("--rounds counts a table's rounds; a cabinet (--cabinet) counts --spins")
+    if not all(1 <= port <= 65535 for port in args.ports):
+        raise CliError(f"--ports: three ports 1..65535, got {' '.join(map(str, args.ports))}")
+
+
 def _demo(args: argparse.Namespace) -> int:
+    _check_demo_args(args)
     if args.cabinet is not None:
         return _demo_cabinet(args)
     import logging
@@ -185,16 +241,21 @@ def _demo(args: argparse.Namespace) -> int:
     from controller.autoplay import Autoplay
     from controller.cli import CliError
     from controller.config import ConfigError, config_from_mapping
-    from controller.games import game_names
+    from controller.games import game_names, get_game
     from controller.rng import SeededRng, system_rng
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("croupier.table").setLevel(logging.ERROR)  # the demo is unauthenticated on purpose
-    state_dir = _state_dir(args.dir)
-    table_id = f"demo-{args.game}".replace("_", "-")
+    try:
+        game = get_game(args.game)
+    except ValueError as exc:
+        raise CliError(f"--game: {exc}") from None
+    table_id = f"demo-{game.name}".replace("_", "-")
+    state_dir = _state_dir(args.dir, table_id)
     pub, snap, cmd = args.ports
+    demo_key = _demo_key()
     data: dict[str, Any] = {
-        "table": {"id": table_id, "game": args.game, "journal": str(state_dir / f"{table_id}.journal")},
+        "table": {"id": table_id, "game": game.name, "journal": f"{table_id}.journal", "journal_key": demo_key},
         "shoe": {"port": "sim", **({"seed": args.seed} if args.seed is not None else {})},
         "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
                 "commands": f"tcp://127.0.0.1:{cmd}"},
@@ -211,16 +272,17 @@ def _demo(args: argparse.Namespace) -> int:
     rng = SeededRng(args.seed) if args.seed is not None else system_rng()
 
     def ready(table: Any) -> None:
+        (state_dir / "demo.toml").write_text(_toml(data))
         print(f"demo table {table_id} ({cfg.game.title}) is dealing; journal {cfg.journal}")
         print(f"watch it:   croupier watch --table {table_id}            (players' view)")
         print(f"            croupier watch --table {table_id} --view dealer")
         if cfg.camera.on:
             print(f"camera:     simulated, {cfg.camera.fps:g} frames/s (what it sees, and its alerts, are on the "
                   "dealer's view)")
-        print("stop it:    Ctrl-C", flush=True)
+        _print_afterwards(state_dir)
         if not args.quiet:
             show = _printer(compact=True)
-            table.on_publish = lambda views: show(views[1]["public"])
+            table.on_publish = _unless_piped_away(lambda views: show(views[1]["public"]))
 
     return _play_demo(args, cfg, ready, lambda table: Autoplay(table, rng, pace=args.pace, rounds=args.rounds))
 
@@ -233,29 +295,31 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
     from controller.cli import CliError
     from controller.config import ConfigError, cabinet_config_from_mapping
     from controller.rng import SeededRng, system_rng
-    from controller.slots import TitleError, get_title, title_ids
+    from controller.commands.titles import find_title
+    from controller.slots import TitleError
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("croupier.cabinet").setLevel(logging.ERROR)  # unauthenticated and locked up on purpose
     try:
-        title = get_title(args.cabinet)
-    except TitleError:
-        raise CliError(f"unknown title {args.cabinet!r} (titles: {', '.join(title_ids())})") from None
-    state_dir = _state_dir(args.dir)
+        title = find_title(args.cabinet)
+    except TitleError as exc:
+        raise CliError(str(exc)) from None
     cabinet_id = f"demo-{title.id}"
+    state_dir = _state_dir(args.dir, cabinet_id)
     pub, snap, cmd = args.ports
     # The mechanical-reel pin map, with reel strips of this title's length (a simulated cabinet built for it).
     source = Path(__file__).resolve().parents[2] / "deploy" / "config" / "panel-cabinet-3reel-mechanical.toml"
     pin_map = state_dir / "panel.toml"
     pin_map.write_text(re.sub(r"^stops = \d+", f"stops = {title.reels[0].size}", source.read_text(), flags=re.M))
-    cabinet: dict[str, Any] = {"id": cabinet_id, "title": title.id, "journal": str(state_dir / f"{cabinet_id}.journal"),
+    cabinet: dict[str, Any] = {"id": cabinet_id, "title": title.id, "journal": f"{cabinet_id}.journal",
+                               "journal_key": _demo_key(),
                                "reels": "mechanical", "coin_cents": title.denominations[0] * 4, "attract_seconds": 10,
                                "hand_pay_limit_cents": 300 * title.denominations[0] * 4, "spin_seconds": 0.0}
     if args.seed is not None:
         cabinet["seed"] = args.seed
     if title.progressive is not None:
         cabinet["progressive"] = {"mode": "standalone"}
-    data = {"cabinet": cabinet, "panel": {"file": str(pin_map), "driver": "sim"},
+    data = {"cabinet": cabinet, "panel": {"file": pin_map.name, "driver": "sim"},
             "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
                     "commands": f"tcp://127.0.0.1:{cmd}"}}
     try:
@@ -269,9 +333,8 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
               f"{cfg.journal}")
         print(f"watch it:   croupier watch --table {cabinet_id}            (the player's view)")
         print(f"            croupier watch --table {cabinet_id} --view dealer   (the attendant's)")
-        print(f"recall:     croupier recall --config {state_dir / 'demo.toml'}   (after it stops)")
-        print("stop it:    Ctrl-C", flush=True)
         (state_dir / "demo.toml").write_text(_toml(data))
+        _print_afterwards(state_dir)
         if not args.quiet:
             last = {"game": cab.state.games, "seq": 0}
 
@@ -282,7 +345,7 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
                         _print_state(state, compact=True)
                     last.update(game=state["game"], status=state["status"])
 
-            cab.on_publish = show
+            cab.on_publish = _unless_piped_away(show)
 
     return _play_demo(args, cfg, ready,
                       lambda cab: CabinetAutoplay(cab, rng, pace=args.pace, spins=args.spins, coins=True, buttons=True))
@@ -301,26 +364,88 @@ def _play_demo(args: argparse.Namespace, cfg: Any, ready: Any, autoplay: Any) ->
             if bridge is not None:
                 await bridge.close()
 
-    try:
-        asyncio.run(_serve(cfg, play, ready))
-    except KeyboardInterrupt:
-        pass
+    import fcntl
+
+    from controller.cli import CliError
+
+    folder = cfg.journal.parent
+    with open(folder / ".lock", "w") as lock:
+        try:  # one demo at a time on a folder's journal; the lock goes with the process, however it ends
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise CliError(f"another demo is running on {folder} (stop it, or give this one --dir)") from None
+        try:
+            asyncio.run(_serve(cfg, play, ready))
+        except KeyboardInterrupt:
+            pass
+        except CliError as exc:
+            if str(exc).startswith("journal integrity check failed"):
+                raise CliError(f"the demo's journal in {folder} does not check out ({str(exc).split('. ')[0]}): "
+                               f"delete the folder to start this demo afresh") from None
+            if "cannot bind" in str(exc):  # another demo's bus, most likely
+                raise CliError(f"{exc}; give this demo other --ports") from None
+            raise
     return 0
 
 
-def _state_dir(given: str | None) -> Path:
-    """The demo's journal folder: the one asked for (made if missing) or a fresh temporary one."""
-    import tempfile
+def _unless_piped_away(show: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A demo's printer that goes quiet once its reader has gone (`croupier demo | head`): it runs inside the
+    runtime's publish, where a BrokenPipeError would stop the table, not the printing."""
+    gone = [False]
 
-    if not given:
-        return Path(tempfile.mkdtemp(prefix="croupier-demo-"))
-    path = Path(given)
+    def printer(views: Any) -> None:
+        if gone[0]:
+            return
+        try:
+            show(views)
+        except BrokenPipeError:
+            gone[0] = True
+            import os
+            import sys
+
+            # stdout's buffer still holds what could not be written; point it at nothing so exit does not fail on it
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+    return printer
+
+
+def _print_afterwards(folder: Path) -> None:
+    """The demo's last lines: the commands that read its journal, kept with its config in its folder."""
+    config = folder / "demo.toml"
+    print(f"recall:     croupier recall --config {config}   (its journal and config stay in {folder})")
+    print(f"meters:     croupier meters --config {config}")
+    print("stop it:    Ctrl-C", flush=True)
+
+
+def _state_dir(given: str | None, ident: str) -> Path:
+    """The demo's folder, holding its journal and its config (demo.toml), so recall and meters work on it after the
+    demo stops: --dir, or one folder per demo table or cabinet in the user's state folder
+    ($XDG_STATE_HOME/croupier/demo/ID, by default ~/.local/state/croupier/demo/ID), which each run of that demo
+    carries on (its rounds and meters add up) rather than leaving a new temporary folder behind every time."""
+    import os
+
+    from controller.cli import CliError
+
+    if given:
+        path, where = Path(given), "--dir"
+    else:
+        base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+        path, where = Path(base) / "croupier" / "demo" / ident, "the demo's state folder"
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        from controller.cli import CliError
-        raise CliError(f"--dir {given}: cannot make the folder ({exc.strerror})") from None
-    return path
+        raise CliError(f"{where} {path}: cannot make the folder ({exc.strerror}); give --dir FOLDER") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise CliError(f"{where} {path}: not writable by this user; give --dir FOLDER")
+    return path.resolve()
+
+
+def _demo_key() -> str:
+    """The journal key a demo's written config names: the one this run uses, so that recall and meters read the
+    demo's journal from any shell, whatever its XDG_STATE_HOME."""
+    from controller.journal import default_key_file
+
+    return str(default_key_file())
 
 
 def _toml(data: dict[str, Any]) -> str:
@@ -491,11 +616,19 @@ def _printer(compact: bool = False) -> Callable[[dict[str, Any]], None]:
     printed, but for its seq (a record that changed nothing shown here: what the camera saw, the shoe's
     status), is left out, so the terminal shows the table's progress rather than every record."""
     last: list[list[str]] = []
+    shown_round: list[Any] = [None]  # the last round whose settlement was printed
 
     def show(state: dict[str, Any]) -> None:
         if "cabinet" in state or "link" in state:
             return _print_state(state, compact)
         lines = _table_lines(state, compact)
+        history = state.get("history") or []
+        if history and history[-1].get("round") != shown_round[0]:
+            # a round settled and the next one opened in one update: its settlement is printed all the same
+            shown_round[0] = history[-1].get("round")
+            settled = _settled_lines(history[-1])
+            if settled and settled[0] not in lines:
+                lines.insert(1, settled[0])
         seen = [lines[0].partition("] ")[2], *lines[1:]]
         if seen != last:
             last[:] = seen
@@ -508,7 +641,9 @@ def _printer(compact: bool = False) -> Callable[[dict[str, Any]], None]:
 def _table_lines(state: dict[str, Any], compact: bool) -> list[str]:
     game = state.get("game", {})
     exp = state.get("expected", {})
-    head = f"[{state.get('table')} #{state.get('seq')}] round {game.get('round')} {game.get('phase')}: {exp.get('text')}"
+    # NEXT names the step the table waits for, as the dealer page labels it
+    head = (f"[{state.get('table')} #{state.get('seq')}] round {game.get('round')} {game.get('phase')}  "
+            f"NEXT: {exp.get('text')}")
     lines = [head]
     cards: list[tuple[str, list[str]]] = []
     _cards_in(game, "", cards)
@@ -518,17 +653,25 @@ def _table_lines(state: dict[str, Any], compact: bool) -> list[str]:
     if bets:
         lines.append("    bets: " + ", ".join(f"spot {b['spot']} {b['box']} {b['amount']}" for b in bets))
     history = state.get("history") or []
-    if history and game.get("phase") == "idle":
-        last = history[-1]
-        if "results" in last:
-            net = sum(r["returned"] - r["stake"] for r in last["results"])
-            lines.append(f"    round {last['round']} settled: stakes {last['stakes']}, paid {last['returned']}, "
-                         f"players {'+' if net >= 0 else ''}{net}")
+    settled = _settled_lines(history[-1]) if history and game.get("phase") == "idle" else []
+    lines.extend(settled)
     alerts = (state.get("dealer_only") or {}).get("alerts") or []
     for a in alerts:
         which = f"; reassign card= one of {', '.join(a['reassign'])}" if a.get("reassign") else ""
         lines.append(f"    ALERT {a['id']}: {a['text']} (resolve: {', '.join(a['options'])}{which})")
-    return lines[:1] if compact and not cards else lines
+    # compact (the demo): a view without cards is one line, but a round's settlement always shows
+    return [head, *settled] if compact and not cards else lines
+
+
+def _settled_lines(last: dict[str, Any]) -> list[str]:
+    """A round of the view's history as one line: its stakes, what was paid and the players' net, or its void."""
+    if "results" in last:
+        net = sum(r["returned"] - r["stake"] for r in last["results"])
+        return [f"    round {last['round']} settled: stakes {last['stakes']}, paid {last['returned']}, "
+                f"players {'+' if net >= 0 else ''}{net}"]
+    if "voided" in last:
+        return [f"    round {last['round']} voided: {last['voided']}"]
+    return []
 
 
 def _command(args: argparse.Namespace) -> int:
@@ -567,19 +710,18 @@ def _command(args: argparse.Namespace) -> int:
 
 
 def _entries(cfg: Any) -> list[Any]:
-    """The journal's entries, read-only, after checking its chain."""
+    """The journal's entries, opened read-only (no file is created or written), after checking its MACs and
+    its anchor."""
     from controller.cli import CliError
-    from controller.journal import Journal, JournalIntegrityError
+    from controller.journal import JournalIntegrityError, open_journal
 
     if not cfg.journal.exists():
         raise CliError(f"no journal at {cfg.journal}: {cfg.table_id} has not run yet")
     try:
-        journal = Journal(cfg.journal, cfg.table_id)
+        with open_journal(cfg, readonly=True) as journal:
+            return list(journal.entries())
     except JournalIntegrityError as exc:
         raise CliError(f"journal integrity check failed: {exc}") from None
-    entries = list(journal.entries())
-    journal.close()
-    return entries
 
 
 def _cabinet_replay(cfg: Any, recall: int) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -11,6 +12,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="List every slot title in controller/slots/titles/.")
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(func=_run)
+
+
+def find_title(text: str) -> Any:
+    """A shipped title by its id or by its name as `croupier titles` shows it, in any case ("Frozen Assets",
+    "frozen-assets", "FROZEN ASSETS"); an unknown one raises TitleError listing both."""
+    from controller.slots import TitleError, all_titles
+
+    wanted = " ".join(text.split()).casefold()
+    for title in all_titles():
+        if wanted in (title.id.casefold(), title.name.casefold()):
+            return title
+    raise TitleError(f"unknown title {text!r} (titles: "
+                     f"{', '.join(f'{t.id} ({t.name})' for t in all_titles())})")
 
 
 def _money(cents: int) -> str:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from controller.cli import CliError
 
@@ -210,42 +211,52 @@ def _cutting_detector(out: Path) -> Path:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from vision.training.train import (finetune_classifier, finetune_detector, train, train_body, train_index_reader,
-                                           train_locator, train_sign_reader)
+        import vision.training.train  # noqa: F401 - torch and the rest of the train extra
     except ImportError as exc:
         raise CliError(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
+    from controller.progress import progress
+
+    with progress("training steps") as bar:  # each stage's steps in turn; its lines print above the bar
+        _train_stage(args, bar)
+    return 0
+
+
+def _train_stage(args: argparse.Namespace, bar: Any) -> None:
+    """The training the flags ask for: one model, or (without any) the detector and the classifier."""
     from controller.rng import SeededRng
     from vision.recognise import MODELS_DIR
+    from vision.training.train import (finetune_classifier, finetune_detector, train, train_body, train_index_reader,
+                                       train_locator, train_sign_reader)
 
     if args.body:
         train_body(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, scenes=args.body_scenes,
-                   epochs=args.body_epochs, workers=args.workers, say=lambda line: print(line, flush=True))
-        return 0
+                   epochs=args.body_epochs, workers=args.workers, say=bar.say, progress=bar)
+        return
     if args.sign_reader:
         train_sign_reader(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, scenes=args.sign_scenes,
-                          epochs=args.sign_epochs, workers=args.workers, say=lambda line: print(line, flush=True))
-        return 0
+                          epochs=args.sign_epochs, workers=args.workers, say=bar.say, progress=bar)
+        return
     if args.locator:
         out = args.out or MODELS_DIR
         train_locator(SeededRng(args.seed).numpy(), detector=_cutting_detector(out), out=out,
                       scenes=args.locator_scenes, epochs=args.locator_epochs, dealt=args.dealt, workers=args.workers,
-                      say=lambda line: print(line, flush=True))
-        return 0
+                      say=bar.say, progress=bar)
+        return
     # The index readers trained from scratch learn from the same corners (--cls-scenes, --cls-epochs, --dealt).
     for reader in ("second_reader", "wide_reader"):
         if getattr(args, reader):
             out = args.out or MODELS_DIR
             train_index_reader(SeededRng(args.seed).numpy(), reader, detector=_cutting_detector(out), out=out,
                                scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
-                               say=lambda line: print(line, flush=True))
-            return 0
+                               say=bar.say, progress=bar)
+            return
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():
             raise CliError(f"no detector at {args.finetune_detector}")
         finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
                           scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
-                          workers=args.workers, say=lambda line: print(line, flush=True))
-        return 0
+                          workers=args.workers, say=bar.say, progress=bar)
+        return
     starts = {r: p for r, p in (("classifier", args.finetune_classifier),
                                 ("second_reader", args.finetune_second_reader)) if p is not None}
     if starts and (len(starts) > 1 or args.extra_styles > 0):
@@ -261,10 +272,10 @@ def _train(args: argparse.Namespace) -> int:
             finetune_readers(SeededRng(args.seed).numpy(), starts, detector=_cutting_detector(out), out=out,
                              scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
                              workers=args.workers, extra_styles=args.extra_styles, extra_faces=args.extra_faces,
-                             say=lambda line: print(line, flush=True))
+                             say=bar.say, progress=bar)
         except FileNotFoundError as exc:
             raise CliError(str(exc)) from None
-        return 0
+        return
     for reader, start in (("classifier", args.finetune_classifier), ("second_reader", args.finetune_second_reader),
                           ("wide_reader", args.finetune_wide_reader)):
         if start is None:
@@ -274,34 +285,38 @@ def _train(args: argparse.Namespace) -> int:
         out = args.out or MODELS_DIR
         finetune_classifier(SeededRng(args.seed).numpy(), start=start, detector=_cutting_detector(out), out=out,
                             scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
-                            workers=args.workers, reader=reader, say=lambda line: print(line, flush=True))
-        return 0
+                            workers=args.workers, reader=reader, say=bar.say, progress=bar)
+        return
     train(SeededRng(args.seed).numpy(), out=args.out or MODELS_DIR, det_scenes=args.det_scenes,
           cls_scenes=args.cls_scenes, det_epochs=args.det_epochs, cls_epochs=args.cls_epochs, workers=args.workers,
-          detector_weights=args.detector_weights, detector_crops=args.detector_crops, say=lambda line: print(line, flush=True))
-    return 0
+          detector_weights=args.detector_weights, detector_crops=args.detector_crops, say=bar.say, progress=bar)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from controller.progress import progress
     from controller.rng import SeededRng
     from vision import evaluate
 
-    say = lambda line: print(line, flush=True)  # noqa: E731
     figures: dict = {}
     if args.photos:
-        figures["photos"] = _evaluate_photos(args, say)
+        with progress("labelled photos", quiet=args.json is not None) as bar:
+            figures["photos"] = _evaluate_photos(args, bar.say, bar)
         args.no_real, args.synthetic, args.piles = True, 0, 0
     # Photos are read as `identify` reads them; the synthetic table frames as the table camera's are.
     if not args.no_real:
-        figures["real"] = evaluate.real_photos(_recogniser(args.models, photos=True), say=say)
+        with progress("real photos", quiet=args.json is not None) as bar:
+            figures["real"] = evaluate.real_photos(_recogniser(args.models, photos=True), say=bar.say, progress=bar)
     if args.synthetic > 0:
-        figures["synthetic"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
-                                                  args.synthetic, say=say)
+        with progress("synthetic cards", quiet=args.json is not None) as bar:
+            figures["synthetic"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+                                                      args.synthetic, say=bar.say, progress=bar)
         figures["synthetic"]["seed"] = args.seed
     if args.piles > 0:
-        figures["synthetic_piles"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
-                                                        args.piles, say=say, scene=evaluate.piles_scene,
-                                                        name="harder synthetic set (random piles)", goal=None)
+        with progress("synthetic piles", quiet=args.json is not None) as bar:
+            figures["synthetic_piles"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+                                                            args.piles, say=bar.say, scene=evaluate.piles_scene,
+                                                            name="harder synthetic set (random piles)", goal=None,
+                                                            progress=bar)
         figures["synthetic_piles"]["seed"] = args.seed
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")
@@ -310,7 +325,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_photos(args: argparse.Namespace, say) -> list[dict]:
+def _evaluate_photos(args: argparse.Namespace, say, bar) -> list[dict]:
     """`evaluate --photos DIR...`: each labelled folder read as `identify` reads photos, and scored."""
     from vision.labelled import LabelError, Report, evaluate_folder
 
@@ -325,7 +340,7 @@ def _evaluate_photos(args: argparse.Namespace, say) -> list[dict]:
         sheet = args.sheet if args.sheet is not None and len(args.photos) == 1 else \
             Path(f"vision-failures-{folder.resolve().name}.html")
         try:
-            results.append(evaluate_folder(folder, read, say=say, sheet=sheet))
+            results.append(evaluate_folder(folder, read, say=say, sheet=sheet, progress=bar))
         except LabelError as exc:
             raise CliError(str(exc)) from None
     return results

@@ -86,12 +86,15 @@ class Bets:
         return Bets(tuple(sorted(rest)))
 
     def place(self, event: PlaceBet, spots: int, limits: Mapping[str, Limit]) -> tuple[Bets, StakeChanged]:
-        """Add a bet within the maximum; the minimum is checked when bets close (a bet may be built up)."""
+        """Add to a bet: the box's stake after it must lie within the table's limits (refused at once, so a
+        player learns it while he can still bet more, not when bets close)."""
         self._check_target(event.spot, event.box, spots, limits)
         if isinstance(event.amount, bool) or not isinstance(event.amount, int) or event.amount < 1:
             raise IllegalEvent(f"a bet is a whole number of credits above zero, not {event.amount!r}")
         new = self.get(event.spot, event.box) + event.amount
         limit = limits[event.box]
+        if new < limit.min:
+            raise IllegalEvent(f"spot {event.spot} {event.box}: {new} is under the table minimum of {limit.min}")
         if new > limit.max:
             raise IllegalEvent(f"spot {event.spot} {event.box}: {new} would be over the table maximum of {limit.max}")
         return self.with_amount(event.spot, event.box, new), StakeChanged(event.spot, event.box, new, event.amount)
@@ -104,10 +107,15 @@ class Bets:
         if event.amount > have:
             raise IllegalEvent(f"spot {event.spot} {event.box} holds {have}, cannot take back {event.amount}")
         new = have - event.amount
+        minimum = limits[event.box].min
+        if 0 < new < minimum:
+            raise IllegalEvent(f"spot {event.spot} {event.box}: taking back {event.amount} would leave {new}, under "
+                               f"the table minimum of {minimum} (take back all {have}, or at most {have - minimum})")
         return self.with_amount(event.spot, event.box, new), StakeChanged(event.spot, event.box, new, -event.amount)
 
     def check_minimums(self, limits: Mapping[str, Limit]) -> None:
-        """At close of betting: every bet is at least its box's minimum."""
+        """At close of betting: every bet is at least its box's minimum (placing and taking back keep it so; this
+        guards the stakes a game sets by other means)."""
         for spot, box, amount in self.stakes:
             if amount < limits[box].min:
                 raise IllegalEvent(f"spot {spot} {box}: {amount} is under the table minimum of {limits[box].min}")

@@ -10,6 +10,8 @@ and fans each view out to the screens bound to it:
     GET /cabinet/<id>                         a slot cabinet's screen (public view)
     GET /cabinet/<id>/attendant?token=T       the attendant's page (dealer view), behind the same token
     GET /ws/<id>/<view>                       a screen's WebSocket; any view but public needs the token
+                                              (wrong tokens are limited per address and overall: TokenTries;
+                                              past the limit 429 with Retry-After, the token not compared)
     GET /healthz                              200 {"ok": true, ...} once every table has been heard recently
     GET /static/...                           the pages' CSS and scripts (no build step, no CDN)
 
@@ -38,9 +40,11 @@ no commands at all: whatever it sends is answered with an error and goes nowhere
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
 import logging
+import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -53,7 +57,7 @@ from controller.bus import BusClient, BusEndpoints, CommandClient, CommandError
 from controller.screens.pages import PAGES, Page, render_page
 
 __all__ = ["Source", "Bridge", "DEALER_PAGE_COMMANDS", "ATTENDANT_PAGE_COMMANDS", "COOKIE", "source_for_table",
-           "source_for_cabinet"]
+           "source_for_cabinet", "TokenTries"]
 
 log = logging.getLogger("croupier.screens")
 
@@ -61,7 +65,7 @@ STATIC = Path(__file__).with_name("static")
 COOKIE = "croupier_dealer"
 # What a dealer page may ask the table for. The table checks the dealer role again; the bridge never
 # forwards anything else (no bets, no cards, no audit) whatever a page sends.
-DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", "shuffle")
+DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", "shuffle", "manual_entry")
 # What an attendant's page may ask a cabinet for: clear a lockup (the cabinet checks who may clear which).
 ATTENDANT_PAGE_COMMANDS = ("clear",)
 QUEUE = 64            # messages a screen may lag behind before it is told to resnapshot
@@ -140,6 +144,51 @@ def _pay_row(row: Any) -> dict[str, Any]:
 
 async def _no_content(request: web.Request) -> web.Response:
     return web.Response(status=204)
+
+
+class TokenTries:
+    """Wrong dealer tokens, counted per client address and overall over a sliding window: past `per_peer` from
+    one address, or `overall` from all of them, no token is even compared until the oldest wrong try of the
+    window has aged out (an answer of 429 with Retry-After), so guessing the token takes years, not seconds.
+    The overall limit also holds back a right token (from a fresh address, or a dealer screen reconnecting)
+    while it lasts: for at most `window` seconds after a storm of wrong ones, which the log reports."""
+
+    def __init__(self, per_peer: int = 10, overall: int = 100, window: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if per_peer < 1 or overall < per_peer or not window > 0:
+            raise ValueError(f"token tries need 1 <= per_peer <= overall and a window > 0, got {per_peer}, "
+                             f"{overall}, {window}")
+        self.per_peer, self.overall, self.window, self.clock = per_peer, overall, window, clock
+        self._all: deque[tuple[float, str]] = deque()   # (when, address) of every wrong try in the window
+        self._peers: dict[str, int] = {}                # address -> its wrong tries in the window
+        self.refused = 0                                 # tries answered 429, for the figures and the tests
+
+    def _expire(self, now: float) -> None:
+        while self._all and self._all[0][0] <= now - self.window:
+            _, peer = self._all.popleft()
+            self._peers[peer] -= 1
+            if not self._peers[peer]:
+                del self._peers[peer]
+
+    def wait(self, peer: str) -> float:
+        """Seconds before `peer` may try a token again (0: now)."""
+        now = self.clock()
+        self._expire(now)
+        if len(self._all) >= self.overall:
+            return self._all[0][0] + self.window - now
+        if self._peers.get(peer, 0) >= self.per_peer:
+            return next(t for t, p in self._all if p == peer) + self.window - now
+        return 0.0
+
+    def failed(self, peer: str) -> str | None:
+        """Count a wrong try; when it is the one that reaches a limit, what is shut out now (for the log)."""
+        self._all.append((self.clock(), peer))
+        self._peers[peer] = self._peers.get(peer, 0) + 1
+        if len(self._all) == self.overall:
+            return f"{self.overall} wrong tries in {self.window:.0f} s from all addresses: every address"
+        if self._peers[peer] == self.per_peer:
+            return f"{self.per_peer} wrong tries in {self.window:.0f} s from {peer}: that address"
+        return None
 
 
 class _Screen:
@@ -230,11 +279,15 @@ class Bridge:
     """The web server. `await start()`, then `port` is bound; `await close()` stops it."""
 
     def __init__(self, sources: list[Source], *, dealer_token: str, host: str = "0.0.0.0", port: int = 8080,
-                 heartbeat: float = 1.0, context: Any = None, pages: dict[str, Page] | None = None) -> None:
+                 heartbeat: float = 1.0, context: Any = None, pages: dict[str, Page] | None = None,
+                 token_tries: TokenTries | None = None) -> None:
         if not dealer_token:
             raise ValueError("the dealer pages need a token")
         self.sources = {s.id: s for s in sources}
         self.dealer_token = dealer_token
+        # Compared as digests: the same length whatever is offered, so the time taken tells nothing of the token.
+        self._token_digest = hashlib.sha256(dealer_token.encode()).digest()
+        self.token_tries = token_tries or TokenTries()
         self.host, self.port = host, port
         self.heartbeat = heartbeat
         self.context = context
@@ -334,12 +387,30 @@ class Bridge:
         if request.path.startswith("/static/"):
             response.headers.setdefault("Cache-Control", "no-cache")
 
-    def _authorised(self, request: web.Request) -> bool:
+    def _authorised(self, request: web.Request, what: str) -> bool:
+        """Whether the request carries the dealer token (cookie, ?token= or a Bearer header). A wrong or missing
+        one is counted against its address; past the limits the request is answered 429 without a comparison."""
+        peer = str(request.remote or "unknown")
+        tries = self.token_tries
+        wait = tries.wait(peer)
+        if wait > 0:
+            tries.refused += 1
+            seconds = max(1, math.ceil(wait))
+            raise web.HTTPTooManyRequests(text=f"too many wrong dealer tokens: try again in {seconds} s",
+                                          headers={"Retry-After": str(seconds)})
         offered = request.cookies.get(COOKIE) or request.query.get("token") or ""
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):
             offered = auth[7:]
-        return hmac.compare_digest(offered.encode(), self.dealer_token.encode())
+        if hmac.compare_digest(hashlib.sha256(offered.encode()).digest(), self._token_digest):
+            return True
+        limited = tries.failed(peer)
+        if limited:
+            log.warning("dealer token: %s is refused (429) until the window has passed (the last at the %s)",
+                        limited, what)
+        else:
+            log.warning("%s refused to %s: no or wrong token", what, peer)
+        return False
 
     def _page_handler(self, page: Page) -> Callable[[web.Request], Any]:
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -349,15 +420,14 @@ class Bridge:
                 here = [sid for sid, s in self.sources.items() if s.kind == page.kind]
                 raise web.HTTPNotFound(text=f"no {page.kind} {table!r} here ({page.kind}s: {', '.join(here) or 'none'})")
             if page.dealer:
-                if "token" in request.query and self._authorised(request):
+                if not self._authorised(request, f"dealer page {request.path}"):
+                    raise web.HTTPUnauthorized(text=f"the {page.name} screen needs its token: open {request.path}?token=... "
+                                                    "(the token is in the config, [screens].dealer_token_file)")
+                if "token" in request.query:
                     # Keep the secret out of the address bar and history: a cookie only this site sees.
                     response = web.HTTPSeeOther(request.path)
                     response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
                     raise response
-                if not self._authorised(request):
-                    log.warning("dealer page %s refused to %s: no or wrong token", request.path, request.remote)
-                    raise web.HTTPUnauthorized(text=f"the {page.name} screen needs its token: open {request.path}?token=... "
-                                                    "(the token is in the config, [screens].dealer_token_file)")
             params = {k: int(v) if v.isdigit() else v for k, v in request.match_info.items() if k != "id"}
             deck = request.query.get("deck")
             if deck in ("2", "4"):
@@ -397,8 +467,7 @@ class Bridge:
             raise web.HTTPNotFound(text=f"no view {view!r} of {sid!r} here")
         dealer = view != "public"
         if dealer:
-            if not self._authorised(request):
-                log.warning("dealer WebSocket refused to %s: no or wrong token", request.remote)
+            if not self._authorised(request, "dealer WebSocket"):
                 raise web.HTTPForbidden(text="the dealer view needs the dealer token")
             origin = request.headers.get("Origin")
             if origin is not None and origin.split("://", 1)[-1] != request.host:

@@ -44,7 +44,7 @@ class ScreensConfig:
 
 def parse_listen(text: str, where: str = "listen") -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not sep or not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
         raise ConfigError(f"{where}: expected HOST:PORT (e.g. 0.0.0.0:8080), got {text!r}")
     return host.strip("[]") or "0.0.0.0", int(port)
 

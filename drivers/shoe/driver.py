@@ -9,8 +9,13 @@
 
 `on_event` is called on the driver's thread, once per event, in order; it must not block (an asyncio runtime
 wraps it with `loop.call_soon_threadsafe`, which is what drivers.shoe.aio.AsyncShoe does). Events are the
-device messages CardDrawn, ShoeState, DeckCheck, Shuffle and DeviceError, and the link events LinkUp, LinkDown
-and Anomaly (drivers.shoe.link). The driver acknowledges a frame after `on_event` returns.
+device messages CardDrawn, ShoeState, DeckCheck, Shuffle and DeviceError, and the link events LinkUp, LinkDown,
+Anomaly and CounterReset (drivers.shoe.link). The driver acknowledges a frame after `on_event` returns.
+
+A port that cannot be opened (a USB shoe unplugged, a wrong path) is retried every `reconnect_interval` for
+as long as the driver runs, since the shoe may be plugged in again: the first failure of a run of them is handed
+on as LinkDown("cannot open the port: ...") and logged, and while it lasts the log says so again after 30 s,
+then after twice as long each time (at most every 5 minutes), never at every retry.
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ import serial
 from .link import Event, HostLink, LinkConfig, LinkDown
 from .protocol import Lock, Message, RequestStatus, ResetCounters, SetTime
 
-__all__ = ["ShoeDriver"]
+__all__ = ["ShoeDriver", "STILL_DOWN_FIRST", "STILL_DOWN_MAX"]
 
 log = logging.getLogger("croupier.shoe")
+STILL_DOWN_FIRST = 30.0   # seconds of failing to open the port before the log says so again...
+STILL_DOWN_MAX = 300.0    # ...then twice as long each time, up to this
 
 
 class ShoeDriver:
@@ -135,6 +142,7 @@ class ShoeDriver:
     def _run(self) -> None:
         link, cfg = self._link, self.config
         failing_since: float | None = None
+        remind_at, remind_gap, tries = 0.0, STILL_DOWN_FIRST, 0
         if self.realtime is not None:
             try:  # on Linux, pid 0 means this thread
                 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.realtime))
@@ -149,10 +157,19 @@ class ShoeDriver:
                                                      write_timeout=1.0)
                     except (serial.SerialException, OSError, ValueError) as exc:
                         link.counters["open_failures"] += 1
+                        now = self._clock()
+                        tries += 1
                         if failing_since is None:
-                            failing_since = self._clock()
+                            failing_since, tries = now, 1
+                            remind_at, remind_gap = now + STILL_DOWN_FIRST, STILL_DOWN_FIRST
                             log.warning("shoe port %s cannot be opened (retrying every %.2f s): %s", self.url,
                                         cfg.reconnect_interval, exc)
+                            self._dispatch([LinkDown(f"cannot open the port {self.url}: {exc}")])
+                        elif now >= remind_at:
+                            log.warning("shoe port %s still cannot be opened after %.0f s (%d tries): %s", self.url,
+                                        now - failing_since, tries, exc)
+                            remind_gap = min(remind_gap * 2, STILL_DOWN_MAX)
+                            remind_at = now + remind_gap
                         self._publish()
                         self._stop.wait(cfg.reconnect_interval)
                         continue

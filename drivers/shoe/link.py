@@ -22,8 +22,8 @@ from .protocol import (
     Rejected, ShoeState, decode_message, encode_message,
 )
 
-__all__ = ["LinkConfig", "LinkUp", "LinkDown", "Anomaly", "HostLink", "LinkDownError", "CommandFailed",
-           "COUNTERS", "Event"]
+__all__ = ["LinkConfig", "LinkUp", "LinkDown", "Anomaly", "CounterReset", "HostLink", "LinkDownError",
+           "CommandFailed", "COUNTERS", "Event"]
 
 log = logging.getLogger("croupier.shoe")
 
@@ -70,7 +70,19 @@ class Anomaly:
     detail: str
 
 
-# Device messages (CardDrawn, ShoeState, DeckCheck, Shuffle, DeviceError) plus the three link events.
+@dataclass(frozen=True, slots=True)
+class CounterReset:
+    """The shoe's draw counter went back (the device was reset) or another device answers (a swapped shoe): the
+    cards it reads from now on are not the shoe counted so far. `draws` is its counter now (its next card is
+    draw `draws + 1`); `detail` says what was seen. The runtime must rebase its own count and have the new shoe
+    checked: without this its next cards would look like draws already journaled."""
+
+    shoe_id: int
+    draws: int
+    detail: str
+
+
+# Device messages (CardDrawn, ShoeState, DeckCheck, Shuffle, DeviceError) plus the four link events.
 Event = object
 
 
@@ -123,12 +135,21 @@ class _Draws:
         self.last[msg.shoe_id] = (msg.draw, msg.card)
         events.append(msg)
 
-    def counter(self, shoe_id: int, draws: int) -> None:
+    def counter(self, shoe_id: int, draws: int, events: list) -> None:
         """A STATE or IDENTIFY reported the device's counter: a lower value means it was reset."""
         prev = self.last.get(shoe_id)
         if prev is not None and draws < prev[0]:
-            self.link._count("draw_resets", f"shoe {shoe_id} draw counter went from {prev[0]} to {draws}")
+            detail = f"shoe {shoe_id} draw counter went from {prev[0]} to {draws}"
+            self.link._count("draw_resets", detail)
             self.last[shoe_id] = (draws, None)
+            events.append(CounterReset(shoe_id, draws, detail))
+
+    def swapped(self, ident: Identify, before: Identify, events: list) -> None:
+        """Another device answers: whatever its counter says, its cards are another shoe's."""
+        detail = f"shoe {ident.shoe_id} is another device: serial {before.serial} -> {ident.serial}, draws {ident.draws}"
+        self.link._count("draw_resets", detail)
+        self.last[ident.shoe_id] = (ident.draws, None)
+        events.append(CounterReset(ident.shoe_id, ident.draws, detail))
 
     def restarted(self, ident: Identify, events: list) -> None:
         """The device restarted, losing whatever it had not sent: recover its last card, flag anything older."""
@@ -136,7 +157,7 @@ class _Draws:
         if prev is None or ident.draws == prev[0]:
             return  # nothing delivered yet to compare with (the runtime compares with its journal), or nothing lost
         if ident.draws < prev[0]:
-            self.counter(ident.shoe_id, ident.draws)
+            self.counter(ident.shoe_id, ident.draws, events)
             return
         if ident.last_card is not None:
             self.card(CardDrawn(ident.shoe_id, ident.draws, ident.last_card), events, recovered=True)
@@ -338,7 +359,7 @@ class HostLink:
             self._draws.card(msg, events)
             return
         if type(msg) is ShoeState:
-            self._draws.counter(msg.shoe_id, msg.draws)
+            self._draws.counter(msg.shoe_id, msg.draws, events)
         events.append(msg)
 
     def _on_identify(self, msg: Identify, events: list) -> None:
@@ -370,11 +391,13 @@ class HostLink:
         log.info("shoe link up: %s serial %s firmware %s, shoe %d, draws %d, boot %d", msg.kind.name,
                  msg.serial, ".".join(map(str, msg.firmware)), msg.shoe_id, msg.draws, msg.boot)
         events.append(LinkUp(msg))
-        if restarted:
+        if previous is not None and msg.serial != previous.serial:
+            self._draws.swapped(msg, previous, events)
+        elif restarted:
             self._draws.restarted(msg, events)
         else:
             # Not a baseline: IDENTIFY's counter includes cards still waiting in the device's queue.
-            self._draws.counter(msg.shoe_id, msg.draws)
+            self._draws.counter(msg.shoe_id, msg.draws, events)
 
     def _on_ack(self, seq: int, now: float) -> None:
         inflight = self._inflight

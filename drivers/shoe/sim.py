@@ -186,7 +186,9 @@ heartbeat on|off         stop or resume heartbeats
 garbage N                send N bytes of line noise
 unplug [SECONDS]         close the device's side; reopen after SECONDS (default 0.5; 0: stay unplugged)
 replug                   reopen the device's side now
-reset                    power-cycle the device (unacknowledged messages are lost; the draw counter is kept)
+reset [counter]          power-cycle the device (unacknowledged messages are lost; the draw counter is kept,
+                         or with `counter` starts again from 0)
+swap SERIAL [DRAWS]      another shoe takes this one's place: a new serial, its draw counter at DRAWS (0)
 status                   one line of JSON: the device's state, fault switches and counters
 help                     this list"""
 
@@ -411,18 +413,28 @@ class ShoeSim:
         self._wake()
         return url
 
-    def reset(self) -> None:
+    def reset(self, keep_counter: bool = True) -> None:
         """Power-cycle: unacknowledged messages are lost, the boot counter goes up, the draw counter and last card
-        (kept in flash) survive, the lock is released. The device announces itself with IDENTIFY."""
+        (kept in flash) survive unless `keep_counter` is False (a factory reset: they start again from 0), the lock
+        is released. The device announces itself with IDENTIFY."""
         with self._lock:
             self.counters["resets"] += 1
             self.boot += 1
+            if not keep_counter:
+                self.draws, self.last_card = 0, None
             self._manual &= ~StateFlags.LOCKED
             self._reported = None
             self._started_at = time.monotonic()
             self.link = self._new_link()
             self.link.identify()
             self._flush()
+
+    def swap(self, serial: str, draws: int = 0) -> None:
+        """Another shoe takes this one's place on the line: a new serial, its own draw counter at `draws`, no
+        last card; it announces itself with IDENTIFY (the cards it holds are this simulator's, as loaded)."""
+        with self._lock:
+            self.serial, self.draws, self.last_card = serial, draws, None
+            self.reset()
 
     def inject(self, data: bytes) -> None:
         """Send raw bytes (line noise) to the host."""
@@ -510,8 +522,15 @@ class ShoeSim:
             if verb == "replug":
                 return f"ok {self.replug()}"
             if verb == "reset":
-                self.reset()
-                return f"ok reset (boot {self.boot})"
+                if args and args != ["counter"]:
+                    raise SimError("reset takes nothing, or `counter` (the draw counter starts again from 0)")
+                self.reset(keep_counter=not args)
+                return f"ok reset (boot {self.boot}, draws {self.draws})"
+            if verb == "swap":
+                if not args:
+                    raise SimError("swap needs the new shoe's SERIAL")
+                self.swap(args[0], _count(args[1:], 0))
+                return f"ok swapped for shoe {self.serial} (draws {self.draws})"
             if verb == "status":
                 return "ok " + json.dumps(self.status(), sort_keys=True)
             if verb == "help":

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from controller.cards import Card, from_index, parse_card
 from drivers.shoe.device import DeviceLink, DeviceTiming
-from drivers.shoe.link import Anomaly, CommandFailed, HostLink, LinkConfig, LinkDown, LinkDownError, LinkUp
+from drivers.shoe.link import (
+    Anomaly, CommandFailed, CounterReset, HostLink, LinkConfig, LinkDown, LinkDownError, LinkUp,
+)
 from drivers.shoe.protocol import (
     CardDrawn, DeviceKind, Heartbeat, Identify, Lock, ResetCounters, ShoeState, StateFlags,
 )
@@ -280,8 +282,50 @@ def test_draw_counter_guards_replays_conflicts_gaps_and_resets() -> None:
         events += host.receive(encode_message(msg, seq), 0.0)
     kinds = [(type(e).__name__, getattr(e, "kind", getattr(e, "draw", None))) for e in events]
     assert kinds == [("LinkUp", None), ("CardDrawn", 11), ("Anomaly", "draw_conflicts"), ("Anomaly", "draw_gaps"),
-                     ("CardDrawn", 14), ("ShoeState", None), ("CardDrawn", 1)]
+                     ("CardDrawn", 14), ("CounterReset", None), ("ShoeState", None), ("CardDrawn", 1)]
+    assert events[5] == CounterReset(1, 0, "shoe 1 draw counter went from 14 to 0")
     assert host.counters["replayed_cards"] == 1 and host.counters["draw_resets"] == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(sessions=st.lists(st.tuples(st.sampled_from(["SHOE-A", "SHOE-B"]), st.integers(0, 30), st.integers(0, 6)),
+                         min_size=1, max_size=8))
+def test_a_reset_or_swapped_shoe_is_reported_and_none_of_its_cards_is_lost(
+        sessions: list[tuple[str, int, int]]) -> None:
+    """Issue 43 point 3, as a property: the device restarts any number of times (a new boot each time), as the
+    same shoe or another (its serial), with its draw counter anywhere, and draws a few cards after each start.
+    The host reports a CounterReset exactly when the counter went back or the serial changed, and hands on
+    every card drawn after it: none is taken for a draw already delivered."""
+    from drivers.shoe.protocol import encode_message
+
+    host = HostLink()
+    host.opened(0.0)
+    events: list = []
+    expected: list = []
+    last: int | None = None   # the last draw the host knows of (none before a card or a reset tells it)
+    serial_before: str | None = None
+    for boot, (serial, start, cards) in enumerate(sessions, 1):
+        events += host.receive(encode_message(Identify(DeviceKind.SHOE, 1, (1, 0, 0), 1, 0, boot, start, None,
+                                                       serial)), 0.0)
+        if serial_before is not None and serial != serial_before:
+            expected.append(("reset", start))
+            last = start
+        elif last is not None and start < last:
+            expected.append(("reset", start))
+            last = start
+        elif last is not None and start > last:
+            expected.append(("gap", None))     # the same shoe lost the cards between
+            last = start
+        for i in range(cards):
+            card = from_index((start + i) % 52)
+            events += host.receive(encode_message(CardDrawn(1, start + i + 1, card), i), 0.0)
+            expected.append(("card", start + i + 1))
+            last = start + i + 1
+        serial_before = serial
+    seen = [("reset", e.draws) if isinstance(e, CounterReset) else ("card", e.draw) if isinstance(e, CardDrawn)
+            else ("gap", None) for e in events if isinstance(e, (CounterReset, CardDrawn))
+            or (isinstance(e, Anomaly) and e.kind == "draw_gaps")]
+    assert expected == seen
 
 
 def test_a_device_of_another_protocol_version_is_refused() -> None:

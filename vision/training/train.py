@@ -37,6 +37,9 @@ from vision.training import data
 from vision.training.nets import (SECOND_READER_WIDTH, BodyReader, Classifier, ClassifierExport, Detector,
                                   DetectorExport, Locator, LocatorExport, SignReader, SignReaderExport)
 
+# progress(done, total) in training steps, called as each step is done (croupier vision train draws a bar with it)
+Progress = Callable[[int, int], None]
+
 __all__ = ["train", "finetune_detector", "finetune_classifier", "finetune_readers", "train_body", "train_locator",
            "train_sign_reader", "load_onnx_weights", "NOTICE"]
 
@@ -235,7 +238,8 @@ def _step(opt: torch.optim.Optimizer, sched: torch.optim.lr_scheduler.OneCycleLR
 
 def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images: np.ndarray, targets: np.ndarray,
                     real: list[tuple[np.ndarray, realdata.Photo, list]], epochs: int, batch: int,
-                    real_share: float, start: Detector | None = None, lr: float = 2e-3) -> Detector:
+                    real_share: float, start: Detector | None = None, lr: float = 2e-3,
+                    progress: Progress | None = None) -> Detector:
     """Train a detector (or go on training `start`, with its batch-norm statistics frozen)."""
     net = start if start is not None else Detector()
     steps_per_epoch = math.ceil(len(images) / batch)
@@ -272,6 +276,8 @@ def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images
             opt.step()
             sched.step()
             step += 1
+            if progress is not None:
+                progress(step, total)
             for k, v in parts.items():
                 logs[k] = logs.get(k, 0.0) + v / steps_per_epoch
         say(f"detector epoch {epoch + 1}/{epochs}: " + " ".join(f"{k} {v:.3f}" for k, v in logs.items()) +
@@ -317,7 +323,8 @@ def _harvest_real(net: Detector, real: list[tuple[np.ndarray, realdata.Photo, li
 
 def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, ranks: np.ndarray,
                       suits: np.ndarray, epochs: int, batch: int, start: Classifier | None = None,
-                      lr: float = 3e-3, fresh: torch.nn.Module | None = None) -> torch.nn.Module:
+                      lr: float = 3e-3, fresh: torch.nn.Module | None = None,
+                      progress: Progress | None = None) -> torch.nn.Module:
     """Train a classifier (or `fresh`, another net with a rank and a suit head: the body reader), or go on
     training `start`, with its batch-norm statistics frozen."""
     net = start if start is not None else fresh if fresh is not None else Classifier()
@@ -354,6 +361,8 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
             lsum += float(loss.detach())
             tot += len(idx)
             right += int((r_logit.argmax(1) == rt).sum())
+            if progress is not None:
+                progress(epoch * steps + b + 1, epochs * steps)
         say(f"{type(net).__name__} epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} rank acc {right / tot:.4f} "
             f"({time.time() - t0:.0f} s)")
     net.eval()
@@ -510,7 +519,8 @@ def _classifier_crops(jobs: list[tuple], backgrounds: list[np.ndarray], workers:
 def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int = 5000, cls_scenes: int = 12000,
           det_epochs: int = 12, cls_epochs: int = 8, workers: int = 2, real_share: float = 0.25,
           detector_weights: Path | None = None, detector_crops: bool = False,
-          say: Callable[[str], None] = print) -> dict:
+          say: Callable[[str], None] = print,
+          progress: Progress | None = None) -> dict:
     """Train both models from `rng` (seeded by the caller) and write them to `out`; returns a summary.
     With `detector_weights` (a detector.pt an earlier run saved), only the classifier is trained."""
     started = time.time()
@@ -529,7 +539,7 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
         images = np.concatenate([p[0] for p in parts])
         targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
         say(f"rendered {len(images)} detector scenes in {time.time() - t:.0f} s")
-        det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share)
+        det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share, progress=progress)
         torch.save(det.state_dict(), out / "detector.pt")  # for a classifier-only run; not shipped
         del images, targets
     jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
@@ -546,7 +556,7 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
         suits = np.concatenate([suits, np.full(len(rr), -1, np.int64)])
         say(f"added {len(rc)} real corner crops")
     assert ranks.max() < RANK_CLASSES
-    cls = _train_classifier(say, rng, crops, ranks, suits, cls_epochs, 256)
+    cls = _train_classifier(say, rng, crops, ranks, suits, cls_epochs, 256, progress=progress)
     torch.save(cls.state_dict(), out / "classifier.pt")
     _export(det, cls, out, say)
     summary = {"seconds": round(time.time() - started), "det_scenes": det_scenes, "cls_scenes": cls_scenes,
@@ -559,7 +569,8 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
 
 def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR,
                       scenes: int = 3000, epochs: int = 3, dealt: float = 0.6, lr: float = 5e-4, workers: int = 2,
-                      real_share: float = 0.25, say: Callable[[str], None] = print) -> dict:
+                      real_share: float = 0.25, say: Callable[[str], None] = print,
+                      progress: Progress | None = None) -> dict:
     """Go on training a shipped detector (`start`, ONNX) on fresh scenes, a share `dealt` of them dealers'
     layouts (`render.render_dealt`), plus the real training photos; write `out/detector.onnx`."""
     started = time.time()
@@ -572,7 +583,8 @@ def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "d
     images = np.concatenate([p[0] for p in parts])
     targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
     say(f"rendered {len(images)} detector scenes ({dealt:.0%} dealt layouts) in {time.time() - t:.0f} s")
-    det = _train_detector(say, rng, images, targets, real, epochs, 32, real_share, start=net, lr=lr)
+    det = _train_detector(say, rng, images, targets, real, epochs, 32, real_share, start=net, lr=lr,
+                          progress=progress)
     _export(det, None, out, say)
     summary = {"seconds": round(time.time() - started), "from": start.name, "scenes": scenes, "epochs": epochs,
                "dealt": dealt, "lr": lr}
@@ -615,7 +627,8 @@ def _reader_corners(rng: np.random.Generator, reader: str, real: list[tuple[np.n
 def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / "classifier.onnx",
                         detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
                         epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
-                        reader: str = "classifier", say: Callable[[str], None] = print) -> dict:
+                        reader: str = "classifier", say: Callable[[str], None] = print,
+                        progress: Progress | None = None) -> dict:
     """Go on training a shipped index reader (`start`, ONNX: the `reader` "classifier", "second_reader" or
     "wide_reader") on the corners `detector` cuts from fresh scenes (a share `dealt` of them dealers' layouts:
     both corners of each card found and each index corner found, labelled from the card they land on), the true
@@ -626,7 +639,7 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
     net = _index_reader_net(reader)
     load_onnx_weights(net, start)
     crops, ranks, suits = _reader_corners(rng, reader, real, backgrounds, scenes, dealt, workers, detector, say)
-    net = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
+    net = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr, progress=progress)
     _export(None, None, out, say, readers={reader: net})
     summary = {"seconds": round(time.time() - started), "from": start.name, "detector": str(detector.name),
                "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr, "crops": int(len(crops))}
@@ -638,7 +651,7 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
                      detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
                      epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
                      extra_styles: float = 0.0, extra_faces: Path | None = None,
-                     say: Callable[[str], None] = print) -> dict:
+                     say: Callable[[str], None] = print, progress: Progress | None = None) -> dict:
     """`finetune_classifier` for several index readers at once (`starts`: reader name -> its ONNX; the classifier
     and the second reader read the same corners, so they are rendered once), with a share `extra_styles` of the
     scenes' decks in the renderer's extra index styles (`render.use_extra_styles`: TrueType rank glyphs, and the
@@ -659,10 +672,13 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
 
         render.use_extra_styles(0.0)  # rendered here with one worker: off again for what follows
     nets = {}
-    for reader, start in starts.items():
+    for i, (reader, start) in enumerate(starts.items()):
         net = _index_reader_net(reader)
         load_onnx_weights(net, start)
-        nets[reader] = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr)
+        # One bar over all the readers' steps, each reader's in turn.
+        step = None if progress is None else \
+            (lambda done, total, i=i: progress(i * total + done, len(starts) * total))  # type: ignore[misc]
+        nets[reader] = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr, progress=step)
     _export(None, None, out, say, readers=nets)
     summary = {"seconds": round(time.time() - started), "from": {r: p.name for r, p in starts.items()},
                "detector": str(detector.name), "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr,
@@ -674,7 +690,8 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
 
 def train_index_reader(rng: np.random.Generator, reader: str, *, detector: Path = MODELS_DIR / "detector.onnx",
                        out: Path = MODELS_DIR, scenes: int = 5000, epochs: int = 8, dealt: float = 0.8,
-                       workers: int = 2, say: Callable[[str], None] = print) -> dict:
+                       workers: int = 2, say: Callable[[str], None] = print,
+                       progress: Progress | None = None) -> dict:
     """Train an index reader from scratch: the second reader (the classifier's network twice as wide,
     `SECOND_READER_WIDTH`) or the wide reader (the classifier's network on `wide_crops`: an index and the strip
     beside it), on the corners `detector` cuts from fresh scenes (as `finetune_classifier`'s; located, when
@@ -683,7 +700,8 @@ def train_index_reader(rng: np.random.Generator, reader: str, *, detector: Path 
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
     crops, ranks, suits = _reader_corners(rng, reader, real, backgrounds, scenes, dealt, workers, detector, say)
-    net = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=_index_reader_net(reader))
+    net = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=_index_reader_net(reader),
+                            progress=progress)
     _export(None, None, out, say, readers={reader: net})
     summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
                "epochs": epochs, "dealt": dealt, "crops": int(len(crops))}
@@ -694,7 +712,8 @@ def train_index_reader(rng: np.random.Generator, reader: str, *, detector: Path 
 
 
 def train_body(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int = 8000, epochs: int = 10,
-               dealt: float = 0.8, workers: int = 2, say: Callable[[str], None] = print) -> dict:
+               dealt: float = 0.8, workers: int = 2, say: Callable[[str], None] = print,
+               progress: Progress | None = None) -> dict:
     """Train the body reader on whole cards cut from fresh rendered scenes (a share `dealt` of them dealers'
     layouts at a table camera's scale), and "none" for covered and face-down cards and felt; write
     `out/body.onnx`. It learns from renders only (the real photos' labels give no suits)."""
@@ -709,7 +728,7 @@ def train_body(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int 
     say(f"rendered {len(crops)} whole-card crops from {scenes} scenes in {time.time() - t:.0f} s "
         f"({int((ranks == BODY_NONE).sum())} none)")
     assert ranks.max() < BODY_RANKS
-    body = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=BodyReader())
+    body = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, fresh=BodyReader(), progress=progress)
     _export(None, None, out, say, body=body)
     summary = {"seconds": round(time.time() - started), "scenes": scenes, "epochs": epochs, "dealt": dealt,
                "crops": int(len(crops))}
@@ -718,7 +737,7 @@ def train_body(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int 
 
 
 def _train_locator(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, labels: np.ndarray,
-                   epochs: int, batch: int = 256, lr: float = 3e-3) -> Locator:
+                   epochs: int, batch: int = 256, lr: float = 3e-3, progress: Progress | None = None) -> Locator:
     """Train the locator: whether an index is there (cross-entropy), and where and which way (L1, on the squares
     that hold one)."""
     net = Locator()
@@ -743,6 +762,8 @@ def _train_locator(say: Callable[[str], None], rng: np.random.Generator, crops: 
                 loss = loss + 3 * F.l1_loss(out[there, 1:3], y[there, 1:3]) + 2 * F.l1_loss(out[there, 3:], y[there, 3:])
             _step(opt, sched, loss)
             lsum += float(loss.detach())
+            if progress is not None:
+                progress(epoch * steps + b + 1, epochs * steps)
         say(f"Locator epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} ({time.time() - t0:.0f} s)")
     net.eval()
     return net
@@ -750,7 +771,8 @@ def _train_locator(say: Callable[[str], None], rng: np.random.Generator, crops: 
 
 def train_locator(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR,
                   scenes: int = 8000, epochs: int = 10, dealt: float = 0.85, workers: int = 2,
-                  say: Callable[[str], None] = print) -> dict:
+                  say: Callable[[str], None] = print,
+                  progress: Progress | None = None) -> dict:
     """Train the index locator on squares cut from fresh rendered scenes (a share `dealt` of them dealers' layouts)
     around the indices and cards `detector` (ONNX) finds, and around the true indices moved and turned; write
     `out/locator.onnx`. It learns from renders only (the real photos' labels have no index corners)."""
@@ -762,7 +784,7 @@ def train_locator(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "de
     crops, labels = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     say(f"rendered {len(crops)} locator squares from {scenes} scenes in {time.time() - t:.0f} s "
         f"({int((labels[:, 0] > 0).sum())} with an index)")
-    locator = _train_locator(say, rng, crops, labels, epochs)
+    locator = _train_locator(say, rng, crops, labels, epochs, progress=progress)
     _export(None, None, out, say, locator=locator)
     summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
                "epochs": epochs, "dealt": dealt, "squares": int(len(crops))}
@@ -771,7 +793,7 @@ def train_locator(rng: np.random.Generator, *, detector: Path = MODELS_DIR / "de
 
 
 def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, crops: np.ndarray, classes: np.ndarray,
-                       epochs: int, batch: int = 128, lr: float = 3e-3) -> SignReader:
+                       epochs: int, batch: int = 128, lr: float = 3e-3, progress: Progress | None = None) -> SignReader:
     """Train the sign reader: club, spade or no sign (cross-entropy, lightly smoothed); light varied per crop, half
     the batches mirrored (a sign and a picture mirrored are still a sign and a picture)."""
     net = SignReader()
@@ -796,6 +818,8 @@ def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, cro
             _step(opt, sched, loss)
             lsum += float(loss.detach())
             right += int((logit.argmax(1) == y_all[idx]).sum())
+            if progress is not None:
+                progress(epoch * steps + b + 1, epochs * steps)
         say(f"SignReader epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} acc {right / len(crops):.4f} "
             f"({time.time() - t0:.0f} s)")
     net.eval()
@@ -803,7 +827,8 @@ def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, cro
 
 
 def train_sign_reader(rng: np.random.Generator, *, out: Path = MODELS_DIR, scenes: int = 40000, epochs: int = 8,
-                      workers: int = 2, say: Callable[[str], None] = print) -> dict:
+                      workers: int = 2, say: Callable[[str], None] = print,
+                      progress: Progress | None = None) -> dict:
     """Train the sign reader on the picture signs of black court cards in fresh rendered close squares of felt
     (`data.sign_scene`); write `out/sign_reader.onnx`. It learns from renders only (the real photos' labels give
     no suits)."""
@@ -814,7 +839,7 @@ def train_sign_reader(rng: np.random.Generator, *, out: Path = MODELS_DIR, scene
     crops, classes, _ = _joined(_generate(_sign_chunk, jobs, backgrounds, workers))
     say(f"rendered {len(crops)} sign squares from {scenes} scenes in {time.time() - t:.0f} s "
         f"({int((classes == SIGN_NONE).sum())} with no sign in sight)")
-    sign = _train_sign_reader(say, rng, crops, classes, epochs)
+    sign = _train_sign_reader(say, rng, crops, classes, epochs, progress=progress)
     _export(None, None, out, say, sign=sign)
     summary = {"seconds": round(time.time() - started), "scenes": scenes, "epochs": epochs, "squares": int(len(crops))}
     say(f"sign reader trained in {summary['seconds']} s; written to {out / 'sign_reader.onnx'}")

@@ -36,7 +36,7 @@
   function resolution(a, o) {
     const plain = button(Felt.upper(o), "resolve", {alert: a.id, action: o}, o === "void" ? "danger" : "");
     if (o !== "reassign") return plain;
-    const named = (a.reassign || []).map((c) => button(`${c} is ${a.card}`, "resolve",
+    const named = (a.reassign || []).map((c) => button(`${c} is ${a.card || "the camera's card"}`, "resolve",
       {alert: a.id, action: o, card: c}));
     return plain + named.join("");
   }
@@ -52,15 +52,25 @@
         : "<em>read-only screen</em>") + "</div></div>").join("");
   }
 
+  // Manual card entry: switched on while the shoe is down, back off once it is up (the table refuses otherwise).
+  function manualEntry(state, can) {
+    const s = state.shoe || {};
+    if (!can.has("manual_entry")) return "";
+    if (!s.link && !s.manual) return button("Manual card entry", "manual_entry", {on: true}, "warn");
+    if (s.link && s.manual) return button("Back to the shoe", "manual_entry", {on: false});
+    return "";
+  }
+
   function controls(state, info) {
     const can = new Set(info.commands || []);
     if (!can.size) return '<p class="readonly">Read-only: this bridge holds no dealer key.</p>';
-    if (state.paused) return "";
+    if (state.paused) return manualEntry(state, can);
     const exp = state.expected || {};
     const phase = (state.game || {}).phase;
-    let html = "";
+    let html = manualEntry(state, can);
     for (const a of exp.actions || []) if (STEPS[a] && can.has(a) && !exp.actor) html += button(STEPS[a], a, {});
-    if (can.has("shuffle") && (phase === "shuffling" || (phase === "idle" && state.shoe && state.shoe.shuffle_due))) {
+    const shoe = state.shoe || {};
+    if (can.has("shuffle") && (phase === "shuffling" || shoe.check_due || (phase === "idle" && shoe.shuffle_due))) {
       html += button("Shuffle", "shuffle", {});
     }
     if (can.has("void") && ["betting", "dealing", "deciding", "settling"].includes(phase)) {
@@ -77,6 +87,9 @@
     const cut = total && g.cut ? (100 * g.cut) / total : null;
     const rows = [
       ["Link", s.link ? "up" : "DOWN", s.link ? "" : "bad"],
+      ["Down", !s.link && s.down ? s.down : "", "bad"],
+      ["Card entry", s.manual ? "MANUAL: the dealer enters the cards" : "", "warn"],
+      ["Deck check", s.check_due ? "due: the shoe was swapped or reset" : "", "bad"],
       ["Decks", g.decks || "", ""],
       ["Cards dealt", g.dealt !== undefined ? money(g.dealt) : money(s.dealt || 0), ""],
       ["Cards left", g.remaining !== undefined ? money(g.remaining) : "", ""],
@@ -109,7 +122,7 @@
       (zones[z] = zones[z] || []).push(c);
     }
     return "<h2>Camera</h2>" + down + "<table class=\"camera-seen\">" + Object.entries(zones).map(([z, cards]) =>
-      `<tr><td>${esc(z)}</td><td>` + cards.map((c) => c.face_down ? "face down" :
+      `<tr><td>${esc(z)}</td><td>` + cards.map((c) => c.face_down ? "face down" : c.card === null ? "withheld" :
         `<span class="${c.certain ? "" : "unsure"}" data-seen="${esc(c.card)}">${esc(c.card)}${c.certain ? "" : "?"}</span>`
       ).join(" ") + "</td></tr>").join("") + "</table>";
   }
