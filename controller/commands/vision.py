@@ -325,13 +325,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_photos(args: argparse.Namespace, say, bar) -> list[dict]:
+def _evaluate_photos(args: argparse.Namespace, say: Any, bar: Any) -> list[dict]:
     """`evaluate --photos DIR...`: each labelled folder read as `identify` reads photos, and scored."""
     from vision.labelled import LabelError, Report, evaluate_folder
 
     rec = _recogniser(args.models, photos=True)
 
-    def read(image) -> list[Report]:
+    def read(image: Any) -> list[Report]:
         return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence) for d in rec.identify(image)
                 if d.card is not None and not d.card.joker]
 
