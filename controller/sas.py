@@ -67,6 +67,7 @@ class SasConfig:
     chirp_after: float = 5.0
     gap: float = 0.01
     commit_wait: float = 0.015          # a changing poll waits this long for its journal write, else the host retries
+    pty_link: str | None = None         # port "pty": the path the pseudo-terminal's far end is linked at
 
 
 def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> SasConfig | None:
@@ -539,7 +540,7 @@ class SasEgm:
         self._loop = loop
         port: Any = self.transport
         if port is None and self.config.port == "pty":
-            port = self.open_pty(None)
+            port = self.open_pty(self.config.pty_link)
         elif port is None:
             port = self.config.port
         self.line = SasLine(port, self.config.address, self, wakeup=self.config.wakeup, gap=self.config.gap,

@@ -94,6 +94,11 @@ def test_garbage_before_a_poll_resynchronises_at_the_silence_after_it() -> None:
     out = framer.feed([(b, None) for b in bytes([ADDR, 0xB0, ADDR, 0x1A])], 2.0)
     assert [type(m) for m in out] == [Unknown]
     assert [m.raw for m in framer.feed([(b, None) for b in poll], 3.0)] == [poll]
+    # a host that sends its address, reopens the port, then sends the command (a pause past the gap)
+    assert framer.feed([(ADDR, None)], 4.0) == [] and framer.expire(4.05) == []
+    assert [m.raw for m in framer.feed([(0x1A, None)], 4.06)] == [poll]
+    # ... but not for ever: a lone address byte with nothing after it is dropped
+    assert framer.feed([(ADDR, None)], 5.0) == [] and framer.expire(5.3) == [] and not framer.partial
 
 
 def test_parity_marks_are_undone_even_split_across_reads() -> None:
@@ -170,12 +175,13 @@ def test_a_silent_host_hears_the_egm_chirp_its_address_until_it_polls() -> None:
     line, host = _pty_line(echo, chirp_after=0.05, chirp_every=0.02)
     try:
         assert _read(host, 3) == bytes([ADDR]) * 3  # announced, again and again
+        line.chirp_after = 5.0  # (the next silence would chirp again after this long)
         os.write(host, b"\x81")
-        deadline = time.monotonic() + 2
-        got = b""
-        while bytes([ADDR, 1]) not in got and time.monotonic() < deadline:
-            got += _read(host, 1, 0.1)
-        assert bytes([ADDR, 1]) in got and not line.chirping
+        _until(lambda: line.stats.polls == 1)
+        assert not line.chirping
+        chirps = line.stats.chirps
+        assert _read(host, 64, 0.1).endswith(bytes([ADDR, 1]))  # chirps sent before the poll, then the answer
+        assert line.stats.chirps == chirps  # and no more: the host is back
         assert line.stats.chirps >= 3
     finally:
         line.close()

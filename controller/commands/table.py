@@ -19,6 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "hopper) or progressive link controller: journal, bus.")
     p.add_argument("--config", required=True, help="the table's, cabinet's or link's TOML config")
     p.add_argument("--sim", action="store_true", help="swap every driver for its simulation")
+    p.add_argument("--sas-pty", metavar="LINK", default=None,
+                   help="cabinet with --sim: serve its SAS line on a pseudo-terminal linked at LINK")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     p.set_defaults(func=_run)
 
@@ -31,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cabinet", metavar="TITLE", default=None, help="run a slot cabinet of this title instead "
                    "(croupier titles lists them)")
     p.add_argument("--spins", type=int, default=None, help="cabinet: stop after this many games")
+    p.add_argument("--sas-pty", metavar="LINK", default=None, help="cabinet: serve its SAS line (address 1) on a "
+                   "pseudo-terminal linked at LINK, for any SAS host (croupier sas-host LINK)")
     p.add_argument("--dir", default=None, help="state folder for the demo's journal (default: a fresh temporary one)")
     p.add_argument("--seed", type=int, default=None, help="seed the shoe and players (default: random)")
     p.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: run until Ctrl-C)")
@@ -165,8 +169,24 @@ def _run(args: argparse.Namespace) -> int:
     cfg = _load(args.config)
     if args.sim:
         cfg = cfg.simulated()
+    if getattr(args, "sas_pty", None) or (args.sim and getattr(cfg, "sas", None) is not None):
+        cfg = _sas_pty(cfg, args.sas_pty, args.sim)
     asyncio.run(_serve(cfg))
     return 0
+
+
+def _sas_pty(cfg: Any, link: str | None, sim: bool) -> Any:
+    """The cabinet's SAS line on a pseudo-terminal (linked at `link`) instead of its serial port."""
+    import dataclasses
+
+    from controller.cli import CliError
+    from controller.config import CabinetConfig
+    from controller.sas import SasConfig
+
+    if not isinstance(cfg, CabinetConfig) or not sim:
+        raise CliError("--sas-pty: a slot cabinet's config, with --sim")
+    sas = cfg.sas or SasConfig(port="pty", accounting_denomination=cfg.denomination)
+    return dataclasses.replace(cfg, sas=dataclasses.replace(sas, port="pty", pty_link=link))
 
 
 def _progressive(args: argparse.Namespace) -> int:
@@ -260,10 +280,14 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
     data = {"cabinet": cabinet, "panel": {"file": str(pin_map), "driver": "sim"},
             "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
                     "commands": f"tcp://127.0.0.1:{cmd}"}}
+    if args.sas_pty:
+        data["sas"] = {"port": "pty", "address": 1}
     try:
         cfg = cabinet_config_from_mapping(data, state_dir / "demo.toml")
     except ConfigError as exc:
         raise CliError(str(exc)) from None
+    if args.sas_pty:
+        cfg = _sas_pty(cfg, args.sas_pty, True)
     rng = SeededRng(args.seed) if args.seed is not None else system_rng()
 
     def ready(cab: Any) -> None:
@@ -272,6 +296,8 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
         print(f"watch it:   croupier watch --table {cabinet_id}            (the player's view)")
         print(f"            croupier watch --table {cabinet_id} --view dealer   (the attendant's)")
         print(f"recall:     croupier recall --config {state_dir / 'demo.toml'}   (after it stops)")
+        if cab.sas is not None:
+            print(f"SAS:        address 1 on {args.sas_pty} ({cab.sas.pty[2]}): croupier sas-host {args.sas_pty}")
         print("stop it:    Ctrl-C", flush=True)
         (state_dir / "demo.toml").write_text(_toml(data))
         if not args.quiet:

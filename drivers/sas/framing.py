@@ -79,9 +79,10 @@ class Framer:
     `addresses` are this side's: an unknown poll to one of them has an unknown length, so the rest of it
     (to the next wake-up byte, or to the next silence) is skipped rather than read as polls."""
 
-    def __init__(self, addresses: Iterable[int], gap: float = 0.01) -> None:
+    def __init__(self, addresses: Iterable[int], gap: float = 0.01, hold: float = 0.2) -> None:
         self.addresses = frozenset(addresses)
         self.gap = gap
+        self.hold = hold  # a lone address byte of ours waits this long for its command (a host that pauses)
         self.buf = bytearray()
         self.marked = False         # the wake-up bit has been seen on this line: frame by it
         self.skipping = False
@@ -95,7 +96,7 @@ class Framer:
     def feed(self, items: Iterable[tuple[int, bool | None]], now: float) -> list[Message]:
         out: list[Message] = []
         if self.last is not None and now - self.last > self.gap:
-            out += self.expire()
+            out += self.expire(now)
         self.last = now
         for byte, wake in items:
             if wake is not None:
@@ -114,11 +115,15 @@ class Framer:
             out += self._parse()
         return out
 
-    def expire(self) -> list[Message]:
+    def expire(self, now: float | None = None) -> list[Message]:
         """The line went quiet: whatever is partial will not complete. Without the wake-up bit, look for
-        a whole message after each byte of it (leading bytes, a garbled first byte)."""
+        a whole message after each byte of it (leading bytes, a garbled first byte). A lone address byte of
+        ours is kept a while: some hosts send the address, then reopen the port, then the command."""
         out: list[Message] = []
         self.skipping = False
+        if not self.marked and len(self.buf) == 1 and self.buf[0] in self.addresses and now is not None \
+                and self.last is not None and now - self.last < self.hold:
+            return out
         if self.marked:
             self.garbage += len(self.buf)
             self.buf.clear()

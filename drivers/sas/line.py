@@ -205,7 +205,7 @@ class SasLine:
             items = unmark(data, self._marks) if self.marked else [(b, None) for b in data]
             self._handle(self.framer.feed(items, now), now)
         elif self.framer.partial and self.framer.last is not None and now - self.framer.last > self.framer.gap:
-            self._handle(self.framer.expire(), now)
+            self._handle(self.framer.expire(now), now)
         self._chirp(now)
 
     def _chirp_wait(self, now: float) -> float:
@@ -232,6 +232,7 @@ class SasLine:
                 self._ack()  # a poll to another EGM (or a broadcast): the host has moved on
                 continue
             self._last_poll = now
+            self.chirping = False
             if isinstance(m, CrcError):
                 self.stats.crc_errors += 1
                 continue  # not answered: the host repeats it
