@@ -109,3 +109,13 @@ def test_sas_host_on_a_silent_line_says_to_check_wiring_and_address(capsys: Any)
         os.close(slave)
     err = capsys.readouterr().err
     assert "no answer from address 1" in err and "check the wiring" in err
+
+
+def test_bench_sas_times_every_poll_while_the_cabinet_spins(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "bench.json"
+    assert main(["bench", "sas", "--polls", "200", "--json", str(path)]) == 0
+    figures = json.loads(path.read_text())
+    assert figures["answered"] == 200 and figures["unanswered"] == 0 and figures["line"]["polls"] == 200
+    assert figures["line"]["repeats"] == 0 and figures["games"] > 0
+    assert 0 < figures["p50_ms"] <= figures["p99_ms"] <= figures["max_ms"]
+    assert "first response byte: p50" in capsys.readouterr().out
