@@ -645,6 +645,18 @@ class SasEgm:
             return bytes([address | 0x80])
         return self._answer(address, command, answer) if ok else bytes([address | 0x80])
 
+    def broadcast(self, message: Any) -> None:
+        """On the line's thread: a long poll to address 0 (every EGM, none answers): the host's date and time."""
+        if message.command != 0x7F:
+            return
+        try:
+            record, _ = change_record(self.view(), message.command, message.data)
+        except ValueError as exc:
+            log.warning("SAS broadcast %02X refused: %s", message.command, exc)
+            return
+        if record is not None:
+            self._post(record)
+
     @staticmethod
     def _answer(address: int, command: int, answer: bytes) -> bytes:
         from drivers.sas.crc import with_crc

@@ -187,6 +187,26 @@ def test_polls_that_change_something_are_journaled_once_and_acknowledged(tmp_pat
     assert clears == [{"kind": "clear", "lockup": 1, "action": "paid", "by": "attendant:sas"}]
 
 
+def test_a_date_and_time_broadcast_to_address_0_is_journaled_and_not_answered(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path)
+
+    async def main() -> tuple[bytes, Any]:
+        cab = await started(cfg)
+        host = host_for(cab)
+        seq = cab.state.seq
+        os.write(host.port.fd, with_crc(bytes([0, 0x7F]) + bytes.fromhex("12312030235958")))
+        assert await cab.wait_for(lambda s: s.seq > seq and any(
+            e.record.get("what") == "time" for e in cab.journal.entries(seq)), 5)
+        heard = await polled(lambda: host.port.recv(1, time.monotonic() + 0.05))
+        clock = await polled(host.date_time)
+        host.close()
+        await cab.stop()
+        return heard, clock
+
+    heard, clock = run(main())
+    assert heard == b"" and 0 <= (clock - dt.datetime(2030, 12, 31, 23, 59, 58)).total_seconds() < 5
+
+
 def test_faults_on_the_wire_crc_errors_garbage_dropped_bytes_and_unknown_polls(tmp_path: Path) -> None:
     cfg = sas_cabinet_config(tmp_path)
 

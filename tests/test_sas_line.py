@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -205,3 +206,37 @@ def test_a_poll_with_a_bad_crc_and_an_unknown_poll_get_no_answer() -> None:
     finally:
         line.close()
         os.close(host)
+
+
+@pytest.mark.parametrize("driver", ["refuses", "drops"])
+def test_a_device_without_stick_parity_is_framed_by_timing_with_a_warning(driver: str, caplog: Any,
+                                                                         monkeypatch: Any) -> None:
+    # A serial driver that cannot make the ninth bit either refuses mark/space parity (EINVAL) or quietly
+    # clears CMSPAR (as a Pi's mini UART has no parity at all); a pty stands in for the device here.
+    import termios
+
+    from drivers.sas.line import CMSPAR
+
+    real_set, real_get = termios.tcsetattr, termios.tcgetattr
+
+    def tcsetattr(fd: int, when: int, attrs: list) -> None:
+        if attrs[2] & CMSPAR and driver == "refuses":
+            raise termios.error(22, "Invalid argument")
+        real_set(fd, when, attrs)
+
+    def tcgetattr(fd: int) -> list:
+        attrs = real_get(fd)
+        attrs[2] &= ~CMSPAR if driver == "drops" else ~0
+        return attrs
+
+    monkeypatch.setattr(termios, "tcsetattr", tcsetattr)
+    monkeypatch.setattr(termios, "tcgetattr", tcgetattr)
+    master, slave = os.openpty()
+    try:
+        with caplog.at_level("WARNING", logger="croupier.sas.line"):
+            transport = open_line(slave, "parity")
+        assert transport.marked is False and not real_get(slave)[2] & CMSPAR
+        assert "does not carry the wake-up bit" in caplog.text
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -124,10 +124,17 @@ def _configure(fd: int, wakeup: str) -> bool:
     attrs[0], attrs[1], attrs[2], attrs[3] = iflag, oflag, cflag, lflag
     attrs[4] = attrs[5] = termios.B19200
     attrs[6][termios.VMIN], attrs[6][termios.VTIME] = 0, 0
-    termios.tcsetattr(fd, termios.TCSANOW, attrs)
-    if marked and not termios.tcgetattr(fd)[2] & CMSPAR:
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
+        took = not marked or bool(termios.tcgetattr(fd)[2] & CMSPAR)
+    except termios.error:  # a driver that refuses stick parity outright (a pty says EINVAL)
+        took = False
+    if not took:
         log.warning("this serial device does not carry the wake-up bit (no mark/space parity): framing by "
                     "protocol knowledge and timing")
+        attrs[0] &= ~(termios.INPCK | termios.PARMRK)
+        attrs[2] &= ~(termios.PARENB | CMSPAR)
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
         return False
     return marked
 
@@ -230,6 +237,8 @@ class SasLine:
         for m in messages:
             if m.address != self.address:
                 self._ack()  # a poll to another EGM (or a broadcast): the host has moved on
+                if m.address == 0 and isinstance(m, LongPoll) and hasattr(self.responder, "broadcast"):
+                    self.responder.broadcast(m)  # to every EGM on the line, answered by none
                 continue
             self._last_poll = now
             self.chirping = False
