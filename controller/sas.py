@@ -17,12 +17,13 @@ import asyncio
 import datetime as dt
 import logging
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "sas_config", "raised", "sas_step", "respond",
-           "bcd", "PRIORITY", "EXCEPTIONS", "DENOMINATION_CODES", "FEATURES", "rom_image", "RomSignature"]
+__all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_config", "raised", "sas_step",
+           "read_response", "general_poll", "change_record", "meter", "bcd", "PRIORITY", "EXCEPTIONS",
+           "DENOMINATION_CODES", "FEATURES", "rom_image", "RomSignature"]
 
 log = logging.getLogger("croupier.sas")
 
@@ -172,7 +173,8 @@ def from_bcd(data: bytes) -> int:
     return int(data.hex()) if data else 0
 
 
-def raised(before: Any, record: dict[str, Any], after: Any, effects: Iterable[Any], k: int = 1) -> list[tuple[int, bytes]]:
+def raised(before: Any, record: dict[str, Any], after: Any, effects: Iterable[Any],
+           k: int = 1) -> list[tuple[int, bytes]]:
     """The exceptions one journal record raises, as (code, real-time data). `k` turns cabinet credits into
     SAS credits."""
     from controller.cabinetstate import DoorChanged, LockupCleared, LockupRaised, ProgressiveWon
@@ -462,7 +464,8 @@ def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any]
             host = dt.datetime.strptime(data.hex(), "%m%d%Y%H%M%S")
         except ValueError:
             raise ValueError(f"bad date and time {data.hex()}") from None
-        return {"kind": "sas", "what": "time", "set": host.isoformat(), "offset": round(host.timestamp() - view.now, 3)}, b""
+        offset = round(host.timestamp() - view.now, 3)
+        return {"kind": "sas", "what": "time", "set": host.isoformat(), "offset": offset}, b""
     if command == 0x8A and len(data) == 5 and "legacy_bonus" in view.config.features:
         amount = from_bcd(data[:4])
         if amount <= 0 or amount % view.k:
@@ -605,7 +608,6 @@ class SasEgm:
     def respond(self, message: Any) -> bytes | None:
         """On the line's thread: the answer to a poll addressed to this EGM (None: no answer)."""
         from drivers.sas import GeneralPoll
-        from drivers.sas.crc import with_crc
 
         view = self.view()
         address = self.config.address
