@@ -549,6 +549,10 @@ class SasEgm:
         self.line = SasLine(port, self.config.address, self, wakeup=self.config.wakeup, gap=self.config.gap,
                             chirp_after=self.config.chirp_after, on_first_byte=self.first_byte)
         self.line.start()
+        where = f"pseudo-terminal {self.pty[2]}" + (f" at {self.pty[3]}" if self.pty[3] else "") if self.pty else \
+            str(self.config.port if self.transport is None else "the given transport")
+        log.info("SAS: EGM address %d on %s (%s)", self.config.address, where,
+                 "wake-up bit by parity" if self.line.marked else "framed by poll length and timing")
         self._authenticate("power up")
 
     def open_pty(self, link: str | None) -> int:
