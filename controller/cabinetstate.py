@@ -719,6 +719,8 @@ def status(state: CabinetState) -> tuple[str, str]:
         return "locked", state.lockups[0].text
     if state.payout is not None:
         return "paying", f"paying {state.owed} credits"
+    if state.host_disabled:
+        return "disabled", "disabled by the floor system"
     if state.progressive.pending_hit is not None:
         return "progressive", "progressive jackpot!"
     if state.slot.pending is not None:

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cabinet import ATTENDANT, PLAYER
 from controller.cabinetstate import new_state, replay
@@ -139,7 +141,8 @@ def test_polls_that_change_something_are_journaled_once_and_acknowledged(tmp_pat
         await polled(lambda: drain(host))
         out: dict[str, Any] = {}
         await polled(host.shutdown)
-        out["disabled"] = (cab.state.host_disabled, await cab.command(ATTENDANT, "add_credits", {"credits": 5}))
+        out["disabled"] = (cab.state.host_disabled, await cab.command(ATTENDANT, "add_credits", {"credits": 5}),
+                           cab.views()[1]["public"]["status"])
         await polled(host.startup)
         await polled(lambda: (host.sound(False), host.sound(True)))
         when = dt.datetime(2031, 2, 3, 4, 5, 6)
@@ -168,7 +171,7 @@ def test_polls_that_change_something_are_journaled_once_and_acknowledged(tmp_pat
         return out
 
     out = run(main())
-    assert out["disabled"][0] is True and not out["disabled"][1]["ok"]
+    assert out["disabled"][0] is True and not out["disabled"][1]["ok"] and out["disabled"][2] == "disabled"
     assert "disabled by the floor system" in out["disabled"][1]["error"]
     assert out["clock"] == dt.datetime(2031, 2, 3, 4, 5, 6) or \
         0 <= (out["clock"] - dt.datetime(2031, 2, 3, 4, 5, 6)).total_seconds() < 3
@@ -349,6 +352,39 @@ def test_a_door_opened_during_a_meters_read_reads_whole_meters_then_reports_the_
     assert out["codes"] == [0x11] and out["closed"] == [0x12] and out["after"]["slot_door_opened"] == 1
     sigs = [r for r in records(cfg) if r["kind"] == "sas" and r["what"] == "signature"]
     assert [r["why"] for r in sigs] == ["power up", "main door close"]  # self-authentication after access
+
+
+def test_optional_features_that_are_off_are_unknown_polls(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path, features=())
+
+    async def main() -> dict[str, Any]:
+        cab = await started(cfg)
+        host = host_for(cab, timeout=0.05, retries=0)
+        out: dict[str, Any] = {"features": await polled(host.enabled_features)}
+        for name, call in (("6F", lambda: host.extended_meters([0])), ("8A", lambda: host.legacy_bonus(5)),
+                           ("0E", lambda: host.real_time_events(True))):
+            try:
+                await polled(call)
+                out[name] = "answered"
+            except HostError:
+                out[name] = "ignored"
+        out["credits"] = cab.state.credits
+        host.close()
+        await cab.stop()
+        return out
+
+    out = run(main())
+    assert out["features"]["features"] == [0, 0x01, 0]  # no legacy bonus, no extended meters
+    assert (out["6F"], out["8A"], out["0E"], out["credits"]) == ("ignored", "ignored", "ignored", 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10 ** 12), st.integers(1, 5))
+def test_bcd_meters_are_what_the_host_reads_and_roll_over_past_their_digits(value: int, size: int) -> None:
+    from controller.sas import bcd
+    from controller.sas_host import _bcd_int
+
+    assert len(bcd(value, size)) == size and _bcd_int(bcd(value, size)) == value % 10 ** (2 * size)
 
 
 @pytest.mark.parametrize("sas, error", [
