@@ -69,6 +69,7 @@ class SasConfig:
     gap: float = 0.01
     commit_wait: float = 0.015          # a changing poll waits this long for its journal write, else the host retries
     pty_link: str | None = None         # port "pty": the path the pseudo-terminal's far end is linked at
+    rom_signature: str = "immediate"    # or "general_poll": ACK long poll 21, answer the next general poll with it
 
 
 def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> SasConfig | None:
@@ -79,7 +80,7 @@ def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> Sa
         return None
     w = f"{where}[sas]"
     known = {"port", "address", "asset_number", "accounting_denomination", "serial", "features", "wakeup",
-             "chirp_after", "gap"}
+             "chirp_after", "gap", "rom_signature"}
     for key in s:
         if key not in known:
             raise ConfigError(f"{w}.{key}: unknown key (known: {', '.join(sorted(known))})")
@@ -112,11 +113,15 @@ def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> Sa
     serial = get("serial", str, "")
     if len(serial) > 40 or not serial.isascii():
         raise ConfigError(f"{w}.serial: at most 40 ASCII characters")
+    rom = get("rom_signature", str, "immediate")
+    if rom not in ("immediate", "general_poll"):
+        raise ConfigError(f"{w}.rom_signature: \"immediate\" or \"general_poll\", got {rom!r}")
     chirp = float(get("chirp_after", (int, float), 5.0))
     gap = float(get("gap", (int, float), 0.01))
     if gap <= 0 or chirp < 0:
         raise ConfigError(f"{w}: gap must be positive and chirp_after not negative")
-    return SasConfig(get("port", str, ""), address, asset, acct, serial, features, wakeup, chirp, gap)
+    return SasConfig(get("port", str, ""), address, asset, acct, serial, features, wakeup, chirp, gap,
+                     rom_signature=rom)
 
 
 # --------------------------------------------------------------------------------------------------- the fold
@@ -502,6 +507,7 @@ class SasEgm:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sent: Exc | None = None
         self._change: tuple[bytes, Any] | None = None   # a changing poll in flight: (its bytes, its future)
+        self._rom_frame: bytes | None = None            # a ROM signature waiting for the next general poll
         self.transport = transport
         self.line: Any = None
         self.pty: Any = None
@@ -617,12 +623,19 @@ class SasEgm:
         address = self.config.address
         if isinstance(message, GeneralPoll):
             self._change = None
+            if self._rom_frame is not None:  # section 6: the signature answers the first general poll after it
+                self._sent = None
+                return self._rom_frame
             response, self._sent = general_poll(view, address)
             return response
         command, data = message.command, message.data
         if command not in CHANGING:
             self._change = None
-            return read_response(view, address, command, data)
+            response = read_response(view, address, command, data)
+            if command == 0x21 and response is not None and self.config.rom_signature == "general_poll":
+                self._rom_frame = response
+                return bytes([address])  # ACK now, the signature on the next general poll
+            return response
         if self._change is not None and self._change[0] == message.raw:
             future = self._change[1]  # the host repeats a poll whose record is on its way: the same one
         else:
@@ -674,6 +687,8 @@ class SasEgm:
     def acknowledged(self, message: Any, response: bytes) -> None:
         """On the line's thread: the host's next poll acknowledged `response`."""
         self._change = None
+        if response == self._rom_frame:
+            self._rom_frame = None
         sent, self._sent = self._sent, None
         if sent is None:
             return

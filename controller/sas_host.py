@@ -298,8 +298,39 @@ class SasHost:
         return {"game": _bcd_int(b[:2]), **self._info(b[2:])}
 
     def rom_signature(self, seed: int = 0) -> int:
-        b = self.long_poll(0x21, bytes([seed & 0xFF, seed >> 8]))
-        return b[0] | b[1] << 8
+        """Long poll 21. An EGM answers with the signature, or ACKs and answers a later general poll with it
+        (section 6 of the protocol: it may take time to compute); both are read."""
+        message = bytes([self.address, 0x21, seed & 0xFF, seed >> 8])
+        message += _crc_bytes(message)
+
+        def read(deadline: float) -> bytes:
+            first = self.port.recv(1, deadline)
+            if first != bytes([self.address]):
+                raise HostError("timeout" if not first else f"not an answer to 21: {first.hex()}")
+            rest = self.port.recv(5, min(deadline, time.monotonic() + 0.02))
+            if not rest:
+                return b""  # an ACK alone: the signature comes with a general poll
+            frame = first + rest
+            if rest[0] != 0x21 or len(frame) < 6 or _crc_bytes(frame[:4]) != frame[4:6]:
+                raise HostError("bad CRC")
+            return frame[2:4]
+
+        body = self._exchange(message, read)
+        deadline = time.monotonic() + 10 * self.timeout + 2.0
+        while not body and time.monotonic() < deadline:
+            self.sync()
+            self.port.send(bytes([0x80 | self.address]))
+            first = self.port.recv(1, time.monotonic() + self.timeout)
+            if first == bytes([self.address]):
+                frame = first + self.port.recv(5, time.monotonic() + self.timeout)
+                if len(frame) == 6 and frame[1] == 0x21 and _crc_bytes(frame[:4]) == frame[4:6]:
+                    body = frame[2:4]
+            elif first:
+                raise HostError(f"exception {first.hex()} came before the ROM signature: read exceptions first")
+        if not body:
+            raise HostError("no ROM signature after the ACK")
+        self.sync()  # acknowledge the signature
+        return body[0] | body[1] << 8
 
     def selected_meters(self, codes: list[int], game: int = 0) -> dict[int, int]:
         data = _to_bcd(game, 2) + bytes(codes)

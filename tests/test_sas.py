@@ -103,6 +103,30 @@ def test_every_read_poll_answers_from_the_journal(tmp_path: Path) -> None:
     assert out["stats"]["retries"] == 0
 
 
+def test_a_rom_signature_may_be_acked_then_sent_on_the_next_general_poll(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path, rom_signature="general_poll")
+
+    async def main() -> dict[str, Any]:
+        cab = await started(cfg)
+        host = host_for(cab)
+        out: dict[str, Any] = {"sig": await polled(lambda: host.rom_signature(0x1234))}
+        os.write(host.port.fd, with_crc(bytes([1, 0x21, 0x34, 0x12])))
+        out["ack"] = await polled(lambda: host.port.recv(6, time.monotonic() + 0.1))
+        os.write(host.port.fd, b"\x81")
+        out["frame"] = await polled(lambda: host.port.recv(6, time.monotonic() + 1))
+        out["exceptions"] = await polled(lambda: (host.sync(), drain(host))[1])
+        host.close()
+        await cab.stop()
+        return out
+
+    out = run(main())
+    image = rom_image(extra=cfg.title.digest.encode())
+    expected = rom_crc16(image, 0x1234)
+    assert out["sig"] == expected and out["ack"] == b"\x01"
+    assert out["frame"] == with_crc(bytes([1, 0x21]) + expected.to_bytes(2, "little"))
+    assert out["exceptions"] == [0x17]  # the queue waited behind the signature, untouched
+
+
 def test_exceptions_come_priority_first_and_leave_only_when_acknowledged(tmp_path: Path) -> None:
     cfg = sas_cabinet_config(tmp_path)
 

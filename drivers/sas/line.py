@@ -8,8 +8,12 @@ nothing between, means the host missed the response: it gets the same bytes agai
 queued, a poll that changed something does not change it twice). Any other poll, to this EGM or another,
 acknowledges it. A poll with a bad CRC is not answered (the host repeats it).
 
-Chirping: while no poll has come for `chirp_after` seconds, the EGM sends its address every `chirp_every`
-seconds (with the wake-up bit where the line carries it), so a technician sees it is alive and addressed.
+Chirping (loop break indication): while no address byte has come for `chirp_after` seconds (5 in SAS), the
+EGM sends its own address every `chirp_every` seconds (200 ms) with the wake-up bit set where the line carries
+it, so the host, or a technician, sees it is alive and which address it has.
+
+Deliberately not done: SAS's resynchronisation after start-up (ignoring polls to itself until another EGM
+or address 0 is polled), which would leave a host that polls only this EGM unanswered for ever.
 """
 
 from __future__ import annotations
@@ -235,13 +239,13 @@ class SasLine:
 
     def _handle(self, messages: list[Message], now: float) -> None:
         for m in messages:
+            self._last_poll = now  # any address byte on the line: the loop is not broken, no chirping
+            self.chirping = False
             if m.address != self.address:
                 self._ack()  # a poll to another EGM (or a broadcast): the host has moved on
                 if m.address == 0 and isinstance(m, LongPoll) and hasattr(self.responder, "broadcast"):
                     self.responder.broadcast(m)  # to every EGM on the line, answered by none
                 continue
-            self._last_poll = now
-            self.chirping = False
             if isinstance(m, CrcError):
                 self.stats.crc_errors += 1
                 continue  # not answered: the host repeats it
