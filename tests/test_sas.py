@@ -350,8 +350,9 @@ def test_a_door_opened_during_a_meters_read_reads_whole_meters_then_reports_the_
         stop = asyncio.Event()
 
         def reader() -> None:
-            while not stop.is_set() or len(reads) < 5:
+            while not stop.is_set():
                 reads.append(host.meters())
+            reads.append(host.meters())  # begun after the door's record was journaled
 
         task = asyncio.create_task(polled(reader))
         while len(reads) < 3:
