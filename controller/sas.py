@@ -506,7 +506,7 @@ class SasEgm:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sent: Exc | None = None
-        self._change: tuple[bytes, Any] | None = None   # a changing poll in flight: (its bytes, its future)
+        self._change: tuple[bytes, Any, bytes] | None = None  # a changing poll in flight: bytes, future, answer
         self._rom_frame: bytes | None = None            # a ROM signature waiting for the next general poll
         self.transport = transport
         self.line: Any = None
@@ -637,7 +637,7 @@ class SasEgm:
                 return bytes([address])  # ACK now, the signature on the next general poll
             return response
         if self._change is not None and self._change[0] == message.raw:
-            future = self._change[1]  # the host repeats a poll whose record is on its way: the same one
+            _, future, answer = self._change  # the host repeats a poll whose record is on its way: the same one
         else:
             try:
                 record, answer = change_record(view, command, data)
@@ -651,11 +651,9 @@ class SasEgm:
             future = self._post(record)
             if future is None:
                 return None
-            self._change = (message.raw, (future, answer))
-            future = self._change[1]
-        fut, answer = future
+            self._change = (message.raw, future, answer)
         try:
-            ok = fut.result(timeout=self.config.commit_wait)
+            ok = future.result(timeout=self.config.commit_wait)
         except TimeoutError:
             return None  # not journaled yet: no answer, the host repeats the poll and gets it then
         except Exception as exc:  # noqa: BLE001 - the fold refused it (raced with the cabinet)

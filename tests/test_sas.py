@@ -214,6 +214,23 @@ def test_polls_that_change_something_are_journaled_once_and_acknowledged(tmp_pat
     assert clears == [{"kind": "clear", "lockup": 1, "action": "paid", "by": "attendant:sas"}]
 
 
+def test_a_slow_journal_write_leaves_a_changing_poll_unanswered_until_the_host_repeats_it(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path, commit_wait=0.0)  # never wait for the write: as if the disk were slow
+
+    async def main() -> tuple[int, int]:
+        cab = await started(cfg)
+        host = host_for(cab)
+        await polled(lambda: host.legacy_bonus(3 * cfg.denomination))  # SAS credits of one cent
+        retries, credits = host.stats.retries, cab.state.credits
+        host.close()
+        await cab.stop()
+        return retries, credits
+
+    retries, credits = run(main())
+    assert retries >= 1 and credits == 3  # answered on a repeat, credited once
+    assert len([r for r in records(cfg) if r["kind"] == "credit"]) == 1
+
+
 def test_a_date_and_time_broadcast_to_address_0_is_journaled_and_not_answered(tmp_path: Path) -> None:
     cfg = sas_cabinet_config(tmp_path)
 
