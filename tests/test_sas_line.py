@@ -240,3 +240,28 @@ def test_a_device_without_stick_parity_is_framed_by_timing_with_a_warning(driver
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_a_pyserial_url_port_is_framed_by_timing() -> None:
+    # [sas] port may be a pyserial URL (a terminal server's socket://): no wake-up bit there
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    echo = Echo()
+    line = SasLine(f"socket://127.0.0.1:{server.getsockname()[1]}", ADDR, echo, chirp_after=0)
+    conn, _ = server.accept()
+    line.start()
+    try:
+        assert line.marked is False
+        conn.sendall(b"\x82" + bytes([ADDR, 0x1A]))  # a leading byte, then the poll
+        conn.settimeout(2)
+        got = b""
+        while len(got) < 2:
+            got += conn.recv(2 - len(got))
+        assert got == bytes([ADDR, 1])
+    finally:
+        line.close()
+        conn.close()
+        server.close()
