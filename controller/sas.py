@@ -70,6 +70,7 @@ class SasConfig:
     commit_wait: float = 0.015          # a changing poll waits this long for its journal write, else the host retries
     pty_link: str | None = None         # port "pty": the path the pseudo-terminal's far end is linked at
     rom_signature: str = "immediate"    # or "general_poll": ACK long poll 21, answer the next general poll with it
+    realtime: int | None = None         # SCHED_FIFO priority for the line's thread (needs CAP_SYS_NICE)
 
 
 def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> SasConfig | None:
@@ -80,7 +81,7 @@ def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> Sa
         return None
     w = f"{where}[sas]"
     known = {"port", "address", "asset_number", "accounting_denomination", "serial", "features", "wakeup",
-             "chirp_after", "gap", "rom_signature"}
+             "chirp_after", "gap", "rom_signature", "realtime"}
     for key in s:
         if key not in known:
             raise ConfigError(f"{w}.{key}: unknown key (known: {', '.join(sorted(known))})")
@@ -120,8 +121,11 @@ def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> Sa
     gap = float(get("gap", (int, float), 0.01))
     if gap <= 0 or chirp < 0:
         raise ConfigError(f"{w}: gap must be positive and chirp_after not negative")
+    realtime = get("realtime", int, 0) or None
+    if realtime is not None and not 1 <= realtime <= 99:
+        raise ConfigError(f"{w}.realtime: a SCHED_FIFO priority 1..99, got {realtime}")
     return SasConfig(get("port", str, ""), address, asset, acct, serial, features, wakeup, chirp, gap,
-                     rom_signature=rom)
+                     rom_signature=rom, realtime=realtime)
 
 
 # --------------------------------------------------------------------------------------------------- the fold
@@ -553,7 +557,8 @@ class SasEgm:
         elif port is None:
             port = self.config.port
         self.line = SasLine(port, self.config.address, self, wakeup=self.config.wakeup, gap=self.config.gap,
-                            chirp_after=self.config.chirp_after, on_first_byte=self.first_byte)
+                            chirp_after=self.config.chirp_after, on_first_byte=self.first_byte,
+                            realtime=self.config.realtime)
         self.line.start()
         where = f"pseudo-terminal {self.pty[2]}" + (f" at {self.pty[3]}" if self.pty[3] else "") if self.pty else \
             str(self.config.port if self.transport is None else "the given transport")

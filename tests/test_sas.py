@@ -435,6 +435,8 @@ def test_bcd_meters_are_what_the_host_reads_and_roll_over_past_their_digits(valu
     ({"port": "/dev/ttyUSB0", "baud": 9600}, "[sas].baud: unknown key"),
     ({"port": "/dev/ttyUSB0", "features": ["aft"]}, "[sas].features: unknown aft"),
     ({"address": 1}, "[sas].port"),
+    ({"port": "/dev/ttyUSB0", "realtime": 120}, "[sas].realtime: a SCHED_FIFO priority 1..99"),
+    ({"port": "/dev/ttyUSB0", "rom_signature": "later"}, "[sas].rom_signature"),
 ])
 def test_sas_config_errors_name_the_key(tmp_path: Path, sas: dict[str, Any], error: str) -> None:
     data = {"cabinet": {"id": "c1", "title": "frozen-assets", "journal": str(tmp_path / "j")}, "sas": sas}

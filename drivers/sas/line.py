@@ -164,8 +164,8 @@ class SasLine:
 
     def __init__(self, port: str | int | Any, address: int, responder: Responder, *, wakeup: str = "auto",
                  gap: float = 0.01, chirp_after: float = 5.0, chirp_every: float = 0.2,
-                 clock: Callable[[], float] = time.monotonic, on_first_byte: Callable[[float], None] | None = None
-                 ) -> None:
+                 clock: Callable[[], float] = time.monotonic, on_first_byte: Callable[[float], None] | None = None,
+                 realtime: int | None = None) -> None:
         if not 1 <= address <= 127:
             raise ValueError(f"SAS address must be 1..127, got {address}")
         self.transport = port if hasattr(port, "read") else open_line(port, wakeup)
@@ -176,6 +176,7 @@ class SasLine:
         self.clock = clock
         self.stats = LineStats()
         self.on_first_byte = on_first_byte
+        self.realtime = realtime  # SCHED_FIFO priority of the line's thread (1..99; needs CAP_SYS_NICE)
         self._pending: tuple[Message, bytes] | None = None   # the last response, until the host's next poll
         self._last_poll = clock()
         self._last_chirp = 0.0
@@ -201,6 +202,11 @@ class SasLine:
     # ------------------------------------------------------------------------------------------ the loop
 
     def _run(self) -> None:
+        if self.realtime is not None:  # a loaded machine must not delay the answer past SAS's 20 ms
+            try:
+                os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.realtime))
+            except (OSError, AttributeError) as exc:
+                log.warning("SAS line: real-time priority %s refused (%s): normal scheduling", self.realtime, exc)
         while not self._stop.is_set():
             try:
                 self._once()
