@@ -101,6 +101,7 @@ class Cabinet(Runtime):
         self._attract_timer: asyncio.TimerHandle | None = None
         self.attracting = asyncio.Event()      # set while the attract mode plays
         self._link_kick = asyncio.Event()
+        self.sas: Any = None                   # controller.sas.SasEgm: the floor's SAS line ([sas])
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -112,6 +113,13 @@ class Cabinet(Runtime):
             raise RuntimeError(f"{cfg.journal} is the journal of {first['title']} at {first['denomination']} cents; "
                                f"this config runs {self.title.id} at {cfg.denomination} cents (start a new journal)")
         state = replay(new_state(cfg.cabinet_id, self.title, cfg.denomination, cfg.settings, cfg.paytable), entries)
+        if getattr(cfg, "sas", None) is not None and self.sas is None:
+            from controller.sas import SasEgm
+
+            self.sas = SasEgm(self, cfg.sas)
+        if self.sas is not None:  # the exceptions not yet acknowledged come back from the journal
+            self.sas.rebuild(new_state(cfg.cabinet_id, self.title, cfg.denomination, cfg.settings, cfg.paytable),
+                             entries)
         if self.rng is None:
             from controller.rng import SeededRng, system_rng
 
@@ -123,6 +131,8 @@ class Cabinet(Runtime):
         await self._start_bus()
         self._start_panel()
         self._start_link()
+        if self.sas is not None:
+            self.sas.start(asyncio.get_running_loop())
         self._resume()
 
     async def _close_drivers(self) -> None:
@@ -131,6 +141,8 @@ class Cabinet(Runtime):
                 timer.cancel()
         if self.link is not None:
             await self.link.close()
+        if self.sas is not None:
+            self.sas.close()
         if self.panel is not None:
             self.panel.close()
 
@@ -150,7 +162,10 @@ class Cabinet(Runtime):
     # ------------------------------------------------------------------------------------------ the fold
 
     def _step(self, state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, tuple[Any, ...]]:
-        return step(state, record)
+        after, effects = step(state, record)
+        if self.sas is not None:  # SAS folds the same record once it is journaled (its exceptions)
+            effects += self.sas.note(state, record, after, effects)
+        return after, effects
 
     def _picture(self, state: CabinetState) -> dict[str, Any]:
         # A linked pool is not in the cabinet's state: its screens follow the link controller's topic for it.
@@ -424,6 +439,8 @@ class Cabinet(Runtime):
     # ------------------------------------------------------------------------------------------ showing
 
     def _show(self, effects: tuple[Any, ...]) -> None:
+        if self.sas is not None:
+            self.sas.show(effects, self.state.seq)
         for eff in effects:
             if isinstance(eff, Spun):
                 self._spun(eff)

@@ -20,6 +20,8 @@ Record kinds (each a JSON object with "kind"):
 - "link"       the progressive link: {"up"}; "progressive_ack": {"games"}; "progressive_win": {"game", "cents", "hit"}
 - "fault"      a rejected input worth keeping (noise on the coin line): {"what", "reason"}
 - "refused"    a refused command: {"who", "reason", "request"} (audit only)
+- "sas"        the floor's SAS polls (controller/sas.py): {"what": "disable"|"enable"} stops or allows play and money
+               in; "ack", "sound", "rte", "time", "signature" are SAS's own and leave this state as it is
 
 The balance every state keeps (the crash tests check it after every kill):
 credits + payout still owed = credits in - credits out - bets + wins, where credits in = drop + credits
@@ -218,6 +220,7 @@ class CabinetState:
     recall: tuple[dict[str, Any], ...] = ()
     recall_size: int = RECALL
     last_win: int = 0                                 # what the win meter shows
+    host_disabled: bool = False                       # the floor's SAS host shut the game down (long poll 01)
 
     @property
     def owed(self) -> int:
@@ -329,6 +332,8 @@ def play_blocked(state: CabinetState) -> str | None:
         return "paying out"
     if state.progressive.pending_hit is not None:
         return "progressive jackpot: waiting for the link controller's award"
+    if state.host_disabled:
+        return "disabled by the floor system"
     return None
 
 
@@ -340,6 +345,8 @@ def money_in_blocked(state: CabinetState) -> str | None:
         return state.lockups[0].text
     if state.payout is not None:
         return "paying out"
+    if state.host_disabled:
+        return "disabled by the floor system"
     return None
 
 
@@ -691,6 +698,9 @@ def step(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, tup
         state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))
     elif kind == "fault":
         state = replace(state, meters=replace(state.meters, faults=state.meters.faults + 1))
+    elif kind == "sas":
+        if record["what"] in ("disable", "enable"):
+            state = replace(state, host_disabled=record["what"] == "disable")
     else:
         raise ValueError(f"unknown journal record kind {kind!r}")
     return state, tuple(effects)
@@ -709,6 +719,8 @@ def status(state: CabinetState) -> tuple[str, str]:
         return "locked", state.lockups[0].text
     if state.payout is not None:
         return "paying", f"paying {state.owed} credits"
+    if state.host_disabled:
+        return "disabled", "disabled by the floor system"
     if state.progressive.pending_hit is not None:
         return "progressive", "progressive jackpot!"
     if state.slot.pending is not None:

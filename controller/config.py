@@ -409,6 +409,7 @@ class CabinetConfig:
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
     journal_key: Path | None = None
     journal_anchor: Path | None = None
+    sas: Any = None                                    # controller.sas.SasConfig: the floor's SAS line ([sas])
 
     @property
     def table_id(self) -> str:  # the bus and the journal name the service by this
@@ -464,7 +465,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
 
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _unknown(data, {"cabinet", "panel", "bus", "screens"}, where)  # [screens]: controller/screens/config.py
+    _unknown(data, {"cabinet", "panel", "bus", "screens", "sas"}, where)  # [screens]: controller/screens/config.py
     _all_finite(data, where)
     c = _section(data, "cabinet", where)
     w = f"{where}[cabinet]"
@@ -558,11 +559,14 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
         if len(spec.reels) != 3 or any(r.size != spec.stops for r in title.reels):
             raise ConfigError(f"{w}.reels: the pin map's {len(spec.reels)} reels of {spec.stops} stops do not "
                               f"carry {title.name}'s strips ({', '.join(str(r.size) for r in title.reels)} stops)")
+    from controller.sas import sas_config
+
     return CabinetConfig(path, cabinet_id, title, denomination, _journal(c, cabinet_id, w, base), settings, paytable,
                          seconds["hopper_timeout"], seconds["spin_seconds"], seconds["attract_seconds"],
                          tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
                          _bus(data, where, base), _get(c, "seed", int, w), data,
-                         **_journal_files(c, _journal(c, cabinet_id, w, base), w, base))
+                         **_journal_files(c, _journal(c, cabinet_id, w, base), w, base),
+                         sas=sas_config(_section(data, "sas", where), where, denomination))
 
 
 def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:

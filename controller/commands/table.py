@@ -19,6 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "hopper) or progressive link controller: journal, bus.")
     p.add_argument("--config", required=True, help="the table's, cabinet's or link's TOML config")
     p.add_argument("--sim", action="store_true", help="swap every driver for its simulation")
+    p.add_argument("--sas-pty", metavar="LINK", default=None,
+                   help="cabinet with --sim: serve its SAS line on a pseudo-terminal linked at LINK")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
     p.set_defaults(func=_run)
 
@@ -35,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run a slot cabinet of this title instead: its id or its name, e.g. frozen-assets or "
                         "\"Frozen Assets\" (croupier titles lists them)")
     p.add_argument("--spins", type=int, default=None, help="cabinet: stop after this many games")
+    p.add_argument("--sas-pty", metavar="LINK", default=None, help="cabinet: serve its SAS line (address 1) on a "
+                   "pseudo-terminal linked at LINK, for any SAS host (croupier sas-host LINK)")
     p.add_argument("--dir", default=None, help="the demo's folder: its journal and its config, demo.toml, for croupier "
                    "recall and meters (default: ~/.local/state/croupier/demo/ID, or under $XDG_STATE_HOME; each run "
                    "carries on its journal)")
@@ -193,14 +197,31 @@ def _run(args: argparse.Namespace) -> int:
 
     _setup_logging(args.log_level)
     cfg = _load(args.config)
-    if getattr(args, "sim", False):  # `croupier progressive` has no --sim: a link controller has no drivers
+    sim = getattr(args, "sim", False)  # `croupier progressive` has no --sim: a link controller has no drivers
+    if sim:
         cfg = cfg.simulated()
     try:
         check_runnable(cfg)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
+    if getattr(args, "sas_pty", None) or (sim and getattr(cfg, "sas", None) is not None):
+        cfg = _sas_pty(cfg, args.sas_pty, sim)
     asyncio.run(_serve(cfg))
     return 0
+
+
+def _sas_pty(cfg: Any, link: str | None, sim: bool) -> Any:
+    """The cabinet's SAS line on a pseudo-terminal (linked at `link`) instead of its serial port."""
+    import dataclasses
+
+    from controller.cli import CliError
+    from controller.config import CabinetConfig
+    from controller.sas import SasConfig
+
+    if not isinstance(cfg, CabinetConfig) or not sim:
+        raise CliError("--sas-pty: a slot cabinet's config, with --sim")
+    sas = cfg.sas or SasConfig(port="pty", accounting_denomination=cfg.denomination)
+    return dataclasses.replace(cfg, sas=dataclasses.replace(sas, port="pty", pty_link=link))
 
 
 def _progressive(args: argparse.Namespace) -> int:
@@ -322,10 +343,14 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
     data = {"cabinet": cabinet, "panel": {"file": pin_map.name, "driver": "sim"},
             "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
                     "commands": f"tcp://127.0.0.1:{cmd}"}}
+    if args.sas_pty:
+        data["sas"] = {"port": "pty", "address": 1}
     try:
         cfg = cabinet_config_from_mapping(data, state_dir / "demo.toml")
     except ConfigError as exc:
         raise CliError(str(exc)) from None
+    if args.sas_pty:
+        cfg = _sas_pty(cfg, args.sas_pty, True)
     rng = SeededRng(args.seed) if args.seed is not None else system_rng()
 
     def ready(cab: Any) -> None:
@@ -333,6 +358,8 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
               f"{cfg.journal}")
         print(f"watch it:   croupier watch --table {cabinet_id}            (the player's view)")
         print(f"            croupier watch --table {cabinet_id} --view dealer   (the attendant's)")
+        if cab.sas is not None:
+            print(f"SAS:        address 1 on {args.sas_pty} ({cab.sas.pty[2]}): croupier sas-host {args.sas_pty}")
         (state_dir / "demo.toml").write_text(_toml(data))
         _print_afterwards(state_dir)
         if not args.quiet:

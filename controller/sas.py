@@ -1,0 +1,700 @@
+"""The cabinet as an EGM on the floor's SAS line: each poll answered from the cabinet's journal-derived state, the exception queue folded from the journal.
+
+The line (drivers/sas) frames the host's polls and calls `SasEgm.respond` on its thread; the answer is built
+from the cabinet's latest state and the SAS fold below (`SasState`), never from meters kept apart. A poll
+that changes something (shutdown/startup, sound, real-time event reporting, date and time, legacy bonus,
+remote hand-pay reset) becomes a journal record like any command, and is answered once journaled. The
+exceptions a record raises (doors, power, tilts, hand pays, games, cash out, ...) are derived from the
+record by `raised`; an exception the host has acknowledged is journaled as acknowledged, so after a
+restart the queue is the journal's exceptions less the acknowledged ones: none is lost.
+
+Money on the line is in credits of the SAS accounting denomination (`[sas] accounting_denomination`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+__all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_config", "raised", "sas_step",
+           "read_response", "general_poll", "change_record", "meter", "bcd", "PRIORITY", "EXCEPTIONS",
+           "DENOMINATION_CODES", "FEATURES", "rom_image", "RomSignature"]
+
+log = logging.getLogger("croupier.sas")
+
+# Exception codes (SAS general poll), the ones this EGM raises.
+EXCEPTIONS = {
+    0x11: "slot door opened", 0x12: "slot door closed", 0x13: "drop door opened", 0x14: "drop door closed",
+    0x15: "card cage opened", 0x16: "card cage closed", 0x17: "AC power applied", 0x18: "AC power lost",
+    0x19: "cashbox door opened", 0x1A: "cashbox door closed", 0x1D: "belly door opened", 0x1E: "belly door closed",
+    0x20: "general tilt", 0x21: "coin in tilt", 0x22: "coin out tilt", 0x23: "hopper empty", 0x24: "extra coin paid",
+    0x2D: "reverse coin in", 0x3C: "operator changed options", 0x40: "reel tilt", 0x51: "hand pay pending",
+    0x52: "hand pay reset", 0x53: "no progressive information for 5 seconds", 0x54: "progressive win",
+    0x66: "cash out button pressed", 0x70: "exception buffer overflow", 0x7C: "legacy bonus pay awarded",
+    0x7E: "game started", 0x7F: "game ended",
+}
+# Reported before any other queued exception (they ask the floor to act on money).
+PRIORITY = frozenset([0x3D, 0x3E, 0x51, 0x52, 0x57, 0x67, 0x68])
+QUEUE_SIZE = 32
+
+_DOORS = {"main": (0x11, 0x12), "slot": (0x11, 0x12), "drop": (0x13, 0x14), "logic": (0x15, 0x16),
+          "card_cage": (0x15, 0x16), "cash_box": (0x19, 0x1A), "cashbox": (0x19, 0x1A), "belly": (0x1D, 0x1E)}
+_LOCKUPS = {"coin_in_jam": 0x21, "reverse_coin": 0x2D, "hopper_empty": 0x23, "hopper_jam": 0x22,
+            "hopper_runaway": 0x24, "reel_misindex": 0x40, "hand_pay": 0x51, "jackpot": 0x51}
+# Denomination codes (SAS table of denominations) by cents.
+DENOMINATION_CODES = {1: 0x01, 5: 0x02, 10: 0x03, 25: 0x04, 50: 0x05, 100: 0x06, 500: 0x07, 1000: 0x08, 2000: 0x09,
+                      10000: 0x0A, 20: 0x0B, 200: 0x0C, 250: 0x0D, 2500: 0x0E, 5000: 0x0F, 2: 0x17}
+FEATURES = ("legacy_bonus", "extended_meters", "rte")
+BONUS_BY = "sas:legacy_bonus"
+HOST = "attendant:sas"  # the floor's remote hand-pay reset clears as an attendant would
+
+
+# --------------------------------------------------------------------------------------------------- config
+
+@dataclass(frozen=True)
+class SasConfig:
+    port: str                           # a device, a /dev/serial/by-id link or a pyserial URL ("pty" in demos)
+    address: int = 1
+    asset_number: int = 0
+    accounting_denomination: int = 1    # cents per SAS credit
+    serial: str = ""
+    features: tuple[str, ...] = FEATURES
+    wakeup: str = "auto"                # "auto", "parity" or "timing"
+    chirp_after: float = 5.0
+    gap: float = 0.01
+    commit_wait: float = 0.015          # a changing poll waits this long for its journal write, else the host retries
+    pty_link: str | None = None         # port "pty": the path the pseudo-terminal's far end is linked at
+    rom_signature: str = "immediate"    # or "general_poll": ACK long poll 21, answer the next general poll with it
+    realtime: int | None = None         # SCHED_FIFO priority for the line's thread (needs CAP_SYS_NICE)
+
+
+def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> SasConfig | None:
+    """`[sas]` of a cabinet config, validated (None when absent)."""
+    from controller.config import ConfigError
+
+    if not s:
+        return None
+    w = f"{where}[sas]"
+    known = {"port", "address", "asset_number", "accounting_denomination", "serial", "features", "wakeup",
+             "chirp_after", "gap", "rom_signature", "realtime"}
+    for key in s:
+        if key not in known:
+            raise ConfigError(f"{w}.{key}: unknown key (known: {', '.join(sorted(known))})")
+
+    def get(key: str, kind: Any, default: Any) -> Any:
+        value = s.get(key, default)
+        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+            raise ConfigError(f"{w}.{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+        return value
+
+    if "port" not in s:
+        raise ConfigError(f"{w}.port: the SAS line's device (/dev/ttyUSB0, a /dev/serial/by-id link or a URL)")
+    address = get("address", int, 1)
+    if not 1 <= address <= 127:
+        raise ConfigError(f"{w}.address: 1..127, got {address}")
+    asset = get("asset_number", int, 0)
+    if not 0 <= asset <= 0xFFFFFFFF:
+        raise ConfigError(f"{w}.asset_number: 0..4294967295, got {asset}")
+    acct = get("accounting_denomination", int, denomination)
+    if acct <= 0 or denomination % acct:
+        raise ConfigError(f"{w}.accounting_denomination: the cabinet's {denomination} cents must be whole SAS "
+                          f"credits of it, got {acct}")
+    features = tuple(get("features", list, list(FEATURES)))
+    bad = [f for f in features if f not in FEATURES]
+    if bad:
+        raise ConfigError(f"{w}.features: unknown {', '.join(map(str, bad))} (features: {', '.join(FEATURES)})")
+    wakeup = get("wakeup", str, "auto")
+    if wakeup not in ("auto", "parity", "timing"):
+        raise ConfigError(f"{w}.wakeup: \"auto\", \"parity\" or \"timing\", got {wakeup!r}")
+    serial = get("serial", str, "")
+    if len(serial) > 40 or not serial.isascii():
+        raise ConfigError(f"{w}.serial: at most 40 ASCII characters")
+    rom = get("rom_signature", str, "immediate")
+    if rom not in ("immediate", "general_poll"):
+        raise ConfigError(f"{w}.rom_signature: \"immediate\" or \"general_poll\", got {rom!r}")
+    chirp = float(get("chirp_after", (int, float), 5.0))
+    gap = float(get("gap", (int, float), 0.01))
+    if gap <= 0 or chirp < 0:
+        raise ConfigError(f"{w}: gap must be positive and chirp_after not negative")
+    realtime = get("realtime", int, 0) or None
+    if realtime is not None and not 1 <= realtime <= 99:
+        raise ConfigError(f"{w}.realtime: a SCHED_FIFO priority 1..99, got {realtime}")
+    return SasConfig(get("port", str, ""), address, asset, acct, serial, features, wakeup, chirp, gap,
+                     rom_signature=rom, realtime=realtime)
+
+
+# --------------------------------------------------------------------------------------------------- the fold
+
+@dataclass(frozen=True, slots=True)
+class Exc:
+    id: str          # "seq:index" of the journal record that raised it
+    code: int
+    data: bytes = b""  # what real-time event reporting adds
+
+    @property
+    def priority(self) -> bool:
+        return self.code in PRIORITY
+
+
+@dataclass(frozen=True)
+class SasState:
+    """What SAS keeps beside the cabinet's own state, folded from the same journal."""
+
+    queue: tuple[Exc, ...] = ()
+    rte: bool = False
+    sound: bool = True
+    clock_offset: float = 0.0        # seconds the host's clock is ahead of ours (long poll 7F)
+    games_since_power: int = 0
+    games_since_door: int = 0
+    overflowed: bool = False
+    starts: int = 0
+
+    def next(self) -> Exc | None:
+        """The exception the next general poll reports: priority ones first, then in order."""
+        for e in self.queue:
+            if e.priority:
+                return e
+        return self.queue[0] if self.queue else None
+
+
+@dataclass(frozen=True, slots=True)
+class SasNote:
+    """An effect the cabinet's fold carries for SAS: the record with the states around it."""
+
+    before: Any
+    record: dict[str, Any]
+    after: Any
+    effects: tuple[Any, ...]
+
+
+def bcd(value: int, size: int) -> bytes:
+    """`value` in `size` bytes of packed BCD (a meter past its digits rolls over, as meters do)."""
+    digits = f"{max(value, 0) % 10 ** (2 * size):0{2 * size}d}"
+    return bytes.fromhex(digits)
+
+
+def from_bcd(data: bytes) -> int:
+    return int(data.hex()) if data else 0
+
+
+def raised(before: Any, record: dict[str, Any], after: Any, effects: Iterable[Any],
+           k: int = 1) -> list[tuple[int, bytes]]:
+    """The exceptions one journal record raises, as (code, real-time data). `k` turns cabinet credits into
+    SAS credits."""
+    from controller.cabinetstate import DoorChanged, LockupCleared, LockupRaised, ProgressiveWon
+
+    out: list[tuple[int, bytes]] = []
+    kind = record.get("kind")
+    if kind == "start":
+        if before.meters.power_resets:
+            out.append((0x18, b""))  # the power went away since the last start
+        out.append((0x17, b""))
+        if before.meters.power_resets and before.settings != after.settings:
+            out.append((0x3C, b""))
+    elif kind == "spin":
+        bet = after.meters.coin_in - before.meters.coin_in
+        out.append((0x7E, bcd(bet * k, 2) + bcd(after.meters.coin_in * k, 4) + b"\x00\x00"))
+        if after.slot.pending is None:
+            out.append((0x7F, bcd(after.last_win * k, 4)))
+    elif kind == "pick":
+        out.append((0x7F, bcd(after.last_win * k, 4)))
+    elif kind == "cashout":
+        out.append((0x66, b""))
+    elif kind == "credit" and record.get("by") == BONUS_BY:
+        out.append((0x7C, b""))
+    elif kind == "link" and not record.get("up"):
+        out.append((0x53, b""))
+    for eff in effects:
+        if isinstance(eff, DoorChanged):
+            codes = _DOORS.get(eff.name, (0x11, 0x12))
+            out.append((codes[0] if eff.open else codes[1], b""))
+        elif isinstance(eff, LockupRaised) and eff.lockup.kind in _LOCKUPS:
+            out.append((_LOCKUPS[eff.lockup.kind], b""))
+        elif isinstance(eff, LockupCleared) and eff.lockup.kind in ("hand_pay", "jackpot"):
+            out.append((0x52, b""))
+        elif isinstance(eff, ProgressiveWon):
+            out.append((0x54, b""))
+    return out
+
+
+def _enqueue(sas: SasState, new: list[Exc]) -> SasState:
+    queue = list(sas.queue)
+    overflowed = sas.overflowed
+    for e in new:
+        queue.append(e)
+        while len(queue) > QUEUE_SIZE:
+            # the oldest that is not a priority exception goes; the host is told once (70)
+            victim = next((i for i, x in enumerate(queue) if not x.priority and x.code != 0x70), 0)
+            del queue[victim]
+            if not overflowed:
+                overflowed = True
+                queue.append(Exc(f"{e.id}:overflow", 0x70))
+    return replace(sas, queue=tuple(queue), overflowed=overflowed and any(x.code == 0x70 for x in queue))
+
+
+def sas_step(sas: SasState, seq: int, before: Any, record: dict[str, Any], after: Any, effects: Iterable[Any],
+             k: int = 1) -> SasState:
+    """The SAS state after one journal record (pure: recovery and the live cabinet both fold with it)."""
+    kind = record.get("kind")
+    if kind == "sas":
+        what = record.get("what")
+        if what == "ack":
+            gone = set(record.get("ids", ()))
+            return replace(sas, queue=tuple(e for e in sas.queue if e.id not in gone))
+        if what == "sound":
+            return replace(sas, sound=bool(record["on"]))
+        if what == "rte":
+            return replace(sas, rte=bool(record["on"]))
+        if what == "time":
+            return replace(sas, clock_offset=float(record["offset"]))
+        return sas
+    if kind == "start":
+        sas = replace(sas, games_since_power=0, starts=sas.starts + 1)
+    elif kind == "spin":
+        sas = replace(sas, games_since_power=sas.games_since_power + 1, games_since_door=sas.games_since_door + 1)
+    elif kind == "door" and record.get("name") in ("main", "slot") and not record.get("open"):
+        sas = replace(sas, games_since_door=0)
+    new = [Exc(f"{seq}:{i}", code, data) for i, (code, data) in enumerate(raised(before, record, after, effects, k))]
+    return _enqueue(sas, new) if new else sas
+
+
+# --------------------------------------------------------------------------------------------------- ROM signature
+
+def rom_image(roots: Iterable[Path] | None = None, extra: bytes = b"") -> bytes:
+    """The installed software and models, as the ROM signature covers them: every file of the controller,
+    drivers and vision packages (titles and models included), by relative path in order, name then content."""
+    if roots is None:
+        base = Path(__file__).resolve().parent.parent
+        roots = [base / "controller", base / "drivers", base / "vision"]
+    parts: list[bytes] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                           and p.suffix not in (".pyc", ".pyo")):
+            parts.append(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes())
+    return b"".join(parts) + extra
+
+
+class RomSignature:
+    """Seeded CRC-16 over the image, in microseconds per seed: the CRC is linear, so the seed's part is the
+    zero-byte step raised to the image's length (GF(2) matrix power), XORed with the unseeded CRC."""
+
+    def __init__(self, image: bytes) -> None:
+        from drivers.sas.crc import rom_crc16
+
+        self.length = len(image)
+        self.base = rom_crc16(image, 0)
+        step = [self._zero_byte(1 << i) for i in range(16)]  # columns of one zero byte's linear map
+        self.power = self._pow(step, self.length)
+
+    @staticmethod
+    def _zero_byte(reg: int) -> int:
+        from drivers.sas.crc import crc16
+
+        return crc16(b"\0", reg)
+
+    @staticmethod
+    def _apply(cols: list[int], v: int) -> int:
+        out = 0
+        for i in range(16):
+            if v >> i & 1:
+                out ^= cols[i]
+        return out
+
+    def _pow(self, cols: list[int], n: int) -> list[int]:
+        result = [1 << i for i in range(16)]
+        while n:
+            if n & 1:
+                result = [self._apply(cols, c) for c in result]
+            cols = [self._apply(cols, c) for c in cols]
+            n >>= 1
+        return result
+
+    def __call__(self, seed: int) -> int:
+        return self.base ^ self._apply(self.power, seed & 0xFFFF)
+
+
+# --------------------------------------------------------------------------------------------------- the polls
+
+def _ascii(text: str, size: int) -> bytes:
+    return text.encode("ascii", "replace")[:size].ljust(size, b" ")
+
+
+@dataclass(frozen=True)
+class View:
+    """What a poll is answered from: the cabinet's state, SAS's, the config, the clock and the signature."""
+
+    cabinet: Any
+    sas: SasState
+    config: SasConfig
+    now: float
+    signature: Callable[[int], int]
+
+    @property
+    def k(self) -> int:
+        return self.cabinet.denomination // self.config.accounting_denomination
+
+
+def meter(view: View, code: int) -> int | None:
+    """SAS meter `code` (2F/6F's meter codes), None when this EGM has no such meter."""
+    s, m, k = view.cabinet, view.cabinet.meters, view.k
+    table = {0x00: m.coin_in * k, 0x01: m.coin_out * k, 0x02: m.jackpot_handpaid * k,
+             0x03: m.cancelled_handpaid * k, 0x04: m.credits_out * k, 0x05: m.games_played, 0x06: m.games_won,
+             0x07: m.games_lost, 0x08: m.drop * k, 0x09: m.hopper_out * k, 0x0A: m.drop * k, 0x0B: 0,
+             0x0C: s.credits * k}
+    return table.get(code)
+
+
+def _machine_info(view: View) -> bytes:
+    title, cab = view.cabinet.title, view.cabinet
+    low_high = getattr(title, "target_rtp", None)  # fractions of one: 91.50 % is "9150"
+    rtp = round(sum(low_high) / 2 * 10000) if low_high else 0
+    max_bet = min(title.max_bet.total * view.k, 255)
+    game_id = "".join(c for c in title.id.upper() if c.isalnum())[:2] or "CR"
+    return (_ascii(game_id, 2) + _ascii("000", 3) + bytes([DENOMINATION_CODES.get(cab.denomination, 0),
+                                                           max_bet, 0]) + b"\x00\x00"
+            + _ascii(f"{title.id[:3].upper()}{cab.slot.paytable:03d}", 6) + _ascii(f"{rtp:04d}"[:4], 4))
+
+
+def _handpay(view: View) -> bytes:
+    lock = next((x for x in view.cabinet.lockups if x.kind in ("hand_pay", "jackpot")), None)
+    if lock is None:
+        return bytes(1 + 1 + 5 + 2 + 1 + 10)
+    level = 0x80 if lock.kind == "hand_pay" else 0x40  # cancelled credits; a non-progressive top award
+    return bytes([0, level]) + bcd(lock.credits * view.k, 5) + bcd(0, 2) + b"\x00" + bytes(10)
+
+
+def _clock(view: View) -> dt.datetime:
+    return dt.datetime.fromtimestamp(view.now + view.sas.clock_offset)
+
+
+def read_response(view: View, address: int, command: int, data: bytes) -> bytes | None:
+    """The answer to a poll that changes nothing, without its CRC (None: not a poll this EGM answers)."""
+    from drivers.sas.crc import with_crc
+
+    a = bytes([address, command])
+    cab, m, k = view.cabinet, view.cabinet.meters, view.k
+    four = lambda v: bcd(v, 4)  # noqa: E731
+    body: bytes | None = None
+    if command == 0x0F:
+        body = b"".join(four(v) for v in (m.credits_out * k, m.coin_in * k, m.coin_out * k, m.drop * k,
+                                          m.jackpot_handpaid * k, m.games_played))
+    elif 0x10 <= command <= 0x17:
+        value = {0x10: m.credits_out * k, 0x11: m.coin_in * k, 0x12: m.coin_out * k, 0x13: m.drop * k,
+                 0x14: m.jackpot_handpaid * k, 0x15: m.games_played, 0x16: m.games_won, 0x17: m.games_lost}[command]
+        body = four(value)
+    elif command == 0x18:
+        body = bcd(view.sas.games_since_power, 2) + bcd(view.sas.games_since_door, 2)
+    elif command == 0x19:
+        body = b"".join(four(v) for v in (m.coin_in * k, m.coin_out * k, m.drop * k, m.jackpot_handpaid * k,
+                                          m.games_played))
+    elif command == 0x1A:
+        body = four(cab.credits * k)
+    elif command == 0x1B:
+        body = _handpay(view)
+    elif command == 0x1C:
+        body = b"".join(four(v) for v in (m.coin_in * k, m.coin_out * k, m.drop * k, m.jackpot_handpaid * k,
+                                          m.games_played, m.games_won, dict(m.door_opens).get("main", 0),
+                                          m.power_resets))
+    elif command == 0x1F:
+        body = _machine_info(view)
+    elif command == 0x21 and len(data) == 2:
+        body = view.signature(int.from_bytes(data, "little")).to_bytes(2, "little")
+    elif command == 0x2F and len(data) >= 2:
+        out = bytearray(data[:2])
+        for code in data[2:]:
+            value = meter(view, code) if from_bcd(data[:2]) in (0, 1) else None
+            out += bytes([code]) + four(value or 0)
+        return with_crc(a + bytes([len(out)]) + bytes(out))
+    elif command == 0x6F and len(data) >= 2 and "extended_meters" in view.config.features:
+        out = bytearray(data[:2])
+        for i in range(2, len(data) - 1, 2):
+            code = int.from_bytes(data[i:i + 2], "little")
+            value = meter(view, code) if from_bcd(data[:2]) in (0, 1) else None
+            out += data[i:i + 2] + (bytes([5]) + bcd(value, 5) if value is not None else b"\x00")
+        return with_crc(a + bytes([len(out)]) + bytes(out))
+    elif command == 0x51:
+        body = bcd(1, 2)
+    elif command == 0x53 and len(data) == 2 and from_bcd(data) in (0, 1):
+        body = data + _machine_info(view)
+    elif command == 0x54:
+        serial = (view.config.serial or cab.cabinet_id)[:40].encode("ascii", "replace")
+        body = bytes([3 + len(serial)]) + b"602" + serial
+    elif command == 0x55:
+        body = bcd(1, 2)
+    elif command == 0x56:
+        body = bytes([3, 1]) + bcd(1, 2)
+    elif command == 0x7E:
+        t = _clock(view)
+        body = bcd(int(t.strftime("%m%d%Y")), 4) + bcd(int(t.strftime("%H%M%S")), 3)
+    elif command == 0xA0 and len(data) == 2:
+        f = view.config.features
+        features1 = 0x04 if "legacy_bonus" in f else 0
+        features2 = 0x01 | (0x08 if "extended_meters" in f else 0)  # won credits metered when won; 6F
+        body = data + bytes([features1, features2, 0, 0, 0, 0])
+    if body is None:
+        return None
+    return with_crc(a + body)
+
+
+def general_poll(view: View, address: int) -> tuple[bytes, Exc | None]:
+    """The answer to a general poll: the next exception's code (0 for none); with real-time event
+    reporting on, address, FF, code, its data and a CRC."""
+    from drivers.sas.crc import with_crc
+
+    exc = view.sas.next()
+    if exc is None:
+        return b"\x00", None
+    if view.sas.rte:
+        return with_crc(bytes([address, 0xFF, exc.code]) + exc.data), exc
+    return bytes([exc.code]), exc
+
+
+def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any] | None, bytes | None]:
+    """A poll that changes something: (the journal record, or None when nothing changes; the answer
+    without the address). Raises ValueError for a poll this EGM refuses (answered with a NACK)."""
+    cab = view.cabinet
+    if command in (0x01, 0x02):
+        disable = command == 0x01
+        changes = disable != bool(getattr(cab, "host_disabled", False))
+        return ({"kind": "sas", "what": "disable" if disable else "enable"} if changes else None), b""
+    if command in (0x03, 0x04, 0x05):
+        return {"kind": "sas", "what": "sound", "on": command == 0x04}, b""
+    if command == 0x0E and len(data) == 1 and "rte" in view.config.features:
+        return {"kind": "sas", "what": "rte", "on": bool(data[0])}, b""
+    if command == 0x7F and len(data) == 7:
+        try:
+            host = dt.datetime.strptime(data.hex(), "%m%d%Y%H%M%S")
+        except ValueError:
+            raise ValueError(f"bad date and time {data.hex()}") from None
+        offset = round(host.timestamp() - view.now, 3)
+        return {"kind": "sas", "what": "time", "set": host.isoformat(), "offset": offset}, b""
+    if command == 0x8A and len(data) == 5 and "legacy_bonus" in view.config.features:
+        amount = from_bcd(data[:4])
+        if amount <= 0 or amount % view.k:
+            raise ValueError(f"a legacy bonus of {amount} SAS credits is not whole cabinet credits")
+        return {"kind": "credit", "source": "operator", "credits": amount // view.k, "by": BONUS_BY,
+                "tax": data[4]}, b""
+    if command == 0x94:
+        lock = next((x for x in cab.lockups if x.kind in ("hand_pay", "jackpot")), None)
+        if lock is None:
+            return None, b"\x02"  # not in a hand pay
+        return {"kind": "clear", "lockup": lock.id, "action": "paid", "by": HOST}, b"\x00"
+    raise LookupError(command)
+
+
+CHANGING = frozenset([0x01, 0x02, 0x03, 0x04, 0x05, 0x0E, 0x7F, 0x8A, 0x94])
+
+
+# --------------------------------------------------------------------------------------------------- runtime glue
+
+class SasEgm:
+    """The SAS line of one cabinet. The Cabinet builds it, folds its notes (`show`) after each journal write,
+    and closes it; the line's thread calls `respond` and `acknowledged`."""
+
+    def __init__(self, cabinet: Any, config: SasConfig, *, transport: Any = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.cabinet = cabinet
+        self.config = config
+        self.k = cabinet.config.denomination // config.accounting_denomination
+        self.state = SasState()
+        self.clock = clock or time.time
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sent: Exc | None = None
+        self._change: tuple[bytes, Any, bytes] | None = None  # a changing poll in flight: bytes, future, answer
+        self._rom_frame: bytes | None = None            # a ROM signature waiting for the next general poll
+        self.transport = transport
+        self.line: Any = None
+        self.pty: Any = None
+        self.signature = RomSignature(rom_image(extra=cabinet.title.digest.encode()))
+        self.first_byte: Callable[[float], None] | None = None
+
+    # -- the fold
+
+    def note(self, before: Any, record: dict[str, Any], after: Any, effects: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (SasNote(before, record, after, effects),)
+
+    def rebuild(self, initial: Any, entries: Iterable[tuple[int, dict[str, Any]]]) -> None:
+        """Fold the journal from the start (the cabinet folded it too): the exception queue, with what the
+        host acknowledged taken out."""
+        from controller.cabinetstate import step
+
+        state, sas = initial, SasState()
+        for seq, record in entries:
+            after, effects = step(state, record)
+            sas = sas_step(sas, seq, state, record, after, effects, self.k)
+            state = after
+        self.state = sas
+
+    def show(self, effects: tuple[Any, ...], seq: int) -> None:
+        for eff in effects:
+            if isinstance(eff, SasNote):
+                with self._lock:
+                    self.state = sas_step(self.state, seq, eff.before, eff.record, eff.after, eff.effects, self.k)
+                r = eff.record
+                if r.get("kind") == "door" and r.get("name") in ("main", "logic") and not r.get("open") \
+                        and r["name"] in eff.before.doors_open:
+                    self._authenticate(f"{r['name']} door close")  # the regulators' self-check after access
+
+    # -- the line
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        from drivers.sas import SasLine
+
+        self._loop = loop
+        port: Any = self.transport
+        if port is None and self.config.port == "pty":
+            port = self.open_pty(self.config.pty_link)
+        elif port is None:
+            port = self.config.port
+        self.line = SasLine(port, self.config.address, self, wakeup=self.config.wakeup, gap=self.config.gap,
+                            chirp_after=self.config.chirp_after, on_first_byte=self.first_byte,
+                            realtime=self.config.realtime)
+        self.line.start()
+        where = f"pseudo-terminal {self.pty[2]}" + (f" at {self.pty[3]}" if self.pty[3] else "") if self.pty else \
+            str(self.config.port if self.transport is None else "the given transport")
+        log.info("SAS: EGM address %d on %s (%s)", self.config.address, where,
+                 "wake-up bit by parity" if self.line.marked else "framed by poll length and timing")
+        self._authenticate("power up")
+
+    def open_pty(self, link: str | None) -> int:
+        """A pseudo-terminal for the host: its far end (the name printed, or linked at `link`); ours is the
+        master's file descriptor."""
+        import os
+        import tty
+
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        name = os.ttyname(slave)
+        if link:
+            p = Path(link)
+            if p.is_symlink() or p.exists():
+                p.unlink()
+            p.symlink_to(name)
+        self.pty = (master, slave, name, link)
+        return master
+
+    def close(self) -> None:
+        import os
+
+        if self.line is not None:
+            self.line.close()
+            self.line = None
+        if self.pty is not None:
+            master, slave, _, link = self.pty
+            for fd in (master, slave):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            if link and Path(link).is_symlink():
+                Path(link).unlink()
+            self.pty = None
+
+    def _authenticate(self, why: str) -> None:
+        sig = self.signature(0)
+        log.info("SAS: self-authentication at %s: ROM signature %04X over %d bytes", why, sig, self.signature.length)
+        self._post({"kind": "sas", "what": "signature", "seed": 0, "signature": sig, "bytes": self.signature.length,
+                    "why": why})
+
+    def _post(self, record: dict[str, Any]) -> Any:
+        loop = self._loop
+        if loop is None:
+            return None
+
+        def handler(batch: Any) -> Any:
+            batch.add(record)
+            return True
+
+        return asyncio.run_coroutine_threadsafe(self.cabinet._submit(handler), loop)
+
+    def view(self) -> View:
+        return View(self.cabinet.state, self.state, self.config, self.clock(), self.signature)
+
+    def respond(self, message: Any) -> bytes | None:
+        """On the line's thread: the answer to a poll addressed to this EGM (None: no answer)."""
+        from drivers.sas import GeneralPoll
+
+        view = self.view()
+        address = self.config.address
+        if isinstance(message, GeneralPoll):
+            self._change = None
+            if self._rom_frame is not None:  # section 6: the signature answers the first general poll after it
+                self._sent = None
+                return self._rom_frame
+            response, self._sent = general_poll(view, address)
+            return response
+        command, data = message.command, message.data
+        if command not in CHANGING:
+            self._change = None
+            response = read_response(view, address, command, data)
+            if command == 0x21 and response is not None and self.config.rom_signature == "general_poll":
+                self._rom_frame = response
+                return bytes([address])  # ACK now, the signature on the next general poll
+            return response
+        if self._change is not None and self._change[0] == message.raw:
+            _, future, answer = self._change  # the host repeats a poll whose record is on its way: the same one
+        else:
+            try:
+                record, answer = change_record(view, command, data)
+            except LookupError:
+                return None  # an optional feature that is off: an unknown poll
+            except ValueError as exc:
+                log.warning("SAS poll %02X refused: %s", command, exc)
+                return bytes([address | 0x80])  # NACK
+            if record is None:
+                return self._answer(address, command, answer)
+            future = self._post(record)
+            if future is None:
+                return None
+            self._change = (message.raw, future, answer)
+        try:
+            ok = future.result(timeout=self.config.commit_wait)
+        except TimeoutError:
+            return None  # not journaled yet: no answer, the host repeats the poll and gets it then
+        except Exception as exc:  # noqa: BLE001 - the fold refused it (raced with the cabinet)
+            log.warning("SAS poll %02X not journaled: %s", command, exc)
+            self._change = None
+            return bytes([address | 0x80])
+        return self._answer(address, command, answer) if ok else bytes([address | 0x80])
+
+    def broadcast(self, message: Any) -> None:
+        """On the line's thread: a long poll to address 0 (every EGM, none answers): the host's date and time."""
+        if message.command != 0x7F:
+            return
+        try:
+            record, _ = change_record(self.view(), message.command, message.data)
+        except ValueError as exc:
+            log.warning("SAS broadcast %02X refused: %s", message.command, exc)
+            return
+        if record is not None:
+            self._post(record)
+
+    @staticmethod
+    def _answer(address: int, command: int, answer: bytes) -> bytes:
+        from drivers.sas.crc import with_crc
+
+        if command == 0x94:
+            return with_crc(bytes([address, command]) + answer)
+        return bytes([address])  # ACK: the address echoed
+
+    def acknowledged(self, message: Any, response: bytes) -> None:
+        """On the line's thread: the host's next poll acknowledged `response`."""
+        self._change = None
+        if response == self._rom_frame:
+            self._rom_frame = None
+        sent, self._sent = self._sent, None
+        if sent is None:
+            return
+        with self._lock:
+            self.state = replace(self.state, queue=tuple(e for e in self.state.queue if e.id != sent.id))
+        self._post({"kind": "sas", "what": "ack", "ids": [sent.id], "code": sent.code})
