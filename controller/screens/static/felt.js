@@ -1,6 +1,6 @@
 "use strict";
 // The felt, drawn from a view's state: hands and cards, bets per spot and box, results and payouts, the
-// baccarat roads (bead plate, big road) and the paytables. Pure functions from state to HTML text; the
+// baccarat roads (bead plate, big road, the derived roads and their ask) and the paytables. Pure functions from state to HTML text; the
 // pages patch an element only when its text changed, so an update touches only what moved.
 // Every element a test or a person compares against the view carries data-* attributes: data-to on a
 // hand, data-card on a card ("" when face down), data-spot/data-box/data-amount on a bet,
@@ -285,22 +285,113 @@ const Felt = (() => {
     return grid(columns, "big-road", svg);
   }
 
-  function grid(columns, cls, content) {
+  function grid(columns, cls, content, attrs = "") {
     const w = columns * 10;
     let lines = "";
     for (let x = 0; x <= w; x += 10) lines += `M${x} 0V60`;
     for (let y = 0; y <= 60; y += 10) lines += `M0 ${y}H${w}`;
-    return `<svg class="road ${cls}" viewBox="-0.5 -0.5 ${w + 1} 61" preserveAspectRatio="xMinYMin meet">` +
+    return `<svg class="road ${cls}"${attrs} viewBox="-0.5 -0.5 ${w + 1} 61" preserveAspectRatio="xMinYMin meet">` +
       `<rect x="0" y="0" width="${w}" height="60" fill="#fbfbf7"/><path d="${lines}" stroke="#c9c9c0" stroke-width=".4"/>${content}</svg>`;
+  }
+
+  // The derived roads, rule for rule as controller/screens/roads.py (its docstring gives the rules): a
+  // road of offset k marks each big road mark from column k+1, row 2 on, red or blue.
+  const DERIVED = [["big_eye_boy", 1, "Big eye boy"], ["small_road", 2, "Small road"], ["cockroach_pig", 3, "Cockroach pig"]];
+  const MARK = {red: "#d32f2f", blue: "#1e63d6"};
+
+  function derivedMark(lengths, col, row, k) {
+    if (col < k || (col === k && row === 0)) return null;
+    if (row === 0) return lengths[col - 1] === lengths[col - 1 - k] ? "red" : "blue";
+    return lengths[col - k] === row ? "blue" : "red";
+  }
+
+  // winners ("banker", "player", "tie") -> {big_eye_boy: [marks], small_road: [...], cockroach_pig: [...]}
+  function derivedRoads(winners) {
+    const out = {}, lengths = [];
+    for (const [name] of DERIVED) out[name] = [];
+    let last = null;
+    for (const w of winners) {
+      if (w !== "banker" && w !== "player") continue;
+      if (w === last) lengths[lengths.length - 1] += 1; else { lengths.push(1); last = w; }
+      for (const [name, k] of DERIVED) {
+        const m = derivedMark(lengths, lengths.length - 1, lengths[lengths.length - 1] - 1, k);
+        if (m) out[name].push(m);
+      }
+    }
+    return out;
+  }
+
+  // What the next banker or player win would add to each derived road: {banker: {name: mark|null}, player: ...}
+  function askRoads(winners) {
+    const out = {};
+    for (const side of ["banker", "player"]) {
+      const lengths = [];
+      let last = null;
+      for (const w of [...winners, side]) {
+        if (w !== "banker" && w !== "player") continue;
+        if (w === last) lengths[lengths.length - 1] += 1; else { lengths.push(1); last = w; }
+      }
+      out[side] = {};
+      for (const [name, k] of DERIVED) out[side][name] = derivedMark(lengths, lengths.length - 1, lengths[lengths.length - 1] - 1, k);
+    }
+    return out;
+  }
+
+  // Marks laid out like the big road: a column per streak of one colour, six deep, a dragon tail turning right.
+  function streakCells(marks) {
+    const cells = [], taken = new Set();
+    let streakCol = -1, col = 0, row = 0, last = null;
+    for (const m of marks) {
+      if (m === last) {
+        if (row + 1 < 6 && !taken.has(`${col},${row + 1}`)) row += 1; else col += 1;
+      } else {
+        streakCol += 1; col = streakCol; row = 0;
+        while (taken.has(`${col},${row}`)) col += 1;
+      }
+      last = m;
+      taken.add(`${col},${row}`);
+      cells.push({col, row, mark: m});
+    }
+    return cells;
+  }
+
+  // Each derived road in its own style: big eye boy hollow rings, small road dots, cockroach pig strokes.
+  function markSvg(name, mark, cx, cy) {
+    const c = MARK[mark];
+    if (name === "big_eye_boy") return `<circle cx="${cx}" cy="${cy}" r="3.6" fill="none" stroke="${c}" stroke-width="1.6"/>`;
+    if (name === "small_road") return `<circle cx="${cx}" cy="${cy}" r="3.8" fill="${c}"/>`;
+    return `<line x1="${cx - 3.4}" y1="${cy + 3.4}" x2="${cx + 3.4}" y2="${cy - 3.4}" stroke="${c}" stroke-width="1.8"/>`;
+  }
+
+  function derivedRoad(name, marks, columns) {
+    const cells = streakCells(marks);
+    const width = cells.reduce((m, c) => Math.max(m, c.col + 1), 0);
+    const shift = Math.max(0, width - columns);
+    const svg = cells.filter((c) => c.col >= shift).map((c) =>
+      `<g data-mark="${c.mark}">${markSvg(name, c.mark, (c.col - shift) * 10 + 5, c.row * 10 + 5)}</g>`).join("");
+    return grid(columns, `derived ${name.replace(/_/g, "-")}`, svg, ` data-road="${name}" data-marks="${marks.join(",")}"`);
+  }
+
+  function ask(winners) {
+    const a = askRoads(winners);
+    return `<div class="ask">` + ["banker", "player"].map((side) =>
+      `<span class="ask-side ${side}" data-ask="${side}">${side === "banker" ? "B" : "P"} ask ` +
+      `<svg viewBox="0 0 32 10" class="ask-marks">` + DERIVED.map(([name], i) => a[side][name] ?
+        `<g data-road="${name}" data-mark="${a[side][name]}">${markSvg(name, a[side][name], i * 11 + 5, 5)}</g>` : "").join("") +
+      `</svg></span>`).join("") + "</div>";
   }
 
   function roads(state, beadColumns, bigColumns) {
     const entries = state.scoreboard || [];
     const count = (w) => entries.filter((e) => e.winner === w).length;
+    const winners = entries.map((e) => e.winner);
+    const d = derivedRoads(winners);
     return `<div class="road-counts"><span class="banker" data-count="${count("banker")}">Banker ${count("banker")}</span>` +
       `<span class="player" data-count="${count("player")}">Player ${count("player")}</span>` +
       `<span class="tie" data-count="${count("tie")}">Tie ${count("tie")}</span></div>` +
-      beadPlate(entries, beadColumns) + bigRoad(entries, bigColumns);
+      beadPlate(entries, beadColumns) + bigRoad(entries, bigColumns) +
+      `<div class="derived-roads">${DERIVED.map(([name]) => derivedRoad(name, d[name], Math.ceil(bigColumns / 2))).join("")}</div>` +
+      ask(winners);
   }
 
   // ---------------------------------------------------------------------------------------------- rules
@@ -338,5 +429,6 @@ const Felt = (() => {
     return notes.length ? `<ul class="rules">${notes.map((n) => `<li>${n}</li>`).join("")}</ul>` : "";
   }
 
-  return {esc, money, words, upper, patch, patchList, setData, toast, command, adapt, table, felt, banner, roads, bigRoadCells, paytables, limits, ruleNotes};
+  return {esc, money, words, upper, patch, patchList, setData, toast, command, adapt, table, felt, banner, roads, bigRoadCells,
+    derivedRoads, askRoads, paytables, limits, ruleNotes};
 })();
