@@ -125,3 +125,24 @@ def test_ask_is_what_the_next_banker_or_player_win_adds() -> None:
     for side in (B, P):
         after = derived_roads([*SHOE, side])
         assert {name: marks[-1] for name, marks in after.items()} == ask(SHOE)[side]
+
+
+# ---------------------------------------------------------------------------------------------------
+# 3. A layout of its own for every game (tests/test_screens_fit.py checks each in Chromium)
+
+from pathlib import Path  # noqa: E402
+
+from controller.games import game_names  # noqa: E402
+
+
+def test_every_game_has_a_layout_module_of_its_own() -> None:
+    from controller.screens.pages import GAME_LAYOUTS, PAGES, render_page
+
+    games = game_names()
+    assert sorted(GAME_LAYOUTS) == sorted(games)
+    shell = render_page(PAGES["table"], "t-1", {})
+    for name in games:
+        assert f'<script src="/static/games/{name}.js"></script>' in shell
+        text = (Path(__file__).resolve().parents[1] / "controller/screens/static/games" / f"{name}.js").read_text()
+        assert f'Felt.register("{name}"' in text
+    assert "function generic(" not in (Path(__file__).resolve().parents[1] / "controller/screens/static/felt.js").read_text()
