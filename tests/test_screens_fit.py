@@ -108,11 +108,15 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
                 rng = random.Random(38)
                 for _ in range(200):
                     shoe = [rng.choice(("banker", "banker", "player", "player", "tie")) for _ in range(rng.randrange(90))]
-                    got = await page.evaluate("(w) => [Felt.derivedRoads(w), Felt.askRoads(w)]", shoe)
-                    assert got == [derived_roads(shoe), ask(shoe)], shoe
+                    got = await page.evaluate("(w) => typeof Felt.derivedRoads === 'function' && "
+                                              "[Felt.derivedRoads(w), Felt.askRoads(w)]", shoe)
+                    if got != [derived_roads(shoe), ask(shoe)]:
+                        roads_differ.append(shoe)
         finally:
             await replay.close()
         return problems
 
+    roads_differ: list[list[str]] = []
     problems = run(main(), timeout=600)
     assert problems == {}, "\n".join(f"{k}: {'; '.join(v[:6])}" for k, v in problems.items())
+    assert roads_differ == []
