@@ -1,4 +1,4 @@
-"""Every game's player page in real Chromium (issue 38): a layout of its own, and at 1920x1080, 1280x720 and 800x480 no scrolling, no text outside the viewport or cut off, no overlapping text, no raw data keys; from a demo of each game dealt a few rounds in, its views replayed to the page; screenshots in artifacts/screens/fit-*."""
+"""Every game's player page in real Chromium (issue 38): a layout of its own, and at 1920x1080, 1280x720 and 800x480 (its spot's screen at the largest and smallest) no scrolling, no text outside the viewport or cut off, no overlapping text, no raw data keys, no text under 18 px at 1080p; from a demo of each game dealt a few rounds in, its views replayed to the page; screenshots in artifacts/screens/fit-*."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ CHECK = r"""() => {
     const rects = [...range.getClientRects()].filter((r) => r.width > 0.5 && r.height > 0.5);
     if (!rects.length) continue;
     const what = n.textContent.trim().slice(0, 30);
+    const px = parseFloat(getComputedStyle(n.parentElement).fontSize);
+    if (W >= 1900 && px < 18) out.push(`small text: "${what}" at ${px.toFixed(1)} px`);   // legible from two metres
     for (const r of rects) {
       if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
         out.push(`outside the viewport: "${what}" at ${Math.round(r.left)},${Math.round(r.top)}`);
@@ -75,6 +77,17 @@ def states(views: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {"play": max(deciding, key=_cards), "last": views[-1]}
 
 
+async def check(page: Any, name: str, sizes: Any, problems: dict[str, list[str]]) -> None:
+    """The page checked at each size, a screenshot of each in artifacts/screens/fit-*."""
+    for w, h in sizes:
+        await page.set_viewport_size({"width": w, "height": h})
+        await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        found = await page.evaluate(CHECK)
+        if found:
+            problems[f"{name} {w}x{h}"] = found
+        await page.screenshot(path=str(artifacts(f"fit-{name.replace(' ', '-')}-{w}x{h}.png")))
+
+
 def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
     games = game_names()
 
@@ -87,7 +100,7 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
         await replay.start()
         try:
             async with browser() as ctx:
-                page = await ctx.new_page()
+                page, spot_page = await ctx.new_page(), await ctx.new_page()
                 for game in games:
                     info, views = recorded[game]
                     table = info["id"]
@@ -97,13 +110,13 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
                             await page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
                             await page.goto(f"http://127.0.0.1:{replay.port}/table/{table}")
                         await wait_for(page, f"Number(document.body.dataset.seq) === {seq}")
-                        for w, h in SIZES:
-                            await page.set_viewport_size({"width": w, "height": h})
-                            await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                            found = await page.evaluate(CHECK)
-                            if found:
-                                problems[f"{game} {label} {w}x{h}"] = found
-                            await page.screenshot(path=str(artifacts(f"fit-{game}-{label}-{w}x{h}.png")))
+                        await check(page, f"{game} {label}", SIZES, problems)
+                        if label == "play":   # the spot's own screen, of the first spot with a bet
+                            spot = min([b["spot"] for b in state["game"].get("bets", [])] or [1])
+                            await spot_page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+                            await spot_page.goto(f"http://127.0.0.1:{replay.port}/table/{table}/spot/{spot}")
+                            await wait_for(spot_page, f"Number(document.body.dataset.seq) === {seq}")
+                            await check(spot_page, f"{game} spot {label}", (SIZES[0], SIZES[-1]), problems)
                 # the page's derived roads and ask are roads.py's, on random shoes
                 rng = random.Random(38)
                 for _ in range(200):
