@@ -1,4 +1,4 @@
-"""Every game's player page in real Chromium (issue 38): a layout of its own, and at 1920x1080, 1280x720 and 800x480 (its spot's screen at the largest and smallest) no scrolling, no text outside the viewport or cut off, no overlapping text, no raw data keys, no text under 18 px at 1080p; from a demo of each game dealt a few rounds in, its views replayed to the page; screenshots in artifacts/screens/fit-*."""
+"""Every game's player page in real Chromium (issue 38): a layout of its own, and at 1920x1080, 1280x720 and 800x480 (its spot's screen at the largest and smallest) no scrolling, no text outside the viewport or cut off, no overlapping text, no raw data keys, no text under 18 px at 1080p, no burn card on hold'em's; from a demo of each game dealt a few rounds in, its views replayed to the page; screenshots in artifacts/screens/fit-*."""
 
 from __future__ import annotations
 
@@ -117,6 +117,19 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
                             await spot_page.goto(f"http://127.0.0.1:{replay.port}/table/{table}/spot/{spot}")
                             await wait_for(spot_page, f"Number(document.body.dataset.seq) === {seq}")
                             await check(spot_page, f"{game} spot {label}", (SIZES[0], SIZES[-1]), problems)
+                # hold'em's page draws no burn, even from a view that carried them (as views did before issue 38):
+                # the cards on the felt are the board's and the seats' only
+                info, views = recorded["texas-holdem"]
+                state = states(views)["play"]
+                game = state["game"]
+                dealt = len(game["board"]) + sum(len(s.get("cards", [])) for s in game["seats"])
+                assert "burns" not in game and len(game["board"]) >= 3
+                seq = await replay.show(info["id"], info, {**state, "game": {**game, "burns": [{"card": None, "up": False}] * 3}})
+                await page.goto(f"http://127.0.0.1:{replay.port}/table/{info['id']}")
+                await wait_for(page, f"Number(document.body.dataset.seq) === {seq}")
+                assert await page.evaluate("document.querySelectorAll('.felt .card').length") == dealt
+                assert await page.evaluate("!/burn/i.test(document.body.innerText + document.getElementById('app').innerHTML)")
+
                 # the page's derived roads and ask are roads.py's, on random shoes
                 rng = random.Random(38)
                 for _ in range(200):
