@@ -117,7 +117,8 @@ def artifacts(name: str) -> Path:
     return folder / name
 
 
-async def recorded_views(tmp: Path, game: str, rounds: int = 3, seed: int = 3) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+async def recorded_views(tmp: Path, game: str, rounds: int = 3,
+                         seed: int = 3) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A demo's table of `game` (module name) dealt `rounds` rounds by Autoplay: (its pages' info, every public
     view it published, in order)."""
     from controller.autoplay import Autoplay
@@ -156,7 +157,8 @@ class Replay:
         async def page(request: web.Request) -> web.Response:
             name = "spot" if "spot" in request.match_info else "table"
             params = {"spot": int(request.match_info["spot"])} if name == "spot" else {}
-            return web.Response(text=render_page(PAGES[name], request.match_info["id"], params), content_type="text/html")
+            text = render_page(PAGES[name], request.match_info["id"], params)
+            return web.Response(text=text, content_type="text/html")
 
         async def socket(request: web.Request) -> web.WebSocketResponse:
             table = request.match_info["id"]

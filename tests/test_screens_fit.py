@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from pathlib import Path
 from typing import Any
@@ -57,7 +56,8 @@ CHECK = r"""() => {
   for (let i = 0; i < texts.length; i++) {
     for (let j = i + 1; j < texts.length; j++) {
       const [p, a] = texts[i], [q, b] = texts[j];
-      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (w > 2 && h > 2) out.push(`overlap: "${p}" and "${q}"`);
     }
   }
@@ -124,16 +124,18 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
                 game = state["game"]
                 dealt = len(game["board"]) + sum(len(s.get("cards", [])) for s in game["seats"])
                 assert "burns" not in game and len(game["board"]) >= 3
-                seq = await replay.show(info["id"], info, {**state, "game": {**game, "burns": [{"card": None, "up": False}] * 3}})
+                burns = [{"card": None, "up": False}] * 3
+                seq = await replay.show(info["id"], info, {**state, "game": {**game, "burns": burns}})
                 await page.goto(f"http://127.0.0.1:{replay.port}/table/{info['id']}")
                 await wait_for(page, f"Number(document.body.dataset.seq) === {seq}")
                 assert await page.evaluate("document.querySelectorAll('.felt .card').length") == dealt
-                assert await page.evaluate("!/burn/i.test(document.body.innerText + document.getElementById('app').innerHTML)")
+                assert await page.evaluate("!/burn/i.test(document.getElementById('app').innerHTML)")
 
                 # the page's derived roads and ask are roads.py's, on random shoes
                 rng = random.Random(38)
                 for _ in range(200):
-                    shoe = [rng.choice(("banker", "banker", "player", "player", "tie")) for _ in range(rng.randrange(90))]
+                    shoe = [rng.choice(("banker", "banker", "player", "player", "tie"))
+                            for _ in range(rng.randrange(90))]
                     got = await page.evaluate("(w) => typeof Felt.derivedRoads === 'function' && "
                                               "[Felt.derivedRoads(w), Felt.askRoads(w)]", shoe)
                     if got != [derived_roads(shoe), ask(shoe)]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from controller.games import game_names
 from controller.games.texas_holdem import GAME as HOLDEM
+from controller.screens.roads import ask, columns, derived, derived_roads
 from controller.views import ScreenViews, leaks, project, screen_views
 from tests.test_texas_holdem import Hand
 
@@ -64,8 +67,6 @@ def test_no_screen_view_of_holdem_carries_a_burn_card() -> None:
 #   cell under an empty cell ("straight drop") is red.
 # The examples below are worked from those rules by hand, mark by mark (the guides show theirs as
 # pictures); each comment names the big road cell (column, row, from 1) and the cell the rule looks at.
-
-from controller.screens.roads import ask, columns, derived, derived_roads  # noqa: E402
 
 B, P, T = "banker", "player", "tie"
 
@@ -130,11 +131,6 @@ def test_ask_is_what_the_next_banker_or_player_win_adds() -> None:
 # ---------------------------------------------------------------------------------------------------
 # 3. A layout of its own for every game (tests/test_screens_fit.py checks each in Chromium)
 
-from pathlib import Path  # noqa: E402
-
-from controller.games import game_names  # noqa: E402
-
-
 def test_every_game_has_a_layout_module_of_its_own() -> None:
     from controller.screens.pages import GAME_LAYOUTS, PAGES, render_page
 
@@ -145,4 +141,5 @@ def test_every_game_has_a_layout_module_of_its_own() -> None:
         assert f'<script src="/static/games/{name}.js"></script>' in shell
         text = (Path(__file__).resolve().parents[1] / "controller/screens/static/games" / f"{name}.js").read_text()
         assert f'Felt.register("{name}"' in text
-    assert "function generic(" not in (Path(__file__).resolve().parents[1] / "controller/screens/static/felt.js").read_text()
+    felt = (Path(__file__).resolve().parents[1] / "controller/screens/static/felt.js").read_text()
+    assert "function generic(" not in felt
