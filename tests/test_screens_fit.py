@@ -53,6 +53,16 @@ CHECK = r"""() => {
       texts.push([what, r]);
     }
   }
+  // a spot's bets, cards and values lie inside it
+  for (const spot of document.querySelectorAll(".felt .spot")) {
+    const b = spot.getBoundingClientRect();
+    for (const e of spot.querySelectorAll(".bet, .card, .note, .net, .seat-note")) {
+      const r = e.getBoundingClientRect();
+      if (r.width && (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1)) {
+        out.push(`outside spot ${spot.dataset.spot}: .${[...e.classList].join(".")}`);
+      }
+    }
+  }
   for (let i = 0; i < texts.length; i++) {
     for (let j = i + 1; j < texts.length; j++) {
       const [p, a] = texts[i], [q, b] = texts[j];
