@@ -1,8 +1,10 @@
-"""Views: the public, dealer and audit projections of a table's state; face-down cards reach no screen-facing view.
+"""Views: the public, dealer and audit projections of a table's state; face-down cards and burns reach no screen-facing view.
 
 A game's snapshot follows the contract in controller/games/base.py: every card is an object
 {"card": "AS", "up": bool}, and anything derived from a face-down card lives under "audit". The
 projection is generic, so no game can leak a hole card through a view by forgetting a special case.
+Burn cards ("burns", hold'em's) are dropped whole, not masked: a burn is never shown, not even as a
+card back, so a screen cannot draw one however it lays the table out.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ __all__ = ["AUDIENCES", "SCREEN_AUDIENCES", "project", "screen_views", "ScreenVi
 
 AUDIENCES = ("public", "dealer", "audit")
 SCREEN_AUDIENCES = ("public", "dealer")  # may be shown on a screen or published on the bus
+_DROPPED = ("audit", "burns")  # sections no screen-facing view carries at all
 
 
 def _is_card(node: dict[str, Any]) -> bool:
@@ -26,7 +29,7 @@ def _mask(node: Any) -> Any:
     if type(node) is dict:
         if node.get("up") is False and "card" in node:
             return {k: (None if k == "card" else v) for k, v in node.items()}
-        return {k: (_mask(v) if type(v) in (dict, list) else v) for k, v in node.items() if k != "audit"}
+        return {k: (_mask(v) if type(v) in (dict, list) else v) for k, v in node.items() if k not in _DROPPED}
     return [(_mask(v) if type(v) in (dict, list) else v) for v in node]
 
 
@@ -128,16 +131,17 @@ def _masked_text(value: Any, mask: bool) -> tuple[Any, str]:
         return value, json.dumps(value)
     if not mask:
         text = json.dumps(value)
-        # With json's separators a face-down card always shows as '"up": false' and an audit part as
-        # '"audit": ' (a quote inside a string is escaped), so a text without either needs no masking.
-        if '"up": false' not in text and '"audit": ' not in text:
+        # With json's separators a face-down card always shows as '"up": false', an audit part as
+        # '"audit": ' and the burns as '"burns": ' (a quote inside a string is escaped), so a text without
+        # any of them needs no masking.
+        if '"up": false' not in text and '"audit": ' not in text and '"burns": ' not in text:
             return value, text
     value = _mask(value)
     return value, json.dumps(value)
 
 
 def leaks(view: Any) -> list[str]:
-    """Face-down card identities and audit sections present in a view; a screen view must have none."""
+    """Face-down card identities, audit sections and burns present in a view; a screen view must have none."""
     found: list[str] = []
 
     def walk(node: Any) -> None:
@@ -146,6 +150,8 @@ def leaks(view: Any) -> list[str]:
                 found.append(str(node["card"]))
             if "audit" in node:
                 found.append("an audit section")
+            if "burns" in node:
+                found.append("the burn cards")
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):

@@ -1,10 +1,11 @@
-"""Helpers for the screens tests: a simulated table with its screens bridge, a WebSocket reader, the phase of a table."""
+"""Helpers for the screens tests: a simulated table with its screens bridge, a WebSocket reader, the phase of a table, a demo's recorded views and pages served from them."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import json
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -114,3 +115,89 @@ def artifacts(name: str) -> Path:
     folder = Path(__file__).resolve().parents[1] / "artifacts" / "screens"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / name
+
+
+async def recorded_views(tmp: Path, game: str, rounds: int = 3,
+                         seed: int = 3) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A demo's table of `game` (module name) dealt `rounds` rounds by Autoplay: (its pages' info, every public
+    view it published, in order)."""
+    from controller.autoplay import Autoplay
+    from controller.rng import SeededRng
+    from tests.table_helpers import table_config
+
+    cfg = table_config(tmp, game, seed=seed)
+    table = Table(cfg)
+    await table.start()
+    views: list[dict[str, Any]] = []
+    table.on_publish = lambda v: views.append(v[1]["public"])
+    try:
+        await Autoplay(table, SeededRng(seed + 1), rounds=rounds).run()
+    finally:
+        await table.stop()
+    return source_for_table(cfg).info, views
+
+
+class Replay:
+    """The screens' pages served from recorded views instead of a bus: `await show(table, state)` sends the
+    table's pages that state as the next update (a page opened later gets it as its snapshot)."""
+
+    def __init__(self) -> None:
+        self.info: dict[str, dict[str, Any]] = {}
+        self.state: dict[str, tuple[int, dict[str, Any]]] = {}
+        self.sockets: dict[str, list[Any]] = {}
+        self.port = 0
+        self._runner: Any = None
+
+    async def start(self) -> None:
+        from aiohttp import web
+
+        from controller.screens.bridge import STATIC
+        from controller.screens.pages import PAGES, render_page
+
+        async def page(request: web.Request) -> web.Response:
+            name = "spot" if "spot" in request.match_info else "table"
+            params = {"spot": int(request.match_info["spot"])} if name == "spot" else {}
+            text = render_page(PAGES[name], request.match_info["id"], params)
+            return web.Response(text=text, content_type="text/html")
+
+        async def socket(request: web.Request) -> web.WebSocketResponse:
+            table = request.match_info["id"]
+            ws = web.WebSocketResponse()
+            await ws.prepare(request)
+            seq, state = self.state[table]
+            await ws.send_json({"kind": "snapshot", "seq": seq, "ts": time.time(), "now": time.time(),
+                                "info": self.info[table], "state": state})
+            self.sockets.setdefault(table, []).append(ws)
+            async for _ in ws:
+                pass
+            return ws
+
+        app = web.Application()
+        app.router.add_get("/table/{id}", page)
+        app.router.add_get("/table/{id}/spot/{spot:[0-9]+}", page)
+        app.router.add_get("/ws/{id}/public", socket)
+        app.router.add_static("/static/", STATIC)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def show(self, table: str, info: dict[str, Any], state: dict[str, Any]) -> int:
+        """Send `state` to `table`'s pages; returns its seq. The info's heartbeat is long: nothing resnapshots."""
+        self.info[table] = {**info, "heartbeat": 3600}
+        prev = self.state.get(table, (0, None))[0]
+        self.state[table] = (prev + 1, state)
+        for ws in list(self.sockets.get(table, [])):
+            if ws.closed:
+                self.sockets[table].remove(ws)
+            else:
+                await ws.send_json({"kind": "update", "seq": prev + 1, "prev": prev, "ts": time.time(), "state": state})
+        return prev + 1
+
+    async def close(self) -> None:
+        for sockets in self.sockets.values():
+            for ws in sockets:
+                await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()

@@ -82,7 +82,8 @@ def test_a_screen_gets_a_snapshot_then_every_public_update_in_order(tmp_path: Pa
 
 
 @pytest.mark.parametrize("game", ["blackjack", "baccarat", "chemin_de_fer", "three_card_poker", "let_it_ride",
-                                  "caribbean_stud"])
+                                  "caribbean_stud", "texas_holdem", "big_two", "pusoy", "pai_gow", "high_card_pool",
+                                  "pontoon"])
 def test_no_face_down_card_ever_reaches_a_screen_socket(tmp_path: Path, game: str) -> None:
     cfg = table_config(tmp_path, game, seed=11)
 

@@ -1,7 +1,8 @@
 """The page registry: each screen page's route, the view its WebSocket carries, its script, and whether it is behind the dealer token.
 
 A page is a small HTML shell (below) that loads the shared scripts (`screen.js`: the WebSocket client;
-`cards.js`: the SVG cards; `felt.js`: the felt and the small DOM helpers) and its own. Another kind of
+`cards.js`: the SVG cards; `felt.js`: the felt and the small DOM helpers), a table page's game layouts
+(`games/<game>.js`, one module per game over felt.js's frame) and its own. Another kind of
 screen is added with `register_page(Page(...))` and a script in `static/`, plus a `Source` for its bus in
 the bridge: nothing else changes. The cabinet screen and the attendant's page (`cabinet.js`) are such.
 """
@@ -11,9 +12,13 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Page", "PAGES", "register_page", "render_page"]
+__all__ = ["Page", "PAGES", "register_page", "render_page", "GAME_LAYOUTS"]
+
+# Each game's layout module, by game name (static/games/<game>.js): a table page loads them all.
+GAME_LAYOUTS = {p.stem: p.name for p in sorted((Path(__file__).with_name("static") / "games").glob("*.js"))}
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ _SHELL = """<!doctype html>
 <script src="/static/cards.js"></script>
 <script src="/static/screen.js"></script>
 <script src="/static/felt.js"></script>
-{script}
+{games}{script}
 </body></html>
 """
 
@@ -69,5 +74,8 @@ def render_page(page: Page, table: str, params: dict[str, Any]) -> str:
     """The HTML shell of `page` for one table; `params` (spot, ...) reach the script as data-screen JSON."""
     config = {"page": page.name, "table": table, "view": page.view, **params}
     script = "" if page.script == "felt.js" else f'<script src="/static/{page.script}"></script>'
+    games = "".join(f'<script src="/static/games/{name}"></script>\n' for name in GAME_LAYOUTS.values()) \
+        if page.kind == "table" else ""
     return _SHELL.format(title=html.escape(f"{page.title} {table}"), name=html.escape(page.name),
-                         config=html.escape(json.dumps(config), quote=True), table=html.escape(table), script=script)
+                         config=html.escape(json.dumps(config), quote=True), table=html.escape(table), script=script,
+                         games=games)

@@ -13,12 +13,12 @@
     app.innerHTML =
       '<header class="bar"><span class="title"></span><span class="next"></span><span class="round"></span></header>' +
       '<div class="dealer-layout"><div class="main"><section class="alerts"></section>' +
-      '<section class="controls"></section><div class="felt mini"><div class="centre"></div>' +
+      '<section class="controls"></section><div class="felt mini"><div class="centre"></div><div class="panel"></div>' +
       '<div class="spots"></div></div></div><aside class="side"><section class="shoe"></section>' +
       '<section class="doors"></section><section class="camera"></section><section class="meters"></section>' +
       '<section class="history"></section>' +
       '</aside></div><div class="toast" hidden></div>';
-    for (const name of ["title", "next", "round", "alerts", "controls", "centre", "spots", "shoe", "doors", "camera",
+    for (const name of ["title", "next", "round", "alerts", "controls", "centre", "panel", "spots", "shoe", "doors", "camera",
       "meters", "history", "toast"]) els[name] = app.querySelector("." + name);
     app.addEventListener("click", click);
   }
@@ -163,6 +163,7 @@
     Felt.patch(els.controls, controls(state, info));
     Felt.patchList(els.centre, f.centre);
     Felt.patchList(els.spots, f.spots);
+    Felt.patch(els.panel, f.panel);
     Felt.patch(els.shoe, shoe(state));
     Felt.patch(els.doors, doors(state));
     Felt.patch(els.camera, camera(state));

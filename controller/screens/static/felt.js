@@ -1,6 +1,6 @@
 "use strict";
 // The felt, drawn from a view's state: hands and cards, bets per spot and box, results and payouts, the
-// baccarat roads (bead plate, big road) and the paytables. Pure functions from state to HTML text; the
+// baccarat roads (bead plate, big road, the derived roads and their ask) and the paytables. Pure functions from state to HTML text; the
 // pages patch an element only when its text changed, so an update touches only what moved.
 // Every element a test or a person compares against the view carries data-* attributes: data-to on a
 // hand, data-card on a card ("" when face down), data-spot/data-box/data-amount on a bet,
@@ -51,76 +51,73 @@ const Felt = (() => {
   }
 
   // ---------------------------------------------------------------------------------------------- games
-  // adapt(game snapshot) -> {mode, centre: [hand], seats: {spot: [hand]}}; hand: {to, label, cards, note, status}.
-  // "seats": cards lie at the spots (blackjack, the poker games); "bets": the cards are in the centre and
-  // the spots only bet on them (baccarat, chemin de fer).
+  // Each game lays its own table out, in a module of its own (static/games/<game>.js) over this frame:
+  //   Felt.register("<game>", {adapt(game, info, opts) -> layout})
+  // layout: {mode, centre: [hand], seats: {spot: [hand]}, notes: {spot: html}, panel: html, spots: [n]}
+  //   hand: {to, label, cards, note, status}; notes: a few words under a spot's number (a stack, "button");
+  //   panel: what lies in the middle of the table besides hands (a pot, a board's caption, a casekeeper);
+  //   spots: the spot numbers to show when not 1..info.spots. mode "seats": cards lie at the spots
+  //   (blackjack, the poker games); "bets": the cards are in the centre and the spots only bet on them.
+  // A game with no module has no layout: the page says so (data-layout="missing"), never a generic grid.
+  const LAYOUTS = {};
+
+  function register(name, spec) { LAYOUTS[name] = spec; }
+
   function side(to, label, hand) {
     const h = hand || {};
     return {to, label, cards: h.cards || [], note: h.points === null || h.points === undefined ? null : String(h.points)};
   }
 
-  function adapt(game) {
+  function adapt(game, info, opts) {
     const g = game || {};
-    if (g.game === "blackjack") {
-      const seats = {};
-      for (const s of g.spots || []) {
-        seats[s.spot] = s.hands.map((h, i) => ({
-          to: `spot:${s.spot}`, label: s.hands.length > 1 ? `hand ${i + 1}` : "", cards: h.cards, note: h.total,
-          status: [...new Set([h.status !== "in play" ? h.status : "", h.doubled ? "doubled" : ""])].filter(Boolean).join(", "),
-        }));
-      }
-      const d = g.dealer || {};
-      return {mode: "seats", centre: [{to: "dealer", label: "Dealer", cards: d.cards || [], note: d.showing}], seats};
-    }
-    if (g.game === "baccarat") {
-      return {mode: "bets", centre: [side("player", "Player", g.player), side("banker", "Banker", g.banker)], seats: {}};
-    }
-    if (g.game === "chemin-de-fer") {
-      return {mode: "bets", seats: {}, centre: [
-        side("punter", g.punter ? `Punter (spot ${g.punter})` : "Punter", g.punter_hand),
-        side("banker", g.banker ? `Banker (spot ${g.banker})` : "Banker", g.banker_hand)]};
-    }
-    if (Array.isArray(g.hands)) {   // the games against the dealer: hands to "dealer", "community", "spot:N"
-      const centre = [], seats = {};
-      for (const h of g.hands) {
-        const m = /^spot:(\d+)$/.exec(h.to);
-        const hand = {to: h.to, label: m ? "" : upper(h.to), cards: h.cards || [], note: h.hand || null};
-        if (m) (seats[m[1]] = seats[m[1]] || []).push(hand); else centre.push(hand);
-      }
-      const dealer = centre.find((h) => h.to === "dealer");
-      if (dealer && g.dealer_qualifies !== undefined) dealer.status = g.dealer_qualifies ? "qualifies" : "does not qualify";
-      return {mode: "seats", centre, seats};
-    }
-    return {mode: "seats", centre: generic(g), seats: {}};
+    const name = g.game || (info && info.game);
+    const spec = LAYOUTS[name];
+    const base = {mode: "seats", centre: [], seats: {}, notes: {}, panel: "", spots: null, layout: spec ? name : "missing"};
+    return spec ? Object.assign(base, spec.adapt(g, info || {}, opts || {})) : base;
   }
 
-  // Any other game: every list of cards, labelled by where it sits.
-  function generic(node, path = "", out = []) {
-    if (Array.isArray(node)) {
-      if (node.length && node.every((x) => x && typeof x === "object" && "card" in x && "up" in x)) {
-        out.push({to: path, label: path, cards: node, note: null});
-      } else node.forEach((x, i) => generic(x, `${path}[${i + 1}]`, out));
-    } else if (node && typeof node === "object") {
-      for (const [k, v] of Object.entries(node)) if (!["bets", "shoe", "audit"].includes(k)) generic(v, path ? `${path}.${k}` : k, out);
+  // The games whose snapshot lists hands by where they lie ("dealer", "community", "spot:N"): the spots'
+  // hands at the spots, the others in the centre, each with its hand's name.
+  function handsByPlace(g) {
+    const centre = [], seats = {};
+    for (const h of g.hands || []) {
+      const m = /^spot:(\d+)$/.exec(h.to);
+      const hand = {to: h.to, label: m ? "" : upper(h.to), cards: h.cards || [], note: h.hand || null};
+      if (m) (seats[m[1]] = seats[m[1]] || []).push(hand); else centre.push(hand);
     }
-    return out;
+    const dealer = centre.find((h) => h.to === "dealer");
+    if (dealer && g.dealer_qualifies !== undefined && g.dealer_qualifies !== null) {
+      dealer.status = g.dealer_qualifies ? "qualifies" : "does not qualify";
+    }
+    return {mode: "seats", centre, seats};
+  }
+
+  // Cards as a row on their own (a board, a trick, a row of trente et quarante), outside any hand.
+  function cardRow(cards, four, attrs = "") {
+    return `<div class="cards row"${attrs} style="--n:${Math.max(1, (cards || []).length)}">` +
+      ((cards || []).map((c) => Cards.placed(c, four)).join("") || '<span class="nocards"></span>') + "</div>";
+  }
+
+  // A small fact in the panel: a caption over a value.
+  function fact(label, value, attrs = "") {
+    return `<div class="fact"${attrs}><span class="fact-label">${esc(label)}</span><span class="fact-value">${value}</span></div>`;
   }
 
   function hasCards(layout) {
     const hands = layout.centre.concat(...Object.values(layout.seats));
-    return hands.some((h) => h.cards && h.cards.length);
+    return hands.some((h) => h.cards && h.cards.length) || !!layout.dealt;
   }
 
   // What lies on the felt: the round in play, or, between rounds (no cards, no bets yet), the last round
   // as it settled beside its payouts. Returns {game, layout, settled}.
-  function table(state) {
+  function table(state, info, opts) {
     const live = state.game || {};
-    const layout = adapt(live);
+    const layout = adapt(live, info, opts);
     const history = state.history || [];
     const last = history[history.length - 1];
     const lr = state.last_round;
     if (!hasCards(layout) && !(live.bets || []).length && lr && last && last.round === lr.round && !last.voided) {
-      return {game: lr, layout: adapt(lr), settled: last};
+      return {game: lr, layout: adapt(lr, info, opts), settled: last};
     }
     return {game: live, layout, settled: null};
   }
@@ -148,9 +145,9 @@ const Felt = (() => {
     return by;
   }
 
-  function bet(b) {
+  function bet(b, label) {
     return `<span class="bet" data-spot="${b.spot}" data-box="${esc(b.box)}" data-amount="${b.amount}">` +
-      `<b>${money(b.amount)}</b> ${esc(words(b.box))}</span>`;
+      `<b>${money(b.amount)}</b> ${esc(label ? label(b.box) : words(b.box))}</span>`;
   }
 
   function result(r, single) {
@@ -171,27 +168,30 @@ const Felt = (() => {
     const net = results.reduce((a, r) => a + r.returned - r.stake, 0);
     const total = results.length ? `<div class="net ${net > 0 ? "win" : net < 0 ? "lose" : "push"}" data-net="${net}">` +
       `${net > 0 ? "WIN" : net < 0 ? "LOSE" : "PUSH"}${net ? " " + money(Math.abs(net)) : ""}</div>` : "";
-    return `<section class="spot${active ? "" : " empty"}${toAct ? " to-act" : ""}" data-spot="${n}">` +
-      `<div class="spot-no">${n}</div>` +
-      `<div class="bets">${bets.map(bet).join("")}</div>` +
+    const note = view.layout.notes[n];
+    return `<section class="spot${active || note ? "" : " empty"}${toAct ? " to-act" : ""}" data-spot="${n}">` +
+      `<div class="spot-no">${n}</div>` + (note ? `<div class="seat-note">${note}</div>` : "") +
+      `<div class="bets">${bets.map((b) => bet(b, view.layout.boxLabel)).join("")}</div>` +
       (hands.length ? `<div class="hands">${hands.map((h, i) => hand(h, opts.four, i)).join("")}</div>` : "") +
       `<div class="results">${total}${results.map((r) => result(r, results.length === 1)).join("")}</div></section>`;
   }
 
   // The felt of a state: {centre: [hand HTML], spots: [spot HTML], settled, mode}. opts: {four, spot}.
   function felt(state, info, opts) {
-    const t = table(state);
+    const t = table(state, info, opts);
     const view = {layout: t.layout, bets: betsBySpot(t.game), results: resultsBySpot(t.settled)};
     const o = {four: opts.four, actor: (state.expected || {}).actor};
     const centre = t.layout.centre.map((h, i) => hand(h, opts.four, i));
     let numbers;
     if (opts.spot) numbers = [opts.spot];
+    else if (t.layout.spots) numbers = t.layout.spots;
     else {
       const count = Number(info.spots) || 0;
       const used = new Set([...Object.keys(view.bets), ...Object.keys(view.results), ...Object.keys(t.layout.seats)].map(Number));
       numbers = count ? Array.from({length: count}, (_, i) => i + 1) : [...used].sort((a, b) => a - b);
     }
-    return {centre, spots: numbers.map((n) => spot(n, view, o)), settled: t.settled, mode: t.layout.mode};
+    return {centre, spots: numbers.map((n) => spot(n, view, o)), settled: t.settled, mode: t.layout.mode,
+      panel: t.layout.panel || "", layout: t.layout.layout};
   }
 
   // What the players are told, in a few words.
@@ -201,11 +201,14 @@ const Felt = (() => {
     switch (g.phase) {
       case "betting": return "Place your bets";
       case "dealing": return "No more bets";
-      case "deciding": return (state.expected && state.expected.text) || "";
+      case "deciding": {   // the dealer's prompt names commands: a player is told whose turn it is
+        const m = /^spot:(\d+)/.exec((state.expected && state.expected.actor) || "");
+        return m ? `Spot ${m[1]} to play` : "Players decide";
+      }
       case "settling": return "Paying";
       case "shuffling": return "Shuffling";
       default: {
-        const t = table(state);
+        const t = table(state, info);
         return t.settled ? settledText(state, t.settled) : "Next round soon";
       }
     }
@@ -285,22 +288,113 @@ const Felt = (() => {
     return grid(columns, "big-road", svg);
   }
 
-  function grid(columns, cls, content) {
+  function grid(columns, cls, content, attrs = "") {
     const w = columns * 10;
     let lines = "";
     for (let x = 0; x <= w; x += 10) lines += `M${x} 0V60`;
     for (let y = 0; y <= 60; y += 10) lines += `M0 ${y}H${w}`;
-    return `<svg class="road ${cls}" viewBox="-0.5 -0.5 ${w + 1} 61" preserveAspectRatio="xMinYMin meet">` +
+    return `<svg class="road ${cls}"${attrs} viewBox="-0.5 -0.5 ${w + 1} 61" preserveAspectRatio="xMinYMin meet">` +
       `<rect x="0" y="0" width="${w}" height="60" fill="#fbfbf7"/><path d="${lines}" stroke="#c9c9c0" stroke-width=".4"/>${content}</svg>`;
+  }
+
+  // The derived roads, rule for rule as controller/screens/roads.py (its docstring gives the rules): a
+  // road of offset k marks each big road mark from column k+1, row 2 on, red or blue.
+  const DERIVED = [["big_eye_boy", 1, "Big eye boy"], ["small_road", 2, "Small road"], ["cockroach_pig", 3, "Cockroach pig"]];
+  const MARK = {red: "#d32f2f", blue: "#1e63d6"};
+
+  function derivedMark(lengths, col, row, k) {
+    if (col < k || (col === k && row === 0)) return null;
+    if (row === 0) return lengths[col - 1] === lengths[col - 1 - k] ? "red" : "blue";
+    return lengths[col - k] === row ? "blue" : "red";
+  }
+
+  // winners ("banker", "player", "tie") -> {big_eye_boy: [marks], small_road: [...], cockroach_pig: [...]}
+  function derivedRoads(winners) {
+    const out = {}, lengths = [];
+    for (const [name] of DERIVED) out[name] = [];
+    let last = null;
+    for (const w of winners) {
+      if (w !== "banker" && w !== "player") continue;
+      if (w === last) lengths[lengths.length - 1] += 1; else { lengths.push(1); last = w; }
+      for (const [name, k] of DERIVED) {
+        const m = derivedMark(lengths, lengths.length - 1, lengths[lengths.length - 1] - 1, k);
+        if (m) out[name].push(m);
+      }
+    }
+    return out;
+  }
+
+  // What the next banker or player win would add to each derived road: {banker: {name: mark|null}, player: ...}
+  function askRoads(winners) {
+    const out = {};
+    for (const side of ["banker", "player"]) {
+      const lengths = [];
+      let last = null;
+      for (const w of [...winners, side]) {
+        if (w !== "banker" && w !== "player") continue;
+        if (w === last) lengths[lengths.length - 1] += 1; else { lengths.push(1); last = w; }
+      }
+      out[side] = {};
+      for (const [name, k] of DERIVED) out[side][name] = derivedMark(lengths, lengths.length - 1, lengths[lengths.length - 1] - 1, k);
+    }
+    return out;
+  }
+
+  // Marks laid out like the big road: a column per streak of one colour, six deep, a dragon tail turning right.
+  function streakCells(marks) {
+    const cells = [], taken = new Set();
+    let streakCol = -1, col = 0, row = 0, last = null;
+    for (const m of marks) {
+      if (m === last) {
+        if (row + 1 < 6 && !taken.has(`${col},${row + 1}`)) row += 1; else col += 1;
+      } else {
+        streakCol += 1; col = streakCol; row = 0;
+        while (taken.has(`${col},${row}`)) col += 1;
+      }
+      last = m;
+      taken.add(`${col},${row}`);
+      cells.push({col, row, mark: m});
+    }
+    return cells;
+  }
+
+  // Each derived road in its own style: big eye boy hollow rings, small road dots, cockroach pig strokes.
+  function markSvg(name, mark, cx, cy) {
+    const c = MARK[mark];
+    if (name === "big_eye_boy") return `<circle cx="${cx}" cy="${cy}" r="3.6" fill="none" stroke="${c}" stroke-width="1.6"/>`;
+    if (name === "small_road") return `<circle cx="${cx}" cy="${cy}" r="3.8" fill="${c}"/>`;
+    return `<line x1="${cx - 3.4}" y1="${cy + 3.4}" x2="${cx + 3.4}" y2="${cy - 3.4}" stroke="${c}" stroke-width="1.8"/>`;
+  }
+
+  function derivedRoad(name, marks, columns) {
+    const cells = streakCells(marks);
+    const width = cells.reduce((m, c) => Math.max(m, c.col + 1), 0);
+    const shift = Math.max(0, width - columns);
+    const svg = cells.filter((c) => c.col >= shift).map((c) =>
+      `<g data-mark="${c.mark}">${markSvg(name, c.mark, (c.col - shift) * 10 + 5, c.row * 10 + 5)}</g>`).join("");
+    return grid(columns, `derived ${name.replace(/_/g, "-")}`, svg, ` data-road="${name}" data-marks="${marks.join(",")}"`);
+  }
+
+  function ask(winners) {
+    const a = askRoads(winners);
+    return `<div class="ask">` + ["banker", "player"].map((side) =>
+      `<span class="ask-side ${side}" data-ask="${side}">${side === "banker" ? "B" : "P"} ask ` +
+      `<svg viewBox="0 0 32 10" class="ask-marks">` + DERIVED.map(([name], i) => a[side][name] ?
+        `<g data-road="${name}" data-mark="${a[side][name]}">${markSvg(name, a[side][name], i * 11 + 5, 5)}</g>` : "").join("") +
+      `</svg></span>`).join("") + "</div>";
   }
 
   function roads(state, beadColumns, bigColumns) {
     const entries = state.scoreboard || [];
     const count = (w) => entries.filter((e) => e.winner === w).length;
+    const winners = entries.map((e) => e.winner);
+    const d = derivedRoads(winners);
     return `<div class="road-counts"><span class="banker" data-count="${count("banker")}">Banker ${count("banker")}</span>` +
       `<span class="player" data-count="${count("player")}">Player ${count("player")}</span>` +
       `<span class="tie" data-count="${count("tie")}">Tie ${count("tie")}</span></div>` +
-      beadPlate(entries, beadColumns) + bigRoad(entries, bigColumns);
+      beadPlate(entries, beadColumns) + bigRoad(entries, bigColumns) +
+      `<div class="derived-roads">${DERIVED.map(([name]) => derivedRoad(name, d[name], Math.ceil(bigColumns / 2))).join("")}</div>` +
+      ask(winners);
   }
 
   // ---------------------------------------------------------------------------------------------- rules
@@ -338,5 +432,6 @@ const Felt = (() => {
     return notes.length ? `<ul class="rules">${notes.map((n) => `<li>${n}</li>`).join("")}</ul>` : "";
   }
 
-  return {esc, money, words, upper, patch, patchList, setData, toast, command, adapt, table, felt, banner, roads, bigRoadCells, paytables, limits, ruleNotes};
+  return {esc, money, words, upper, patch, patchList, setData, toast, command, register, adapt, side, handsByPlace, hand,
+    cardRow, fact, table, felt, banner, roads, bigRoadCells, derivedRoads, askRoads, paytables, limits, ruleNotes, layouts: LAYOUTS};
 })();

@@ -12,9 +12,10 @@
     app.innerHTML =
       '<header class="bar"><span class="title"></span><span class="banner"></span>' +
       '<span class="countdown" hidden></span><span class="round"></span></header>' +
-      '<div class="layout"><div class="felt"><div class="centre"></div><div class="print"></div><div class="spots"></div></div>' +
+      '<div class="layout"><div class="felt"><div class="centre"></div><div class="panel"></div><div class="print"></div>' +
+      '<div class="spots"></div></div>' +
       '<aside class="side"></aside></div>';
-    for (const name of ["title", "banner", "countdown", "round", "felt", "centre", "print", "spots", "side"]) {
+    for (const name of ["title", "banner", "countdown", "round", "felt", "centre", "panel", "print", "spots", "side"]) {
       els[name] = app.querySelector("." + name);
     }
   }
@@ -25,16 +26,23 @@
       return '<div class="roads">' + Felt.roads(state, narrow ? 8 : 12, narrow ? 14 : 20) + "</div>" +
         Felt.ruleNotes(info) + Felt.limits(info);
     }
-    if (info.game === "blackjack") return "";   // its rules are printed on the felt, as on a real table
-    return Felt.paytables(info) + Felt.ruleNotes(info) + Felt.limits(info);
+    // blackjack's rules, and the limits of a game with no paytable, are printed on the felt, as on a real
+    // table: the felt keeps the width for its spots
+    const tables = Felt.paytables(info);
+    return info.game === "blackjack" || !tables ? "" : tables + Felt.ruleNotes(info) + Felt.limits(info);
   }
 
-  // What a blackjack felt has printed on it: the payouts, the dealer's rule and the limits.
+  // What the felt has printed on it: blackjack's payouts and dealer's rule, and the limits.
   function print(info) {
-    if (info.game !== "blackjack") return "";
     const r = info.rules || {};
-    const limit = r.limits && r.limits.main ? ` &middot; Bets ${Felt.money(r.limits.main.min)}&ndash;${Felt.money(r.limits.main.max)}` : "";
-    return Felt.ruleNotes(info).replace(/<\/li><li>/g, " &middot; ").replace(/<\/?(ul|li)[^>]*>/g, "") + limit;
+    if (info.game === "blackjack") {
+      const limit = r.limits && r.limits.main ? ` &middot; Bets ${Felt.money(r.limits.main.min)}&ndash;${Felt.money(r.limits.main.max)}` : "";
+      return Felt.ruleNotes(info).replace(/<\/li><li>/g, " &middot; ").replace(/<\/?(ul|li)[^>]*>/g, "") + limit;
+    }
+    // (baccarat's and chemin de fer's limits are in the side panel beside the roads, here on a small screen)
+    if (Felt.paytables(info)) return "";
+    const limits = r.limits ? Object.entries(r.limits) : [];
+    return limits.map(([box, l]) => `${Felt.esc(Felt.upper(box))} ${Felt.money(l.min)}&ndash;${Felt.money(l.max)}`).join(" &middot; ");
   }
 
   function render(state, info) {
@@ -48,11 +56,13 @@
     Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
     Felt.patchList(els.centre, f.centre);
     Felt.patchList(els.spots, f.spots);
+    Felt.patch(els.panel, f.panel);
     Felt.patch(els.side, side(state, info));
     Felt.patch(els.print, print(info));
     Felt.setData(document.body, "phase", game.phase || "");
     Felt.setData(document.body, "mode", f.mode);
     Felt.setData(document.body, "game", info.game);
+    Felt.setData(document.body, "layout", f.layout);
     document.body.classList.toggle("showing-last", !!f.settled);
     tick();
   }
