@@ -13,8 +13,8 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from controller.bus import BusClient, BusEndpoints, BusServer, CommandClient, Role, create_keys, load_client_roles, \
-    load_secret_keys, parse_role
+from controller.bus import BusClient, BusEndpoints, BusServer, CommandClient, Origin, Role, create_keys, \
+    load_client_roles, load_secret_keys, parse_role
 
 
 def free_endpoints() -> BusEndpoints:
@@ -31,18 +31,22 @@ class FakeTable:
         self.seq = 0
         self.commands: list[tuple[Any, str, dict]] = []
         self.refused: list[tuple[str, str]] = []
+        self.summaries: list[dict] = []
+        self.origins: list[Origin | None] = []
 
     def views(self) -> tuple[int, dict[str, dict]]:
         return self.seq, {"public": {"n": self.seq}, "dealer": {"n": self.seq, "alerts": []}}
 
-    async def on_command(self, role: Role | None, command: str, args: dict) -> dict:
+    async def on_command(self, role: Role | None, command: str, args: dict, origin: Origin | None = None) -> dict:
         self.commands.append((role, command, args))
+        self.origins.append(origin)
         if command == "void" and (role is None or role.kind != "dealer"):
             return {"ok": False, "error": f"{role} may not void a round"}
         return {"ok": True, "result": command}
 
-    def on_refused(self, who: str, reason: str, request: dict | None) -> None:
+    def on_refused(self, who: str, reason: str, request: dict) -> None:
         self.refused.append((who, reason))
+        self.summaries.append(request)
 
 
 async def wait_for(predicate, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
@@ -209,7 +213,8 @@ def test_commands_are_authenticated_and_authorised(keys: Path) -> None:
 
         try:
             dealer, spot3, stranger = client("dealer"), client("spot3"), client("stranger")
-            assert (await dealer.send("void", reason="misdeal")) == {"v": 2, "id": 1, "ok": True, "result": "void"}
+            assert (await dealer.send("void", reason="misdeal")) == {"v": 2, "id": dealer.last_id, "ok": True,
+                                                                     "result": "void"}
             assert table.commands[-1][0] == Role("dealer")
             wrong = await spot3.send("void", reason="x")
             assert wrong["ok"] is False and "may not void" in wrong["error"]
