@@ -23,6 +23,7 @@ import json
 import logging
 import math
 import re
+import os
 import secrets
 import socket
 import time
@@ -47,7 +48,7 @@ BUS_VERSION = 2  # 2: an update covers a group commit (`prev` links it to the on
 # connection of a peer that goes over; the rest is checked before and after parsing.
 MAX_MESSAGE = 65_536          # bytes of a command (the largest real one is a few hundred)
 MAX_SNAPSHOT_REQUEST = 4_096  # bytes of a snapshot request ({"view": ..., "table": ...})
-MAX_SUBSCRIPTION = 1_024      # bytes of a subscription (a topic prefix); more than a CURVE handshake needs
+MAX_SUBSCRIPTION = 512        # bytes of a subscription (a topic prefix); a CURVE handshake needs about 300
 MAX_DEPTH = 16                # nesting of arrays and objects (a command needs 2)
 MAX_INT = 2 ** 53 - 1         # the largest whole number a JavaScript screen holds exactly
 HEAD_BYTES = 64               # the first bytes of a refused message kept in its summary
@@ -256,10 +257,15 @@ class BusServer:
     async def start(self) -> None:
         self.context = self.context or zmq.asyncio.Context()
         ctx = self.context
-        # XPUB in manual mode: each subscription reaches us, and only those to our own topics are applied, so
-        # no peer can fill the publisher's subscription tree (one node per byte) with topics of its own.
+        # XPUB in manual mode: each subscription reaches us, and only those to our own topics are applied.
+        # libzmq still keeps every subscription a connection sent (a node per byte) until that connection
+        # ends, so a connection that subscribes to anything else is closed (`_take_subscriptions`); what it
+        # can have sent before that is taken in is bounded by the small queue and receive buffer below
+        # (about 60 subscriptions of at most MAX_SUBSCRIPTION bytes: a few MB at most).
         self._pub = ctx.socket(zmq.XPUB)
         self._pub.setsockopt(zmq.XPUB_MANUAL, 1)
+        self._pub.setsockopt(zmq.RCVHWM, 16)
+        self._pub.setsockopt(zmq.RCVBUF, 16_384)  # the kernel's buffer of a subscriber's connection (it doubles it)
         self._snap = ctx.socket(zmq.ROUTER)
         self._cmd = ctx.socket(zmq.ROUTER)
         for s, limit in ((self._pub, MAX_SUBSCRIPTION), (self._snap, MAX_SNAPSHOT_REQUEST), (self._cmd, MAX_MESSAGE)):
@@ -271,6 +277,7 @@ class BusServer:
         self._topics = tuple(f"{self.table_id}/{view}".encode() for view in SCREEN_AUDIENCES)
         self._auth: AsyncioAuthenticator | None = None
         self._monitors: list[zmq.asyncio.Socket] = []
+        self.kicked = 0                       # connections the publisher closed for a foreign subscription
         if self.screens_curve and self.server_keys is None:
             raise ValueError("CURVE on the screens' sockets needs the server's keys")
         if self.server_keys is not None:
@@ -292,12 +299,11 @@ class BusServer:
                     sock.curve_publickey, sock.curve_secretkey = self.server_keys
                 curved += [self._pub, self._snap]
             for name, sock in zip(("commands", "publish", "snapshot"), curved):
-                monitor = sock.get_monitor_socket(
-                    zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
-                self._monitors.append(monitor)
-                self._tasks.append(self._supervised(f"{name} handshakes",
-                                                    lambda m=monitor: self._watch_handshakes(m)))
+                watch = self._monitor(name, sock)
+                if sock is self._pub:
+                    self._pub_watch = watch
+        if not self.screens_curve:
+            self._pub_watch = self._monitor("publish", self._pub)
         self._pub.bind(self.endpoints.publish)
         # PUB never waits (it drops at the high-water mark), so updates go out on a plain socket sharing the
         # same one: the asyncio socket would wrap every send in a future for nothing.
@@ -308,6 +314,15 @@ class BusServer:
                         self._supervised("commands", self._serve_commands),
                         self._supervised("subscriptions", self._serve_subscriptions),
                         self._supervised("heartbeats", self._heartbeats)]
+
+    def _monitor(self, name: str, sock: zmq.asyncio.Socket) -> _Connections:
+        monitor = sock.get_monitor_socket(
+            zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+            | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+        self._monitors.append(monitor)
+        watch = _Connections(monitor, self.on_refused)
+        self._tasks.append(self._supervised(f"{name} connections", lambda: self._watch_connections(watch)))
+        return watch
 
     def _supervised(self, name: str, serve: Callable[[], Awaitable[None]]) -> asyncio.Task[None]:
         """Run a socket's task for good: one that fails anyway is logged and started again, after a pause that
@@ -336,11 +351,10 @@ class BusServer:
         if self._auth is not None:
             self._auth.stop()
         for sock in (self._pub, self._snap, self._cmd):
-            if self._monitors:
-                try:
-                    sock.disable_monitor()
-                except zmq.ZMQError:
-                    pass
+            try:
+                sock.disable_monitor()
+            except zmq.ZMQError:
+                pass
         for monitor in self._monitors:
             monitor.close(0)
         for s in (self._pub, self._snap, self._cmd):
@@ -387,15 +401,52 @@ class BusServer:
 
     def _take_subscriptions(self) -> None:
         """Apply each waiting (un)subscription that is a prefix of one of our topics (b"" included: all of
-        them); ignore any other. Each applies to the peer that sent it, so it is applied before the next one
-        is read."""
+        them); each applies to the peer that sent it, so it is applied before the next one is read. A
+        subscription to anything else (or a message that is none) is refused and closes the connections of
+        its sender's address: libzmq would keep it until the connection ends (the rest of a closed
+        connection's messages, read in the same call, close nothing more)."""
+        kicked: set[str | None] = set()
         while True:
             try:
-                msg = self._pub_now.recv(zmq.NOBLOCK)
+                frame = self._pub_now.recv(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
+            msg = frame.bytes
             if msg[:1] in (b"\x00", b"\x01") and any(t.startswith(msg[1:]) for t in self._topics):
                 self._pub_now.setsockopt(zmq.SUBSCRIBE if msg[0] == 1 else zmq.UNSUBSCRIBE, msg[1:])
+            elif msg[:1] != b"\x00":  # an unsubscription of a topic never applied costs nothing
+                peer = _peer(frame)
+                self._refused("subscriber", "a subscription to a topic this table does not publish: connection "
+                                            "closed", frame, None)
+                if peer in kicked:
+                    continue
+                if not self._kick(peer):
+                    return  # its connection is not known yet: read on once the monitor has told it
+                kicked.add(peer)
+
+    def _kick(self, peer: str | None) -> bool:
+        """Close the publisher's connections from `peer` (the subscriber reconnects, if it is one, and is
+        welcome with our topics); False when none is known."""
+        self._pub_watch.catch_up()
+        fds = [fd for fd, address in self._pub_watch.peers.items() if address == peer]
+        for fd in fds:
+            del self._pub_watch.peers[fd]
+            try:
+                dup = os.dup(fd)
+            except OSError:
+                continue
+            try:
+                sock = socket.socket(fileno=dup)
+            except OSError:
+                os.close(dup)
+                continue
+            with sock:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)  # libzmq sees the end and drops it, with its subscriptions
+                except OSError:
+                    continue
+            self.kicked += 1
+        return bool(fds)
 
     async def _serve_snapshots(self) -> None:
         while True:
@@ -493,37 +544,9 @@ class BusServer:
         reply = {"v": BUS_VERSION, "id": req_id, **reply}
         await self._cmd.send_multipart([ident, b"", json.dumps(reply).encode()])
 
-    async def _watch_handshakes(self, monitor: zmq.asyncio.Socket) -> None:
-        """Report each failed CURVE handshake with the peer's address. libzmq's monitor names the connection by
-        its descriptor (on ACCEPTED and DISCONNECTED), not its address, and reports a failure just before the
-        DISCONNECTED of the same connection: the address is read from the descriptor when it is accepted (best
-        effort: a connection already gone by then reads as unknown)."""
-        from zmq.utils.monitor import parse_monitor_message
-
-        peers: dict[int, str] = {}
-        failed: str | None = None
+    async def _watch_connections(self, watch: _Connections) -> None:
         while True:
-            msg = parse_monitor_message(await monitor.recv_multipart())
-            event, value = msg["event"], msg["value"]
-            if event == zmq.EVENT_ACCEPTED:
-                peers[value] = _fd_peer(value)
-                if len(peers) > 4096:  # descriptors whose DISCONNECTED never came: keep the newest
-                    for fd in list(peers)[:1024]:
-                        del peers[fd]
-                continue
-            if event == zmq.EVENT_DISCONNECTED:
-                peer = peers.pop(value, None)
-                if failed is not None:
-                    self.on_refused("unauthenticated", failed, {"peer": peer})
-                    failed = None
-                continue
-            if failed is not None:  # a failure whose DISCONNECTED did not follow
-                self.on_refused("unauthenticated", failed, {"peer": None})
-            endpoint = msg["endpoint"].decode() if isinstance(msg["endpoint"], bytes) else str(msg["endpoint"])
-            reason = {zmq.EVENT_HANDSHAKE_FAILED_AUTH: "authentication failed",
-                      zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security handshake failed (not a CURVE client?)",
-                      }.get(event, "security handshake failed")
-            failed = f"{reason} on {endpoint}"
+            watch.event(await watch.monitor.recv_multipart())
 
 
 def _peer(frame: Any) -> str | None:
@@ -536,8 +559,6 @@ def _peer(frame: Any) -> str | None:
 
 def _fd_peer(fd: int) -> str:
     """The peer's IP address of a connection libzmq accepted on descriptor `fd` (read from a duplicate)."""
-    import os
-
     try:
         dup = os.dup(fd)
     except OSError:
@@ -557,6 +578,54 @@ def _fd_peer(fd: int) -> str:
 
 
 _SCREENS_DOMAIN = "screens"  # the ZAP domain of the PUB and snapshot sockets when they are CURVE-protected
+
+
+class _Connections:
+    """A socket's connections (descriptor -> peer's IP address) from its monitor, and each failed CURVE handshake
+    reported with the peer's address. libzmq's monitor names a connection by its descriptor (on ACCEPTED and
+    DISCONNECTED), not its address, and reports a failure just before the DISCONNECTED of the same connection:
+    the address is read from the descriptor when it is accepted (best effort: a connection already gone by
+    then reads as unknown)."""
+
+    def __init__(self, monitor: zmq.asyncio.Socket, on_refused: Refusal) -> None:
+        self.monitor = monitor
+        self._now = zmq.Socket.shadow(monitor.underlying)
+        self.on_refused = on_refused
+        self.peers: dict[int, str] = {}
+        self._failed: str | None = None
+
+    def catch_up(self) -> None:
+        """Take every event waiting now (so `peers` knows the connections accepted so far)."""
+        while True:
+            try:
+                self.event(self._now.recv_multipart(zmq.NOBLOCK))
+            except zmq.Again:
+                return
+
+    def event(self, frames: list[bytes]) -> None:
+        from zmq.utils.monitor import parse_monitor_message
+
+        msg = parse_monitor_message(frames)
+        event, value = msg["event"], msg["value"]
+        if event == zmq.EVENT_ACCEPTED:
+            self.peers[value] = _fd_peer(value)
+            if len(self.peers) > 4096:  # descriptors whose DISCONNECTED never came: keep the newest
+                for fd in list(self.peers)[:1024]:
+                    del self.peers[fd]
+            return
+        if event == zmq.EVENT_DISCONNECTED:
+            peer = self.peers.pop(value, None)
+            if self._failed is not None:
+                self.on_refused("unauthenticated", self._failed, {"peer": peer})
+                self._failed = None
+            return
+        if self._failed is not None:  # a failure whose DISCONNECTED did not follow
+            self.on_refused("unauthenticated", self._failed, {"peer": None})
+        endpoint = msg["endpoint"].decode() if isinstance(msg["endpoint"], bytes) else str(msg["endpoint"])
+        reason = {zmq.EVENT_HANDSHAKE_FAILED_AUTH: "authentication failed",
+                  zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security handshake failed (not a CURVE client?)",
+                  }.get(event, "security handshake failed")
+        self._failed = f"{reason} on {endpoint}"
 
 
 class _KeyCheck:
