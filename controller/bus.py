@@ -27,6 +27,7 @@ import os
 import secrets
 import socket
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
@@ -320,7 +321,10 @@ class BusServer:
             zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
             | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
         self._monitors.append(monitor)
-        watch = _Connections(monitor, self.on_refused)
+        endpoint = {"commands": self.endpoints.commands, "publish": self.endpoints.publish,
+                    "snapshot": self.endpoints.snapshot}[name]
+        port = endpoint.rpartition(":")[2]
+        watch = _Connections(monitor, self.on_refused, int(port) if port.isdigit() else None)
         self._tasks.append(self._supervised(f"{name} connections", lambda: self._watch_connections(watch)))
         return watch
 
@@ -583,16 +587,20 @@ _SCREENS_DOMAIN = "screens"  # the ZAP domain of the PUB and snapshot sockets wh
 class _Connections:
     """A socket's connections (descriptor -> peer's IP address) from its monitor, and each failed CURVE handshake
     reported with the peer's address. libzmq's monitor names a connection by its descriptor (on ACCEPTED and
-    DISCONNECTED), not its address, and reports a failure just before the DISCONNECTED of the same connection:
-    the address is read from the descriptor when it is accepted (best effort: a connection already gone by
-    then reads as unknown)."""
+    DISCONNECTED), not its address, and reports a failure just before the DISCONNECTED of the same connection.
+    The address is read from the descriptor when the ACCEPTED is read; a handshake that fails at once (a
+    client without CURVE) has closed it by then, and its address is the newest one in TIME_WAIT on our port
+    that no failure took before (Linux's /proc/net/tcp: the side that closes keeps it there), else unknown."""
 
-    def __init__(self, monitor: zmq.asyncio.Socket, on_refused: Refusal) -> None:
+    def __init__(self, monitor: zmq.asyncio.Socket, on_refused: Refusal, port: int | None) -> None:
         self.monitor = monitor
         self._now = zmq.Socket.shadow(monitor.underlying)
         self.on_refused = on_refused
+        self.port = port
         self.peers: dict[int, str] = {}
         self._failed: str | None = None
+        self._taken: OrderedDict[str, None] = OrderedDict()  # TIME_WAIT peers (address:port) already named
+        self._lookups: list[float] = []                       # times of the latest /proc reads (at most 50 a s)
 
     def catch_up(self) -> None:
         """Take every event waiting now (so `peers` knows the connections accepted so far)."""
@@ -616,6 +624,8 @@ class _Connections:
         if event == zmq.EVENT_DISCONNECTED:
             peer = self.peers.pop(value, None)
             if self._failed is not None:
+                if peer in (None, "unknown"):
+                    peer = self._closed_peer()
                 self.on_refused("unauthenticated", self._failed, {"peer": peer})
                 self._failed = None
             return
@@ -626,6 +636,47 @@ class _Connections:
                   zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security handshake failed (not a CURVE client?)",
                   }.get(event, "security handshake failed")
         self._failed = f"{reason} on {endpoint}"
+
+
+    def _closed_peer(self) -> str:
+        now = time.monotonic()
+        self._lookups = [t for t in self._lookups if now - t < 1.0]
+        if self.port is None or len(self._lookups) >= 50:
+            return "unknown"
+        self._lookups.append(now)
+        newest: tuple[int, str] | None = None
+        for peer, when in _time_wait(self.port):
+            if peer not in self._taken and (newest is None or when > newest[0]):
+                newest = (when, peer)
+        if newest is None:
+            return "unknown"
+        self._taken[newest[1]] = None
+        while len(self._taken) > 4096:
+            self._taken.popitem(last=False)
+        return newest[1].rpartition(":")[0]
+
+
+def _time_wait(port: int) -> list[tuple[str, int]]:
+    """(peer address:port, TIME_WAIT timer left) of our port's connections in TIME_WAIT (Linux; else none)."""
+    import struct
+
+    out = []
+    for path, family, words in (("/proc/net/tcp", socket.AF_INET, 1), ("/proc/net/tcp6", socket.AF_INET6, 4)):
+        try:
+            lines = Path(path).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            cols = line.split()
+            if len(cols) < 6 or cols[3] != "06" or int(cols[1].rsplit(":", 1)[1], 16) != port:
+                continue
+            address, _, remote_port = cols[2].partition(":")
+            raw = b"".join(struct.pack("=I", int(address[i * 8:i * 8 + 8], 16)) for i in range(words))
+            ip = socket.inet_ntop(family, raw)
+            if ip.startswith("::ffff:"):
+                ip = ip[7:]
+            out.append((f"{ip}:{int(remote_port, 16)}", int(cols[5].partition(":")[2], 16)))
+    return out
 
 
 class _KeyCheck:
