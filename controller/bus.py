@@ -420,8 +420,8 @@ class BusServer:
                 self._pub_now.setsockopt(zmq.SUBSCRIBE if msg[0] == 1 else zmq.UNSUBSCRIBE, msg[1:])
             elif msg[:1] != b"\x00":  # an unsubscription of a topic never applied costs nothing
                 peer = _peer(frame)
-                self._refused("subscriber", "a subscription to a topic this table does not publish: connection "
-                                            "closed", frame, None)
+                self._refused("subscriber", "not a subscription to this table's topics: connection closed", frame,
+                              None)
                 if peer in kicked:
                     continue
                 if not self._kick(peer):
@@ -430,9 +430,10 @@ class BusServer:
 
     def _kick(self, peer: str | None) -> bool:
         """Close the publisher's connections from `peer` (the subscriber reconnects, if it is one, and is
-        welcome with our topics); False when none is known."""
+        welcome with our topics); every connection when the message named no peer (ZMTP 1.0 framing, which no
+        current client uses, carries none). False when none is known."""
         self._pub_watch.catch_up()
-        fds = [fd for fd, address in self._pub_watch.peers.items() if address == peer]
+        fds = [fd for fd, address in self._pub_watch.peers.items() if peer is None or address == peer]
         for fd in fds:
             del self._pub_watch.peers[fd]
             try:
@@ -558,7 +559,7 @@ def _peer(frame: Any) -> str | None:
     try:
         return frame.get("Peer-Address")
     except (zmq.ZMQError, AttributeError, UnicodeDecodeError):
-        return None
+        return None  # a ZMTP 1.0 peer's messages carry no properties (libzmq still speaks it)
 
 
 def _fd_peer(fd: int) -> str:
@@ -747,14 +748,14 @@ class CommandClient:
     async def send(self, command: str, **args: Any) -> dict[str, Any]:
         """Send a command and return the reply ({"ok": True, "result": ...} or {"ok": False, "error": ...})."""
         req_id, body = self._request(command, args)
-        await self._sock.send_multipart([b"", body])
+        await self._send(body)
         return await self._reply(req_id)
 
     async def resend(self) -> dict[str, Any]:
         """Send the last request again as it was (same id), as a client does that got no answer: the table
         answers it with its first answer and applies it at most once."""
         assert self._last is not None, "nothing sent yet"
-        await self._sock.send_multipart([b"", self._last])
+        await self._send(self._last)
         return await self._reply(self.last_id)
 
     async def send_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -764,7 +765,7 @@ class CommandClient:
         for command, args in requests:
             req_id, body = self._request(command, args)
             ids.append(req_id)
-            await self._sock.send_multipart([b"", body])
+            await self._send(body)
         replies: dict[Any, dict[str, Any]] = {}
         deadline = time.monotonic() + self.timeout_s
         while len(replies) < len(ids):
@@ -777,8 +778,17 @@ class CommandClient:
         return [replies[i] for i in ids]
 
     async def send_raw(self, body: bytes) -> dict[str, Any]:
-        await self._sock.send_multipart([b"", body])
+        await self._send(body)
         return await self._reply(None)
+
+    async def _send(self, body: bytes) -> None:
+        # A DEALER whose only connection failed its handshake has no peer to queue for: its send would wait for
+        # good, so it waits as long as an answer may.
+        try:
+            await asyncio.wait_for(self._sock.send_multipart([b"", body]), self.timeout_s)
+        except asyncio.TimeoutError:
+            raise CommandError(f"no answer from {self.endpoint} within {self.timeout_s:g} s (no connection took "
+                               f"the command: a CURVE key the table refuses, or none?)") from None
 
     async def _reply(self, req_id: Any) -> dict[str, Any]:
         deadline = time.monotonic() + self.timeout_s

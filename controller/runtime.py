@@ -490,7 +490,7 @@ class Runtime:
         left = 0
         if origin is not None:
             request = {**(request or {}), "peer": origin.peer, "id": origin.id}
-            journal, left = self.refusals.allow(origin.peer or origin.key or "unknown")
+            journal, left = self.refusals.allow(origin.peer or "(no address)")
             if not journal:
                 return {"ok": False, "error": reason}
         self.log.warning("refused %s from %s: %s", _clip(str(command), 64), who, reason)
@@ -504,7 +504,7 @@ class Runtime:
         """Refusals the bus decides itself (unknown key, failed handshake, malformed message): `info` is a bounded
         summary of the message (`controller.bus.summary`) with the peer's address; at most the limiter's rate
         per peer is journaled."""
-        journal, left = self.refusals.allow(str(info.get("peer") or who))
+        journal, left = self.refusals.allow(str(info.get("peer") or "(no address)"))
         if not journal:
             return
         reason = _clip(reason)
