@@ -138,7 +138,12 @@ _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
 def _nesting(body: bytes) -> int:
     """How deep arrays and objects nest in JSON text, counted without parsing (so without recursion); brackets
-    in strings do not count (an unterminated string's do: the text is not JSON anyway)."""
+    in strings do not count (an unterminated string's do: the text is not JSON anyway). Below MAX_DEPTH it may
+    answer more than the depth: a text that opens at most MAX_DEPTH brackets cannot nest deeper, so the usual
+    message is not scanned."""
+    opening = body.count(b"[") + body.count(b"{")
+    if opening <= MAX_DEPTH:
+        return opening
     skeleton = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
     return max(itertools.accumulate(1 if c in b"[{" else -1 for c in skeleton), default=0)
 

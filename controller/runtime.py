@@ -494,7 +494,7 @@ class Runtime:
             if not journal:
                 return {"ok": False, "error": reason}
         self.log.warning("refused %s from %s: %s", _clip(str(command), 64), who, reason)
-        record: dict[str, Any] = {"kind": "refused", "who": who, "reason": reason, "request": request}
+        record: dict[str, Any] = {"kind": "refused", "who": _clip(who, 64), "reason": reason, "request": request}
         if left:
             record["left_out"] = left
         batch.add(record)
@@ -643,4 +643,7 @@ def _storable(staged: list[tuple[dict[str, Any], Any, Effects]]) -> None:
 
 
 def _clip(text: str, limit: int = 500) -> str:
+    """At most `limit` characters, UTF-8 encodable (a lone surrogate, as a local caller may pass, becomes its
+    escape): a refusal's reason and names go into the journal."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= limit else text[:limit - 1] + "…"
