@@ -204,7 +204,7 @@ class LinkClient:
             keys = load_secret_keys(config.key)
             server = load_public_key(config.server_key)
         self.commands = CommandClient(config.endpoints.commands, keys, server, timeout_s=config.timeout,
-                                      context=context)
+                                      context=context, table=config.link_id)
         self._authenticated = keys is not None
 
     def start(self) -> None:

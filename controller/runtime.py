@@ -7,7 +7,11 @@ undone), appends them in one durable transaction (`Journal.append_many`), and on
 record's state and shows its effects on the drivers, and publishes the last state through the views on
 the bus (one update per group commit).
 Commands arrive with a `Role`; the ones a role may not send, or that the state refuses, are answered
-with the reason and journaled as `refused` records. `kill_at` is the crash tests' failpoint.
+with the reason and journaled as `refused` records (a bounded summary, at most `RefusalLimiter`'s rate per
+peer). A bus command with an id is answered once: a resend of the same (key, id) within `ANSWER_WINDOW_S`
+gets the first answer and changes nothing (the window is rebuilt from the journal at a restart). A journal
+that cannot be written stops the service with exit status 1 (`FatalStop`), so its service manager restarts
+it. `kill_at` is the crash tests' failpoint.
 
 A subclass supplies the fold (`_step`), the picture for the views (`_picture`), what effects show
 (`_show`), and its commands (`_handle`); see controller/table.py, controller/cabinet.py and
@@ -17,22 +21,93 @@ controller/progressive.py.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import os
 import signal
 import time
-from dataclasses import replace
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from controller.bus import BusServer, Role, load_client_roles, load_secret_keys
-from controller.journal import Journal, default_anchor
+from controller.bus import MAX_INT, BusServer, Origin, Role, load_client_roles, load_secret_keys
+from controller.journal import Journal, canonical_json, default_anchor
 from controller.sdnotify import notify, watchdog_interval
 from controller.views import ScreenViews, project
 
-__all__ = ["Runtime", "Batch", "CommandRefused", "text_arg", "int_arg", "jsonable"]
+__all__ = ["Runtime", "Batch", "CommandRefused", "FatalStop", "RefusalLimiter", "text_arg", "int_arg", "jsonable",
+           "bounded", "ANSWER_WINDOW_S", "READ_ONLY"]
 
 Effects = tuple[Any, ...]
+
+ANSWER_WINDOW_S = 600.0   # how long a command's (key, id) is answered with its first answer
+ANSWER_WINDOW_N = 10_000  # ... and at most this many of the latest (memory stays bounded)
+READ_ONLY = frozenset({"status", "meters", "audit", "recall"})  # change nothing: answered afresh each time
+MAX_TEXT = 500            # characters of a text argument (a reason, a box's name)
+MAX_RECORDED = 512        # bytes of a refused command's args kept in its record; larger ones as a summary
+
+
+class FatalStop(SystemExit):
+    """The service stopped because it cannot go on (its journal cannot be written). Exit status 1, with the
+    reason on stderr and no traceback: systemd's Restart=on-failure starts it again (2 is kept for a
+    configuration or journal it must not run on, which RestartPreventExitStatus=2 leaves stopped)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)  # a text code: Python prints it and exits 1
+        self.reason = reason
+
+
+class RefusalLimiter:
+    """How many refusals of one peer (an IP address) are journaled: a burst of `burst`, then one every
+    `every` seconds; the ones left out are counted and the count goes in the next record journaled for that
+    peer (or `flush`'s). At most `peers` peers are tracked, so a flood from many addresses stays bounded."""
+
+    def __init__(self, burst: int = 20, every: float = 1.0, peers: int = 1024,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst, self.every, self.peers, self.clock = burst, every, peers, clock
+        self._buckets: OrderedDict[str, list[float]] = OrderedDict()  # peer -> [tokens, at, left out]
+        self._orphans = 0   # left out by peers no longer tracked
+        self.left_out = 0   # left out in all, since the start
+
+    def allow(self, peer: str) -> tuple[bool, int]:
+        """(journal this one?, refusals of this peer left out before it, when it is journaled)."""
+        now = self.clock()
+        bucket = self._buckets.pop(peer, None)
+        if bucket is None:
+            bucket = [float(self.burst), now, 0]
+            while len(self._buckets) >= self.peers:
+                _, dropped = self._buckets.popitem(last=False)
+                self._orphans += int(dropped[2])
+        self._buckets[peer] = bucket
+        bucket[0] = min(float(self.burst), bucket[0] + (now - bucket[1]) / self.every)
+        bucket[1] = now
+        if bucket[0] >= 1:
+            bucket[0] -= 1
+            left, bucket[2] = int(bucket[2]), 0
+            return True, left
+        bucket[2] += 1
+        self.left_out += 1
+        return False, 0
+
+    def flush(self) -> dict[str, int]:
+        """The counts left out per peer since their last record (and forgets them): for a summary record."""
+        out = {peer: int(b[2]) for peer, b in self._buckets.items() if b[2]}
+        for b in self._buckets.values():
+            b[2] = 0
+        if self._orphans:
+            out["(others)"] = self._orphans
+            self._orphans = 0
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    digest: str
+    answer: dict[str, Any] | None  # None: answered before a restart, with an answer too large to journal
+    seq: int
+    at: float
 
 
 class CommandRefused(Exception):
@@ -94,6 +169,10 @@ class Runtime:
         self._inbox: asyncio.Queue[tuple[Callable[[Batch], Any], asyncio.Future[Any]]] = asyncio.Queue()
         self._stopping = asyncio.Event()
         self._stopped = False
+        self.failure: str | None = None  # why the service stopped itself (run() then raises FatalStop)
+        self.refusals = RefusalLimiter()
+        self._answers: OrderedDict[tuple[str, str | int], _Answer] = OrderedDict()  # (key, id) -> first answer
+        self._origin: Origin | None = None  # the bus command being handled (for its refusal's record)
         self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
 
     # ------------------------------------------------------------------------------------------ for subclasses
@@ -137,13 +216,28 @@ class Runtime:
     def _begin(self, state: Any, start_record: dict[str, Any]) -> None:
         """Adopt the replayed state, journal the start record and start the writer."""
         self.state = state
+        self._recall_answers()
         batch = Batch(self.state, self._step)
         batch.add(start_record)
         self._write(batch)
-        self._tasks.append(asyncio.create_task(self._writer()))
+        writer = asyncio.create_task(self._writer())
+        writer.add_done_callback(self._writer_done)
+        self._tasks.append(writer)
+
+    def _writer_done(self, task: asyncio.Task[Any]) -> None:
+        # The writer only ends by cancellation (stop) or a failure after which nothing may take effect: a
+        # journal that cannot be written, or a bug past the journal. Either way the service stops, non-zero.
+        if task.cancelled() or task.exception() is None:
+            return
+        exc = task.exception()
+        if self.failure is None:
+            self.failure = f"the writer failed: {type(exc).__name__}: {exc}"
+            self.log.critical("%s: %s", self.ident, self.failure, exc_info=exc)
+        self._stopping.set()
 
     async def run(self) -> None:
-        """Serve until stopped (SIGTERM/SIGINT or `request_stop()`)."""
+        """Serve until stopped (SIGTERM/SIGINT or `request_stop()`). When the service stopped itself because it
+        cannot go on (`failure`), raises FatalStop: the process exits 1 and its service manager restarts it."""
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
@@ -151,6 +245,8 @@ class Runtime:
             except (NotImplementedError, RuntimeError):
                 pass
         await self._stopping.wait()
+        if self.failure is not None:
+            raise FatalStop(f"{self.ident} stopped: {self.failure}")
 
     def request_stop(self) -> None:
         self._stopping.set()
@@ -208,6 +304,7 @@ class Runtime:
                 self._write(batch)
             except BaseException as exc:  # the journal cannot be written: nothing may take effect, stop
                 self.log.critical("journal write failed, stopping %s: %s", self.ident, exc)
+                self.failure = self.failure or f"journal write failed: {type(exc).__name__}: {exc}"
                 for future, _, _ in outcomes:
                     if not future.done():
                         future.set_exception(RuntimeError(f"journal write failed: {exc}"))
@@ -296,9 +393,65 @@ class Runtime:
         """Which screen view a role's `status` returns."""
         return "dealer"
 
-    async def command(self, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        """A command from the bus (authenticated role), the panel or an autoplay. Refusals are journaled."""
-        return await self._submit(lambda batch: self._command(batch, role, command, args))
+    async def command(self, role: Role | None, command: str, args: dict[str, Any],
+                      origin: Origin | None = None) -> dict[str, Any]:
+        """A command from the bus (authenticated role, and where it came from), the panel or an autoplay.
+        Refusals are journaled; a bus command's (key, id) seen before is answered with its first answer."""
+        return await self._submit(lambda batch: self._once(batch, role, command, args, origin))
+
+    def _once(self, batch: Batch, role: Role | None, command: str, args: dict[str, Any],
+              origin: Origin | None) -> dict[str, Any]:
+        """`_command`, at most once per (key, id) within the window: the first answer is kept (and journaled
+        with the command's first record, as its `origin`, so a restart rebuilds the window)."""
+        self._origin = origin
+        try:
+            if origin is None or origin.id is None or command in READ_ONLY:
+                return self._command(batch, role, command, args)
+            ident = (origin.key or "", origin.id)
+            known = self._answers.get(ident)
+            if known is not None and self.clock() - known.at <= ANSWER_WINDOW_S:
+                if known.digest != origin.digest:
+                    return self._refuse(batch, str(role or origin.key or "unauthenticated"),
+                                        f"id {origin.id!r} was used for another command "
+                                        f"{self.clock() - known.at:.0f} s ago: a new command needs a new id",
+                                        command, args)
+                if known.answer is None:
+                    return {"ok": False, "error": f"id {origin.id!r} was answered before a restart (journal record "
+                                                  f"{known.seq}); not applied again"}
+                return known.answer
+            mark = len(batch.staged)
+            reply = self._command(batch, role, command, args)
+            answer = reply if len(_json(reply)) <= MAX_RECORDED else None
+            if len(batch.staged) > mark:
+                record, state, effects = batch.staged[mark]
+                tag = {"key": origin.key, "id": origin.id, "digest": origin.digest, "answer": answer}
+                batch.staged[mark] = ({**record, "origin": tag}, state, effects)
+            self._remember(ident, _Answer(origin.digest, reply, 0, self.clock()))
+            return reply
+        finally:
+            self._origin = None
+
+    def _remember(self, ident: tuple[str, str | int], answer: _Answer) -> None:
+        self._answers[ident] = answer
+        self._answers.move_to_end(ident)
+        while self._answers:
+            oldest = next(iter(self._answers.values()))
+            if len(self._answers) <= ANSWER_WINDOW_N and answer.at - oldest.at <= ANSWER_WINDOW_S:
+                break
+            self._answers.popitem(last=False)
+
+    def _recall_answers(self) -> None:
+        """Rebuild the window of answered (key, id)s from the journal's latest records (a restart must not apply
+        a resend of a command journaled before it)."""
+        if self.journal is None:
+            return
+        now = self.clock()
+        for entry in self.journal.entries(after=max(0, self.journal.last_seq - ANSWER_WINDOW_N)):
+            tag = entry.record.get("origin")
+            if isinstance(tag, dict) and isinstance(tag.get("id"), (str, int)) and now - entry.time <= ANSWER_WINDOW_S:
+                answer = tag.get("answer") if isinstance(tag.get("answer"), dict) else None
+                self._remember((tag.get("key") or "", tag["id"]),
+                               _Answer(str(tag.get("digest", "")), answer, entry.seq, entry.time))
 
     def _command(self, batch: Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
         if role is None:
@@ -315,7 +468,9 @@ class Runtime:
                 return {"ok": True, "result": self.audit_view()}
             mark = batch.mark()
             try:
-                return self._handle(batch, role, command, args)
+                reply = self._handle(batch, role, command, args)
+                _storable(batch.staged[mark[0]:])
+                return reply
             except Exception:
                 batch.undo(mark)
                 raise
@@ -323,20 +478,55 @@ class Runtime:
             return self._refuse(batch, str(role), str(exc), command, args)
         except self.ILLEGAL as exc:
             return self._refuse(batch, str(role), getattr(exc, "reason", None) or str(exc), command, args)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             return self._refuse(batch, str(role), f"malformed {command}: {exc}", command, args)
 
     def _refuse(self, batch: Batch, who: str, reason: str, command: str | None,
                 args: dict[str, Any] | None) -> dict[str, Any]:
-        self.log.warning("refused %s from %s: %s", command, who, reason)
-        batch.add({"kind": "refused", "who": who, "reason": reason,
-                   "request": {"command": command, "args": jsonable(args)} if command else None})
+        """Answer a refusal and journal it: the command and its args (a summary when they are large); a bus
+        command's refusals at most at the limiter's rate per peer."""
+        reason = _clip(reason)
+        request: dict[str, Any] | None = None
+        if command is not None:
+            request = {"command": _clip(command, 64), "args": bounded(args)}
+        origin = self._origin
+        left = 0
+        if origin is not None:
+            request = {**(request or {}), "peer": origin.peer, "id": origin.id}
+            journal, left = self.refusals.allow(origin.peer or "(no address)")
+            if not journal:
+                return {"ok": False, "error": reason}
+        self.log.warning("refused %s from %s: %s", _clip(str(command), 64), who, reason)
+        record: dict[str, Any] = {"kind": "refused", "who": _clip(who, 64), "reason": reason, "request": request}
+        if left:
+            record["left_out"] = left
+        batch.add(record)
         return {"ok": False, "error": reason}
 
-    def _bus_refused(self, who: str, reason: str, request: dict[str, Any] | None) -> None:
-        """Refusals the bus decides itself (unknown key, failed handshake, malformed message)."""
-        req = request or {}
-        self._post(lambda batch: self._refuse(batch, who, reason, req.get("command"), req.get("args")))
+    def _bus_refused(self, who: str, reason: str, info: dict[str, Any]) -> None:
+        """Refusals the bus decides itself (unknown key, failed handshake, malformed message): `info` is a bounded
+        summary of the message (`controller.bus.summary`) with the peer's address; at most the limiter's rate
+        per peer is journaled."""
+        journal, left = self.refusals.allow(str(info.get("peer") or "(no address)"))
+        if not journal:
+            return
+        reason = _clip(reason)
+        self.log.warning("refused a message from %s (%s): %s", who, info.get("peer"), reason)
+        record: dict[str, Any] = {"kind": "refused", "who": _clip(who, 64), "reason": reason, "request": info}
+        if left:
+            record["left_out"] = left
+        self._post(lambda batch: batch.add(record))
+
+    async def _flush_refusals(self, every: float = 60.0) -> None:
+        """Journal how many refusals each peer had left out, so a flood that stops is still on record."""
+        while True:
+            await asyncio.sleep(every)
+            counts = self.refusals.flush()
+            if counts:
+                record = {"kind": "refused", "who": "bus", "request": None, "left_out": counts,
+                          "reason": f"{sum(counts.values())} refusals not journaled one by one (at most "
+                                    f"{self.refusals.burst}, then one every {self.refusals.every:g} s, per peer)"}
+                self._post(lambda batch, record=record: batch.add(record))
 
     # ------------------------------------------------------------------------------------------ drivers
 
@@ -367,15 +557,16 @@ class Runtime:
         else:
             self.log.warning("commands are NOT authenticated: set [bus].keys for a live service")
 
-        async def on_command(role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
-            return await self.command(role if bc.keys is not None else None, command, args)
+        async def on_command(role: Role | None, command: str, args: dict[str, Any], origin: Origin
+                             ) -> dict[str, Any]:
+            return await self.command(role if bc.keys is not None else None, command, args, origin)
 
         self.bus = BusServer(self.ident, bc.endpoints, self.views, on_command, self._bus_refused,
                              server_keys=server_keys, client_roles=roles, heartbeat_s=bc.heartbeat, hwm=bc.hwm,
                              context=self.context, pipelined=pipelined, screens_curve=bc.curve_screens)
         await self.bus.start()
         self._publish()
-        self._tasks.append(asyncio.create_task(self._watchdog()))
+        self._tasks += [asyncio.create_task(self._watchdog()), asyncio.create_task(self._flush_refusals())]
 
     async def _watchdog(self) -> None:
         # Ready once the bus is bound (done) and the drivers answered; then ping only while the loop runs.
@@ -388,25 +579,74 @@ class Runtime:
             notify("WATCHDOG=1")
 
 
-def text_arg(args: dict[str, Any], key: str) -> str:
-    value = args[key]
+_REQUIRED: Any = object()
+
+
+def text_arg(args: dict[str, Any], key: str, default: Any = _REQUIRED) -> str:
+    """A command's text argument (KeyError when missing and no default; TypeError for another type or a text
+    over MAX_TEXT characters)."""
+    value = args[key] if default is _REQUIRED else args.get(key, default)
     if not isinstance(value, str):
         raise TypeError(f"{key} must be text")
+    if len(value) > MAX_TEXT:
+        raise TypeError(f"{key} must be text of at most {MAX_TEXT} characters")
     return value
 
 
-def int_arg(args: dict[str, Any], key: str) -> int:
-    value = args[key]
+def int_arg(args: dict[str, Any], key: str, default: Any = _REQUIRED) -> int:
+    """A command's whole-number argument: 25.9 (or 25.0) is refused, never truncated; so are NaN, Infinity and
+    numbers beyond ±(2**53 - 1)."""
+    value = args[key] if default is _REQUIRED else args.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{key} must be a whole number")
+        raise TypeError(f"{key} must be a whole number, not {_clip(repr(value), 40)}")
+    if abs(value) > MAX_INT:
+        raise TypeError(f"{key} must be a whole number within ±{MAX_INT}")
     return value
 
 
 def jsonable(value: Any) -> Any:
-    import json
-
+    """`value` when the journal can hold it as it is (strict JSON: finite numbers, UTF-8 text), else its repr."""
     try:
-        json.dumps(value)
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode()
         return value
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return repr(value)
+
+
+def bounded(value: Any) -> Any:
+    """`value` as a refusal record keeps it: as it is when it is strict JSON of at most MAX_RECORDED bytes,
+    else a summary (its size, SHA-256 and first bytes), so no refused request can make a record large or
+    unwritable."""
+    try:
+        data = json.dumps(value, allow_nan=False, ensure_ascii=False, sort_keys=True).encode()
+    except (TypeError, ValueError, RecursionError):
+        data = repr(value).encode("utf-8", "backslashreplace")
+    else:
+        if len(data) <= MAX_RECORDED:
+            return value
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            "head": data[:64].decode("utf-8", "backslashreplace")}
+
+
+def _json(value: Any) -> bytes:
+    try:
+        return json.dumps(value, allow_nan=False, ensure_ascii=False).encode()
+    except (TypeError, ValueError, RecursionError):
+        return b"x" * (MAX_RECORDED + 1)
+
+
+def _storable(staged: list[tuple[dict[str, Any], Any, Effects]]) -> None:
+    """ValueError unless the journal can write every staged record (strict JSON, UTF-8): checked per command,
+    so a command's bad args are refused rather than failing the group commit (and stopping the service)."""
+    for record, _, _ in staged:
+        try:
+            canonical_json(record).encode()
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"the journal cannot hold its records ({_clip(str(exc), 80)})") from None
+
+
+def _clip(text: str, limit: int = 500) -> str:
+    """At most `limit` characters, UTF-8 encodable (a lone surrogate, as a local caller may pass, becomes its
+    escape): a refusal's reason and names go into the journal."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -133,7 +133,8 @@ class Table(Runtime):
     def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> None:
         super()._check_role(role, command, args)
         if role.kind == "spot":
-            spot = args.get("spot") if command != "decision" else parse_spot_actor(str(args.get("actor", "")))
+            spot = parse_spot_actor(str(args.get("actor", ""))) if command == "decision" else \
+                args.get("spot", role.spot)  # a command naming no spot (status) is for the key's own spot
             if command == "decision" and "actor" not in args:
                 spot = role.spot
             if spot != role.spot:
@@ -168,7 +169,7 @@ class Table(Runtime):
             actor = str(args.get("actor") or (f"spot:{role.spot}" if role.kind == "spot" else ""))
             if not actor:
                 raise CommandRefused("a decision names its actor (spot:N or dealer)")
-            return [game(Decision(actor, _text(args, "action"), int(args.get("amount", 0)), int(args.get("hand", 0))))]
+            return [game(Decision(actor, _text(args, "action"), _int(args, "amount", 0), _int(args, "hand", 0)))]
         if command == "card":
             from controller.cards import parse_card
 

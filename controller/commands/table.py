@@ -540,10 +540,15 @@ def _key_pair(path: str, cfg: Any) -> tuple[tuple[bytes, bytes], bytes]:
 
 
 def _watch(args: argparse.Namespace) -> int:
+    """Follow a table's view. A table that does not answer is waited for (it may be starting, or restarting
+    under systemd), with a line on stderr saying so at once and again every WAIT_NOTICE_S; endpoints that
+    serve another table are an error."""
     import asyncio
     import json
+    import sys
+    import time
 
-    from controller.bus import BusClient
+    from controller.bus import BusClient, CommandError
     from controller.cli import CliError
 
     table_id, endpoints, cfg = _endpoints(args)
@@ -557,6 +562,29 @@ def _watch(args: argparse.Namespace) -> int:
         raise CliError("--key is for a table whose config has [bus].curve_screens = true")
     seen = 0
     show = _printer()
+    waiting: dict[str, float] = {}  # "since", "told": while the table does not answer
+
+    def note(text: str) -> None:
+        print(f"croupier watch: {text}", file=sys.stderr, flush=True)
+
+    def on_waiting(seconds: float) -> None:
+        now = time.monotonic()
+        if not waiting:
+            waiting.update(since=now - seconds, told=now)
+            note(f"waiting for table {table_id} at {endpoints.snapshot}: no answer yet (is it running?). "
+                 f"Ctrl-C to stop.")
+        elif now - waiting["told"] >= WAIT_NOTICE_S:
+            waiting["told"] = now
+            note(f"still waiting for table {table_id} at {endpoints.snapshot}: no answer for "
+                 f"{now - waiting['since']:.0f} s")
+
+    def on_alive() -> None:
+        if waiting:
+            note(f"table {table_id} answered after {time.monotonic() - waiting['since']:.0f} s")
+            waiting.clear()
+
+    def on_silence() -> None:
+        note(f"table {table_id} fell silent at {endpoints.publish}; asking it for a snapshot")
 
     async def main() -> None:
         done = asyncio.Event()
@@ -571,18 +599,27 @@ def _watch(args: argparse.Namespace) -> int:
             if args.count is not None and seen >= args.count:
                 done.set()
 
-        client = BusClient(table_id, args.view, endpoints, on_state, client_keys=keys, server_public=server)
+        client = BusClient(table_id, args.view, endpoints, on_state, client_keys=keys, server_public=server,
+                           heartbeat_s=cfg.bus.heartbeat if cfg is not None else 1.0,
+                           on_waiting=on_waiting, on_alive=on_alive, on_silence=on_silence)
         task = asyncio.create_task(client.run())
         waiter = asyncio.create_task(done.wait())
         await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
         task.cancel()
         waiter.cancel()
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
 
     try:
         asyncio.run(main())
+    except CommandError as exc:  # the endpoints serve another table, or it refused the request
+        raise CliError(str(exc)) from None
     except KeyboardInterrupt:
         pass
     return 0
+
+
+WAIT_NOTICE_S = 30.0  # how often `watch` repeats that it is still waiting for a table that does not answer
 
 
 def _cards_in(node: Any, path: str, out: list[tuple[str, list[str]]]) -> None:
@@ -708,7 +745,7 @@ def _command(args: argparse.Namespace) -> int:
     from controller.bus import CommandClient, CommandError
     from controller.cli import CliError
 
-    _, endpoints, cfg = _endpoints(args)
+    table_id, endpoints, cfg = _endpoints(args)
     values: dict[str, Any] = {}
     for item in args.args:
         key, sep, value = item.partition("=")
@@ -722,7 +759,7 @@ def _command(args: argparse.Namespace) -> int:
         keys, server = _key_pair(args.key, cfg)
 
     async def main() -> dict[str, Any]:
-        client = CommandClient(endpoints.commands, keys, server)
+        client = CommandClient(endpoints.commands, keys, server, table=table_id)  # another table refuses it
         try:
             return await client.send(args.name, **values)
         finally:

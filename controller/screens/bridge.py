@@ -539,7 +539,7 @@ class Bridge:
     def _commander(self, source: Source) -> tuple[CommandClient, asyncio.Lock]:
         if source.id not in self._commanders:
             client = CommandClient(source.endpoints.commands, source.dealer_keys, source.server_public,
-                                   context=self.context)
+                                   context=self.context, table=source.id)  # any other table refuses it
             self._commanders[source.id] = (client, asyncio.Lock())
         return self._commanders[source.id]
 
