@@ -630,9 +630,11 @@ class _Connections:
         if event == zmq.EVENT_DISCONNECTED:
             peer = self.peers.pop(value, None)
             if self._failed is not None:
+                info: dict[str, Any] = {"peer": peer}
                 if peer in (None, "unknown"):
-                    peer = self._closed_peer()
-                self.on_refused("unauthenticated", self._failed, {"peer": peer})
+                    # a likely address, not a certain one: the record says so, so an audit never reads it as fact
+                    info = {"peer": self._closed_peer(), "peer_from": "time_wait"}
+                self.on_refused("unauthenticated", self._failed, info)
                 self._failed = None
             return
         if self._failed is not None:  # a failure whose DISCONNECTED did not follow
