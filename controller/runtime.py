@@ -95,6 +95,7 @@ class Runtime:
         self._stopping = asyncio.Event()
         self._stopped = False
         self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
+        self.replicator: Any = None  # controller.floor.replicator.Replicator when the config has a [floor]
 
     # ------------------------------------------------------------------------------------------ for subclasses
 
@@ -141,6 +142,16 @@ class Runtime:
         batch.add(start_record)
         self._write(batch)
         self._tasks.append(asyncio.create_task(self._writer()))
+        self._start_floor()
+
+    def _start_floor(self) -> None:
+        """Stream the journal to the floor when the config has a [floor]; play never waits for it."""
+        floor = getattr(getattr(self, "config", None), "floor", None)
+        if floor is not None:
+            from controller.floor.replicator import Replicator
+
+            self.replicator = Replicator(self.journal_path, floor.subject, floor.servers, credentials=floor.credentials)
+            self._tasks.append(asyncio.create_task(self.replicator.run()))
 
     async def run(self) -> None:
         """Serve until stopped (SIGTERM/SIGINT or `request_stop()`)."""
@@ -236,6 +247,8 @@ class Runtime:
         if self.kill_at is not None and self.kill_at[0] == "after_journal" and \
                 entries[0].seq <= self.kill_at[1] <= entries[-1].seq:
             os.kill(os.getpid(), signal.SIGKILL)
+        if self.replicator is not None:
+            self.replicator.wake()
         for entry, (_, state, effects) in zip(entries, batch.staged):
             self.state = replace(state, seq=entry.seq)
             self._show(effects)
