@@ -97,6 +97,7 @@ class IngestChecker:
                 raise
             except Exception as exc:  # noqa: BLE001 - the floor lost a node or quorum: a new consumer from the cursor
                 log.warning("floor ingest: consumer lost at stream seq %d: %r", self.cursor, exc)
+                self._progress.set()  # waiters re-test their conditions through an outage too
                 try:
                     await asyncio.wait_for(self._stop.wait(), 0.2)
                 except asyncio.TimeoutError:
