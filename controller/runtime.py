@@ -133,6 +133,14 @@ class Runtime:
         cfg = getattr(self, "config", None)
         self.journal = Journal(self.journal_path, self.ident, key_file=getattr(cfg, "journal_key", None),
                                anchor=getattr(cfg, "journal_anchor", None) or default_anchor(self.journal_path))
+        if getattr(cfg, "floor", None) is not None:  # the floor's last acknowledged row: an anchor off the machine
+            from controller.floor.anchor import check_on_start
+
+            try:
+                self.log.info("%s: %s", self.ident, check_on_start(cfg.floor, self.journal_path, self.journal.last_seq))
+            except BaseException:
+                self.journal.close()
+                raise
         return [(e.seq, e.record) for e in self.journal.entries()]
 
     def _begin(self, state: Any, start_record: dict[str, Any]) -> None:

@@ -6,13 +6,15 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.bus import Role
 from controller.config import progressive_config_from_mapping
 from controller.floor.ingest import floor_rows
 from controller.floor.replicator import JournalReader
 from controller.floor.server import NatsCluster, connect
 from controller.progressive import LinkController
-from tests.floor_cluster import floor_cluster  # noqa: F401 - the module's cluster fixture
+from tests.floor_cluster import floor_cluster, floor_missing  # noqa: F401 - the module's cluster fixture
 from tests.table_helpers import free_ports
 
 
@@ -62,6 +64,28 @@ def test_without_a_floor_section_a_runtime_has_no_replicator(tmp_path: Path) -> 
         await link.start()
         try:
             assert cfg.floor is None and link.replicator is None
+        finally:
+            await link.stop()
+
+    asyncio.run(main())
+
+
+def test_a_machine_whose_floor_is_unreachable_starts_and_plays_on_its_local_journal(tmp_path: Path) -> None:
+    why = floor_missing()
+    if why:
+        pytest.skip(why)
+    (port,) = free_ports(1)  # nothing listens there
+    cfg = link_config(tmp_path, {"servers": [f"nats://127.0.0.1:{port}"]})
+
+    async def main() -> None:
+        link = LinkController(cfg)
+        await link.start()
+        try:
+            for game in range(1, 6):
+                assert (await link.command(Role("cabinet", name="c1"), "contribute", {"game": game, "cents": 5}))["ok"]
+            assert link.journal.last_seq == 6 and link.state.pool == 50_025
+            assert not await link.replicator.wait_acked(1, 0.5)
+            assert link.replicator.status.acked_seq == 0 and not link.replicator.status.reachable
         finally:
             await link.stop()
 
