@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
-from controller.floor.server import NatsCluster, connect, ensure_journal_stream, find_server
+from controller.floor.server import NatsCluster, find_server, wait_ready
 
 INSTALL = "pip install -e '.[floor]'"
 
@@ -28,15 +28,6 @@ def floor_missing() -> str | None:
     return None
 
 
-async def wait_ready(cluster: NatsCluster, timeout: float = 30.0) -> None:
-    """Wait, through a client, until the cluster has a JetStream leader and the R3 journal stream exists."""
-    nc = await connect(cluster.urls, name="croupier-test-ready")
-    try:
-        await ensure_journal_stream(nc.jetstream(timeout=2.0), replicas=len(cluster.nodes), timeout=timeout)
-    finally:
-        await nc.close()
-
-
 @pytest.fixture(scope="module")
 def floor_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
     why = floor_missing()
@@ -46,7 +37,7 @@ def floor_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsClus
     cluster.start()
     try:
         try:
-            asyncio.run(wait_ready(cluster))
+            asyncio.run(wait_ready(cluster.urls, replicas=len(cluster.nodes)))
         except TimeoutError as exc:
             raise RuntimeError(f"{exc}\n{cluster.log_tail()}") from None
         yield cluster
@@ -54,5 +45,3 @@ def floor_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsClus
         cluster.stop()
 
 
-def run(coro: Any) -> Any:
-    return asyncio.run(coro)

@@ -66,7 +66,7 @@ def start_replicator_process(m: Machine, cluster: NatsCluster) -> subprocess.Pop
 def test_nothing_is_lost_or_doubled_through_node_kills_a_frozen_node_an_outage_and_a_killed_replicator(
         floor_cluster: NatsCluster, tmp_path: Path) -> None:  # noqa: F811
     cluster = floor_cluster
-    machines = [Machine(tmp_path, f"m{i}") for i in range(8)]
+    machines = [Machine(tmp_path, f"m{i}") for i in range(50)]
     in_process, separate = machines[:-1], machines[-1]  # the last one's replicator runs (and is killed) on its own
 
     async def scenario() -> None:
@@ -101,11 +101,9 @@ def test_nothing_is_lost_or_doubled_through_node_kills_a_frozen_node_an_outage_a
             marks = {m.ident: m.last_seq for m in machines}
             await until(checker, lambda: all(m.last_seq >= marks[m.ident] + 30 for m in machines), 30,
                         "play going on without the floor", cluster)
-            stalled = {m.ident: floor_seq(m) for m in machines}
             await until(checker, lambda: all(not r.status.reachable and r.status.error for r in reps), 30,
                         "every replicator to find the floor unreachable", cluster)
-            assert {m.ident: floor_seq(m) for m in machines} == stalled  # nothing got through without a quorum
-            print("outage: journals at", {m.ident: m.last_seq for m in machines}, "floor at", stalled)
+            assert all(r.status.acked_seq < m.last_seq for r, m in zip(reps, in_process))  # rows wait on the machine
             assert not checker.broken
 
             cluster.resume(1)
@@ -132,7 +130,6 @@ def test_nothing_is_lost_or_doubled_through_node_kills_a_frozen_node_an_outage_a
                 assert stream_seqs == sorted(set(stream_seqs))
                 assert [row for _, row in copy] == local, f"{m.ident}: the floor copy differs from its journal"
                 assert len(local) == m.last_seq > 100
-            print("rows per machine:", {m.ident: m.last_seq for m in machines})
         finally:
             stop_play.set()
             checker.stop()

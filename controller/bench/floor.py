@@ -64,7 +64,7 @@ async def _count(urls: list[str]) -> dict[str, int]:
 
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     from controller.cli import CliError
-    from controller.floor.server import NatsCluster, connect, ensure_journal_stream
+    from controller.floor.server import NatsCluster, wait_ready
 
     with tempfile.TemporaryDirectory(prefix="croupier-bench-floor-") as tmp:
         folder = Path(tmp)
@@ -74,14 +74,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
             raise CliError(str(exc)) from None
         cluster.start()
         try:
-            async def ready() -> None:
-                nc = await connect(cluster.urls, name="croupier-bench-ready")
-                try:
-                    await ensure_journal_stream(nc.jetstream(timeout=2.0), replicas=3)
-                finally:
-                    await nc.close()
-
-            asyncio.run(ready())
+            asyncio.run(wait_ready(cluster.urls, replicas=3))
             say(f"writing {args.machines} journals of {args.rows} rows, and one of {args.catchup} ...")
             many = {f"m{i:03d}": _fill(folder / "journals", f"m{i:03d}", args.rows) for i in range(args.machines)}
             backlog = {"backlog": _fill(folder / "journals", "backlog", args.catchup)}

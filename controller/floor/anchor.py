@@ -41,7 +41,7 @@ async def _floor_last(floor: Any, timeout: float) -> tuple[int, FloorRow | None]
 
     async def ask() -> tuple[int, FloorRow | None]:
         nc = await connect(floor.servers, credentials=floor.credentials, name=f"croupier-{floor.machine}-start",
-                           max_reconnect_attempts=0, connect_timeout=min(timeout, 2.0))
+                           max_reconnect_attempts=1, connect_timeout=min(timeout, 2.0))
         try:
             return await floor_last(nc.jetstream(timeout=timeout), floor.subject)
         finally:

@@ -110,31 +110,46 @@ class IngestChecker:
                         pass
 
 
-async def floor_rows(js: Any, machine: str, timeout: float = 10.0) -> list[tuple[int, FloorRow]]:
+async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple[int, FloorRow]]:
     """Every row the floor holds for a machine, in stream order, as (stream seq, row): the floor copy of its
-    journal (restore and the tests read it)."""
+    journal (restore and the tests read it). A consumer lost on the way (a node restarting, a leader moving) is
+    made again after the last row read, until `timeout`."""
     from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
     subject = SUBJECT_PREFIX + machine
-    info = await js.stream_info(STREAM, subjects_filter=subject)
-    expected = (info.state.subjects or {}).get(subject, 0)
-    out: list[tuple[int, FloorRow]] = []
-    if not expected:
-        return out
-    config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE, mem_storage=True,
-                            num_replicas=1, inactive_threshold=30.0)
-    sub = await js.pull_subscribe(subject, stream=STREAM, config=config)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    try:
-        while len(out) < expected:
+    out: list[tuple[int, FloorRow]] = []
+    expected: int | None = None
+    while True:
+        sub = None
+        try:
+            if expected is None:
+                info = await js.stream_info(STREAM, subjects_filter=subject)
+                expected = (info.state.subjects or {}).get(subject, 0)
+            if len(out) >= expected:
+                return out
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+                                    opt_start_seq=out[-1][0] + 1 if out else 1, ack_policy=AckPolicy.NONE,
+                                    mem_storage=True, num_replicas=1, inactive_threshold=30.0)
+            sub = await js.pull_subscribe(subject, stream=STREAM, config=config)
+            while len(out) < expected:
+                if loop.time() > deadline:
+                    raise TimeoutError(f"read {len(out)} of {expected} floor rows of {machine} in {timeout:g} s")
+                try:
+                    msgs = await sub.fetch(min(1024, expected - len(out)), timeout=1.0)
+                except asyncio.TimeoutError:
+                    continue
+                out.extend((m.metadata.sequence.stream, decode_row(m.data)) for m in msgs)
+        except (TimeoutError, FloorWireError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the floor is settling: read on from the last row
             if loop.time() > deadline:
-                raise TimeoutError(f"read {len(out)} of {expected} floor rows of {machine} in {timeout:g} s")
-            try:
-                msgs = await sub.fetch(min(1024, expected - len(out)), timeout=1.0)
-            except asyncio.TimeoutError:
-                continue
-            out.extend((m.metadata.sequence.stream, decode_row(m.data)) for m in msgs)
-    finally:
-        await sub.unsubscribe()
-    return out
+                raise TimeoutError(f"read {len(out)} floor rows of {machine} in {timeout:g} s: {exc!r}") from None
+            await asyncio.sleep(0.1)  # backoff before a new consumer, bounded by the deadline
+        finally:
+            if sub is not None:
+                try:
+                    await sub.unsubscribe()
+                except Exception:  # noqa: BLE001
+                    pass

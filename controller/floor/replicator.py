@@ -157,8 +157,9 @@ class Replicator:
         try:
             while not self._stop.is_set():
                 try:
-                    if nc is None:
-                        nc = await connect(self.servers, credentials=self.credentials, name=f"croupier-{self.machine}")
+                    if nc is None:  # bounded, so a stop() is heard while no server answers
+                        nc = await asyncio.wait_for(connect(self.servers, credentials=self.credentials,
+                                                            name=f"croupier-{self.machine}"), 3 * self.timeout)
                     js = nc.jetstream(timeout=self.timeout)
                     await self._sync(js)
                     if self.status.diverged:

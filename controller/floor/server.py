@@ -7,6 +7,7 @@ activated venv; `find_server()` looks there too. `CROUPIER_NATS_SERVER` names an
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import signal
@@ -21,7 +22,9 @@ from typing import Any
 
 from controller.floor.wire import STREAM, SUBJECT_PREFIX
 
-__all__ = ["find_server", "free_ports", "NatsNode", "NatsCluster", "ensure_journal_stream", "connect"]
+_log = logging.getLogger("croupier.floor")
+
+__all__ = ["find_server", "free_ports", "NatsNode", "NatsCluster", "ensure_journal_stream", "connect", "wait_ready"]
 
 
 def find_server() -> Path | None:
@@ -143,12 +146,16 @@ class NatsCluster:
 
 async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | None = None,
                   name: str = "croupier", **options: Any) -> Any:
-    """A NATS connection that notices a dead or frozen server within seconds and reconnects forever."""
+    """A NATS connection that notices a dead or frozen server within seconds and reconnects forever (pass
+    `max_reconnect_attempts=1` to give up after one more try of each server: nats-py's 0 means forever)."""
     import nats
+
+    async def quiet(exc: Exception) -> None:  # nats-py's default prints a traceback for every failed try
+        _log.debug("nats %s: %s: %s", name, type(exc).__name__, exc)
 
     settings: dict[str, Any] = dict(servers=list(servers), name=name, connect_timeout=2, reconnect_time_wait=0.25,
                                     max_reconnect_attempts=-1, ping_interval=1, max_outstanding_pings=2,
-                                    allow_reconnect=True)
+                                    allow_reconnect=True, error_cb=quiet)
     if credentials is not None:
         settings["user_credentials"] = str(credentials)
     settings.update(options)
@@ -178,3 +185,26 @@ async def ensure_journal_stream(js: Any, replicas: int, timeout: float = 30.0) -
                     from None
             await asyncio.sleep(delay)  # backoff between tries, bounded by the deadline
             delay = min(delay * 2, 0.5)
+
+
+async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0) -> None:
+    """Wait, through a client, until just-started servers accept connections and JetStream has made the journal
+    stream (a leader elected, R`replicas`); TimeoutError after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    delay = 0.05
+    while True:
+        try:
+            nc = await connect(urls, name="croupier-ready", max_reconnect_attempts=1, reconnect_time_wait=0.05)
+            break
+        except Exception as exc:  # noqa: BLE001 - not listening yet
+            if loop.time() >= deadline:
+                raise TimeoutError(f"no NATS server at {', '.join(urls)} accepted a connection within {timeout:g} s: "
+                                   f"{exc!r}") from None
+            await asyncio.sleep(delay)  # backoff between tries, bounded by the deadline
+            delay = min(delay * 2, 0.5)
+    try:
+        await ensure_journal_stream(nc.jetstream(timeout=2.0), replicas=replicas,
+                                    timeout=max(deadline - loop.time(), 1.0))
+    finally:
+        await nc.close()
