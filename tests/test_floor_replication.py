@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from controller.floor.ingest import IngestChecker, floor_rows
 from controller.floor.replicator import JournalReader, Replicator
