@@ -1,7 +1,7 @@
 """A machine's replicator: streams its journal's committed rows, in order, to its subject on the floor, and catches up after any outage.
 
 The local journal stays the source of truth: the replicator only reads it (its own SQLite connection,
-`query_only`; WAL lets it read beside the runtime's one writer, which never waits for it). It learns where
+`query_only`, on the event loop in small batches; WAL lets it read beside the runtime's one writer). It learns where
 the floor stands from the floor itself, the last row on its subject, so a replicator that was killed, a
 machine that was off, or a floor that lost a node all resume from the floor's last acknowledged row:
 
@@ -133,6 +133,11 @@ class Replicator:
         self._stop.set()
         self._wake.set()
 
+    def _stopping(self) -> bool:
+        # A cancel (the runtime's stop) that nats-py swallowed inside a connect still counts on the task.
+        task = asyncio.current_task()
+        return self._stop.is_set() or (task is not None and task.cancelling() > 0)
+
     async def wait_acked(self, seq: int, timeout: float) -> bool:
         """Wait until rows 1..seq are on the floor; False on timeout (or if replication diverged)."""
         loop = asyncio.get_running_loop()
@@ -155,11 +160,13 @@ class Replicator:
         backoff = 0.05
         nc = None
         try:
-            while not self._stop.is_set():
+            while not self._stopping():
                 try:
-                    if nc is None:  # bounded, so a stop() is heard while no server answers
-                        nc = await asyncio.wait_for(connect(self.servers, credentials=self.credentials,
-                                                            name=f"croupier-{self.machine}"), 3 * self.timeout)
+                    if nc is None or nc.is_closed:
+                        # A bounded try (each server twice), never cancelled midway: nats-py's connect may not
+                        # end when cancelled. A connection that gave up reconnecting is made again here.
+                        nc = await connect(self.servers, credentials=self.credentials, name=f"croupier-{self.machine}",
+                                           max_reconnect_attempts=1)
                     js = nc.jetstream(timeout=self.timeout)
                     await self._sync(js)
                     if self.status.diverged:
@@ -190,12 +197,12 @@ class Replicator:
         """Learn the floor's last row of this machine and check it against the journal."""
         stream_seq, row = await floor_last(js, self.subject)
         self.status.reachable = True
-        self.status.journal_seq = await asyncio.to_thread(self.reader.last_seq)
+        self.status.journal_seq = self.reader.last_seq()
         if row is None:
             self._stream_seq = 0
             self._set_acked(0)
             return
-        mine = await asyncio.to_thread(self.reader.row, row.seq)
+        mine = self.reader.row(row.seq)
         if mine is None:
             self.status.diverged = (f"the floor holds row {row.seq} of {self.machine}, but the journal ends at row "
                                     f"{self.status.journal_seq}: the journal is behind the floor")
@@ -211,9 +218,11 @@ class Replicator:
         self._acked_changed.set()
 
     async def _stream(self, js: Any) -> None:
-        while not self._stop.is_set():
+        while not self._stopping():
             self._wake.clear()
-            rows = await asyncio.to_thread(self.reader.rows, self.status.acked_seq, self.batch)
+            # read on the loop, not in a thread: a stop may close the reader, never under a read (a few hundred rows
+            # of a local WAL database take well under a millisecond)
+            rows = self.reader.rows(self.status.acked_seq, self.batch)
             if rows:
                 self.status.journal_seq = max(self.status.journal_seq, rows[-1].seq)
             else:
@@ -231,7 +240,7 @@ class Replicator:
                 self.status.last_ack = time.time()
                 self.status.reachable, self.status.error = True, None
                 self._set_acked(row.seq)
-                if self._stop.is_set():
+                if self._stopping():
                     return
 
 
