@@ -79,6 +79,7 @@ class TableConfig:
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
     journal_key: Path | None = None                    # None: controller.journal.default_key_file()
     journal_anchor: Path | None = None                 # None: controller.journal.default_anchor(journal)
+    floor: Any = None                                  # controller.floor.config.FloorConfig; None: no floor
 
     def simulated(self) -> TableConfig:
         """Every driver swapped for its simulation (`croupier run --sim`)."""
@@ -86,7 +87,8 @@ class TableConfig:
                        camera=replace(self.camera, source="sim") if self.camera.on else self.camera)
 
 
-_SECTIONS = {"table", "rules", "shoe", "camera", "panel", "bus", "screens"}  # [screens]: controller/screens/config.py
+# [screens]: controller/screens/config.py; [floor]: controller/floor/config.py
+_SECTIONS = {"table", "rules", "shoe", "camera", "panel", "bus", "screens", "floor"}
 
 
 def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = None) -> Any:
@@ -252,7 +254,8 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     bus = _bus(data, where, base)
 
     return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, bus, float(betting),
-                       data, **_journal_files(t, journal, f"{where}[table]", base))
+                       data, **_journal_files(t, journal, f"{where}[table]", base),
+                       floor=_floor(data, table_id, where, base))
 
 
 def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
@@ -410,6 +413,7 @@ class CabinetConfig:
     journal_key: Path | None = None
     journal_anchor: Path | None = None
     sas: Any = None                                    # controller.sas.SasConfig: the floor's SAS line ([sas])
+    floor: Any = None                                  # controller.floor: the floor's JetStream ([floor])
 
     @property
     def table_id(self) -> str:  # the bus and the journal name the service by this
@@ -431,6 +435,7 @@ class ProgressiveConfig:
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
     journal_key: Path | None = None
     journal_anchor: Path | None = None
+    floor: Any = None
 
     @property
     def table_id(self) -> str:
@@ -465,7 +470,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
 
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _unknown(data, {"cabinet", "panel", "bus", "screens", "sas"}, where)  # [screens]: controller/screens/config.py
+    _unknown(data, {"cabinet", "panel", "bus", "screens", "sas", "floor"}, where)  # [screens]: controller/screens/config.py
     _all_finite(data, where)
     c = _section(data, "cabinet", where)
     w = f"{where}[cabinet]"
@@ -566,14 +571,15 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
                          tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
                          _bus(data, where, base), _get(c, "seed", int, w), data,
                          **_journal_files(c, _journal(c, cabinet_id, w, base), w, base),
-                         sas=sas_config(_section(data, "sas", where), where, denomination))
+                         sas=sas_config(_section(data, "sas", where), where, denomination),
+                         floor=_floor(data, cabinet_id, where, base))
 
 
 def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:
     """Validate a parsed progressive link controller config."""
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _unknown(data, {"progressive", "bus"}, where)
+    _unknown(data, {"progressive", "bus", "floor"}, where)
     _all_finite(data, where)
     p = _section(data, "progressive", where)
     w = f"{where}[progressive]"
@@ -590,7 +596,20 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
         raise ConfigError(f"{where}[bus].curve_screens: not on a link controller (its cabinets follow the pool in "
                           "the clear; their contributions and hits go over CURVE)")
     journal = _journal(p, link_id, w, base)
-    return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **_journal_files(p, journal, w, base))
+    return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **_journal_files(p, journal, w, base),
+                             floor=_floor(data, link_id, where, base))
+
+
+def _floor(data: Mapping[str, Any], ident: str, where: str, base: Path) -> Any:
+    """The [floor] section (controller/floor/config.py), or None: no floor, the machine runs alone."""
+    if "floor" not in data:
+        return None
+    from controller.floor.config import floor_config_from_mapping
+
+    try:
+        return floor_config_from_mapping(_section(data, "floor", where), ident, f"{where}[floor]", base)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def any_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Any:

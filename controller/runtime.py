@@ -174,6 +174,7 @@ class Runtime:
         self._answers: OrderedDict[tuple[str, str | int], _Answer] = OrderedDict()  # (key, id) -> first answer
         self._origin: Origin | None = None  # the bus command being handled (for its refusal's record)
         self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
+        self.replicator: Any = None  # controller.floor.replicator.Replicator when the config has a [floor]
 
     # ------------------------------------------------------------------------------------------ for subclasses
 
@@ -211,6 +212,14 @@ class Runtime:
         cfg = getattr(self, "config", None)
         self.journal = Journal(self.journal_path, self.ident, key_file=getattr(cfg, "journal_key", None),
                                anchor=getattr(cfg, "journal_anchor", None) or default_anchor(self.journal_path))
+        if getattr(cfg, "floor", None) is not None:  # the floor's last acknowledged row: an anchor off the machine
+            from controller.floor.anchor import check_on_start
+
+            try:
+                self.log.info("%s: %s", self.ident, check_on_start(cfg.floor, self.journal_path, self.journal.last_seq))
+            except BaseException:
+                self.journal.close()
+                raise
         return [(e.seq, e.record) for e in self.journal.entries()]
 
     def _begin(self, state: Any, start_record: dict[str, Any]) -> None:
@@ -223,6 +232,7 @@ class Runtime:
         writer = asyncio.create_task(self._writer())
         writer.add_done_callback(self._writer_done)
         self._tasks.append(writer)
+        self._start_floor()
 
     def _writer_done(self, task: asyncio.Task[Any]) -> None:
         # The writer only ends by cancellation (stop) or a failure after which nothing may take effect: a
@@ -234,6 +244,15 @@ class Runtime:
             self.failure = f"the writer failed: {type(exc).__name__}: {exc}"
             self.log.critical("%s: %s", self.ident, self.failure, exc_info=exc)
         self._stopping.set()
+
+    def _start_floor(self) -> None:
+        """Stream the journal to the floor when the config has a [floor]; play never waits for it."""
+        floor = getattr(getattr(self, "config", None), "floor", None)
+        if floor is not None:
+            from controller.floor.replicator import Replicator
+
+            self.replicator = Replicator(self.journal_path, floor.subject, floor.servers, credentials=floor.credentials)
+            self._tasks.append(asyncio.create_task(self.replicator.run()))
 
     async def run(self) -> None:
         """Serve until stopped (SIGTERM/SIGINT or `request_stop()`). When the service stopped itself because it
@@ -333,6 +352,8 @@ class Runtime:
         if self.kill_at is not None and self.kill_at[0] == "after_journal" and \
                 entries[0].seq <= self.kill_at[1] <= entries[-1].seq:
             os.kill(os.getpid(), signal.SIGKILL)
+        if self.replicator is not None:
+            self.replicator.wake()
         for entry, (_, state, effects) in zip(entries, batch.staged):
             self.state = replace(state, seq=entry.seq)
             self._show(effects)

@@ -1,0 +1,59 @@
+"""The `[floor]` section of a table's, cabinet's or link's config: which NATS servers its journal is replicated to.
+
+    [floor]
+    servers = ["nats://floor1:4222", "nats://floor2:4222", "nats://floor3:4222"]
+    credentials = "/etc/croupier/floor.creds"   # this machine's NATS credential (optional on a test floor)
+    subject = "croupier.journal.bj-1"           # optional; the default is croupier.journal.<the config's id>
+
+No `[floor]` section: no floor, the machine runs alone, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from controller.floor.wire import SUBJECT_PREFIX, FloorWireError, machine_of, subject_for
+
+__all__ = ["FloorConfig", "floor_config_from_mapping", "KEYS"]
+
+KEYS = {"servers", "credentials", "subject"}
+_SCHEMES = ("nats://", "tls://")
+
+
+@dataclass(frozen=True)
+class FloorConfig:
+    servers: tuple[str, ...]
+    subject: str
+    credentials: Path | None = None
+
+    @property
+    def machine(self) -> str:
+        return machine_of(self.subject)
+
+
+def floor_config_from_mapping(f: Mapping[str, Any], ident: str, where: str, base: Path) -> FloorConfig:
+    """Validate a `[floor]` section (`where` names it in errors); raises ValueError naming the key."""
+    extra = sorted(set(f) - KEYS)
+    if extra:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(KEYS))})")
+    servers = f.get("servers")
+    if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
+        raise ValueError(f"{where}.servers: a list of NATS server URLs, e.g. [\"nats://floor1:4222\"]")
+    for url in servers:
+        if not url.startswith(_SCHEMES) or len(url) <= len("nats://"):
+            raise ValueError(f"{where}.servers: {url!r} is not a nats:// or tls:// URL")
+    subject = f.get("subject", None)
+    if subject is None:
+        subject = subject_for(ident)
+    elif not isinstance(subject, str):
+        raise ValueError(f"{where}.subject: expected text, got {subject!r}")
+    try:
+        machine_of(subject)
+    except FloorWireError:
+        raise ValueError(f"{where}.subject: {subject!r} is not {SUBJECT_PREFIX}<machine id>") from None
+    creds = f.get("credentials")
+    if creds is not None and not isinstance(creds, str):
+        raise ValueError(f"{where}.credentials: expected a file name, got {creds!r}")
+    return FloorConfig(tuple(servers), subject, base / creds if creds else None)

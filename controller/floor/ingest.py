@@ -1,0 +1,155 @@
+"""The floor's ingest check: reads the journal stream in stream order and checks every machine's chain as it arrives (wire.check_link).
+
+It keeps its own cursor (the last stream sequence checked) and reads with a short-lived pull consumer that
+starts after it; any failure (a node gone, no quorum, a timeout) drops the consumer and makes a new one from
+the cursor, so nothing is skipped or checked twice. A machine whose chain breaks is listed in `broken` with
+the reason; its later rows are not checked (the chain has no defined next link), the others go on.
+It starts from the stream's beginning (later work: keep the per-machine state on the floor).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.floor.wire import (HDR_MSG_ID, STREAM, SUBJECT_PREFIX, ChainError, ChainState, FloorRow,
+                                   FloorWireError, check_link, decode_row, machine_of)
+
+__all__ = ["IngestChecker", "floor_rows"]
+
+log = logging.getLogger("croupier.floor")
+
+
+@dataclass
+class IngestChecker:
+    """`await run(js)` until `stop()`; `chains[machine]` is the last checked link, `broken[machine]` why one broke."""
+
+    batch: int = 512
+    chains: dict[str, ChainState] = field(default_factory=dict)
+    broken: dict[str, str] = field(default_factory=dict)
+    cursor: int = 0  # the last stream sequence checked
+    checked: int = 0
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _progress: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def take(self, stream_seq: int, subject: str, data: bytes, header_id: str | None) -> None:
+        """Check one message of the stream (pure apart from this checker's own state)."""
+        if stream_seq <= self.cursor:
+            return
+        self.cursor = stream_seq
+        self.checked += 1
+        try:
+            machine = machine_of(subject)
+        except FloorWireError as exc:
+            self.broken[subject] = str(exc)
+            return
+        if machine in self.broken:
+            return
+        try:
+            row = decode_row(data)
+            self.chains[machine] = check_link(self.chains.get(machine, ChainState(machine)), row, header_id)
+        except (FloorWireError, ChainError) as exc:
+            self.broken[machine] = f"stream seq {stream_seq}: {exc}"
+            log.critical("floor ingest: %s: %s", machine, self.broken[machine])
+
+    async def wait_for(self, predicate: Any, timeout: float) -> bool:
+        """Wait until predicate(self) holds, tested after each batch; False on timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate(self):
+            self._progress.clear()
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._progress.wait(), left)
+            except asyncio.TimeoutError:
+                return False
+        return True
+
+    async def run(self, js: Any, fetch_timeout: float = 0.5) -> None:
+        from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+        while not self._stop.is_set():
+            sub = None
+            try:
+                config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self.cursor + 1,
+                                        ack_policy=AckPolicy.NONE, inactive_threshold=30.0, mem_storage=True,
+                                        num_replicas=1)
+                sub = await js.pull_subscribe(SUBJECT_PREFIX + ">", stream=STREAM, config=config)
+                while not self._stop.is_set():
+                    try:
+                        msgs = await sub.fetch(self.batch, timeout=fetch_timeout)
+                    except asyncio.TimeoutError:
+                        self._progress.set()
+                        continue
+                    for msg in msgs:
+                        meta = msg.metadata
+                        self.take(meta.sequence.stream, msg.subject, msg.data,
+                                  (msg.headers or {}).get(HDR_MSG_ID))
+                    self._progress.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the floor lost a node or quorum: a new consumer from the cursor
+                log.warning("floor ingest: consumer lost at stream seq %d: %r", self.cursor, exc)
+                self._progress.set()  # waiters re-test their conditions through an outage too
+                try:
+                    await asyncio.wait_for(self._stop.wait(), 0.2)
+                except asyncio.TimeoutError:
+                    pass
+            finally:
+                if sub is not None:
+                    try:
+                        await sub.unsubscribe()
+                    except Exception:  # noqa: BLE001
+                        pass
+
+
+async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple[int, FloorRow]]:
+    """Every row the floor holds for a machine, in stream order, as (stream seq, row): the floor copy of its
+    journal (restore and the tests read it). A consumer lost on the way (a node restarting, a leader moving) is
+    made again after the last row read, until `timeout`."""
+    from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+    subject = SUBJECT_PREFIX + machine
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    out: list[tuple[int, FloorRow]] = []
+    expected: int | None = None
+    while True:
+        sub = None
+        try:
+            if expected is None:
+                info = await js.stream_info(STREAM, subjects_filter=subject)
+                expected = (info.state.subjects or {}).get(subject, 0)
+            if len(out) >= expected:
+                return out
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+                                    opt_start_seq=out[-1][0] + 1 if out else 1, ack_policy=AckPolicy.NONE,
+                                    mem_storage=True, num_replicas=1, inactive_threshold=30.0)
+            sub = await js.pull_subscribe(subject, stream=STREAM, config=config)
+            while len(out) < expected:
+                if loop.time() > deadline:
+                    raise TimeoutError(f"read {len(out)} of {expected} floor rows of {machine} in {timeout:g} s")
+                try:
+                    msgs = await sub.fetch(min(1024, expected - len(out)), timeout=1.0)
+                except asyncio.TimeoutError:
+                    continue
+                out.extend((m.metadata.sequence.stream, decode_row(m.data)) for m in msgs)
+        except (TimeoutError, FloorWireError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the floor is settling: read on from the last row
+            if loop.time() > deadline:
+                raise TimeoutError(f"read {len(out)} floor rows of {machine} in {timeout:g} s: {exc!r}") from None
+            await asyncio.sleep(0.1)  # backoff before a new consumer, bounded by the deadline
+        finally:
+            if sub is not None:
+                try:
+                    await sub.unsubscribe()
+                except Exception:  # noqa: BLE001
+                    pass

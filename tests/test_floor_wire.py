@@ -1,0 +1,151 @@
+"""The floor's wire format and chain check (pure) and the `[floor]` config section: no NATS needed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.config import ConfigError, any_config_from_mapping
+from controller.floor.wire import (ChainError, ChainState, FloorRow, FloorWireError, check_link, decode_row,
+                                   encode_row, machine_of, msg_id, subject_for)
+from controller.journal import Journal, canonical_json
+
+MAC = st.text("0123456789abcdef", min_size=64, max_size=64)
+MACHINE = st.from_regex(r"[A-Za-z0-9_-]{1,64}", fullmatch=True)
+RECORD = st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), st.text(max_size=12), st.booleans()),
+                         max_size=4).map(canonical_json)
+
+
+@st.composite
+def rows(draw: st.DrawFn) -> FloorRow:
+    return FloorRow(draw(st.integers(1, 2**53)), draw(MACHINE), draw(st.integers(0, 2**63)), draw(st.integers(1, 9)),
+                    draw(RECORD), draw(MAC), draw(MAC))
+
+
+@given(rows())
+def test_a_row_survives_the_wire_byte_for_byte(row: FloorRow) -> None:
+    assert decode_row(encode_row(row)) == row
+
+
+@given(st.binary(max_size=300))
+def test_any_bytes_decode_to_a_row_or_a_wire_error_never_anything_else(data: bytes) -> None:
+    try:
+        decode_row(data)
+    except FloorWireError:
+        pass
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"seq": 0}, "seq"), ({"seq": True}, "seq"), ({"mac": "ABC"}, "mac"), ({"prev": 7}, "prev"),
+    ({"record": "{nope"}, "record"), ({"record": "[1]"}, "record"), ({"table_id": "a.b"}, "table_id"),
+    ({"ts_ns": -1}, "ts_ns"), ({"extra": 1}, "unknown ['extra']"),
+])
+def test_a_malformed_row_is_refused_naming_its_field(change: dict[str, object], field: str) -> None:
+    body = json.loads(encode_row(FloorRow(1, "m1", 5, 2, "{}", "0" * 64, "1" * 64)))
+    body.update(change)
+    with pytest.raises(FloorWireError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        decode_row(json.dumps(body).encode())
+
+
+def test_subjects_and_ids_name_the_machine() -> None:
+    assert subject_for("bj-1") == "croupier.journal.bj-1"
+    assert machine_of("croupier.journal.bj-1") == "bj-1"
+    assert msg_id("bj-1", 42) == "bj-1:42"
+    for bad in ("", "a.b", "a*", "a>", "x" * 65):
+        with pytest.raises(FloorWireError):
+            subject_for(bad)
+    with pytest.raises(FloorWireError):
+        machine_of("croupier.journal.a.b")
+
+
+def _chain(n: int, machine: str = "m1") -> list[FloorRow]:
+    out, prev = [], "0" * 64
+    for seq in range(1, n + 1):
+        mac = f"{seq:064x}"
+        out.append(FloorRow(seq, machine, seq, 2, "{}", prev, mac))
+        prev = mac
+    return out
+
+
+def test_an_unbroken_chain_checks() -> None:
+    state = ChainState("m1")
+    for row in _chain(5):
+        state = check_link(state, row, msg_id("m1", row.seq))
+    assert state == ChainState("m1", 5, f"{5:064x}")
+
+
+@pytest.mark.parametrize("what, rows_, header, reason", [
+    ("gap", [1, 3], None, r"expected row 2 \(rows 2..2 missing\)"),
+    ("duplicate", [1, 2, 2], None, r"expected row 3 \(a second copy or an older row\)"),
+    ("reorder", [2], None, r"expected row 1 \(rows 1..1 missing\)"),
+    ("wrong id", [1], "m1:2", r"message id 'm1:2' is not 'm1:1'"),
+])
+def test_the_floor_refuses_a_gap_a_copy_a_reorder_and_a_wrong_id(what: str, rows_: list[int], header: str | None,
+                                                                  reason: str) -> None:
+    chain = _chain(3)
+    state = ChainState("m1")
+    with pytest.raises(ChainError, match=reason):
+        for seq in rows_:
+            state = check_link(state, chain[seq - 1], header)
+
+
+def test_the_floor_refuses_a_broken_link_and_another_machines_row() -> None:
+    a, b = _chain(2)
+    state = check_link(ChainState("m1"), a, None)
+    with pytest.raises(ChainError, match="chain broken"):
+        check_link(state, FloorRow(2, "m1", 2, 2, "{}", "f" * 64, b.mac), None)
+    with pytest.raises(ChainError, match="belongs to 'm2'"):
+        check_link(state, FloorRow(2, "m2", 2, 2, "{}", a.mac, b.mac), None)
+
+
+def test_a_journal_row_is_a_floor_row_and_its_links_check(tmp_path: Path) -> None:
+    """The replicator ships the journal's columns as they are: the floor's check holds on a real keyed chain."""
+    from controller.floor.replicator import JournalReader
+
+    with Journal(tmp_path / "j" / "m1.journal", "m1", key_file=tmp_path / "key", anchor=tmp_path / "m1.anchor") as j:
+        j.append_many([{"kind": "a", "n": i} for i in range(4)])
+        j.append({"kind": "b", "text": "é"})
+    reader = JournalReader(tmp_path / "j" / "m1.journal")
+    got = reader.rows(0, 100)
+    reader.close()
+    assert [r.seq for r in got] == [1, 2, 3, 4, 5]
+    assert json.loads(got[4].record) == {"kind": "b", "text": "é"}
+    state = ChainState("m1")
+    for row in got:
+        state = check_link(state, decode_row(encode_row(row)), msg_id("m1", row.seq))
+    assert state.seq == 5 and state.mac == got[-1].mac
+
+
+# ---------------------------------------------------------------------------------------------- [floor] config
+
+def _table(extra: dict[str, object]) -> dict[str, object]:
+    return {"table": {"id": "bj-1", "game": "blackjack", "journal": "bj.journal"}, **extra}
+
+
+def test_no_floor_section_means_no_floor() -> None:
+    assert any_config_from_mapping(_table({}), Path("/x/t.toml")).floor is None
+
+
+def test_a_floor_section_names_servers_subject_and_credentials() -> None:
+    cfg = any_config_from_mapping(_table({"floor": {"servers": ["nats://a:4222", "tls://b:4222"],
+                                                    "credentials": "bj.creds"}}), Path("/x/t.toml"))
+    assert cfg.floor.servers == ("nats://a:4222", "tls://b:4222")
+    assert cfg.floor.subject == "croupier.journal.bj-1" and cfg.floor.machine == "bj-1"
+    assert cfg.floor.credentials == Path("/x/bj.creds")
+
+
+@pytest.mark.parametrize("floor, message", [
+    ({}, r"\[floor\].servers: a list of NATS server URLs"),
+    ({"servers": "nats://a:4222"}, r"\[floor\].servers: a list"),
+    ({"servers": ["http://a"]}, r"\[floor\].servers: 'http://a' is not a nats:// or tls:// URL"),
+    ({"servers": ["nats://a"], "subject": "journal.bj-1"}, r"\[floor\].subject: 'journal.bj-1' is not "),
+    ({"servers": ["nats://a"], "credentials": 3}, r"\[floor\].credentials: expected a file name"),
+    ({"servers": ["nats://a"], "server": 1}, r"\[floor\]: unknown key\(s\) server"),
+])
+def test_a_bad_floor_section_is_refused_naming_the_key(floor: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        any_config_from_mapping(_table({"floor": floor}), Path("/x/t.toml"))
