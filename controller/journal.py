@@ -33,7 +33,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 from urllib.parse import quote
 
 __all__ = ["Journal", "Entry", "JournalIntegrityError", "JournalKeyError", "canonical_json", "fold",
-           "JOURNAL_SCHEMA", "default_key_file", "default_anchor", "make_key", "migrate", "open_journal"]
+           "JOURNAL_SCHEMA", "default_key_file", "default_anchor", "make_key", "migrate", "open_journal",
+           "write_copy"]
 
 JOURNAL_SCHEMA = 2  # 1: SHA-256 chain (no key); 2: HMAC-SHA-256 chain under the machine's journal key
 
@@ -614,3 +615,51 @@ def migrate(path: str | Path, table_id: str, *, key_file: str | Path | None = No
     if anchor is not None:
         _Anchor(Path(anchor), table_id, mac).create(expected - 1, new_prev)
     return expected - 1
+
+
+def write_copy(path: Path, table_id: str, rows: list[tuple[int, str, int, int, str, str, str]], *, key_file: Path,
+               anchor: Path) -> int:
+    """Write a new journal at `path` from another copy's rows (seq, table id, ts_ns, schema, record, previous MAC,
+    MAC), byte for byte, and make its anchor; returns the row count. Every MAC is verified under `key_file` before
+    the file is put in place, so only a genuine copy of this machine's journal is ever written (the floor's copy
+    of a replaced machine, say). Refuses to write over an existing journal or anchor."""
+    for existing in (path, anchor):
+        if existing.exists():
+            raise FileExistsError(f"{existing} exists: a copy is written as a new journal, never over one "
+                                  f"(keep the old file for the regulator, move it away, then write the copy)")
+    if not rows:
+        raise JournalIntegrityError(f"no row of {table_id} to write")
+    key = _read_key(key_file)
+    if key is None:
+        raise JournalKeyError(f"journal key {key_file} is missing: a copy verifies only under the key of the "
+                              f"machine whose journal it is (restore that key from its backup first)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.copy-{os.getpid()}")
+    leftovers = (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm"))
+    for leftover in leftovers:
+        leftover.unlink(missing_ok=True)
+    db = sqlite3.connect(str(tmp), isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        with db:
+            db.execute("BEGIN")
+            for statement in _DDL.split(";"):  # not executescript: it would commit this transaction first
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT INTO meta VALUES ('table_id', ?), ('schema', ?), ('key_id', ?)",
+                       (table_id, str(JOURNAL_SCHEMA), _key_id(key)))
+            db.executemany("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.close()
+    try:
+        with Journal(tmp, table_id, key_file=key_file, anchor=None, readonly=True) as check:
+            count = check.last_seq
+    except JournalIntegrityError:
+        for leftover in leftovers:
+            leftover.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
+    _Anchor(anchor, table_id, hmac.new(key, digestmod=hashlib.sha256)).create(rows[-1][0], rows[-1][6])
+    return count

@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
-import hmac
 import logging
-import os
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from controller.floor.wire import ChainError, ChainState, FloorRow, check_link, msg_id
-from controller.journal import JOURNAL_SCHEMA, Journal, JournalIntegrityError, JournalKeyError
+from controller.journal import JournalIntegrityError
 
 __all__ = ["check_on_start", "restore_journal", "FloorUnreachable"]
 
@@ -91,12 +87,12 @@ def check_on_start(floor: Any, journal: Path, last_seq: int, timeout: float = 5.
 def restore_journal(rows: list[FloorRow], machine: str, journal: Path, key_file: Path, anchor: Path) -> int:
     """Write `journal` (and its anchor) from the floor's rows of `machine`; returns the row count. Refuses to
     overwrite an existing journal or anchor, a chain that does not check, and rows that do not verify under the key."""
-    from controller.journal import _DDL, _Anchor, _key_id, _read_key  # the journal's own format, written verbatim
+    from controller.journal import write_copy
 
-    for path in (journal, anchor):
-        if path.exists():
-            raise FileExistsError(f"{path} exists: restore writes a replacement machine's journal, never over one "
-                                  f"(keep the old file for the regulator, move it away, then restore)")
+    if journal.exists() or anchor.exists():
+        raise FileExistsError(f"{journal if journal.exists() else anchor} exists: restore writes a replacement "
+                              f"machine's journal, never over one (keep the old file for the regulator, move it "
+                              f"away, then restore)")
     if not rows:
         raise JournalIntegrityError(f"the floor holds no row of {machine}: nothing to restore")
     state = ChainState(machine)
@@ -105,37 +101,5 @@ def restore_journal(rows: list[FloorRow], machine: str, journal: Path, key_file:
             state = check_link(state, row, msg_id(machine, row.seq))
         except ChainError as exc:
             raise JournalIntegrityError(f"the floor copy does not check: {exc}") from None
-    key = _read_key(key_file)
-    if key is None:
-        raise JournalKeyError(f"journal key {key_file} is missing: a restored journal verifies only under the key "
-                              f"of the machine it replaces (restore that key from its backup first)")
-    journal.parent.mkdir(parents=True, exist_ok=True)
-    tmp = journal.with_name(f".{journal.name}.restore-{os.getpid()}")
-    for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
-        leftover.unlink(missing_ok=True)
-    db = sqlite3.connect(str(tmp), isolation_level=None)
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        with db:
-            db.execute("BEGIN")
-            for statement in _DDL.split(";"):  # not executescript: it would commit this transaction first
-                if statement.strip():
-                    db.execute(statement)
-            db.execute("INSERT INTO meta VALUES ('table_id', ?), ('schema', ?), ('key_id', ?)",
-                       (machine, str(JOURNAL_SCHEMA), _key_id(key)))
-            db.executemany("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)", [r.as_tuple() for r in rows])
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        db.close()
-    try:
-        # every MAC, under this key: the floor's copy is genuine, not merely linked
-        with Journal(tmp, machine, key_file=key_file, anchor=None, readonly=True) as check:
-            count = check.last_seq
-    except JournalIntegrityError:
-        for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
-            leftover.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, journal)
-    _Anchor(anchor, machine, hmac.new(key, digestmod=hashlib.sha256)).create(rows[-1].seq, rows[-1].mac)
-    return count
+    # every MAC, under this key: the floor's copy is genuine, not merely linked
+    return write_copy(journal, machine, [r.as_tuple() for r in rows], key_file=key_file, anchor=anchor)
