@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import shutil
 import sqlite3
 import subprocess

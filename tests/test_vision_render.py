@@ -133,8 +133,6 @@ def test_table_frames_show_markers_and_cards() -> None:
 def test_extra_index_styles_are_off_unless_asked_for(tmp_path) -> None:
     """Training's extra index styles (TrueType rank glyphs, another deck's faces) change nothing until turned on,
     so the seeded test sets stay the same pixels; on, they draw those glyphs and faces."""
-    from pathlib import Path
-
     import dataclasses
 
     import cv2
