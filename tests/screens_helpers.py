@@ -117,10 +117,10 @@ def artifacts(name: str) -> Path:
     return folder / name
 
 
-async def recorded_views(tmp: Path, game: str, rounds: int = 3,
-                         seed: int = 3) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A demo's table of `game` (module name) dealt `rounds` rounds by Autoplay: (its pages' info, every public
-    view it published, in order)."""
+async def recorded_views(tmp: Path, game: str, rounds: int = 3, seed: int = 3,
+                         audience: str = "public") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A demo's table of `game` (module name) dealt `rounds` rounds by Autoplay: (its pages' info, every
+    `audience` ("public" or "dealer") view it published, in order)."""
     from controller.autoplay import Autoplay
     from controller.rng import SeededRng
     from tests.table_helpers import table_config
@@ -129,7 +129,7 @@ async def recorded_views(tmp: Path, game: str, rounds: int = 3,
     table = Table(cfg)
     await table.start()
     views: list[dict[str, Any]] = []
-    table.on_publish = lambda v: views.append(v[1]["public"])
+    table.on_publish = lambda v: views.append(v[1][audience])
     try:
         await Autoplay(table, SeededRng(seed + 1), rounds=rounds).run()
     finally:
@@ -139,7 +139,8 @@ async def recorded_views(tmp: Path, game: str, rounds: int = 3,
 
 class Replay:
     """The screens' pages served from recorded views instead of a bus: `await show(table, state)` sends the
-    table's pages that state as the next update (a page opened later gets it as its snapshot)."""
+    table's pages that state as the next update (a page opened later gets it as its snapshot). The dealer page
+    (/dealer/<id>) is served too, with no token: it is sent whatever state is shown (a dealer view for it)."""
 
     def __init__(self) -> None:
         self.info: dict[str, dict[str, Any]] = {}
@@ -155,7 +156,8 @@ class Replay:
         from controller.screens.pages import PAGES, render_page
 
         async def page(request: web.Request) -> web.Response:
-            name = "spot" if "spot" in request.match_info else "table"
+            name = "spot" if "spot" in request.match_info else "dealer" if request.path.startswith("/dealer/") \
+                else "table"
             params = {"spot": int(request.match_info["spot"])} if name == "spot" else {}
             text = render_page(PAGES[name], request.match_info["id"], params)
             return web.Response(text=text, content_type="text/html")
@@ -175,7 +177,8 @@ class Replay:
         app = web.Application()
         app.router.add_get("/table/{id}", page)
         app.router.add_get("/table/{id}/spot/{spot:[0-9]+}", page)
-        app.router.add_get("/ws/{id}/public", socket)
+        app.router.add_get("/dealer/{id}", page)
+        app.router.add_get("/ws/{id}/{view:public|dealer}", socket)
         app.router.add_static("/static/", STATIC)
         self._runner = web.AppRunner(app)
         await self._runner.setup()

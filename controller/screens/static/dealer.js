@@ -19,8 +19,10 @@
       '<section class="history"></section>' +
       '</aside></div><div class="toast" hidden></div>';
     for (const name of ["title", "next", "round", "alerts", "controls", "centre", "panel", "spots", "shoe", "doors", "camera",
-      "meters", "history", "toast"]) els[name] = app.querySelector("." + name);
+      "meters", "history", "toast", "side", "main", "felt"]) els[name] = app.querySelector("." + name);
     app.addEventListener("click", click);
+    addEventListener("resize", fit);
+    setInterval(() => { if (els.meters.dataset.pages > 1) { spotPage++; fit(); } }, 6000);
   }
 
   const esc = Felt.esc, money = Felt.money;
@@ -110,12 +112,29 @@
     return open.length ? `<div class="door-open">Door open: ${esc(open.join(", "))}</div>` : "";
   }
 
-  // What the table camera sees lying still, by zone; an unsure reading is marked "?" (it never alerts).
+  // The names of the face-up cards anywhere in a game snapshot.
+  function faceUp(node, found) {
+    if (Array.isArray(node)) for (const v of node) faceUp(v, found);
+    else if (node && typeof node === "object") {
+      if (node.up === true && typeof node.card === "string") found.add(node.card);
+      for (const v of Object.values(node)) if (v && typeof v === "object") faceUp(v, found);
+    }
+    return found;
+  }
+
+  // What the table camera sees lying still, by zone, for the round in play; an unsure reading is marked "?"
+  // (it never alerts). The tracker reports a card gone only frames after it is picked up, and a dealer collects
+  // the last round's cards while the next is dealt: those (dealt face up last round, not this one) are counted,
+  // not listed among this round's.
   function camera(state) {
     const d = state.dealer_only || {};
-    const seen = d.camera || [];
+    const inPlay = faceUp(state.game || {}, new Set());
+    const before = faceUp(state.last_round || {}, new Set());
+    const all = d.camera || [];
+    const seen = all.filter((c) => c.face_down || c.card === null || inPlay.has(c.card) || !before.has(c.card));
+    const left = all.length - seen.length;
     const down = d.camera_down ? `<div class="door-open camera-down">Camera down: ${esc(d.camera_down)}</div>` : "";
-    if (!seen.length) return down ? "<h2>Camera</h2>" + down : "";
+    if (!all.length) return down ? "<h2>Camera</h2>" + down : "";
     const zones = {};
     for (const c of seen) {
       const z = c.zone || "off the layout";
@@ -124,21 +143,64 @@
     return "<h2>Camera</h2>" + down + "<table class=\"camera-seen\">" + Object.entries(zones).map(([z, cards]) =>
       `<tr><td>${esc(z)}</td><td>` + cards.map((c) => c.face_down ? "face down" : c.card === null ? "withheld" :
         `<span class="${c.certain ? "" : "unsure"}" data-seen="${esc(c.card)}">${esc(c.card)}${c.certain ? "" : "?"}</span>`
-      ).join(" ") + "</td></tr>").join("") + "</table>";
+      ).join(" ") + "</td></tr>").join("") +
+      (left ? `<tr class="camera-last"><td>Last round</td><td>${left} not yet collected</td></tr>` : "") + "</table>";
   }
 
+  // The table's meters two to a row; the spots' meters one row a spot, shown a page at a time when they do not
+  // all fit (fit() sets the page size; the pages turn every few seconds).
   function meters(state) {
     const m = (state.dealer_only || {}).meters;
     if (!m) return "";
     const rows = [["Rounds", m.rounds], ["Voided", m.voids], ["Handle", m.handle], ["Paid", m.paid],
       ["House win", m.house_win], ["Commission", m.commission], ["Refused commands", m.refused_commands],
       ["Power-ups", m.power_ups]];
+    const cell = ([k, v]) => `<td>${k}</td><td data-meter="${esc(k)}">${money(v)}</td>`;
+    const pairs = [];
+    for (let i = 0; i < rows.length; i += 2) pairs.push(`<tr>${cell(rows[i])}${cell(rows[i + 1])}</tr>`);
     const spots = Object.entries(m.spots || {});
-    return "<h2>Meters</h2><table class=\"table-meters\">" +
-      rows.map(([k, v]) => `<tr><td>${k}</td><td data-meter="${esc(k)}">${money(v)}</td></tr>`).join("") + "</table>" +
+    return "<h2>Meters</h2><table class=\"table-meters\">" + pairs.join("") + "</table>" +
       (spots.length ? '<table class="spot-meters"><tr><th>Spot</th><th>Rounds</th><th>Handle</th><th>Paid</th><th>House</th></tr>' +
-        spots.map(([s, v]) => `<tr><td>${esc(s)}</td><td>${money(v.rounds)}</td><td>${money(v.handle)}</td><td>${money(v.paid)}</td>` +
-          `<td>${money(v.house_win)}</td></tr>`).join("") + "</table>" : "");
+        spots.map(([s, v]) => `<tr data-spot-row="${esc(s)}"><td>${esc(s)}</td><td>${money(v.rounds)}</td><td>${money(v.handle)}</td><td>${money(v.paid)}</td>` +
+          `<td>${money(v.house_win)}</td></tr>`).join("") + '<tr class="spot-pages" hidden><td colspan="5"></td></tr></table>' : "");
+  }
+
+  let spotPage = 0, fitting = 0;
+
+  // The side panel fitted to the screen without scrolling: the oldest rounds go first (the newest stays), then
+  // the spots' meters go into pages, then the rounds altogether.
+  function fit() {
+    const side = els.side, over = () => side.scrollHeight > side.clientHeight + 1;
+    const rounds = [...els.history.querySelectorAll("tr[data-round]")];
+    const spots = [...els.meters.querySelectorAll("tr[data-spot-row]")];
+    const label = els.meters.querySelector(".spot-pages");
+    els.history.hidden = false;
+    for (const r of rounds) r.hidden = false;
+    const page = (size) => {
+      const pages = Math.ceil(spots.length / size), at = spotPage % pages;
+      spots.forEach((r, i) => { r.hidden = Math.floor(i / size) !== at; });
+      if (label) {
+        label.hidden = pages < 2;
+        label.firstChild.textContent = `spots ${at * size + 1}\u2013${Math.min(spots.length, (at + 1) * size)} of ` +
+          `${spots.length}, page ${at + 1} of ${pages}`;
+      }
+      Felt.setData(els.meters, "pages", String(pages));
+    };
+    page(spots.length || 1);
+    for (let i = rounds.length - 1; i > 0 && over(); i--) rounds[i].hidden = true;
+    for (let size = spots.length - 1; size > 0 && over(); size--) page(size);
+    if (over()) els.history.hidden = true;
+    // The felt under the alerts and buttons, scaled down until it fits (a big layout, an alert with its card).
+    // (its parts measured: a spot contains its layout, so what spills out of one is no scroll overflow)
+    const main = els.main, felt = els.felt, full = () => {
+      const b = main.getBoundingClientRect();
+      return [...felt.querySelectorAll(".spot, .centre, .panel")].some((e) => {
+        const r = e.getBoundingClientRect();
+        return r.bottom > b.bottom - 1 || r.right > b.right - 1;
+      });
+    };
+    felt.style.zoom = "";
+    for (let z = 0.94; z > 0.4 && full(); z -= 0.06) felt.style.zoom = z.toFixed(2);
   }
 
   function history(state) {
@@ -169,8 +231,12 @@
     Felt.patch(els.camera, camera(state));
     Felt.patch(els.meters, meters(state));
     Felt.patch(els.history, history(state));
+    fit();
+    // once more on the next frame: the first render may come before the stylesheet applies
+    if (!fitting) fitting = requestAnimationFrame(() => { fitting = 0; fit(); });
     Felt.setData(document.body, "phase", game.phase || "");
     Felt.setData(document.body, "mode", f.mode);
+    Felt.setData(document.body, "layout", f.layout);   // the game's own layout rules apply to the felt here too
     document.body.classList.toggle("paused", !!state.paused);
   }
 
