@@ -9,5 +9,8 @@ Felt.register("blackjack", {adapt(g) {
     }));
   }
   const d = g.dealer || {};
-  return {mode: "seats", centre: [{to: "dealer", label: "Dealer", cards: d.cards || [], note: d.showing}], seats};
+  // a split hand's stake ("split:1" is the second hand's: hands count from the first, "main") named as its hand
+  const boxLabel = (box) => /^split:\d+$/.test(box) ? `hand ${Number(box.slice(6)) + 1}` : Felt.words(box);
+  return {mode: "seats", centre: [{to: "dealer", label: "Dealer", cards: d.cards || [], note: d.showing}], seats,
+    boxLabel};
 }});
