@@ -65,6 +65,17 @@ def with_camera(state: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
     return {**state, "dealer_only": only}, now
 
 
+async def sized(page: Any, name: str, problems: dict[str, list[str]]) -> None:
+    """The page checked at each size (the smallest last), a screenshot of each in artifacts/screens/dealer-*."""
+    for w, h in SIZES:
+        await page.set_viewport_size({"width": w, "height": h})
+        await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        found = await page.evaluate(DEALER_CHECK)
+        if found:
+            problems[f"{name} {w}x{h}"] = found
+        await page.screenshot(path=str(artifacts(f"dealer-{name}-{w}x{h}.png")))
+
+
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, list[str]], dict[str, Any]]:
     """One pass of the browser over every game's states and sizes: (what does not fit, by game, state and size;
@@ -97,13 +108,25 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, list[st
                         if shown != now:
                             camera[f"{game} {label}"] = (sorted(shown - now), sorted(now - shown))
                         checked.add(f"{game} {label}")
-                        for w, h in SIZES:
-                            await page.set_viewport_size({"width": w, "height": h})
-                            await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                            found = await page.evaluate(DEALER_CHECK)
-                            if found:
-                                problems[f"{game} {label} {w}x{h}"] = found
-                            await page.screenshot(path=str(artifacts(f"dealer-{game}-{label}-{w}x{h}.png")))
+                        await sized(page, f"{game}-{label}", problems)
+                # a crowded table: fourteen spots' meters and forty rounds go into pages and the newest rounds
+                info, views = recorded["texas-holdem"]
+                state, _ = with_camera(views[-1])
+                spot = {"rounds": 120, "handle": 1_234_567, "paid": 1_200_000, "house_win": 34_567}
+                only = {**state["dealer_only"], "meters": {**state["dealer_only"]["meters"],
+                                                           "spots": {str(i): spot for i in range(1, 15)}}}
+                rounds = [{"round": r, "stakes": 12_345, "returned": 12_000, "house_win": 345} for r in range(1, 41)]
+                seq = await replay.show(info["id"], info, {**state, "dealer_only": only, "history": rounds})
+                await page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+                await page.goto(f"http://127.0.0.1:{replay.port}/dealer/{info['id']}")
+                await wait_for(page, f"Number(document.body.dataset.seq) === {seq}")
+                await sized(page, "crowded", problems)
+                pages = await page.evaluate("[document.querySelector('.meters').dataset.pages, "
+                                            "document.querySelector('.spot-pages').textContent, "
+                                            "document.querySelectorAll('.history tr[data-round]:not([hidden])').length]")
+                if int(pages[0]) < 2 or not pages[1].startswith("spots 1\u2013") or pages[1].endswith(" of 1") \
+                        or pages[2] < 1:
+                    problems["crowded 800x480 pages"] = [str(pages)]
         finally:
             await replay.close()
         assert "blackjack split" in checked, "the blackjack demo split no pair: pick another seed"

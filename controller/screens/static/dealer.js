@@ -147,8 +147,9 @@
       (left ? `<tr class="camera-last"><td>Last round</td><td>${left} not yet collected</td></tr>` : "") + "</table>";
   }
 
-  // The table's meters two to a row; the spots' meters one row a spot, shown a page at a time when they do not
-  // all fit (fit() sets the page size; the pages turn every few seconds).
+  // The table's meters two to a row; the spots' meters one row a spot (handle and house win: what was paid is
+  // their difference, on the row's data-paid), shown a page at a time when they do not all fit (fit() sets the
+  // page size; the pages turn every few seconds).
   function meters(state) {
     const m = (state.dealer_only || {}).meters;
     if (!m) return "";
@@ -160,9 +161,10 @@
     for (let i = 0; i < rows.length; i += 2) pairs.push(`<tr>${cell(rows[i])}${cell(rows[i + 1])}</tr>`);
     const spots = Object.entries(m.spots || {});
     return "<h2>Meters</h2><table class=\"table-meters\">" + pairs.join("") + "</table>" +
-      (spots.length ? '<table class="spot-meters"><tr><th>Spot</th><th>Rounds</th><th>Handle</th><th>Paid</th><th>House</th></tr>' +
-        spots.map(([s, v]) => `<tr data-spot-row="${esc(s)}"><td>${esc(s)}</td><td>${money(v.rounds)}</td><td>${money(v.handle)}</td><td>${money(v.paid)}</td>` +
-          `<td>${money(v.house_win)}</td></tr>`).join("") + '<tr class="spot-pages" hidden><td colspan="5"></td></tr></table>' : "");
+      (spots.length ? '<table class="spot-meters"><tr><th>Spot</th><th>Rounds</th><th>Handle</th><th>House</th></tr>' +
+        spots.map(([s, v]) => `<tr data-spot-row="${esc(s)}" data-paid="${v.paid}"><td>${esc(s)}</td><td>${money(v.rounds)}</td>` +
+          `<td>${money(v.handle)}</td><td>${money(v.house_win)}</td></tr>`).join("") +
+        '<tr class="spot-pages" hidden><td colspan="4"></td></tr></table>' : "");
   }
 
   let spotPage = 0, fitting = 0;
