@@ -1,8 +1,8 @@
 """The dealer page in real Chromium (issue 38, points 2 and 4): for a handful of representative games (blackjack
-with splits, baccarat, hold'em, faro, pai gow) at 1920x1080, 1280x720 and 800x480 the same fit checks as the
-player page's (no scrolling, no text outside the viewport or cut off, no overlapping text), with an alert and its
-buttons showing; the camera panel lists the round in play, not the last round's cards the camera still sees;
-from a demo's dealer views replayed to the page; screenshots in artifacts/screens/dealer-*."""
+with splits, baccarat, hold'em, faro, pai gow) at 1920x1080, 1280x720, 1024x600 and 800x480 the player page's fit
+checks (no scrolling, no text outside the viewport or cut off, no overlapping text), with an alert and its buttons
+showing; the camera panel lists the round in play, not the last round's cards the camera still sees; from a demo's
+dealer views replayed to the page; screenshots in artifacts/screens/dealer-*."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ import pytest
 
 from controller.screens.browser import browser, missing, wait_for
 from tests.screens_helpers import Replay, artifacts, cards_in, recorded_views, run
-from tests.test_screens_fit import CHECK, SIZES, states
+from tests.test_screens_fit import CHECK, states
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
 
 GAMES = ("blackjack", "baccarat", "texas-holdem", "faro", "pai-gow")
-SEEDS = {"blackjack": 6}   # a demo whose blackjack splits a pair
+SEEDS = {"blackjack": 6}
+SIZES = ((1920, 1080), (1280, 720), (1024, 600), (800, 480))   # a demo whose blackjack splits a pair
 
 
 def _hands(view: dict[str, Any]) -> int:
