@@ -39,6 +39,44 @@ def table_config(tmp: Path, game: str = "baccarat", seed: int = 7, rules: dict[s
     return config_from_mapping(data, tmp / "table.toml")
 
 
+def table_toml(tmp: Path, table_id: str, game: str = "baccarat", journal: str = "t.journal", extra: str = "") -> Path:
+    """A table's config file (simulated shoe, seed 3, free loopback ports), `extra` lines added to [table]."""
+    p1, p2, p3 = free_ports(3)
+    path = tmp / "table.toml"
+    path.write_text(f"""
+[table]
+id = "{table_id}"
+game = "{game}"
+journal = "{journal}"
+{extra}
+[shoe]
+port = "sim"
+seed = 3
+[bus]
+publish = "tcp://127.0.0.1:{p1}"
+snapshot = "tcp://127.0.0.1:{p2}"
+commands = "tcp://127.0.0.1:{p3}"
+heartbeat = 0.2
+""")
+    return path
+
+
+def play_config(path: Path, rounds: int = 2) -> None:
+    """Run the table of a config file for `rounds` rounds of a seeded autoplay, then stop it."""
+    from controller.autoplay import Autoplay
+    from controller.config import load_config
+    from controller.rng import SeededRng
+    from controller.table import Table
+
+    async def run() -> None:
+        table = Table(load_config(path))
+        await table.start()
+        await Autoplay(table, SeededRng(1), rounds=rounds).run()
+        await table.stop()
+
+    asyncio.run(asyncio.wait_for(run(), 120))
+
+
 @contextmanager
 def serving(make: Callable[[], Any], prepare: Callable[[Any], Awaitable[None]] | None = None) -> Iterator[Any]:
     """Run a runtime (table, cabinet or link controller) in a thread of its own while the body talks to it over the

@@ -15,46 +15,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.autoplay import Autoplay
 from controller.cli import main
 from controller.config import load_config
 from controller.journal import Journal, JournalIntegrityError
 from controller.rng import SeededRng
 from controller.table import Table
-from tests.table_helpers import free_ports
+from tests.table_helpers import play_config, table_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def write_config(tmp: Path, extra: str = "", journal: str = "t.journal") -> Path:
-    p1, p2, p3 = free_ports(3)
-    path = tmp / "table.toml"
-    path.write_text(f"""
-[table]
-id = "t1"
-game = "baccarat"
-journal = "{journal}"
-{extra}
-[shoe]
-port = "sim"
-seed = 3
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-heartbeat = 0.2
-""")
-    return path
+    return table_toml(tmp, "t1", journal=journal, extra=extra)
 
 
-def play(path: Path, rounds: int = 2) -> None:
-    async def run() -> None:
-        table = Table(load_config(path))
-        await table.start()
-        await Autoplay(table, SeededRng(1), rounds=rounds).run()
-        await table.stop()
-
-    asyncio.run(asyncio.wait_for(run(), 120))
+play = play_config
 
 
 def start(path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -10,44 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from controller.autoplay import Autoplay
 from controller.cli import main
 from controller.config import load_config
-from controller.rng import SeededRng
 from controller.table import Table
-from tests.table_helpers import free_ports, serving
+from tests.table_helpers import free_ports, play_config, serving, table_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def write_config(tmp: Path, game: str = "baccarat") -> Path:
-    p1, p2, p3 = free_ports(3)
-    path = tmp / "table.toml"
-    path.write_text(f"""
-[table]
-id = "t-{game}"
-game = "{game}"
-journal = "t.journal"
-[shoe]
-port = "sim"
-seed = 3
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-heartbeat = 0.2
-""")
-    return path
+    return table_toml(tmp, f"t-{game}", game)
 
 
-def play(path: Path, rounds: int) -> None:
-    async def run() -> None:
-        table = Table(load_config(path))
-        await table.start()
-        await Autoplay(table, SeededRng(1), rounds=rounds).run()
-        await table.stop()
-
-    asyncio.run(asyncio.wait_for(run(), 120))
+play = play_config
 
 
 def test_recall_and_meters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
