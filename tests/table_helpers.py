@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 from contextlib import contextmanager
@@ -12,15 +13,25 @@ from typing import Any, Awaitable, Callable, Iterator
 from controller.config import TableConfig, config_from_mapping
 
 
+_PORTS_FROM, _PORTS = 20000, 12000  # 20000-31999: below Linux's ephemeral range (32768-60999)
+_next_port = _PORTS_FROM + os.getpid() % _PORTS
+
+
 def free_ports(n: int) -> list[int]:
-    socks, ports = [], []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-        ports.append(s.getsockname()[1])
-    for s in socks:
-        s.close()
+    """n loopback ports free now, each handed out once per process in turn, from below the kernel's ephemeral
+    range: a port taken from that range (bind to port 0) could be given to an outgoing connection between this
+    check and the test's bind ("Address already in use" on a busy CI machine)."""
+    global _next_port
+    ports: list[int] = []
+    while len(ports) < n:
+        port = _next_port
+        _next_port = _PORTS_FROM + (port - _PORTS_FROM + 1) % _PORTS
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        ports.append(port)
     return ports
 
 
