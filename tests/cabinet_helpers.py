@@ -95,6 +95,24 @@ async def started(cfg: Any, **kw: Any) -> Any:
     return cab
 
 
+def journal(cfg: Any) -> list[dict[str, Any]]:
+    """A cabinet's journal records, in order."""
+    from controller.journal import Journal
+
+    with Journal(cfg.journal, cfg.table_id) as j:
+        return [e.record for e in j.entries()]
+
+
+def replayed(cfg: Any) -> Any:
+    """A cabinet's state replayed from its journal (what recall, meters and a restart start from)."""
+    from controller.cabinetstate import new_state, replay
+    from controller.journal import Journal
+
+    with Journal(cfg.journal, cfg.table_id) as j:
+        entries = [(e.seq, e.record) for e in j.entries()]
+    return replay(new_state(cfg.cabinet_id, cfg.title, cfg.denomination, cfg.settings, cfg.paytable), entries)
+
+
 def run(coro: Any, timeout: float = 60) -> Any:
     """Run a test's coroutine; whatever it leaves running (a failed assertion skips its stop) is stopped, so a
     failure never leaves bus sockets open behind it."""

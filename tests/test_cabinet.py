@@ -12,11 +12,10 @@ import pytest
 
 from controller.bus import CommandClient, Role, create_keys, load_public_key, load_secret_keys
 from controller.cabinet import ATTENDANT, OPS, PLAYER, Cabinet
-from controller.cabinetstate import balance, new_state, replay
+from controller.cabinetstate import balance
 from controller.config import ConfigError, cabinet_config_from_mapping, load_config
-from controller.journal import Journal
 from drivers.panel.max7219 import canonical
-from tests.cabinet_helpers import ROOT, Script, cabinet_config, run, started, stops_for
+from tests.cabinet_helpers import ROOT, Script, cabinet_config, journal, replayed, run, started, stops_for
 
 
 async def rest(cab: Cabinet) -> None:
@@ -25,17 +24,6 @@ async def rest(cab: Cabinet) -> None:
 
 async def until(cab: Cabinet, predicate: Any, timeout: float = 10) -> None:
     assert await cab.wait_for(predicate, timeout), f"timed out: {cab.state}"
-
-
-def journal(cfg: Any) -> list[dict]:
-    with Journal(cfg.journal, cfg.table_id) as j:
-        return [e.record for e in j.entries()]
-
-
-def replayed(cfg: Any) -> Any:
-    with Journal(cfg.journal, cfg.table_id) as j:
-        entries = [(e.seq, e.record) for e in j.entries()]
-    return replay(new_state(cfg.cabinet_id, cfg.title, cfg.denomination, cfg.settings, cfg.paytable), entries)
 
 
 def test_a_spin_is_journaled_before_the_reels_turn_and_they_rest_on_its_stops(tmp_path: Path) -> None:

@@ -14,26 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cabinet import ATTENDANT, PLAYER
-from controller.cabinetstate import new_state, replay
 from controller.config import ConfigError, cabinet_config_from_mapping
-from controller.journal import Journal
 from controller.sas import rom_image
 from controller.sas_host import HostError
 from drivers.sas import rom_crc16
 from drivers.sas.crc import with_crc
-from tests.cabinet_helpers import run, started
+from tests.cabinet_helpers import journal as records, replayed, run, started
 from tests.sas_helpers import Hub, drain, host_for, polled, sas_cabinet_config
-
-
-def records(cfg: Any) -> list[dict]:
-    with Journal(cfg.journal, cfg.table_id) as j:
-        return [e.record for e in j.entries()]
-
-
-def replayed(cfg: Any) -> Any:
-    with Journal(cfg.journal, cfg.table_id) as j:
-        entries = [(e.seq, e.record) for e in j.entries()]
-    return replay(new_state(cfg.cabinet_id, cfg.title, cfg.denomination, cfg.settings, cfg.paytable), entries)
 
 
 async def play(cab: Any, games: int, credits: int = 30) -> None:
