@@ -16,9 +16,12 @@ import functools
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, TypeVar, Union
 
 from controller.cards import Card, parse_card
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "SCHEMA_VERSION", "IllegalEvent", "RulesError", "Rounding", "Payout", "Event", "Effect",
@@ -109,6 +112,7 @@ class Payout:
 
 _EVENTS: dict[str, type[Event]] = {}
 _EFFECTS: dict[str, type[Effect]] = {}
+D = TypeVar("D", bound="DataclassInstance")
 
 
 def _encode(value: Any) -> Any:
@@ -193,7 +197,7 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _from_fields(cls: type, data: Any, where: str) -> Any:
+def _from_fields(cls: type[D], data: Any, where: str) -> D:
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: expected an object, got {data!r}")
     hints = _hints(cls)
