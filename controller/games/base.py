@@ -10,6 +10,7 @@ every event before applying it and replay the journal into the same state.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import enum
 import functools
@@ -552,7 +553,7 @@ R = TypeVar("R", bound=RulesBase)
 
 def _coerce_rule(hint: Any, value: Any, key: str) -> Any:
     origin = typing.get_origin(hint)
-    if origin is dict:
+    if origin is dict or origin is collections.abc.Mapping:  # a table of rules (limits, paytables) is read-only
         key_t, val_t = typing.get_args(hint)
         if not isinstance(value, Mapping):
             raise RulesError(f"{key}: expected a table, got {value!r}")
