@@ -29,7 +29,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from urllib.parse import quote
 
 if TYPE_CHECKING:
@@ -491,7 +491,7 @@ class Journal:
         """Write one record durably and return its entry; nothing may act on the record before this returns."""
         return self.append_many([record], ts_ns)[0]
 
-    def append_many(self, records: list[Mapping[str, Any]], ts_ns: int | None = None) -> list[Entry]:
+    def append_many(self, records: Sequence[Mapping[str, Any]], ts_ns: int | None = None) -> list[Entry]:
         """Write several records in one durable transaction (group commit): all of them or none; then the anchor."""
         db = self._writable()
         ts = time.time_ns() if ts_ns is None else ts_ns

@@ -78,7 +78,7 @@ class SimFactory(MockFactory):
         self._ticks = ticks
         super().__init__(pin_class=SimPin)
 
-    def ticks(self) -> float:  # type: ignore[override]
+    def ticks(self) -> float:
         return self._ticks()
 
 

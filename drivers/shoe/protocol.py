@@ -15,7 +15,7 @@ import binascii
 import struct
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
-from typing import ClassVar
+from typing import ClassVar, final
 
 from controller.cards import Card, from_index
 
@@ -65,6 +65,7 @@ def encode_frame(seq: int, type_: int, payload: bytes = b"") -> bytes:
     return _FLAG_B + body + _FLAG_B
 
 
+@final  # final, so that `type(item) is Rejected` tells mypy the rest are Frames
 @dataclass(frozen=True, slots=True)
 class Frame:
     """A frame that passed the framing checks (escapes, length, CRC); its payload is not interpreted yet."""
@@ -74,6 +75,7 @@ class Frame:
     payload: bytes
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """A segment between two flags that is not a valid frame: `verdict` says why, `raw` is the stuffed bytes."""
@@ -234,7 +236,7 @@ class Message:
 
     TYPE: ClassVar[int] = -1
     RELIABLE: ClassVar[bool] = True
-    FROM_DEVICE: ClassVar[bool] = True
+    FROM_DEVICE: ClassVar[bool | None] = True  # False: a host command; None: either way (link control)
 
     def pack(self) -> bytes:
         return b""
