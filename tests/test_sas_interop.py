@@ -4,7 +4,7 @@ saspy is not on PyPI (the PyPI "saspy" is another project), so the test runs onl
 checkout of https://github.com/zacharytomlinson/saspy (measured at e2224b21) and skips otherwise. saspy writes a
 sync byte (its `poll_address`, 0x82) before each poll and switches its port between mark and space parity around
 every message; on a Linux pseudo-terminal the kernel clears PARENB and glibc's tcsetattr then answers EINVAL for a
-call that re-applies the parity already set, so the host process ignores exactly that error (the settings it asked
+call that asks for parity and changes nothing, so the host process ignores exactly that error (the settings it asked
 for are in force; a pty carries no parity bit either way). Nothing else of saspy is changed.
 """
 
