@@ -71,7 +71,10 @@ def test_every_read_poll_answers_from_the_journal(tmp_path: Path) -> None:
                              0x16: m.games_won, 0x17: m.games_lost}
     assert out["since"] == (4, 4) and out["credits"] == s.credits * k
     info = out["info"]
-    assert info == {"game_id": "FR", "additional_id": "000", "denomination_code": 0x02, "max_bet": 3 * k,
+    # 1F's denomination is the SAS accounting denomination (1 cent here, code 01), not the cabinet's 5 cents:
+    # every meter on the line is in its units (Aristocrat's LP1F doc comment; saspy scales meters by it)
+    assert info == {"game_id": "FR", "additional_id": "000", "denomination_code": 0x01, "denomination_cents": 1,
+                    "max_bet": 3 * k,
                     "progressive_group": 0, "options": 0, "paytable": "FRO000",
                     "base_percent": f"{round(sum(cfg.title.target_rtp) / 2 * 10000):04d}"}
     assert out["config"] == {"game": 1, **info}
@@ -85,7 +88,8 @@ def test_every_read_poll_answers_from_the_journal(tmp_path: Path) -> None:
     assert out["selected_meters"] == {0: m.coin_in * k, 1: m.coin_out * k, 2: 0, 3: 0, 4: 0, 5: 4,
                                       6: m.games_won, 7: m.games_lost, 0x0C: s.credits * k}
     assert out["extended"] == {0: m.coin_in * k, 5: 4, 0x0C: s.credits * k, 0x7FF: None}
-    assert out["features"] == {"game": 0, "features": [0x04, 0x09, 0], "legacy_bonus": True, "extended_meters": True}
+    assert out["features"] == {"game": 0, "features": [0x04, 0x09, 0, 0], "legacy_bonus": True,
+                               "extended_meters": True}
     assert out["handpay"] == {"group": 0, "level": 0, "amount": 0, "partial": 0, "reset_id": 0}
     assert out["stats"]["retries"] == 0
 
@@ -403,7 +407,7 @@ def test_optional_features_that_are_off_are_unknown_polls(tmp_path: Path) -> Non
         return out
 
     out = run(main())
-    assert out["features"]["features"] == [0, 0x01, 0]  # no legacy bonus, no extended meters
+    assert out["features"]["features"] == [0, 0x01, 0, 0]  # no legacy bonus, no extended meters
     assert (out["6F"], out["8A"], out["0E"], out["credits"]) == ("ignored", "ignored", "ignored", 0)
 
 
