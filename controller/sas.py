@@ -388,6 +388,12 @@ def _handpay(view: View) -> bytes:
     return bytes([0, level]) + bcd(lock.credits * view.k, 5) + bcd(0, 2) + b"\x00" + bytes(10)
 
 
+def _slot_door_opens(m: Any) -> int:
+    """The slot door's openings: whichever names the cabinet's panel gives it (both raise 11/12)."""
+    opens = dict(m.door_opens)
+    return opens.get("main", 0) + opens.get("slot", 0)
+
+
 def _clock(view: View) -> dt.datetime:
     return dt.datetime.fromtimestamp(view.now + view.sas.clock_offset)
 
@@ -419,8 +425,7 @@ def read_response(view: View, address: int, command: int, data: bytes) -> bytes 
         body = _handpay(view)
     elif command == 0x1C:
         body = b"".join(four(v) for v in (m.coin_in * k, m.coin_out * k, m.drop * k, m.jackpot_handpaid * k,
-                                          m.games_played, m.games_won, dict(m.door_opens).get("main", 0),
-                                          m.power_resets))
+                                          m.games_played, m.games_won, _slot_door_opens(m), m.power_resets))
     elif command == 0x1F:
         body = _machine_info(view)
     elif command == 0x21 and len(data) == 2:

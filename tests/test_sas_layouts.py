@@ -35,7 +35,8 @@ from tests.cabinet_helpers import cabinet_config
 A = 0x05  # the EGM's address
 WHEN = dt.datetime(2031, 2, 3, 4, 5, 6)
 METERS = CabinetMeters(coin_in=1234, coin_out=567, jackpot_handpaid=10, cancelled_handpaid=3, hopper_out=20,
-                       drop=40, games_played=321, games_won=100, games_lost=221, door_opens=(("main", 7),),
+                       drop=40, games_played=321, games_won=100, games_lost=221,
+                       door_opens=(("main", 5), ("slot", 2), ("drop", 4)),
                        power_resets=9)
 
 
@@ -75,7 +76,8 @@ def test_the_meter_polls_are_four_byte_bcd_meters_in_protocol_order(cabinet: Any
         assert answer(v, command) == crc(f"05{command:02X}{value}")
     # 19 [AR LP19SendMeters11Thru15Parser, SP size 24]: coin in, coin out, drop, jackpot, games played
     assert answer(v, 0x19) == crc("0519" "00006170" "00002835" "00000200" "00000050" "00000321")
-    # 1C [AR LP1CSendMetersParser, SP size 36]: ... games won, slot door opened, power resets
+    # 1C [AR LP1CSendMetersParser, SP size 36]: ... games won, slot door opened (AR sums both names of the main
+    # door, as this EGM sums "main" and "slot"), power resets
     assert answer(v, 0x1C) == crc("051C" "00006170" "00002835" "00000200" "00000050" "00000321" "00000100"
                                   "00000007" "00000009")
     # 1A [AR LP1ASendCurrentCreditsParser, SP size 8]: current credits
