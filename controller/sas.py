@@ -439,7 +439,8 @@ def read_response(view: View, address: int, command: int, data: bytes) -> bytes 
             if value is not None:  # a meter this EGM does not keep is left out, never sent at a guessed size
                 out += bytes([code]) + bcd(value, 5 if code in METER_SIZE_5 else 4)
         return with_crc(a + bytes([len(out)]) + bytes(out))
-    elif command == 0x6F and len(data) >= 2 and "extended_meters" in view.config.features:
+    elif command in (0x6F, 0xAF) and len(data) >= 2 and "extended_meters" in view.config.features:
+        # AF is 6F's twin (SAS 6.02 7.21: two codes for the same meters, so a host can poll them back to back)
         game = from_bcd(data[:2])
         if len(data) % 2:
             raise ValueError("6F: meter codes are two bytes each")

@@ -153,6 +153,9 @@ def test_extended_meters_carry_two_byte_codes_lsb_first_and_a_size(cabinet: Any)
         "056F" "15" "0000" "0000" "05" "0000006170" "0C00" "05" "0000000440" "FF07" "00")
     with pytest.raises(ValueError):
         answer(view(cabinet), 0x6F, "0000" "00")  # half a meter code
+    # AF [AR LPAFSendExtendedMetersForGameNParser; GSA 7.21]: the same meters under a second code
+    assert answer(view(cabinet), 0xAF, "0000" "0500") == crc("05AF" "0A" "0000" "0500" "05" "0000000321")
+    assert answer(view(cabinet, features=()), 0xAF, "0000" "0500") is None  # extended meters off: unknown poll
 
 
 def test_games_version_and_selection(cabinet: Any) -> None:
