@@ -443,3 +443,38 @@ def test_sas_config_is_read(tmp_path: Path) -> None:
     cfg = cabinet_config_from_mapping(data, tmp_path / "c.toml")
     assert (cfg.sas.port, cfg.sas.address, cfg.sas.asset_number, cfg.sas.accounting_denomination,
             cfg.sas.features) == ("/dev/serial/by-id/usb-FTDI-if00", 12, 4711, 5, ("legacy_bonus",))
+
+
+def test_garbled_fields_are_nacked_and_real_time_mode_is_silent_when_there_is_nothing(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path)
+
+    async def main() -> dict[str, Any]:
+        cab = await started(cfg)
+        host = host_for(cab, timeout=0.1)
+        await polled(lambda: drain(host))
+        fd = host.port.fd
+
+        def raw(data: bytes, n: int) -> bytes:
+            host.sync()
+            os.write(fd, data)
+            return host.port.recv(n, time.monotonic() + 0.15)
+
+        out: dict[str, Any] = {
+            "2F": await polled(lambda: raw(with_crc(bytes([1, 0x2F, 3, 0x0A, 0x00, 0x00])), 4)),  # game "0A00"
+            "0E": await polled(lambda: raw(with_crc(bytes([1, 0x0E, 2])), 4)),
+            "8A": await polled(lambda: raw(with_crc(bytes([1, 0x8A, 0, 0, 0, 5, 3])), 4)),  # tax status 03
+            "7F": await polled(lambda: raw(with_crc(bytes.fromhex("017F" "13012030" "120000")), 4)),  # month 13
+        }
+        await polled(lambda: host.real_time_events(True))
+        out["silent"] = await polled(lambda: raw(b"\x81", 1))
+        out["poll"] = await polled(host.general_poll)
+        out["stats"] = vars(host.stats)
+        out["credits"], out["clock_offset"] = cab.state.credits, cab.sas.state.clock_offset
+        host.close()
+        await cab.stop()
+        return out
+
+    out = run(main())
+    assert (out["2F"], out["0E"], out["8A"], out["7F"]) == (b"\x81", b"\x81", b"\x81", b"\x81")  # NACK
+    assert out["credits"] == 0 and out["clock_offset"] == 0.0
+    assert out["silent"] == b"" and out["poll"] == (0, b"") and out["stats"]["retries"] == 0
