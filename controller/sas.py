@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Mapping
 __all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_config", "raised", "sas_step",
            "read_response", "general_poll", "change_record", "meter", "bcd", "PRIORITY", "EXCEPTIONS",
            "DENOMINATION_CODES", "METER_SIZE_5", "GAME_METERS", "FEATURES", "rom_image", "RomSignature",
-           "from_bcd", "sas_datetime"]
+           "from_bcd", "sas_datetime", "Busy"]
 
 log = logging.getLogger("croupier.sas")
 
@@ -499,9 +499,15 @@ def sas_datetime(data: bytes) -> dt.datetime:
         raise ValueError(f"bad date and time {data.hex()}") from None
 
 
+class Busy(Exception):
+    """The EGM cannot do what the poll asks just now (SAS 6.02 4.1, 13.3.5): it answers address, 00 and the
+    host retries later."""
+
+
 def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any] | None, bytes | None]:
     """A poll that changes something: (the journal record, or None when nothing changes; the answer
-    without the address). Raises ValueError for a poll this EGM refuses (answered with a NACK)."""
+    without the address). Raises ValueError for a poll this EGM refuses (answered with a NACK), Busy for one
+    it cannot do just now (answered address, 00)."""
     cab = view.cabinet
     if command in (0x01, 0x02):
         disable = command == 0x01
@@ -523,6 +529,11 @@ def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any]
             raise ValueError(f"8A: tax status 00..02, got {data[4]:02X}")
         if amount <= 0 or amount % view.k:
             raise ValueError(f"a legacy bonus of {amount} SAS credits is not whole cabinet credits")
+        from controller.cabinetstate import money_in_blocked
+
+        blocked = money_in_blocked(cab)
+        if blocked:  # a tilt, a door, a hand pay: the bonus is neither escrowed nor refused, the host retries
+            raise Busy(f"legacy bonus: {blocked}")
         return {"kind": "credit", "source": "operator", "credits": amount // view.k, "by": BONUS_BY,
                 "tax": data[4]}, b""
     if command == 0x94:
@@ -696,6 +707,9 @@ class SasEgm:
                 record, answer = change_record(view, command, data)
             except LookupError:
                 return None  # an optional feature that is off: an unknown poll
+            except Busy as exc:
+                log.info("SAS poll %02X: busy (%s)", command, exc)
+                return bytes([address, 0x00])  # busy: address, 00, no CRC
             except ValueError as exc:
                 log.warning("SAS poll %02X refused: %s", command, exc)
                 return bytes([address | 0x80])  # NACK
@@ -715,6 +729,8 @@ class SasEgm:
             ok = False
         if not ok and command == 0x94:
             return self._answer(address, command, b"\x01")  # 01: unable to reset the hand pay
+        if not ok and command == 0x8A:
+            return bytes([address, 0x00])  # the cabinet refused the credit as it was written: busy, not a NACK
         return self._answer(address, command, answer) if ok else bytes([address | 0x80])
 
     def broadcast(self, message: Any) -> None:

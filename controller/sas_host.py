@@ -187,6 +187,9 @@ class SasHost:
                 self._answered = message
                 return answer
             except HostError as exc:
+                if str(exc) in ("NACK", "busy"):  # the EGM answered: the same bytes again get the same answer
+                    self._answered = message  # so a later try is acknowledged apart, as a new poll
+                    raise HostError(f"{message.hex(' ')}: address {self.address} answered {exc}") from None
                 if "CRC" in str(exc):
                     self.stats.bad_crc += 1
                 else:
@@ -239,6 +242,9 @@ class SasHost:
                     raise HostError("NACK")
                 if got[0] != self.address:
                     raise HostError(f"not an ACK: {got.hex()}")
+                # an ACK is the address alone; the address then 00 (within the 5 ms between bytes) is "busy"
+                if self.port.recv(1, time.monotonic() + 0.02) == b"\x00":
+                    raise HostError("busy")
                 return b""
             head = self.port.recv(2, deadline)
             if len(head) < 2:

@@ -478,3 +478,32 @@ def test_garbled_fields_are_nacked_and_real_time_mode_is_silent_when_there_is_no
     assert (out["2F"], out["0E"], out["8A"], out["7F"]) == (b"\x81", b"\x81", b"\x81", b"\x81")  # NACK
     assert out["credits"] == 0 and out["clock_offset"] == 0.0
     assert out["silent"] == b"" and out["poll"] == (0, b"") and out["stats"]["retries"] == 0
+
+
+def test_a_legacy_bonus_during_an_open_door_gets_busy_and_is_not_credited(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path, panel="mechanical")
+
+    async def main() -> dict[str, Any]:
+        cab = await started(cfg)
+        host = host_for(cab, timeout=0.1)
+        await polled(lambda: drain(host))
+        cab.panel.sim.open_door("main")
+        assert await cab.wait_for(lambda s: s.doors_open == ("main",), 5)
+        out: dict[str, Any] = {}
+        try:
+            await polled(lambda: host.legacy_bonus(10))
+        except HostError as exc:
+            out["error"] = str(exc)
+        out["polls"], out["credits_open"] = host.stats.polls, cab.state.credits
+        cab.panel.sim.close_door("main")
+        assert await cab.wait_for(lambda s: not s.doors_open, 5)
+        await polled(lambda: host.legacy_bonus(10))  # SAS 6.02 13.3.5: the host retries once the door is shut
+        out["credits"] = cab.state.credits
+        host.close()
+        await cab.stop()
+        return out
+
+    out = run(main())
+    assert out["error"].endswith("answered busy") and out["credits_open"] == 0 and out["credits"] == 2
+    bonus = [r for r in records(cfg) if r["kind"] == "credit"]
+    assert [r["credits"] for r in bonus] == [2]  # 10 SAS credits of a cent at 5 cents a credit

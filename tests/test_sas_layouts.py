@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cabinetstate import CabinetMeters, Lockup, new_state
-from controller.sas import (BONUS_BY, DENOMINATION_CODES, Exc, SasConfig, SasState, View, change_record,
+from controller.sas import (BONUS_BY, DENOMINATION_CODES, Busy, Exc, SasConfig, SasState, View, change_record,
                             general_poll, meter, raised, read_response)
 from controller.sas_host import DENOMINATIONS, HostError, SasHost, kermit
 from tests.cabinet_helpers import cabinet_config
@@ -200,6 +200,9 @@ def test_polls_that_change_something_check_their_fields(cabinet: Any) -> None:
         change_record(v, 0x8A, bytes.fromhex("00000010" "03"))
     with pytest.raises(ValueError, match="not BCD"):
         change_record(v, 0x8A, bytes.fromhex("0000001A" "00"))
+    # [GSA 13.3.5] a bonus during a tilt, an open door or a hand pay gets the busy answer
+    with pytest.raises(Busy, match="main door open"):
+        change_record(view(dataclasses.replace(cabinet, doors_open=("main",))), 0x8A, bytes.fromhex("0000001000"))
     # 94 [AR LP94RemoteHandPayResetParser]: reset code 02 when not in a hand pay
     assert change_record(v, 0x94, b"") == (None, b"\x02")
 
