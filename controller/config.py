@@ -382,11 +382,14 @@ class LinkConfig:
     """How a cabinet reaches its progressive link controller."""
 
     link_id: str
-    endpoints: BusEndpoints
+    endpoints: BusEndpoints | None
     server_key: Path | None = None      # the controller's public key (CURVE); None: unauthenticated (tests)
     key: Path | None = None             # this cabinet's key pair (NAME.key_secret)
     heartbeat: float = 1.0              # the controller's heartbeat or longer: silent for 3 of them = link down
     timeout: float = 2.0                # seconds to wait for the controller's answer
+    # "bus": the ZeroMQ link controller at `endpoints`; "floor": the floor's JetStream ([floor] servers,
+    # controller/floor/progressive.py), where `endpoints` (optional) are a pool reader's, for the screens
+    engine: str = "bus"
 
 
 @dataclass(frozen=True)
@@ -502,11 +505,18 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     if p:
         if title.progressive is None:
             raise ConfigError(f"{pw}: {title.name} has no progressive")
-        _unknown(p, {"mode", "link", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout"}, pw)
+        _unknown(p, {"mode", "link", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout",
+                     "engine"}, pw)
         progressive = _get(p, "mode", str, pw, "link")
         if progressive not in ("link", "standalone"):
             raise ConfigError(f"{pw}.mode: \"link\" or \"standalone\", got {progressive!r}")
-        if progressive == "link":
+        engine = _get(p, "engine", str, pw, "bus")
+        if engine not in ("bus", "floor"):
+            raise ConfigError(f"{pw}.engine: \"bus\" (the link controller) or \"floor\" (the floor's JetStream), "
+                              f"got {_shown(engine)}")
+        if progressive == "link" and engine == "floor":
+            link = _floor_link(data, p, pw, where)
+        elif progressive == "link":
             missing = [k for k in ("link", "publish", "snapshot", "commands") if k not in p]
             if missing:
                 raise ConfigError(f"{pw}: a link needs the controller's id (link) and its publish, snapshot and "
@@ -573,6 +583,28 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
                          **_journal_files(c, _journal(c, cabinet_id, w, base), w, base),
                          sas=sas_config(_section(data, "sas", where), where, denomination),
                          floor=_floor(data, cabinet_id, where, base))
+
+
+def _floor_link(data: Mapping[str, Any], p: Mapping[str, Any], pw: str, where: str) -> LinkConfig:
+    """`[cabinet.progressive] engine = "floor"`: the link on the floor's JetStream (controller/floor/progressive.py)."""
+    if "floor" not in data:
+        raise ConfigError(f"{pw}.engine: \"floor\" needs the [floor] section (its servers carry the link)")
+    extra = sorted(set(p) & {"commands", "server_key", "key"})
+    if extra:
+        raise ConfigError(f"{pw}: {', '.join(extra)}: not on a floor link (the floor's credential carries it)")
+    if "link" not in p:
+        raise ConfigError(f"{pw}: a link needs its id (link)")
+    link_id = _get(p, "link", str, pw)
+    if not _ID.fullmatch(link_id):
+        raise ConfigError(f"{pw}.link: a link id is 1 to 64 ASCII letters, digits, - and _ (got {_shown(link_id)})")
+    if ("publish" in p) != ("snapshot" in p):
+        raise ConfigError(f"{pw}: give a pool reader's publish and snapshot endpoints (for the screens), or neither")
+    endpoints = None
+    if "publish" in p:
+        endpoints = BusEndpoints(_endpoint(_get(p, "publish", str, pw), f"{pw}.publish"),
+                                 _endpoint(_get(p, "snapshot", str, pw), f"{pw}.snapshot"))
+    return LinkConfig(link_id, endpoints, heartbeat=float(_seconds(p, "heartbeat", pw, 1.0, 0.05, 60)),
+                      timeout=float(_seconds(p, "timeout", pw, 2.0, 0.05, 60)), engine="floor")
 
 
 def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:
