@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -167,9 +168,8 @@ def test_ten_cabinets_on_two_readers_through_a_node_killed_during_simultaneous_h
     rnd = random.Random(40)
 
     async def scenario() -> dict[str, Any]:
-        readers = [PoolReader(LINK, cluster.urls[::-1], create_stream=3), PoolReader(LINK, cluster.urls)]
-        for r in readers:
-            await r.start()
+        readers = [PoolReader(LINK, cluster.urls[::-1], create_stream=3), PoolReader(LINK, cluster.urls),
+                   PoolReader(LINK, cluster.urls)]  # the third starts at the end: rebuilt from the stream
         ups: dict[str, asyncio.Event] = {}
         clients = []
         for i in range(10):
@@ -177,6 +177,19 @@ def test_ten_cabinets_on_two_readers_through_a_node_killed_during_simultaneous_h
             ups[name] = asyncio.Event()
             clients.append(FloorLinkClient(name, link_config(), floor, reset,
                                            lambda up, n=name: ups[n].set() if up else ups[n].clear(), lambda c: None))
+        try:
+            return await play(readers, clients, ups)
+        finally:
+            for r in readers:
+                await r.close()
+            for c in clients:
+                await c.close()
+
+    async def play(readers: list[PoolReader], clients: list[FloorLinkClient],
+                   ups: dict[str, asyncio.Event]) -> dict[str, Any]:
+        readers, late = readers[:2], readers[2]
+        for r in readers:
+            await r.start()
         for c in clients:
             c.start()
         await asyncio.wait_for(asyncio.gather(*(e.wait() for e in ups.values())), 20)
@@ -207,15 +220,9 @@ def test_ten_cabinets_on_two_readers_through_a_node_killed_during_simultaneous_h
         last = max(c.follower.state.seq for c in clients)
         for r in readers:
             assert await r.wait_for(lambda s: s.seq >= last, 20), r.state
-        late = PoolReader(LINK, cluster.urls)  # a reader started now rebuilds the pool from the stream
-        await late.start()
+        await late.start()  # a reader started now rebuilds the pool from the stream
         assert await late.wait_for(lambda s: s.seq >= last, 20)
-        out = {"readers": [r.state for r in readers], "late": late.state, "sent": sent, "results": results}
-        for r in (*readers, late):
-            await r.close()
-        for c in clients:
-            await c.close()
-        return out
+        return {"readers": [r.state for r in readers], "late": late.state, "sent": sent, "results": results}
 
     out = asyncio.run(asyncio.wait_for(scenario(), 50))
     a, b = out["readers"]
@@ -307,3 +314,19 @@ def test_a_cabinet_on_a_floor_link_journals_its_hit_and_is_paid_from_the_stream(
     assert records.index(spin) < records.index(win) and records.index(contributed) < records.index(acked)
     assert (win["game"], win["cents"], win["hit"]) == (29, award.cents, 1)
     assert out["shown"] == pool.pool  # the cabinet's display follows its own fold of the stream
+
+
+def test_bench_floor_part_progressive_reports_hit_confirmation_as_json(tmp_path: Path) -> None:
+    from controller.cli import main
+    from tests.floor_cluster import floor_missing
+
+    why = floor_missing()
+    if why:
+        pytest.skip(why)
+    out = tmp_path / "bench.json"
+    argv = ["bench", "floor", "--part", "progressive", "--hits", "5", "--cabinets", "3", "--json", str(out)]
+    assert main(argv) == 0
+    figures = json.loads(out.read_text())
+    assert figures["bench"] == "floor" and figures["part"] == "progressive" and figures["hits"] == 5
+    assert figures["readers_agree"] and figures["paid_once"] and figures["balanced"]
+    assert 0 < figures["hit_p50_ms"] <= figures["hit_p99_ms"] <= figures["hit_max_ms"]

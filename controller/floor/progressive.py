@@ -68,14 +68,19 @@ class PoolFollower:
 
     link: str
     on_state: Callable[[PoolState], None] | None = None
+    log_hits: bool = False  # a reader logs every hit of the link; a cabinet logs its own
     batch: int = 256
     state: PoolState = None  # type: ignore[assignment]
     last_seen: float = 0.0
+    stopped: bool = False  # set by stop(): the loops end even where Python 3.11's wait_for swallowed a cancel
     _progress: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
         if self.state is None:
             self.state = new_pool(self.link)
+
+    def stop(self) -> None:
+        self.stopped = True
 
     def take(self, seq: int, subject: str, data: bytes) -> None:
         try:
@@ -89,7 +94,7 @@ class PoolFollower:
         if msg is not None and self.state.refused > before.refused:
             log.error("progressive %s: stream seq %d refused: %s (the link's reset is %s cents)", self.link, seq, msg,
                       before.reset_cents)
-        if self.state.hits > before.hits and self.state.last_hit is not None:
+        if self.log_hits and self.state.hits > before.hits and self.state.last_hit is not None:
             a = self.state.last_hit  # every hit logged with its time and machine (the stream holds it too)
             log.warning("progressive %s: hit %d by cabinet %s game %d at %s: %d cents", self.link, a.hit, a.cabinet,
                         a.game, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(a.ts_ns / 1e9)), a.cents)
@@ -113,14 +118,14 @@ class PoolFollower:
         from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
         loop = asyncio.get_running_loop()
-        while True:
+        while not self.stopped:
             sub = None
             try:
                 config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
                                         opt_start_seq=self.state.seq + 1, ack_policy=AckPolicy.NONE,
                                         inactive_threshold=30.0, mem_storage=True, num_replicas=1)
                 sub = await js.pull_subscribe(link_filter(self.link), stream=STREAM, config=config)
-                while True:
+                while not self.stopped:
                     try:
                         msgs = await sub.fetch(self.batch, timeout=fetch_timeout)
                     except asyncio.TimeoutError:
@@ -172,6 +177,7 @@ class FloorLinkClient:
         self.js: Any = None
         self._heard = 0.0
         self._opened = False
+        self._closing = False  # the loops end on it even where Python 3.11's wait_for swallowed a cancel
         self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
@@ -180,7 +186,7 @@ class FloorLinkClient:
     async def _run(self) -> None:
         from controller.floor.server import connect
 
-        while self.nc is None:
+        while self.nc is None and not self._closing:
             try:
                 self.nc = await connect(self.floor.servers, credentials=self.floor.credentials,
                                         name=f"croupier-progressive-{self.cabinet_id}")
@@ -189,6 +195,8 @@ class FloorLinkClient:
             except Exception as exc:  # noqa: BLE001 - no floor yet: the link stays down, play without max bet
                 log.warning("progressive %s: no floor at %s: %r", self.link_id, ", ".join(self.floor.servers), exc)
                 await asyncio.sleep(self.config.heartbeat)
+        if self.nc is None:
+            return
         self.js = self.nc.jetstream(timeout=self.config.timeout)
         self._tasks.append(asyncio.create_task(self.follower.run(self.js)))
         await self._watch()
@@ -197,7 +205,7 @@ class FloorLinkClient:
         """Probe the floor every heartbeat (and open the link until it is open); tell when up or down changes."""
         loop = asyncio.get_running_loop()
         hb = self.config.heartbeat
-        while True:
+        while not self._closing:
             try:
                 if not self._opened:
                     await self._publish(Open(self.link_id, self.cabinet_id, self.reset_cents))
@@ -274,6 +282,8 @@ class FloorLinkClient:
         return {**award.json(), "duplicate": bool(ack.duplicate) or award.seq != ack.seq}
 
     async def close(self) -> None:
+        self._closing = True
+        self.follower.stop()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -299,7 +309,7 @@ class PoolReader:
         self.heartbeat = heartbeat
         self.create_stream = create_stream  # replicas: make the stream if the floor has none (tests, a small site)
         self.context = context
-        self.follower = PoolFollower(link, on_state=self._publish)
+        self.follower = PoolFollower(link, on_state=self._publish, log_hits=True)
         self.bus: Any = None
         self.nc: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -343,6 +353,7 @@ class PoolReader:
         return await self.follower.wait_for(predicate, timeout)
 
     async def close(self) -> None:
+        self.follower.stop()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
