@@ -439,6 +439,7 @@ class ProgressiveConfig:
     journal_key: Path | None = None
     journal_anchor: Path | None = None
     floor: Any = None
+    engine: str = "bus"  # "floor": no controller, a pool reader of the link's stream (controller/floor/progressive.py)
 
     @property
     def table_id(self) -> str:
@@ -615,8 +616,14 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     _all_finite(data, where)
     p = _section(data, "progressive", where)
     w = f"{where}[progressive]"
-    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir"} | _JOURNAL_KEYS, w)
+    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir", "engine"} | _JOURNAL_KEYS, w)
     link_id = _ident(p, w, "link")
+    engine = _get(p, "engine", str, w, "bus")
+    if engine not in ("bus", "floor"):
+        raise ConfigError(f"{w}.engine: \"bus\" (this link controller) or \"floor\" (a reader of the link on the "
+                          f"floor's JetStream), got {_shown(engine)}")
+    if engine == "floor" and "floor" not in data:
+        raise ConfigError(f"{w}.engine: \"floor\" needs the [floor] section (its servers carry the link)")
     title = _title(p, w, base) if "title" in p else None
     if title is not None and title.progressive is None:
         raise ConfigError(f"{w}.title: {title.name} has no progressive")
@@ -629,7 +636,7 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
                           "the clear; their contributions and hits go over CURVE)")
     journal = _journal(p, link_id, w, base)
     return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **_journal_files(p, journal, w, base),
-                             floor=_floor(data, link_id, where, base))
+                             floor=_floor(data, link_id, where, base), engine=engine)
 
 
 def _floor(data: Mapping[str, Any], ident: str, where: str, base: Path) -> Any:

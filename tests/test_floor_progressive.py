@@ -127,8 +127,8 @@ def test_a_floor_link_needs_the_floor_and_names_the_key(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------------- the engine
 
-def link_config(heartbeat: float = 0.2, timeout: float = 2.0) -> LinkConfig:
-    return LinkConfig(LINK, None, heartbeat=heartbeat, timeout=timeout, engine="floor")
+def link_config(link: str = LINK, heartbeat: float = 0.2, timeout: float = 2.0) -> LinkConfig:
+    return LinkConfig(link, None, heartbeat=heartbeat, timeout=timeout, engine="floor")
 
 
 async def hit_until_paid(client: FloorLinkClient, game: int, denomination: int) -> dict[str, Any]:
@@ -330,3 +330,59 @@ def test_bench_floor_part_progressive_reports_hit_confirmation_as_json(tmp_path:
     assert figures["bench"] == "floor" and figures["part"] == "progressive" and figures["hits"] == 5
     assert figures["readers_agree"] and figures["paid_once"] and figures["balanced"]
     assert 0 < figures["hit_p50_ms"] <= figures["hit_p99_ms"] <= figures["hit_max_ms"]
+
+
+def test_a_link_config_on_the_floor_engine_runs_a_reader_whose_pool_the_displays_follow(
+        floor_cluster: NatsCluster, tmp_path: Path) -> None:  # noqa: F811
+    from controller.bus import BusClient
+    from controller.commands.table import _runtime
+    from controller.config import progressive_config_from_mapping
+
+    p1, p2, p3 = free_ports(3)
+    data = {"progressive": {"id": "sign-link", "reset_cents": 70_000, "engine": "floor",
+                            "journal": str(tmp_path / "link.journal")},
+            "bus": {"publish": f"tcp://127.0.0.1:{p1}", "snapshot": f"tcp://127.0.0.1:{p2}",
+                    "commands": f"tcp://127.0.0.1:{p3}", "heartbeat": 0.2},
+            "floor": {"servers": floor_cluster.urls}}
+    with pytest.raises(ConfigError, match=r"\[progressive\].engine: \"floor\" needs the \[floor\] section"):
+        progressive_config_from_mapping({k: v for k, v in data.items() if k != "floor"}, tmp_path / "link.toml")
+    cfg = progressive_config_from_mapping(data, tmp_path / "link.toml")
+    reader = _runtime(cfg)  # what `croupier progressive --config link.toml` runs
+    assert isinstance(reader, PoolReader) and reader.link == "sign-link"
+    floor = FloorConfig(tuple(floor_cluster.urls), subject_for("x"))
+
+    async def scenario() -> tuple[list[int], Any]:
+        shown: list[int] = []
+        changed = asyncio.Event()
+
+        def on_state(seq: int, state: dict[str, Any]) -> None:
+            shown.append(state["pool"])
+            changed.set()
+
+        cabinet = FloorLinkClient("sign-1", link_config("sign-link"), floor, 70_000, lambda up: None, lambda c: None)
+        # a cabinet configured with another reset value: the link refuses its open, and it never plays linked
+        stranger = FloorLinkClient("sign-2", link_config("sign-link"), floor, 99, lambda up: None, lambda c: None)
+        sign = BusClient("sign-link", "public", cfg.bus.endpoints, on_state, heartbeat_s=0.2)
+        await reader.start()
+        follow = asyncio.create_task(sign.run())
+        cabinet.start()
+        try:
+            await contribute_until_held(cabinet, [(1, 125), (2, 75)])
+            assert await reader.wait_for(lambda s: s.pool == 70_200, 10)
+            stranger.start()
+            assert await stranger.follower.wait_for(lambda s: s.refused == 1, 10)
+            stranger._judge()
+            assert cabinet.up and not stranger.up
+            while shown[-1:] != [70_200]:
+                changed.clear()
+                await asyncio.wait_for(changed.wait(), 10)
+            return shown, reader.state
+        finally:
+            follow.cancel()
+            await stranger.close()
+            await cabinet.close()
+            await reader.stop()
+
+    shown, state = asyncio.run(asyncio.wait_for(scenario(), 30))
+    assert shown[-1] == 70_200 == state.pool and state.contributions == 2 and state.reset_cents == 70_000
+    assert state.refused == 1

@@ -307,16 +307,29 @@ class PoolReader:
         self.credentials = credentials
         self.bus_endpoints = bus
         self.heartbeat = heartbeat
-        self.create_stream = create_stream  # replicas: make the stream if the floor has none (tests, a small site)
+        self.create_stream = create_stream  # replicas: make the stream if the floor has none
         self.context = context
         self.follower = PoolFollower(link, on_state=self._publish, log_hits=True)
         self.bus: Any = None
         self.nc: Any = None
         self._task: asyncio.Task[None] | None = None
 
+    @classmethod
+    def from_config(cls, cfg: Any) -> PoolReader:
+        """The reader a link's config names (`[progressive] engine = "floor"`, `croupier progressive`): its
+        [floor] servers and credential, its [bus] endpoints for the displays."""
+        # The first reader makes the link's stream where the floor has none: R3, or one replica per server
+        # listed on a floor of fewer (an embedded single server).
+        return cls(cfg.link_id, cfg.floor.servers, bus=cfg.bus.endpoints, credentials=cfg.floor.credentials,
+                   heartbeat=cfg.bus.heartbeat, create_stream=min(3, len(cfg.floor.servers)))
+
     @property
     def state(self) -> PoolState:
         return self.follower.state
+
+    @property
+    def table_id(self) -> str:
+        return self.link
 
     def views(self) -> tuple[int, dict[str, dict[str, Any]]]:
         from controller.views import screen_views
@@ -324,8 +337,6 @@ class PoolReader:
         return self.state.seq, screen_views(pool_picture(self.state))
 
     async def start(self) -> None:
-        from controller.floor.server import connect
-
         if self.bus_endpoints is not None:
             from controller.bus import BusServer
 
@@ -338,11 +349,29 @@ class PoolReader:
             self.bus = BusServer(self.link, self.bus_endpoints, self.views, no_commands, refused,
                                  heartbeat_s=self.heartbeat, context=self.context)
             await self.bus.start()
-        self.nc = await connect(self.servers, credentials=self.credentials, name=f"croupier-reader-{self.link}")
+        self._task = asyncio.create_task(self._follow())
+
+    async def _follow(self) -> None:
+        from controller.floor.server import connect
+
+        while self.nc is None and not self.follower.stopped:
+            try:
+                self.nc = await connect(self.servers, credentials=self.credentials, name=f"croupier-reader-{self.link}")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - no floor yet: the displays show the last pool they had
+                log.warning("progressive reader %s: no floor at %s: %r", self.link, ", ".join(self.servers), exc)
+                await asyncio.sleep(self.heartbeat)
+        if self.nc is None:
+            return
         js = self.nc.jetstream(timeout=2.0)
-        if self.create_stream:
-            await ensure_progressive_stream(js, self.create_stream)
-        self._task = asyncio.create_task(self.follower.run(js))
+        while self.create_stream and not self.follower.stopped:
+            try:
+                await ensure_progressive_stream(js, self.create_stream)
+                break
+            except TimeoutError as exc:  # no quorum yet: the follower below would find no stream either
+                log.warning("progressive reader %s: %s", self.link, exc)
+        await self.follower.run(js)
 
     def _publish(self, state: PoolState) -> None:
         if self.bus is not None:
@@ -351,6 +380,15 @@ class PoolReader:
 
     async def wait_for(self, predicate: Callable[[PoolState], bool], timeout: float) -> bool:
         return await self.follower.wait_for(predicate, timeout)
+
+    async def run(self) -> None:
+        """Serve until stopped (a service's life, as a runtime's run)."""
+        log.warning("progressive reader %s: folding the link's stream from %s", self.link, ", ".join(self.servers))
+        if self._task is not None:
+            await self._task
+
+    async def stop(self) -> None:
+        await self.close()
 
     async def close(self) -> None:
         self.follower.stop()
