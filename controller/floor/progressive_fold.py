@@ -1,7 +1,7 @@
 """A linked progressive's pool as a pure fold of its JetStream stream: the messages' wire form and the fold over them.
 
-The stream `CROUPIER_PROGRESSIVE` holds every link's messages; a cabinet publishes on its own subject
-`croupier.progressive.<link>.<cabinet>` (so a per-machine credential can let it write nothing else), with a
+The stream `CROUPIER_LINK` holds every link's messages; a cabinet publishes on its own subject
+`croupier.link.<link>.<cabinet>` (so a per-machine credential can let it write nothing else), with a
 message id JetStream de-duplicates within its window:
 
     {"kind": "open", "link", "cabinet", "reset_cents"}                         id <link>:open:<reset_cents>
@@ -40,8 +40,8 @@ __all__ = ["STREAM", "SUBJECT_PREFIX", "WINDOW", "ProgressiveWireError", "Open",
            "Award", "PoolState", "link_subject", "link_filter", "message_id", "encode_message", "decode_message",
            "new_pool", "pool_step", "pool_refuse", "pool_fold", "pool_picture"]
 
-STREAM = "CROUPIER_PROGRESSIVE"
-SUBJECT_PREFIX = "croupier.progressive."
+STREAM = "CROUPIER_LINK"
+SUBJECT_PREFIX = "croupier.link."
 WINDOW = 256  # games per cabinet within which contributions may arrive out of order (as the ZeroMQ link)
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the config's id rule: also a valid single NATS subject token
