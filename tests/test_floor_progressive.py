@@ -386,3 +386,50 @@ def test_a_link_config_on_the_floor_engine_runs_a_reader_whose_pool_the_displays
     shown, state = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert shown[-1] == 70_200 == state.pool and state.contributions == 2 and state.reset_cents == 70_000
     assert state.refused == 1
+
+
+def test_a_floor_link_goes_down_when_the_floor_stops_answering_and_up_when_it_is_back(tmp_path: Path) -> None:
+    from tests.floor_cluster import floor_missing
+
+    why = floor_missing()
+    if why:
+        pytest.skip(why)
+    alone = NatsCluster(tmp_path / "floor", nodes=1)  # its own server: this test stops the whole floor
+    alone.start()
+    try:
+        floor = FloorConfig(tuple(alone.urls), subject_for("x"))
+
+        async def scenario() -> list[bool]:
+            seen: list[bool] = []
+            changed = asyncio.Event()
+
+            def on_link(up: bool) -> None:
+                seen.append(up)
+                changed.set()
+
+            async def until(up: bool) -> None:
+                while seen[-1:] != [up]:
+                    changed.clear()
+                    await asyncio.wait_for(changed.wait(), 15)
+
+            reader = PoolReader("down-link", alone.urls, create_stream=1)
+            client = FloorLinkClient("d-1", link_config("down-link", heartbeat=0.1, timeout=0.5), floor, 500,
+                                     on_link, lambda c: None)
+            await reader.start()
+            client.start()
+            try:
+                await until(True)
+                alone.kill(0)  # the floor is gone: linked play stops within three heartbeats
+                await until(False)
+                with pytest.raises(CommandError):
+                    await client.hit(1, 1)
+                alone.start(0)
+                await until(True)
+                return seen
+            finally:
+                await client.close()
+                await reader.close()
+
+        assert asyncio.run(asyncio.wait_for(scenario(), 45)) == [True, False, True]
+    finally:
+        alone.stop()
