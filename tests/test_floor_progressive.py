@@ -123,6 +123,18 @@ def test_a_floor_link_needs_the_floor_and_names_the_key(tmp_path: Path) -> None:
     cfg = cabinet_config_from_mapping({**base, "floor": {"servers": ["nats://127.0.0.1:4222"]}}, tmp_path / "c.toml")
     assert cfg.link.engine == "floor" and cfg.link.link_id == LINK and cfg.link.endpoints is None
     assert cfg.settings.progressive == "link"
+    from controller.screens.bridge import source_for_cabinet
+
+    assert source_for_cabinet(cfg).link is None  # no reader's endpoints given: the screen shows no linked pool
+    signs = {"engine": "floor", "link": LINK, "publish": "tcp://10.0.0.9:5560", "snapshot": "tcp://10.0.0.9:5561"}
+    cfg = cabinet_config_from_mapping({**base, "cabinet": {**base["cabinet"], "progressive": signs},
+                                       "floor": {"servers": ["nats://127.0.0.1:4222"]}}, tmp_path / "c.toml")
+    assert source_for_cabinet(cfg).link == (LINK, cfg.link.endpoints)  # the screen follows a reader's pool
+    assert cfg.link.endpoints.publish == "tcp://10.0.0.9:5560"
+    with pytest.raises(ConfigError, match="commands, key: not on a floor link"):
+        cabinet_config_from_mapping({**base, "cabinet": {**base["cabinet"], "progressive": {
+            **signs, "commands": "tcp://10.0.0.9:5562", "key": "k"}}, "floor": {"servers": ["nats://h:4222"]}},
+            tmp_path / "c.toml")
 
 
 # ---------------------------------------------------------------------------------------------------- the engine
