@@ -157,8 +157,8 @@ class FloorLinkClient:
     controller.progressive.LinkClient: `start()`, `contribute(items)`, `hit(game, denomination)`, `close()`;
     `on_link(up)` and `on_pool(cents)` run on the loop.
 
-    Up means: the floor answered within 3 heartbeats (a stream probe or a publish acknowledged), this
-    cabinet's fold has read the whole stream, and the link opened with this cabinet's reset value."""
+    Up means: the floor answered within 3 heartbeats (a stream probe or a publish acknowledged), and this
+    cabinet's fold has read the link's open, with this cabinet's reset value."""
 
     def __init__(self, cabinet_id: str, link: Any, floor: Any, reset_cents: int, on_link: Callable[[bool], None],
                  on_pool: Callable[[int], None], *, clock: Callable[[], int] = time.time_ns) -> None:
@@ -177,6 +177,7 @@ class FloorLinkClient:
         self.js: Any = None
         self._heard = 0.0
         self._opened = False
+        self._told_reset = False
         self._closing = False  # the loops end on it even where Python 3.11's wait_for swallowed a cancel
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -224,10 +225,11 @@ class FloorLinkClient:
         now = asyncio.get_running_loop().time()
         state = self.follower.state
         up = self._opened and now - self._heard <= 3 * self.config.heartbeat and state.reset_cents == self.reset_cents
+        if state.reset_cents not in (None, self.reset_cents) and not self._told_reset:
+            self._told_reset = True
+            log.error("progressive %s: the link's reset is %d cents, this cabinet's %d: the link stays down",
+                      self.link_id, state.reset_cents, self.reset_cents)
         if up != self.up:
-            if state.reset_cents is not None and state.reset_cents != self.reset_cents:
-                log.error("progressive %s: the link's reset is %d cents, this cabinet's %d: the link stays down",
-                          self.link_id, state.reset_cents, self.reset_cents)
             self.up = up
             self.on_link(up)
 
