@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -267,7 +268,7 @@ def floor_cabinet(tmp: Path, name: str, servers: list[str]) -> Any:
 
 
 def test_a_cabinet_on_a_floor_link_journals_its_hit_and_is_paid_from_the_stream(
-        floor_cluster: NatsCluster, tmp_path: Path) -> None:  # noqa: F811
+        floor_cluster: NatsCluster, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
     from controller.cabinet import ATTENDANT, PLAYER
     from tests.cabinet_helpers import journal
 
@@ -326,6 +327,10 @@ def test_a_cabinet_on_a_floor_link_journals_its_hit_and_is_paid_from_the_stream(
     assert records.index(spin) < records.index(win) and records.index(contributed) < records.index(acked)
     assert (win["game"], win["cents"], win["hit"]) == (29, award.cents, 1)
     assert out["shown"] == pool.pool  # the cabinet's display follows its own fold of the stream
+    # the reader logs every hit with its machine and time (GLI-12), as the stream holds them
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(award.ts_ns / 1e9))
+    assert f"hit 1 by cabinet bad-1 game 29 at {stamp}: {award.cents} cents" in caplog.text
+    assert award.cabinet == "bad-1" and abs(award.ts_ns / 1e9 - time.time()) < 120
 
 
 def test_bench_floor_part_progressive_reports_hit_confirmation_as_json(tmp_path: Path) -> None:
