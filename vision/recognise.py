@@ -29,10 +29,11 @@ for the identity and one for the detection, the visible box and the card's quad,
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -196,6 +197,7 @@ class Detection:
     face_down: bool = False
     rank_confidence: float = 0.0
     suit_confidence: float = 0.0
+    model: str = ""  # the enrolled deck model that named the card ("enrolled:<id>"), "" for the base readers
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -515,7 +517,7 @@ class Recogniser:
                  threshold: float = 0.35, index_threshold: float = 0.2,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
                  detector_only: bool = False, body: bool = True, second: bool = True, locate: bool = True,
-                 wide: bool = True, sign: bool = True) -> None:
+                 wide: bool = True, sign: bool = True, enrolled: Any = None) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -551,6 +553,16 @@ class Recogniser:
         self.refine = refine
         self.snap = snap
         self.indices = indices
+        # The house's enrolled deck (vision/enrol.py `DeckModel`, optional): read last, and where it names a card at
+        # `enrolled_sure` or more its reading stands; elsewhere the base readers' does.
+        self.enrolled = enrolled
+        self.enrolled_sure = 0.9
+        self.base_id = "base:" + hashlib.sha256(cls_path.read_bytes()).hexdigest()[:12] if cls_path.is_file() else "base"
+
+    @property
+    def model_id(self) -> str:
+        """The readers in use: the enrolled deck model's id, else the base classifier's digest."""
+        return f"enrolled:{self.enrolled.id}" if self.enrolled is not None else self.base_id
 
     def detect(self, frame: np.ndarray) -> list[tuple[float, tuple[float, float, float, float], CardRect]]:
         """Cards in `frame` (BGR uint8) as (score, visible box, rect), strongest first, duplicates merged."""
@@ -737,7 +749,26 @@ class Recogniser:
             cards = _distinct(cards + self._read_gaps(frame, cards))
             if self.body is not None:
                 cards = _distinct(self._read_bodies(frame, cards, finds, smalls))
+        if self.enrolled is not None:
+            cards = self._read_enrolled(frame, cards)
         return cards
+
+    def _read_enrolled(self, frame: np.ndarray, cards: list[Detection]) -> list[Detection]:
+        """Every card not face down read again by the enrolled deck model at its rectangle's two corners; where it
+        is sure, its reading stands (`model` says so)."""
+        readable = [d for d in cards if not d.face_down]
+        if not readable:
+            return cards
+        readings = self.enrolled.read(corner_crops(frame, [d.rect for d in readable]))
+        out = [d for d in cards if d.face_down]
+        for d, r in zip(readable, readings):
+            if r.card is not None and r.confidence >= self.enrolled_sure:
+                conf = max(r.confidence, d.confidence) if r.card == d.card else r.confidence
+                d = dataclasses.replace(d, card=r.card, confidence=conf, rank_confidence=max(conf, d.rank_confidence)
+                                        if r.card == d.card else conf, suit_confidence=max(conf, d.suit_confidence)
+                                        if r.card == d.card else conf, model=f"enrolled:{self.enrolled.id}")
+            out.append(d)
+        return _distinct(out)
 
     def _body_rect(self, card: Detection, finds: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
                    smalls: list[tuple[np.ndarray, float]]) -> CardRect:
