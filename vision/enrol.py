@@ -35,7 +35,7 @@ from controller.cards import Card, Suit, parse_card
 
 __all__ = ["EnrolError", "DeckModel", "Example", "ORDERS_FILE", "load_orders", "factory_order", "deck_dir",
            "spread_examples", "spread_cards", "fit", "enrol", "held_back", "load_enrolled", "PlayCollector",
-           "play_examples", "crop_features", "MODEL_NPZ", "MODEL_JSON", "PLAY_DIR"]
+           "play_examples", "crop_features", "combine", "OVERRULE", "MODEL_NPZ", "MODEL_JSON", "PLAY_DIR"]
 
 log = logging.getLogger("croupier.vision.enrol")
 
@@ -57,11 +57,16 @@ _RED_WEIGHT = 0.35
 _TEMPERATURE = 0.02
 _FAR = 1.0
 # Each enrolled corner is described as cut and nudged a little (the camera's rectangle of a card is a few pixels
-# and degrees off): shifts in pixels of the 32x48 crop, scales, turns in degrees.
+# and degrees off, and the detector's a few percent larger than the paper, cloth showing at the crop's edges):
+# shifts in pixels of the 32x48 crop, scales (below 1: the crop cut from a larger rectangle), turns in degrees.
 _JITTER = tuple((dx, dy, s, a) for dx, dy in ((0, 0), (-2, 0), (2, 0), (0, -2), (0, 2))
-                for s, a in ((1.0, 0.0), (0.93, 0.0), (1.07, 0.0), (1.0, -4.0), (1.0, 4.0)))
+                for s, a in ((1.0, 0.0), (0.93, 0.0), (0.87, 0.0), (1.07, 0.0), (1.0, -4.0), (1.0, 4.0)))
 _HELD_BACK = 4          # one corner in this many (by a stable hash) is held back to check the fitted model
 PLAY_PER_CARD = 12      # corner pairs kept per card from play: the newest (the deck in use now)
+# An enrolled reading overrules the base readers' sure reading of another card only this surely (`combine`): a house
+# deck's glyph read at another scale or blur than it was enrolled at can look surely like its neighbour's (a small
+# spade like a club; the renderer's deck enrolled at 80 px a card and read at 67 px did).
+OVERRULE = 0.99
 
 
 class EnrolError(ValueError):
@@ -317,7 +322,22 @@ def held_back(examples: Sequence[Example]) -> tuple[list[tuple[Card, np.ndarray]
     return fit_on, back
 
 
-def base_read(recogniser: Any, crops: np.ndarray) -> list[Card | None]:
+def combine(base: Card | None, base_confidence: float, reading: Reading, sure: float = 0.9
+            ) -> tuple[Card | None, float, bool]:
+    """A card as the table names it from the base readers' reading and the enrolled model's: (card, confidence,
+    whether the enrolled model named it). The enrolled reading stands where it is sure and the base readers are not,
+    or agree; against a sure base reading of another card only at `OVERRULE`, and below that the two disagreeing
+    make the card unsure (the dealer looks), never a guess."""
+    if reading.card is None or reading.confidence < sure:
+        return base, base_confidence, False
+    if reading.card == base:
+        return base, max(reading.confidence, base_confidence), True
+    if base is None or base_confidence < sure or reading.confidence >= OVERRULE:
+        return reading.card, reading.confidence, True
+    return base, min(base_confidence, 1 - reading.confidence), False
+
+
+def base_read(recogniser: Any, crops: np.ndarray) -> list[tuple[Card | None, float]]:
     """What the base readers (classifier, and the second reader where it is unsure) name each crop on its own."""
     from vision.recognise import BACK, NONE, RANK_CLASSES, _SECOND_GATE
 
@@ -329,10 +349,11 @@ def base_read(recogniser: Any, crops: np.ndarray) -> list[Card | None]:
         shaky = np.nonzero((sure < _SECOND_GATE) & (probs[:, NONE] < 0.5))[0]
         if len(shaky):
             probs[shaky] = recogniser.second(cv2.dnn.blobFromImages(list(crops[shaky]), 1 / 255))
-    out: list[Card | None] = []
+    out: list[tuple[Card | None, float]] = []
     for row in probs:
-        rank = int(row[:RANK_CLASSES].argmax())
-        out.append(Card(rank + 2, Suit(int(row[RANK_CLASSES:].argmax()))) if rank < BACK - 1 else None)
+        rank, suit = int(row[:RANK_CLASSES].argmax()), int(row[RANK_CLASSES:].argmax())
+        sure = float(row[rank] * row[RANK_CLASSES + suit])
+        out.append((Card(rank + 2, Suit(suit)), sure) if rank < BACK - 1 else (None, float(row[rank])))
     return out
 
 
@@ -350,9 +371,8 @@ def enrol(examples: Sequence[Example], recogniser: Any, source: str,
     truth = [card for card, _ in back]
     base = base_read(recogniser, crops)
     mine = model.read_corners(crops) if back else []
-    combined = [m.card if m.card is not None and m.confidence >= recogniser_sure(recogniser) else b
-                for m, b in zip(mine, base)]
-    base_right = sum(b == t for b, t in zip(base, truth))
+    combined = [combine(b, conf, m, recogniser_sure(recogniser))[0] for m, (b, conf) in zip(mine, base)]
+    base_right = sum(b == t for (b, _), t in zip(base, truth))
     enrolled_right = sum(c == t for c, t in zip(combined, truth))
     model.meta.update(held_back={"corners": len(back), "enrolled_right": enrolled_right, "base_right": base_right},
                       accepted=enrolled_right >= base_right, seconds=round(time.perf_counter() - t0, 3),
@@ -422,7 +442,9 @@ def _paper_cards(frame: np.ndarray, hsv: np.ndarray, bright: float, min_area: fl
         (cx, cy), (w, h), angle = cv2.minAreaRect(c)
         if w * h < min_area * area or not 1.2 <= max(w, h) / max(min(w, h), 1) <= 1.7:
             continue
-        if cv2.contourArea(c) < 0.85 * w * h:  # two cards touching, a hand, a box: not one card's outline
+        # Two cards touching, a hand, a box: not one card's outline (the hull, as a court card's picture or a pale
+        # index may bite into the paper's outline).
+        if cv2.contourArea(cv2.convexHull(c)) < 0.9 * w * h:
             continue
         a = np.radians(angle)
         # minAreaRect's first side lies along (cos a, sin a); the card's up is along its longer side.

@@ -761,12 +761,17 @@ class Recogniser:
             return cards
         readings = self.enrolled.read(corner_crops(frame, [d.rect for d in readable]))
         out = [d for d in cards if d.face_down]
+        from vision.enrol import combine
+
         for d, r in zip(readable, readings):
-            if r.card is not None and r.confidence >= self.enrolled_sure:
-                conf = max(r.confidence, d.confidence) if r.card == d.card else r.confidence
-                d = dataclasses.replace(d, card=r.card, confidence=conf, rank_confidence=max(conf, d.rank_confidence)
-                                        if r.card == d.card else conf, suit_confidence=max(conf, d.suit_confidence)
-                                        if r.card == d.card else conf, model=f"enrolled:{self.enrolled.id}")
+            card, conf, enrolled = combine(d.card, d.confidence, r, self.enrolled_sure)
+            if enrolled:
+                same = card == d.card
+                d = dataclasses.replace(d, card=card, confidence=conf, model=f"enrolled:{self.enrolled.id}",
+                                        rank_confidence=max(conf, d.rank_confidence) if same else conf,
+                                        suit_confidence=max(conf, d.suit_confidence) if same else conf)
+            elif conf != d.confidence:
+                d = dataclasses.replace(d, confidence=conf)
             out.append(d)
         return _distinct(out)
 
