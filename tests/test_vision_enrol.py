@@ -243,3 +243,13 @@ def test_enrol_from_play_learns_from_the_collected_corners(enrolled: Path, sprea
     assert model.meta["accepted"] and model.meta["cards"] == 52 and model.meta["source"] == "play: 104 sightings"
     assert Card(14, Suit.SPADES) in {r.card for r in model.read(corner_crops(
         cv2.imread(str(spread_images[0])), spread_cards(cv2.imread(str(spread_images[0])))[:1]))}
+
+
+def test_bench_vision_times_enrolment(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "bench.json"
+    assert cli_main(["bench", "vision", "--frames", "2", "--enrol", "--json", str(path)]) == 0
+    figures = json.loads(path.read_text())
+    assert figures["enrol_accepted"] is True and figures["enrol_s"] > 0 and figures["enrolled_ms_p50"] > 0
+    assert len(figures["enrol_pi4_estimate_s"]) == 2
