@@ -138,12 +138,20 @@ def test_the_recogniser_names_cards_by_the_enrolled_model_where_it_is_sure(enrol
     base = Recogniser()
     mine = Recogniser(enrolled=model)
     assert mine.model_id == f"enrolled:{model.id}" and base.model_id.startswith("base:")
-    read = {str(d.card): d.model for d in mine.identify(frame) if d.card is not None}
+    read_first = {str(d.card): d.model for d in mine.identify(frame) if d.card is not None}
     by_base = base.identify(frame)
-    assert set(read) == {str(d.card) for d in by_base if d.card is not None} <= {str(c) for c in BICYCLE[:13]}
-    assert len(read) >= 12
-    assert set(read.values()) <= {"", f"enrolled:{model.id}"} and f"enrolled:{model.id}" in read.values()
+    assert set(read_first) == {str(d.card) for d in by_base if d.card is not None} <= {str(c) for c in BICYCLE[:13]}
+    assert len(read_first) >= 12
+    assert set(read_first.values()) <= {"", f"enrolled:{model.id}"} and f"enrolled:{model.id}" in read_first.values()
     assert all(d.model == "" for d in by_base)
+    # The cards lying still in the next frame are not read again by the enrolled model: their readings stand.
+    calls: list[int] = []
+    read = model.read
+    model.read = lambda crops: calls.append(len(crops)) or read(crops)  # type: ignore[method-assign]
+    again = {str(d.card): d.model for d in mine.identify(frame) if d.card is not None}
+    assert again == read_first and calls == []
+    mine.identify(np.ascontiguousarray(np.roll(frame, 40, axis=1)))  # every card moved: each read again
+    assert len(calls) == 1 and calls[0] >= 2 * len(read_first)
 
 
 def test_corners_from_play_are_bounded_and_labelled_by_the_shoe(tmp_path: Path) -> None:
