@@ -124,7 +124,9 @@ def shoe_label(game: Mapping[str, Any], last_round: Mapping[str, Any] | None, se
     """The card the shoe dealt that the camera's report `seen` shows, or None where that cannot be told: a sure
     reading's own card where the shoe dealt it face up on that zone; an unsure reading's, the one card dealt face up
     there that the camera (`camera`: what it sees, as TableState.camera) does not surely see there."""
-    if seen.get("kind") not in ("card_appeared", "card_moved") or seen.get("face_down") or not _checked(seen.get("zone")):
+    if seen.get("kind") not in ("card_appeared", "card_moved") or seen.get("face_down"):
+        return None
+    if not _checked(seen.get("zone")):
         return None
     zone = seen.get("zone")
     dealt = {c for z, c, up in layout(game) + layout(last_round) if z == zone and up}

@@ -261,3 +261,16 @@ def test_bench_vision_times_enrolment(tmp_path: Path) -> None:
     figures = json.loads(path.read_text())
     assert figures["enrol_accepted"] is True and figures["enrol_s"] > 0 and figures["enrolled_ms_p50"] > 0
     assert len(figures["enrol_pi4_estimate_s"]) == 2
+
+
+def test_enrol_finds_the_tables_deck_folder_beside_its_journal(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.table_helpers import table_toml
+
+    path = table_toml(tmp_path, "bj-1", "blackjack")
+    assert cli_main(["vision", "enrol", "--config", str(path), "--from-play"]) == 2
+    assert f"no corners collected in {tmp_path / 'bj-1.deck' / 'play'}" in capsys.readouterr().err
+    assert cli_main(["vision", "enrol", "--config", str(tmp_path / "none.toml"), "--from-play"]) == 2
+    assert "--config: " in capsys.readouterr().err
+    assert cli_main(["vision", "enrol", "--config", str(path), "--spread", str(path)]) == 2
+    assert "--spread needs --order BRAND" in capsys.readouterr().err

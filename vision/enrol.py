@@ -236,7 +236,7 @@ class DeckModel:
         return str(self.meta.get("id", ""))
 
     def _distances(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per crop, the squared distance to each enrolled rank's nearest glyph (n, ranks) and each suit's (n, suits)."""
+        """Per crop, the squared distance to each enrolled rank's nearest glyph (n, ranks) and suit's (n, suits)."""
         fr, fs = crop_features(crops)
         out = []
         for f, (table, starts) in zip((fr, fs), self._tables):

@@ -558,7 +558,8 @@ class Recogniser:
         self.enrolled = enrolled
         self.enrolled_sure = 0.9
         self._enrolled_seen: list[tuple[CardRect, Card | None, Any]] = []  # last frame's: rect, base card, reading
-        self.base_id = "base:" + hashlib.sha256(cls_path.read_bytes()).hexdigest()[:12] if cls_path.is_file() else "base"
+        self.base_id = ("base:" + hashlib.sha256(cls_path.read_bytes()).hexdigest()[:12]) if cls_path.is_file() \
+            else "base"
 
     @property
     def model_id(self) -> str:

@@ -139,5 +139,6 @@ def _enrol(args: argparse.Namespace, rec: Any, frames: list[Any], say: Callable[
     return {"enrol_s": round(seconds, 3), "enrol_cpu_s": round(cpu, 3),
             "enrol_pi4_estimate_s": [round(seconds * PI4_FACTOR[0], 1), round(seconds * PI4_FACTOR[1], 1)],
             "enrolled_ms_p50": round(p50, 3), "enrolled_ms_p99": round(_pct(total, 99), 3),
-            "enrolled_cpu_ms_p50": round(_pct(cpu_ms, 50), 3), "enrolled_new_cpu_ms_p50": round(_pct(new_cpu_ms, 50), 3),
+            "enrolled_cpu_ms_p50": round(_pct(cpu_ms, 50), 3),
+            "enrolled_new_cpu_ms_p50": round(_pct(new_cpu_ms, 50), 3),
             "enrol_accepted": bool(model.meta["accepted"])}
