@@ -61,6 +61,7 @@ _FAR = 1.0
 # shifts in pixels of the 32x48 crop, scales (below 1: the crop cut from a larger rectangle), turns in degrees.
 _JITTER = tuple((dx, dy, s, a) for dx, dy in ((0, 0), (-2, 0), (2, 0), (0, -2), (0, 2))
                 for s, a in ((1.0, 0.0), (0.93, 0.0), (0.87, 0.0), (1.07, 0.0), (1.0, -4.0), (1.0, 4.0)))
+_ROWS_PER_CARD = 2 * len(_JITTER)
 _HELD_BACK = 4          # one corner in this many (by a stable hash) is held back to check the fitted model
 PLAY_PER_CARD = 12      # corner pairs kept per card from play: the newest (the deck in use now)
 # An enrolled reading overrules the base readers' sure reading of another card only this surely (`combine`): a house
@@ -191,10 +192,6 @@ def crop_features(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank.astype(np.float32), suit.astype(np.float32)
 
 
-def _jittered(crops: np.ndarray) -> np.ndarray:
-    return np.stack([_nudged(c, *j) for c in crops for j in _JITTER])
-
-
 # ------------------------------------------------------------------------------------------------ the model
 
 @dataclass(frozen=True)
@@ -303,9 +300,19 @@ def fit(examples: Sequence[Example] | Iterable[tuple[Card, np.ndarray]], meta: d
         next(iter(examples)), Example) else list(examples)  # type: ignore[arg-type]
     if not pairs:
         raise EnrolError("no labelled corners to enrol")
-    crops = np.stack([c for _, c in pairs])
-    rank, suit = crop_features(_jittered(crops))
-    labels = np.repeat([card_index(card) for card, _ in pairs], len(_JITTER))
+    # A card's corners are nudged fewer ways the more of them there are (from play: real sightings are the variety),
+    # so that no card has more than _ROWS_PER_CARD descriptions: a model's size and a new card's reading stay those
+    # of a spread's (two corners a card, nudged every way).
+    count: dict[Card, int] = {}
+    for card, _ in pairs:
+        count[card] = count.get(card, 0) + 1
+    nudged, labels_list = [], []
+    for card, crop in pairs:
+        ways = _JITTER[:max(1, min(len(_JITTER), _ROWS_PER_CARD // count[card]))]
+        nudged += [_nudged(crop, *j) for j in ways]
+        labels_list += [card_index(card)] * len(ways)
+    rank, suit = crop_features(np.stack(nudged))
+    labels = np.array(labels_list, np.int16)
     return DeckModel(rank, suit, labels, dict(meta or {}, method=METHOD, corners=len(pairs),
                                          cards=len(set(card for card, _ in pairs))))
 
