@@ -1,10 +1,12 @@
-"""Deck enrolment: the house's own deck learnt from its index corners, read before the base readers where it is sure.
+"""Deck enrolment: the house's own deck learnt from its index corners; read after the base readers, it names a card where sure.
 
-A deck model is a set of labelled index corners (the 48x32 crops the base classifier reads), each described by a HOG
-of its grey picture and the share of its ink that is red; a corner is named by its nearest enrolled corners (the
-closest distance per card), and a card by the better of its two corners. Where the nearest card is not surely nearer
-than the next (`DeckModel.read`), the base readers' reading stands. Learning is describing the crops (a few
-milliseconds for a deck here): no training loop, nothing a Pi cannot do in seconds.
+A deck model is a set of labelled index corners (the 48x32 crops the base classifier reads), each described twice: a
+HOG of its rank glyph, and a HOG of its suit sign with the share of the sign's ink that is red. A corner's rank is the
+rank of the nearest enrolled glyph and its suit the suit of the nearest enrolled sign (so a spread's four looks at each
+rank and thirteen at each suit all count); a card, each rank and suit at its nearer corner (`DeckModel.read`).
+`combine` says how its reading and the base readers' make the table's: it stands where it is sure and the base readers
+are not or agree; a sure disagreement leaves the card unsure. Learning is describing the crops (about a second for a
+deck here): no training loop, nothing a Pi cannot do in seconds.
 
 Examples come from a new deck spread under the camera in its factory order (`spread_examples`, orders per brand in
 `deck_orders.toml`) or from play (`PlayCollector`: the camera's crop of a card the shoe dealt, labelled by the shoe).
