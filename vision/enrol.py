@@ -1,4 +1,4 @@
-"""Deck enrolment: the house's own deck learnt from its index corners; read after the base readers, it names a card where sure.
+"""Deck enrolment: the house's own deck learnt from its index corners, read after the base readers where sure.
 
 A deck model is a set of labelled index corners (the 48x32 crops the base classifier reads), each described twice: a
 HOG of its rank glyph, and a HOG of its suit sign with the share of the sign's ink that is red. A corner's rank is the
