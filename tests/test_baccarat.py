@@ -254,6 +254,7 @@ RULE_SETS = [{}, {"no_commission": True, "decks": 6, "commission_rounding": "dow
              {"decks": 1, "burn": False, "spots": 3}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", RULE_SETS)
 def test_random_play_conserves_money_refuses_cleanly_and_replays(rules: dict[str, Any]) -> None:
     state = play_rounds(GAME, GAME.rules(rules), legal_bets, seed=3, rounds=300, void_chance=40, fresh_shoes=True)
@@ -286,6 +287,7 @@ def test_exact_house_edges_match_published_figures(rules: dict[str, Any], banker
     assert abs(sum(rep["probabilities"][k] for k in ("banker", "player", "tie")) - 1) < 1e-12
 
 
+@pytest.mark.slow
 def test_enumeration_counts_every_deal() -> None:
     counts, total = exact_counts(2)
     assert total == 104 * 103 * 102 * 101 * 100 * 99 and int(counts.sum()) == total

@@ -47,6 +47,7 @@ def test_all_133784560_seven_card_hands() -> None:
                                3_473_184, 224_848, 41_584, 0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [5, 6, 7])
 def test_random_hands_batch_equals_scalar(size: int) -> None:
     hands = deal_hands(SeededRng(size).numpy(), 100_000, size)

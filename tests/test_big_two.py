@@ -330,6 +330,7 @@ def test_money_is_conserved_and_refusals_change_nothing(r: dict) -> None:
                 void_chance=80)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 2**31 - 1), st.sampled_from([{}, {"pass_is_final": True, "rake_percent": 5}, {"spots": 3, "deal_all": True}]))
 def test_any_seed_conserves_money(seed: int, rules: dict) -> None:

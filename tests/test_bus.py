@@ -709,6 +709,7 @@ def test_no_input_can_make_a_journal_write_fail(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_a_fatal_stop_exits_non_zero_so_systemd_restarts_it(tmp_path: Path) -> None:
     """Issue 43 point 1: the runtime stopped with exit status 0 when its journal could not be written, so
     Restart=on-failure left it down. Now run() raises FatalStop: exit status 1, one line, no traceback."""

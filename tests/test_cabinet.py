@@ -26,6 +26,7 @@ async def until(cab: Cabinet, predicate: Any, timeout: float = 10) -> None:
     assert await cab.wait_for(predicate, timeout), f"timed out: {cab.state}"
 
 
+@pytest.mark.slow
 def test_a_spin_is_journaled_before_the_reels_turn_and_they_rest_on_its_stops(tmp_path: Path) -> None:
     cfg = cabinet_config(tmp_path)
     seen: list[tuple[int, str]] = []
@@ -287,6 +288,7 @@ def test_coin_line_faults_lock_the_game_noise_does_not(tmp_path: Path) -> None:
     assert not refused["ok"] and "money in is disabled" in refused["error"]
 
 
+@pytest.mark.slow
 def test_a_reel_that_slips_is_a_mis_index_cleared_by_ops_then_rehomed(tmp_path: Path) -> None:
     cfg = cabinet_config(tmp_path)
 
@@ -314,6 +316,7 @@ def test_a_reel_that_slips_is_a_mis_index_cleared_by_ops_then_rehomed(tmp_path: 
     assert out["reels"] == out["journaled"]
 
 
+@pytest.mark.slow
 def test_power_loss_mid_spin_and_mid_payout_resumes_exactly(tmp_path: Path) -> None:
     cfg = cabinet_config(tmp_path, coin_cents=25)
 

@@ -54,6 +54,7 @@ def play(path: Path, games: int) -> None:
     asyncio.run(asyncio.wait_for(run(), 60))
 
 
+@pytest.mark.slow
 def test_recall_and_meters_of_a_cabinet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_config(tmp_path)
     play(path, 12)
@@ -125,6 +126,7 @@ def test_cabinet_demo_runs_to_the_end(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "unknown title" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_croupier_run_serves_a_cabinet_as_the_systemd_unit_does(tmp_path: Path) -> None:
     # deploy/systemd/croupier@.service runs `croupier run --config /etc/croupier/%i.toml` as Type=notify: the same
     # command must bring a cabinet up, say READY=1 once its bus and panel are up, and stop cleanly on SIGTERM.

@@ -114,6 +114,7 @@ def test_gives_up_after_the_retries() -> None:
         cam.read()
 
 
+@pytest.mark.slow
 def test_simulated_camera_places_and_removes() -> None:
     cam = SimulatedCamera(rng=SeededRng(1).numpy(), noise=0)
     empty = cam.read()

@@ -21,6 +21,7 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert "usage: croupier" in out and "bench" in out
 
 
+@pytest.mark.slow
 def test_console_script_runs() -> None:
     result = subprocess.run([sys.executable, "-m", "controller.cli", "--help"], capture_output=True, text=True,
                             timeout=60, check=False)
@@ -51,6 +52,7 @@ RULE_PACKAGES = ["controller.cards", "controller.hands", "controller.games", "co
 FORBIDDEN = ["numpy", "zmq", "serial", "gpiozero", "cv2", "drivers", "vision"]
 
 
+@pytest.mark.slow
 def test_rules_import_only_the_standard_library() -> None:
     # ARCHITECTURE.md: rules stay importable with no hardware library (and no numpy) present.
     script = textwrap.dedent(f"""

@@ -85,6 +85,7 @@ def test_an_older_journal_with_its_own_anchor_refuses_to_start_against_the_floor
     assert "rows 2 to 12 are missing" in err.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_restore_rebuilds_a_dead_machines_journal_and_it_resumes_exactly(
         floor_cluster: NatsCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     toml = link_toml(tmp_path, "dead-card", floor_cluster)

@@ -138,6 +138,7 @@ def test_rules_errors_name_the_key(data: dict[str, Any], message: str) -> None:
         GAME.rules(data)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [{}, {"spots": 10, "hand_size": 4}, {"spots": 2, "ante": 3, "forfeit": 2}])
 def test_random_play_conserves_money_and_the_pot(rules: dict[str, Any]) -> None:
     state = play_rounds(GAME, GAME.rules(rules), legal_bets, seed=8, rounds=300, void_chance=30, fresh_shoes=True,

@@ -84,6 +84,7 @@ def test_math_command_prints_the_json_report(capsys: pytest.CaptureFixture[str])
     ("8C 9C JC", True), ("7C 8C TC", True), ("5C 6C 8C", False), ("8D TD QD", True), ("7D 9D JD", False),
     ("AS KD 2C", False),
 ])
+@pytest.mark.slow
 def test_let_it_ride_first_decision_is_the_published_strategy(cards: str, ride: bool) -> None:
     plan = lir_math.strategy(let_it_ride.GAME.rules({}))
     idx = np.array([[c.index for c in parse_cards(cards)] + [0, 1]])   # the community does not matter here
@@ -176,6 +177,7 @@ def _caribbean_stud(rounds: int, rules_data: dict, ante: int, seed: int) -> None
     ({"deal": "hands", "pair_plus": {"pair": "3:2", "flush": "5:2", "straight_flush": 40},
       "ante_bonus": {"straight": "1:2", "three_of_a_kind": 4}, "fold_loses_pair_plus": False}, 7, 3),
 ])
+@pytest.mark.slow
 def test_three_card_poker_fast_path_settles_like_the_engine(rules: dict, ante: int, pair_plus: int) -> None:
     _three_card_poker(ROUNDS, rules, ante, pair_plus, seed=21)
 

@@ -158,12 +158,14 @@ def test_meters_keep_the_pot_out_of_the_house_win() -> None:
     assert m.json()["pot"] == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [{}, {"spots": 10, "pair_pays": 3, "ante": 2, "min_bet": 3, "max_bet": 7}])
 def test_random_play_conserves_money_and_the_pot(rules: dict[str, Any]) -> None:
     state = play_rounds(GAME, GAME.rules(rules), legal_bets, seed=4, rounds=400, void_chance=30, fresh_shoes=True)
     assert state.round >= 400
 
 
+@pytest.mark.slow
 @settings(max_examples=10)
 @given(seed=st.integers(0, 2 ** 32))
 def test_random_play_property(seed: int) -> None:

@@ -383,6 +383,7 @@ def test_a_partly_truncated_journal_is_refused_with_exit_2(table: Path, keep: fl
     assert journal.read_bytes() == data[:int(len(data) * keep)]
 
 
+@pytest.mark.slow
 def test_seeded_bit_flips_at_the_command_line(table: Path, capsys: pytest.CaptureFixture[str]) -> None:
     journal = table.parent / "t.journal"
     original = journal.read_bytes()
@@ -408,6 +409,7 @@ def test_recall_given_a_journal_for_its_config(table: Path, capsys: pytest.Captu
     assert "t.journal: not a TOML config (not UTF-8 text" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_meters_into_a_closed_pipe(table: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "meters", "--config", str(table)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

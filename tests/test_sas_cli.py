@@ -29,6 +29,7 @@ def _wait_line(stream: Any, text: str, limit: int = 200) -> str:
     raise AssertionError(f"never printed {text!r}")
 
 
+@pytest.mark.slow
 def test_sas_host_reads_meters_exceptions_and_rom_signature_from_the_demo_cabinet(tmp_path: Path,
                                                                                     capsys: Any) -> None:
     link = tmp_path / "sas"
@@ -55,6 +56,7 @@ def test_sas_host_reads_meters_exceptions_and_rom_signature_from_the_demo_cabine
     assert not link.exists()  # the link goes with the cabinet
 
 
+@pytest.mark.slow
 def test_croupier_run_sim_serves_the_configured_address_on_a_pty(tmp_path: Path, capsys: Any) -> None:
     link = tmp_path / "sas"
     p1, p2, p3 = free_ports(3)

@@ -69,6 +69,7 @@ def test_without_the_wake_up_bit_polls_are_framed_by_length_with_leading_bytes_a
     assert all(isinstance(m, (GeneralPoll, LongPoll)) for m in got)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_polls(), st.binary(max_size=4)), min_size=1, max_size=8))
 def test_with_the_wake_up_bit_bytes_without_it_before_a_message_are_ignored(script: list[tuple[bytes, bytes]]) -> None:

@@ -365,6 +365,7 @@ def _config_file(tmp_path: Path, listen: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_croupier_screens_serves_a_running_table_and_stops_on_sigterm(tmp_path: Path) -> None:
     from controller.table import Table
 

@@ -328,6 +328,7 @@ def test_commands_refused_by_role_and_shape_are_journaled(tmp_path: Path) -> Non
     assert [r["kind"] for r in records].count("refused") == 6
 
 
+@pytest.mark.slow
 def test_authenticated_bus_commands_end_to_end(tmp_path: Path) -> None:
     keys = tmp_path / "keys"
     for name in ("server", "dealer", "spot3", "stranger"):

@@ -382,6 +382,7 @@ def test_manual_card_entry_needs_the_shoe_down_and_the_dealer_switching_it_on(tm
 # ------------------------------------------------------------------------------------------ point 23
 
 
+@pytest.mark.slow
 def test_a_shoe_port_that_does_not_exist_shows_the_shoe_down_with_why(tmp_path: Path) -> None:
     """Point 23: a shoe port that does not exist gave one warning, then silent retries, and a table restarted
     on a journal whose shoe was up showed it up. Now the shoe is down in the dealer view and in `status`, with the
