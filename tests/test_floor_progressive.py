@@ -27,6 +27,8 @@ from tests.cabinet_helpers import Script, run, started, stops_for
 from tests.floor_cluster import floor_cluster  # noqa: F401 - the module's cluster fixture
 from tests.table_helpers import free_ports
 
+pytestmark = pytest.mark.slow
+
 LINK = "ls-link"
 
 # ---------------------------------------------------------------------------------------------------- the fold

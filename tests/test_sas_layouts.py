@@ -257,6 +257,7 @@ def test_the_host_decodes_each_layout_from_the_protocol() -> None:
 @settings(max_examples=150, deadline=None)
 @given(values=st.lists(st.integers(0, 99_999_999 // 5), min_size=6, max_size=6),
        codes=st.lists(st.integers(0, 0x20), min_size=1, max_size=10), game=st.sampled_from([0, 1, 2]))
+@pytest.mark.slow
 def test_selected_meters_read_by_the_host_are_the_egm_meters(cabinet: Any, values: list[int], codes: list[int],
                                                              game: int) -> None:
     """Whatever meters a host asks 2F for, it reads back exactly the ones the EGM keeps, each whole."""

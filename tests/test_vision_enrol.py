@@ -193,6 +193,7 @@ def test_shoe_label(seen: dict[str, Any], camera: tuple, label: str | None) -> N
     assert shoe_label(GAME, None, seen, camera) == label
 
 
+@pytest.mark.slow
 def test_a_table_reads_with_its_enrolled_deck_journals_which_model_read_and_collects_from_play(
         tmp_path: Path) -> None:
     """A simulated baccarat table whose deck was enrolled (a spread of the simulated camera's deck, at its scale):
@@ -235,6 +236,7 @@ def test_enrol_from_play_needs_corners_collected(tmp_path: Path, capsys: pytest.
     assert "--from-play: no corners collected in" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_enrol_from_play_learns_from_the_collected_corners(enrolled: Path, spread_images: list[Path],
                                                            tmp_path: Path) -> None:
     """The spread's corners kept as a table keeps them from play, three sightings a card: enrolled from play."""
@@ -255,6 +257,7 @@ def test_enrol_from_play_learns_from_the_collected_corners(enrolled: Path, sprea
         cv2.imread(str(spread_images[0])), spread_cards(cv2.imread(str(spread_images[0])))[:1]))}
 
 
+@pytest.mark.slow
 def test_bench_vision_times_enrolment(tmp_path: Path) -> None:
     import json
 
