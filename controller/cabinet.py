@@ -598,10 +598,16 @@ class Cabinet(Runtime):
     def _start_link(self) -> None:
         if self.config.link is None:
             return
-        from controller.progressive import LinkClient
+        if self.config.link.engine == "floor":  # no link controller: the floor's JetStream carries the link
+            from controller.floor.progressive import FloorLinkClient
 
-        self.link = LinkClient(self.ident, self.config.link, self._link_changed, self._link_pool,
-                               context=self.context)
+            self.link = FloorLinkClient(self.ident, self.config.link, self.config.floor,
+                                        self.title.progressive.reset_cents, self._link_changed, self._link_pool)
+        else:
+            from controller.progressive import LinkClient
+
+            self.link = LinkClient(self.ident, self.config.link, self._link_changed, self._link_pool,
+                                   context=self.context)
         self.link.start()
         self._tasks.append(asyncio.create_task(self._link_loop()))
 

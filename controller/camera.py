@@ -10,9 +10,11 @@ misread the card, or two cards traded places; `reassignment` says which dealt ca
 voids the round. A report the tracker is unsure of is journaled and shown to the dealer, never alerted
 on: a camera's doubt must not stop a table.
 
-`layout`, `cross_check`, `reassignment`, `zones_for` and `sim_layout` are pure (the runtime checks each
+`layout`, `cross_check`, `reassignment`, `shoe_label`, `zones_for` and `sim_layout` are pure (the runtime checks each
 report with `cross_check` as it stages it); `CameraWitness` is the thread that reads the camera;
-`sim_layout` lays the game's cards on the simulated camera's table the way a dealer does (`--sim`).
+`ReadingWatcher` hands each report on with the model that read the card (journaled with it) and the card's index
+corners, which the runtime keeps, labelled by the shoe (`shoe_label`), to enrol the house's deck from play
+(vision/enrol.py); `sim_layout` lays the game's cards on the simulated camera's table the way a dealer does (`--sim`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import time
 from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["layout", "zone_of", "cross_check", "reassignment", "dealt_face_up", "zones_for", "sim_layout",
-           "CameraWitness", "CHECKED_ZONES"]
+           "CameraWitness", "CHECKED_ZONES", "shoe_label", "ReadingWatcher", "Reading"]
 
 log = logging.getLogger("croupier.camera")
 
@@ -117,6 +119,23 @@ def reassignment(game: Mapping[str, Any], camera: Iterable[tuple[str | None, str
     return (unseen[0], card) if unseen else None
 
 
+def shoe_label(game: Mapping[str, Any], last_round: Mapping[str, Any] | None, seen: Mapping[str, Any],
+               camera: Iterable[tuple[str | None, str | None, bool, bool]]) -> str | None:
+    """The card the shoe dealt that the camera's report `seen` shows, or None where that cannot be told: a sure
+    reading's own card where the shoe dealt it face up on that zone; an unsure reading's, the one card dealt face up
+    there that the camera (`camera`: what it sees, as TableState.camera) does not surely see there."""
+    if seen.get("kind") not in ("card_appeared", "card_moved") or seen.get("face_down"):
+        return None
+    if not _checked(seen.get("zone")):
+        return None
+    zone = seen.get("zone")
+    dealt = {c for z, c, up in layout(game) + layout(last_round) if z == zone and up}
+    if seen.get("certain"):
+        return seen.get("card") if seen.get("card") in dealt else None
+    unseen = dealt - {c for c, z, sure, _ in camera if z == zone and sure}
+    return next(iter(unseen)) if len(unseen) == 1 else None
+
+
 def dealt_face_up(game: Mapping[str, Any], zone: str, other_than: str | None = None) -> list[str]:
     """The cards dealt face up to `zone` in the game (a snapshot), `other_than` left out: those a camera alert
     about `other_than` seen there may be reassigned from. Face-up only: the camera cannot see a face-down
@@ -156,6 +175,47 @@ def sim_layout(game: Mapping[str, Any], zones: Iterable[Any], misplaced: Mapping
         for i, (card, up) in enumerate(cards):
             out.append(TableCard(parse_card(card), x0 + 4 + w / 2 + i * step, (y0 + y1) / 2 + i * 3.0, 0.0, up))
     return out
+
+
+class Reading:
+    """A tracker report as the runtime gets it: the event, the model that read its card (`Recogniser.model_id`, or
+    the enrolled model's) and the card's two index corners in the frame that made it certain (None when that frame
+    did not name it)."""
+
+    def __init__(self, event: Any, model: str, crops: Any = None) -> None:
+        self.event = event
+        self.model = model
+        self.crops = crops
+
+    def to_json(self) -> dict[str, Any]:
+        return self.event.to_json()
+
+
+class ReadingWatcher:
+    """A `vision.tracker.TableWatcher` whose events come as `Reading`s: it stands in for the watcher's recogniser to
+    keep the last frame and what was read in it."""
+
+    def __init__(self, watcher: Any) -> None:
+        self.watcher = watcher
+        self.recogniser = watcher.recogniser
+        watcher.recogniser = self
+        self._frame: Any = None
+        self._read: list[Any] = []
+
+    def identify(self, frame: Any) -> list[Any]:
+        self._frame, self._read = frame, self.recogniser.identify(frame)
+        return self._read
+
+    def process(self, frame: Any) -> list[Reading]:
+        from vision.recognise import corner_crops
+
+        out = []
+        for ev in self.watcher.process(frame):
+            card = getattr(ev, "card", None)
+            found = [d for d in self._read if card is not None and d.card == card] if ev.KIND != "card_removed" else []
+            model = (found[0].model or self.recogniser.base_id) if found else self.recogniser.model_id
+            out.append(Reading(ev, model, corner_crops(self._frame, [found[0].rect]) if found else None))
+        return out
 
 
 class CameraWitness:

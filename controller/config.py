@@ -382,11 +382,14 @@ class LinkConfig:
     """How a cabinet reaches its progressive link controller."""
 
     link_id: str
-    endpoints: BusEndpoints
+    endpoints: BusEndpoints | None
     server_key: Path | None = None      # the controller's public key (CURVE); None: unauthenticated (tests)
     key: Path | None = None             # this cabinet's key pair (NAME.key_secret)
     heartbeat: float = 1.0              # the controller's heartbeat or longer: silent for 3 of them = link down
     timeout: float = 2.0                # seconds to wait for the controller's answer
+    # "bus": the ZeroMQ link controller at `endpoints`; "floor": the floor's JetStream ([floor] servers,
+    # controller/floor/progressive.py), where `endpoints` (optional) are a pool reader's, for the screens
+    engine: str = "bus"
 
 
 @dataclass(frozen=True)
@@ -436,6 +439,7 @@ class ProgressiveConfig:
     journal_key: Path | None = None
     journal_anchor: Path | None = None
     floor: Any = None
+    engine: str = "bus"  # "floor": no controller, a pool reader of the link's stream (controller/floor/progressive.py)
 
     @property
     def table_id(self) -> str:
@@ -502,11 +506,18 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     if p:
         if title.progressive is None:
             raise ConfigError(f"{pw}: {title.name} has no progressive")
-        _unknown(p, {"mode", "link", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout"}, pw)
+        _unknown(p, {"mode", "link", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout",
+                     "engine"}, pw)
         progressive = _get(p, "mode", str, pw, "link")
         if progressive not in ("link", "standalone"):
             raise ConfigError(f"{pw}.mode: \"link\" or \"standalone\", got {progressive!r}")
-        if progressive == "link":
+        engine = _get(p, "engine", str, pw, "bus")
+        if engine not in ("bus", "floor"):
+            raise ConfigError(f"{pw}.engine: \"bus\" (the link controller) or \"floor\" (the floor's JetStream), "
+                              f"got {_shown(engine)}")
+        if progressive == "link" and engine == "floor":
+            link = _floor_link(data, p, pw, where)
+        elif progressive == "link":
             missing = [k for k in ("link", "publish", "snapshot", "commands") if k not in p]
             if missing:
                 raise ConfigError(f"{pw}: a link needs the controller's id (link) and its publish, snapshot and "
@@ -575,6 +586,28 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
                          floor=_floor(data, cabinet_id, where, base))
 
 
+def _floor_link(data: Mapping[str, Any], p: Mapping[str, Any], pw: str, where: str) -> LinkConfig:
+    """`[cabinet.progressive] engine = "floor"`: the link on the floor's JetStream (controller/floor/progressive.py)."""
+    if "floor" not in data:
+        raise ConfigError(f"{pw}.engine: \"floor\" needs the [floor] section (its servers carry the link)")
+    extra = sorted(set(p) & {"commands", "server_key", "key"})
+    if extra:
+        raise ConfigError(f"{pw}: {', '.join(extra)}: not on a floor link (the floor's credential carries it)")
+    if "link" not in p:
+        raise ConfigError(f"{pw}: a link needs its id (link)")
+    link_id = _get(p, "link", str, pw)
+    if not _ID.fullmatch(link_id):
+        raise ConfigError(f"{pw}.link: a link id is 1 to 64 ASCII letters, digits, - and _ (got {_shown(link_id)})")
+    if ("publish" in p) != ("snapshot" in p):
+        raise ConfigError(f"{pw}: give a pool reader's publish and snapshot endpoints (for the screens), or neither")
+    endpoints = None
+    if "publish" in p:
+        endpoints = BusEndpoints(_endpoint(_get(p, "publish", str, pw), f"{pw}.publish"),
+                                 _endpoint(_get(p, "snapshot", str, pw), f"{pw}.snapshot"))
+    return LinkConfig(link_id, endpoints, heartbeat=float(_seconds(p, "heartbeat", pw, 1.0, 0.05, 60)),
+                      timeout=float(_seconds(p, "timeout", pw, 2.0, 0.05, 60)), engine="floor")
+
+
 def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:
     """Validate a parsed progressive link controller config."""
     where = str(path) if path else "config"
@@ -583,8 +616,14 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     _all_finite(data, where)
     p = _section(data, "progressive", where)
     w = f"{where}[progressive]"
-    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir"} | _JOURNAL_KEYS, w)
+    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir", "engine"} | _JOURNAL_KEYS, w)
     link_id = _ident(p, w, "link")
+    engine = _get(p, "engine", str, w, "bus")
+    if engine not in ("bus", "floor"):
+        raise ConfigError(f"{w}.engine: \"bus\" (this link controller) or \"floor\" (a reader of the link on the "
+                          f"floor's JetStream), got {_shown(engine)}")
+    if engine == "floor" and "floor" not in data:
+        raise ConfigError(f"{w}.engine: \"floor\" needs the [floor] section (its servers carry the link)")
     title = _title(p, w, base) if "title" in p else None
     if title is not None and title.progressive is None:
         raise ConfigError(f"{w}.title: {title.name} has no progressive")
@@ -597,7 +636,7 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
                           "the clear; their contributions and hits go over CURVE)")
     journal = _journal(p, link_id, w, base)
     return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **_journal_files(p, journal, w, base),
-                             floor=_floor(data, link_id, where, base))
+                             floor=_floor(data, link_id, where, base), engine=engine)
 
 
 def _floor(data: Mapping[str, Any], ident: str, where: str, base: Path) -> Any:

@@ -16,6 +16,9 @@ the pool; the second wins the pool as it stands after that reset (the reset valu
 contributed in between), and the pool resets again. Neither hit is lost and no pool is paid twice: the
 second player gets what the display showed the moment after the first win, which is the standard
 treatment of a simultaneous hit on a linked progressive.
+
+A link can also run with no controller process, on the floor's JetStream (`engine = "floor"`): the same
+rules as a fold of a replicated stream, in controller/floor/progressive_fold.py and progressive.py.
 """
 
 from __future__ import annotations

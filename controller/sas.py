@@ -23,7 +23,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_config", "raised", "sas_step",
            "read_response", "general_poll", "change_record", "meter", "bcd", "PRIORITY", "EXCEPTIONS",
-           "DENOMINATION_CODES", "FEATURES", "rom_image", "RomSignature"]
+           "DENOMINATION_CODES", "METER_SIZE_5", "GAME_METERS", "FEATURES", "rom_image", "RomSignature",
+           "from_bcd", "sas_datetime", "Busy"]
 
 log = logging.getLogger("croupier.sas")
 
@@ -46,9 +47,16 @@ _DOORS = {"main": (0x11, 0x12), "slot": (0x11, 0x12), "drop": (0x13, 0x14), "log
           "card_cage": (0x15, 0x16), "cash_box": (0x19, 0x1A), "cashbox": (0x19, 0x1A), "belly": (0x1D, 0x1E)}
 _LOCKUPS = {"coin_in_jam": 0x21, "reverse_coin": 0x2D, "hopper_empty": 0x23, "hopper_jam": 0x22,
             "hopper_runaway": 0x24, "reel_misindex": 0x40, "hand_pay": 0x51, "jackpot": 0x51}
-# Denomination codes (SAS table of denominations) by cents.
+# Denomination codes by cents (SAS 6.02 Table C-4, whole-cent rows; as quoted by Aristocrat's
+# Aristocrat.Sas.Client DenominationCodes, tejvirc/Platform Protocol/SAS/Aristocrat.Sas.Client/DenominationCodes.cs).
 DENOMINATION_CODES = {1: 0x01, 5: 0x02, 10: 0x03, 25: 0x04, 50: 0x05, 100: 0x06, 500: 0x07, 1000: 0x08, 2000: 0x09,
-                      10000: 0x0A, 20: 0x0B, 200: 0x0C, 250: 0x0D, 2500: 0x0E, 5000: 0x0F, 2: 0x17}
+                      10000: 0x0A, 20: 0x0B, 200: 0x0C, 250: 0x0D, 2500: 0x0E, 5000: 0x0F, 20000: 0x10,
+                      25000: 0x11, 50000: 0x12, 100000: 0x13, 200000: 0x14, 250000: 0x15, 500000: 0x16, 2: 0x17,
+                      3: 0x18, 15: 0x19, 40: 0x1A}
+# Meters (Table C-7) whose long poll 2F size is 5 BCD bytes: the ticket amounts in cents; every other is 4.
+METER_SIZE_5 = frozenset(range(0x0D, 0x11))
+# Meters kept per game (what 2F/6F report for game 1); the rest (credit meter, cash out, coins) are the machine's.
+GAME_METERS = frozenset([0x00, 0x01, 0x02, 0x05, 0x06, 0x07])
 FEATURES = ("legacy_bonus", "extended_meters", "rte")
 BONUS_BY = "sas:legacy_bonus"
 HOST = "attendant:sas"  # the floor's remote hand-pay reset clears as an attendant would
@@ -179,7 +187,11 @@ def bcd(value: int, size: int) -> bytes:
 
 
 def from_bcd(data: bytes) -> int:
-    return int(data.hex()) if data else 0
+    """Packed BCD to an int; ValueError for a nibble above 9 (a garbled field: the poll is NACKed)."""
+    digits = data.hex()
+    if not digits.isdigit():
+        raise ValueError(f"not BCD: {digits or 'empty'}")
+    return int(digits)
 
 
 def raised(before: Any, record: dict[str, Any], after: Any, effects: Iterable[Any],
@@ -206,7 +218,8 @@ def raised(before: Any, record: dict[str, Any], after: Any, effects: Iterable[An
     elif kind == "cashout":
         out.append((0x66, b""))
     elif kind == "credit" and record.get("by") == BONUS_BY:
-        out.append((0x7C, b""))
+        # real-time data: multiplier (00: not a multiplied jackpot), multiplied win, tax status, bonus amount
+        out.append((0x7C, b"\x00" + bcd(0, 4) + bytes([int(record.get("tax", 0))]) + bcd(record["credits"] * k, 4)))
     elif kind == "link" and not record.get("up"):
         out.append((0x53, b""))
     for eff in effects:
@@ -341,9 +354,12 @@ class View:
         return self.cabinet.denomination // self.config.accounting_denomination
 
 
-def meter(view: View, code: int) -> int | None:
-    """SAS meter `code` (2F/6F's meter codes), None when this EGM has no such meter."""
+def meter(view: View, code: int, game: int = 0) -> int | None:
+    """SAS meter `code` (Table C-7, 2F/6F's meter codes) of the machine (game 0) or of its one game (game 1);
+    None when this EGM has no such meter for it."""
     s, m, k = view.cabinet, view.cabinet.meters, view.k
+    if game not in (0, 1) or game == 1 and code not in GAME_METERS:
+        return None
     table = {0x00: m.coin_in * k, 0x01: m.coin_out * k, 0x02: m.jackpot_handpaid * k,
              0x03: m.cancelled_handpaid * k, 0x04: m.credits_out * k, 0x05: m.games_played, 0x06: m.games_won,
              0x07: m.games_lost, 0x08: m.drop * k, 0x09: m.hopper_out * k, 0x0A: m.drop * k, 0x0B: 0,
@@ -357,8 +373,10 @@ def _machine_info(view: View) -> bytes:
     rtp = round(sum(low_high) / 2 * 10000) if low_high else 0
     max_bet = min(title.max_bet.total * view.k, 255)
     game_id = "".join(c for c in title.id.upper() if c.isalnum())[:2] or "CR"
-    return (_ascii(game_id, 2) + _ascii("000", 3) + bytes([DENOMINATION_CODES.get(cab.denomination, 0),
-                                                           max_bet, 0]) + b"\x00\x00"
+    # the denomination field is the SAS accounting denomination (the unit of every meter on the line), not
+    # the cabinet's: hosts such as saspy scale the meters by it
+    denom = DENOMINATION_CODES.get(view.config.accounting_denomination, 0)
+    return (_ascii(game_id, 2) + _ascii("000", 3) + bytes([denom, max_bet, 0]) + (0).to_bytes(2, "little")
             + _ascii(f"{title.id[:3].upper()}{cab.slot.paytable:03d}", 6) + _ascii(f"{rtp:04d}"[:4], 4))
 
 
@@ -370,12 +388,19 @@ def _handpay(view: View) -> bytes:
     return bytes([0, level]) + bcd(lock.credits * view.k, 5) + bcd(0, 2) + b"\x00" + bytes(10)
 
 
+def _slot_door_opens(m: Any) -> int:
+    """The slot door's openings: whichever names the cabinet's panel gives it (both raise 11/12)."""
+    opens = dict(m.door_opens)
+    return opens.get("main", 0) + opens.get("slot", 0)
+
+
 def _clock(view: View) -> dt.datetime:
     return dt.datetime.fromtimestamp(view.now + view.sas.clock_offset)
 
 
 def read_response(view: View, address: int, command: int, data: bytes) -> bytes | None:
-    """The answer to a poll that changes nothing, without its CRC (None: not a poll this EGM answers)."""
+    """The answer to a poll that changes nothing, with its CRC (None: not a poll this EGM answers). Raises
+    ValueError for a garbled field (a game number that is not BCD): the poll is NACKed."""
     from drivers.sas.crc import with_crc
 
     a = bytes([address, command])
@@ -400,23 +425,28 @@ def read_response(view: View, address: int, command: int, data: bytes) -> bytes 
         body = _handpay(view)
     elif command == 0x1C:
         body = b"".join(four(v) for v in (m.coin_in * k, m.coin_out * k, m.drop * k, m.jackpot_handpaid * k,
-                                          m.games_played, m.games_won, dict(m.door_opens).get("main", 0),
-                                          m.power_resets))
+                                          m.games_played, m.games_won, _slot_door_opens(m), m.power_resets))
     elif command == 0x1F:
         body = _machine_info(view)
     elif command == 0x21 and len(data) == 2:
+        # seed and signature are binary: least significant byte first (SAS 6.02 2.2.3)
         body = view.signature(int.from_bytes(data, "little")).to_bytes(2, "little")
     elif command == 0x2F and len(data) >= 2:
+        game = from_bcd(data[:2])
         out = bytearray(data[:2])
         for code in data[2:]:
-            value = meter(view, code) if from_bcd(data[:2]) in (0, 1) else None
-            out += bytes([code]) + four(value or 0)
+            value = meter(view, code, game)
+            if value is not None:  # a meter this EGM does not keep is left out, never sent at a guessed size
+                out += bytes([code]) + bcd(value, 5 if code in METER_SIZE_5 else 4)
         return with_crc(a + bytes([len(out)]) + bytes(out))
-    elif command == 0x6F and len(data) >= 2 and "extended_meters" in view.config.features:
+    elif command in (0x6F, 0xAF) and len(data) >= 2 and "extended_meters" in view.config.features:
+        # AF is 6F's twin (SAS 6.02 7.21: two codes for the same meters, so a host can poll them back to back)
+        game = from_bcd(data[:2])
+        if len(data) % 2:
+            raise ValueError("6F: meter codes are two bytes each")
         out = bytearray(data[:2])
-        for i in range(2, len(data) - 1, 2):
-            code = int.from_bytes(data[i:i + 2], "little")
-            value = meter(view, code) if from_bcd(data[:2]) in (0, 1) else None
+        for i in range(2, len(data), 2):
+            value = meter(view, int.from_bytes(data[i:i + 2], "little"), game)
             out += data[i:i + 2] + (bytes([5]) + bcd(value, 5) if value is not None else b"\x00")
         return with_crc(a + bytes([len(out)]) + bytes(out))
     elif command == 0x51:
@@ -432,33 +462,52 @@ def read_response(view: View, address: int, command: int, data: bytes) -> bytes 
         body = bytes([3, 1]) + bcd(1, 2)
     elif command == 0x7E:
         t = _clock(view)
-        body = bcd(int(t.strftime("%m%d%Y")), 4) + bcd(int(t.strftime("%H%M%S")), 3)
+        body = bcd(t.month, 1) + bcd(t.day, 1) + bcd(t.year, 2) + bcd(t.hour, 1) + bcd(t.minute, 1) + bcd(t.second, 1)
     elif command == 0xA0 and len(data) == 2:
+        from_bcd(data)  # a garbled game number is NACKed
         f = view.config.features
         features1 = 0x04 if "legacy_bonus" in f else 0
         features2 = 0x01 | (0x08 if "extended_meters" in f else 0)  # won credits metered when won; 6F
-        body = data + bytes([features1, features2, 0, 0, 0, 0])
+        body = data + bytes([features1, features2, 0, 0]) + b"\x00\x00"  # features 1-4, two reserved bytes
     if body is None:
         return None
     return with_crc(a + body)
 
 
-def general_poll(view: View, address: int) -> tuple[bytes, Exc | None]:
+def general_poll(view: View, address: int) -> tuple[bytes | None, Exc | None]:
     """The answer to a general poll: the next exception's code (0 for none); with real-time event
-    reporting on, address, FF, code, its data and a CRC."""
+    reporting on, address, FF, code, its data and a CRC, and no answer at all when there is no event
+    (SAS 6.02 12.6: in that mode 00 is never sent, silence is "no activity")."""
     from drivers.sas.crc import with_crc
 
     exc = view.sas.next()
     if exc is None:
-        return b"\x00", None
+        return (None if view.sas.rte else b"\x00"), None
     if view.sas.rte:
         return with_crc(bytes([address, 0xFF, exc.code]) + exc.data), exc
     return bytes([exc.code]), exc
 
 
+def sas_datetime(data: bytes) -> dt.datetime:
+    """Long poll 7E/7F's date and time: MMDDYYYY then HHMMSS, seven bytes of BCD, each field at its place
+    (ValueError naming the bytes when one is not a date or a time)."""
+    try:
+        month, day, year = from_bcd(data[0:1]), from_bcd(data[1:2]), from_bcd(data[2:4])
+        hour, minute, second = from_bcd(data[4:5]), from_bcd(data[5:6]), from_bcd(data[6:7])
+        return dt.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        raise ValueError(f"bad date and time {data.hex()}") from None
+
+
+class Busy(Exception):
+    """The EGM cannot do what the poll asks just now (SAS 6.02 4.1, 13.3.5): it answers address, 00 and the
+    host retries later."""
+
+
 def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any] | None, bytes | None]:
     """A poll that changes something: (the journal record, or None when nothing changes; the answer
-    without the address). Raises ValueError for a poll this EGM refuses (answered with a NACK)."""
+    without the address). Raises ValueError for a poll this EGM refuses (answered with a NACK), Busy for one
+    it cannot do just now (answered address, 00)."""
     cab = view.cabinet
     if command in (0x01, 0x02):
         disable = command == 0x01
@@ -467,18 +516,24 @@ def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any]
     if command in (0x03, 0x04, 0x05):
         return {"kind": "sas", "what": "sound", "on": command == 0x04}, b""
     if command == 0x0E and len(data) == 1 and "rte" in view.config.features:
-        return {"kind": "sas", "what": "rte", "on": bool(data[0])}, b""
+        if data[0] > 1:
+            raise ValueError(f"0E: enable is 00 or 01, got {data[0]:02X}")
+        return {"kind": "sas", "what": "rte", "on": data[0] == 1}, b""
     if command == 0x7F and len(data) == 7:
-        try:
-            host = dt.datetime.strptime(data.hex(), "%m%d%Y%H%M%S")
-        except ValueError:
-            raise ValueError(f"bad date and time {data.hex()}") from None
+        host = sas_datetime(data)
         offset = round(host.timestamp() - view.now, 3)
         return {"kind": "sas", "what": "time", "set": host.isoformat(), "offset": offset}, b""
     if command == 0x8A and len(data) == 5 and "legacy_bonus" in view.config.features:
         amount = from_bcd(data[:4])
+        if data[4] > 2:  # 00 deductible, 01 non-deductible, 02 wager match
+            raise ValueError(f"8A: tax status 00..02, got {data[4]:02X}")
         if amount <= 0 or amount % view.k:
             raise ValueError(f"a legacy bonus of {amount} SAS credits is not whole cabinet credits")
+        from controller.cabinetstate import money_in_blocked
+
+        blocked = money_in_blocked(cab)
+        if blocked:  # a tilt, a door, a hand pay: the bonus is neither escrowed nor refused, the host retries
+            raise Busy(f"legacy bonus: {blocked}")
         return {"kind": "credit", "source": "operator", "credits": amount // view.k, "by": BONUS_BY,
                 "tax": data[4]}, b""
     if command == 0x94:
@@ -637,7 +692,11 @@ class SasEgm:
         command, data = message.command, message.data
         if command not in CHANGING:
             self._change = None
-            response = read_response(view, address, command, data)
+            try:
+                response = read_response(view, address, command, data)
+            except ValueError as exc:
+                log.warning("SAS poll %02X refused: %s", command, exc)
+                return bytes([address | 0x80])  # NACK
             if command == 0x21 and response is not None and self.config.rom_signature == "general_poll":
                 self._rom_frame = response
                 return bytes([address])  # ACK now, the signature on the next general poll
@@ -649,6 +708,9 @@ class SasEgm:
                 record, answer = change_record(view, command, data)
             except LookupError:
                 return None  # an optional feature that is off: an unknown poll
+            except Busy as exc:
+                log.info("SAS poll %02X: busy (%s)", command, exc)
+                return bytes([address, 0x00])  # busy: address, 00, no CRC
             except ValueError as exc:
                 log.warning("SAS poll %02X refused: %s", command, exc)
                 return bytes([address | 0x80])  # NACK
@@ -665,7 +727,11 @@ class SasEgm:
         except Exception as exc:  # noqa: BLE001 - the fold refused it (raced with the cabinet)
             log.warning("SAS poll %02X not journaled: %s", command, exc)
             self._change = None
-            return bytes([address | 0x80])
+            ok = False
+        if not ok and command == 0x94:
+            return self._answer(address, command, b"\x01")  # 01: unable to reset the hand pay
+        if not ok and command == 0x8A:
+            return bytes([address, 0x00])  # the cabinet refused the credit as it was written: busy, not a NACK
         return self._answer(address, command, answer) if ok else bytes([address | 0x80])
 
     def broadcast(self, message: Any) -> None:

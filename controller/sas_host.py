@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SasHost", "HostError", "kermit", "EXCEPTION_NAMES", "METER_NAMES"]
+__all__ = ["SasHost", "HostError", "kermit", "EXCEPTION_NAMES", "METER_NAMES", "DENOMINATIONS"]
 
 EXCEPTION_NAMES = {
     0x00: "no activity", 0x11: "slot door opened", 0x12: "slot door closed", 0x13: "drop door opened",
@@ -29,6 +29,11 @@ EXCEPTION_NAMES = {
     0x54: "progressive win", 0x66: "cash out button pressed", 0x70: "exception buffer overflow",
     0x7C: "legacy bonus pay awarded", 0x7E: "game started", 0x7F: "game ended",
 }
+# Table C-4 of SAS 6.02, the whole-cent rows: denomination code -> cents per credit (long polls 1F and 53).
+DENOMINATIONS = {0x01: 1, 0x02: 5, 0x03: 10, 0x04: 25, 0x05: 50, 0x06: 100, 0x07: 500, 0x08: 1000, 0x09: 2000,
+                 0x0A: 10000, 0x0B: 20, 0x0C: 200, 0x0D: 250, 0x0E: 2500, 0x0F: 5000, 0x10: 20000, 0x11: 25000,
+                 0x12: 50000, 0x13: 100000, 0x14: 200000, 0x15: 250000, 0x16: 500000, 0x17: 2, 0x18: 3, 0x19: 15,
+                 0x1A: 40}
 METER_NAMES = {0x00: "coin in", 0x01: "coin out", 0x02: "jackpot", 0x03: "hand paid cancelled credits",
                0x04: "cancelled credits", 0x05: "games played", 0x06: "games won", 0x07: "games lost",
                0x08: "coin acceptor credits", 0x09: "hopper paid credits", 0x0A: "coins to drop credits",
@@ -56,6 +61,11 @@ def _crc_bytes(data: bytes) -> bytes:
 
 def _bcd_int(data: bytes) -> int:
     return int("".join(f"{b >> 4}{b & 15}" for b in data) or "0")
+
+
+def _meter_size(code: int) -> int:
+    """Long poll 2F's size of meter `code` (Table C-7): the ticket amounts in cents (0D-10) are 5 bytes."""
+    return 5 if 0x0D <= code <= 0x10 else 4
 
 
 def _to_bcd(value: int, size: int) -> bytes:
@@ -156,6 +166,7 @@ class SasHost:
         self.retries = retries
         self.stats = HostStats()
         self._answered = b""  # the last poll answered: sent again as is, it would ask for the same answer again
+        self.rte = False      # real-time event reporting asked for (long poll 0E): silence means no event
 
     def close(self) -> None:
         self.port.close()
@@ -176,6 +187,9 @@ class SasHost:
                 self._answered = message
                 return answer
             except HostError as exc:
+                if str(exc) in ("NACK", "busy"):  # the EGM answered: the same bytes again get the same answer
+                    self._answered = message  # so a later try is acknowledged apart, as a new poll
+                    raise HostError(f"{message.hex(' ')}: address {self.address} answered {exc}") from None
                 if "CRC" in str(exc):
                     self.stats.bad_crc += 1
                 else:
@@ -188,12 +202,16 @@ class SasHost:
         def read(deadline: float) -> tuple[int, bytes]:
             first = self.port.recv(1, deadline)
             if not first:
+                if self.rte:
+                    return 0, b""  # in real-time mode an EGM with nothing to report stays silent
                 raise HostError("timeout")
             if first[0] == self.address:  # real-time event reporting: address FF code data CRC
                 rest = self.port.recv(2, deadline)
                 if len(rest) < 2 or rest[0] != 0xFF:
                     raise HostError("bad real-time event")
-                size = {0x7E: 8, 0x7F: 4}.get(rest[1], 0)
+                # game started: wagered 2 BCD, coin in 4 BCD, wager type, progressive group; game ended: win
+                # 4 BCD; legacy bonus: multiplier, multiplied win 4 BCD, tax status, bonus 4 BCD
+                size = {0x7E: 8, 0x7F: 4, 0x7C: 10}.get(rest[1], 0)
                 tail = self.port.recv(size + 2, deadline)
                 frame = first + rest + tail
                 if len(tail) < size + 2 or _crc_bytes(frame[:-2]) != frame[-2:]:
@@ -224,6 +242,9 @@ class SasHost:
                     raise HostError("NACK")
                 if got[0] != self.address:
                     raise HostError(f"not an ACK: {got.hex()}")
+                # an ACK is the address alone; the address then 00 (within the 5 ms between bytes) is "busy"
+                if self.port.recv(1, time.monotonic() + 0.02) == b"\x00":
+                    raise HostError("busy")
                 return b""
             head = self.port.recv(2, deadline)
             if len(head) < 2:
@@ -289,8 +310,10 @@ class SasHost:
     @staticmethod
     def _info(b: bytes) -> dict[str, Any]:
         return {"game_id": b[0:2].decode("ascii", "replace"), "additional_id": b[2:5].decode("ascii", "replace"),
-                "denomination_code": b[5], "max_bet": b[6], "progressive_group": b[7],
-                "options": int.from_bytes(b[8:10], "big"), "paytable": b[10:16].decode("ascii", "replace"),
+                "denomination_code": b[5], "denomination_cents": DENOMINATIONS.get(b[5]), "max_bet": b[6],
+                "progressive_group": b[7],
+                "options": int.from_bytes(b[8:10], "little"),  # binary fields come least significant byte first
+                "paytable": b[10:16].decode("ascii", "replace"),
                 "base_percent": b[16:20].decode("ascii", "replace")}
 
     def game_config(self, game: int = 1) -> dict[str, Any]:
@@ -336,9 +359,12 @@ class SasHost:
         data = _to_bcd(game, 2) + bytes(codes)
         b = self.long_poll(0x2F, bytes([len(data)]) + data)
         out, i = {}, 2
-        while i + 5 <= len(b):
-            out[b[i]] = _bcd_int(b[i + 1:i + 5])
-            i += 5
+        while i < len(b):
+            size = _meter_size(b[i])
+            if i + 1 + size > len(b):
+                raise HostError(f"2F: meter {b[i]:02X} cut short")
+            out[b[i]] = _bcd_int(b[i + 1:i + 1 + size])
+            i += 1 + size
         return out
 
     def extended_meters(self, codes: list[int], game: int = 0) -> dict[int, int | None]:
@@ -368,12 +394,17 @@ class SasHost:
 
     def enabled_features(self, game: int = 0) -> dict[str, Any]:
         b = self.long_poll(0xA0, _to_bcd(game, 2))
-        return {"game": _bcd_int(b[:2]), "features": list(b[2:5]), "legacy_bonus": bool(b[2] & 0x04),
+        return {"game": _bcd_int(b[:2]), "features": list(b[2:6]), "legacy_bonus": bool(b[2] & 0x04),
                 "extended_meters": bool(b[3] & 0x08)}
 
     def date_time(self) -> dt.datetime:
+        """Long poll 7E: MMDDYYYY HHMMSS in BCD, each field read at its own place."""
         b = self.long_poll(0x7E)
-        return dt.datetime.strptime(b[:7].hex(), "%m%d%Y%H%M%S")
+        try:
+            return dt.datetime(_bcd_int(b[2:4]), _bcd_int(b[0:1]), _bcd_int(b[1:2]), _bcd_int(b[4:5]),
+                               _bcd_int(b[5:6]), _bcd_int(b[6:7]))
+        except ValueError:
+            raise HostError(f"7E: not a date and time: {b[:7].hex()}") from None
 
     def set_date_time(self, when: dt.datetime) -> None:
         self.long_poll(0x7F, bytes.fromhex(when.strftime("%m%d%Y%H%M%S")), ack=True)
@@ -389,6 +420,7 @@ class SasHost:
 
     def real_time_events(self, on: bool) -> None:
         self.long_poll(0x0E, bytes([1 if on else 0]), ack=True)
+        self.rte = on
 
     def legacy_bonus(self, credits: int, tax: int = 0) -> None:
         self.long_poll(0x8A, _to_bcd(credits, 4) + bytes([tax]), ack=True)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the drivers are imported where a table starts them: a table
     from drivers.camera.sim import SimulatedCamera
     from drivers.panel import ButtonHeld, ButtonPressed, DoorClosed, DoorOpened, Panel
     from drivers.shoe import AsyncShoe, ShoeSim
+    from vision.enrol import PlayCollector
 
 __all__ = ["Table", "CommandRefused"]
 
@@ -76,6 +77,7 @@ class Table(Runtime):
         self.panel: Panel | None = None
         self.camera: CameraWitness | None = None         # when a camera is configured
         self.sim_camera: SimulatedCamera | None = None   # in simulation
+        self.play_corners: PlayCollector | None = None   # the camera's corners of dealt cards, by the shoe
         self.sim_misplaced: dict[str, str] = {}  # simulation: card -> zone where the dealer put it instead
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
@@ -523,9 +525,18 @@ class Table(Runtime):
             assert cfg.config is not None  # the config refuses a real camera without its calibration
             geometry = geometry_from_config(load_config(cfg.config))
             camera = OpenCVCamera(cfg.source)
-        watcher = TableWatcher(Recogniser(), geometry,
-                               Tracker(stable_frames=cfg.stable_frames, min_confidence=cfg.min_confidence))
-        await self._submit(lambda batch: batch.add({"kind": "camera", "what": "started", "source": cfg.source}))
+        from controller.camera import ReadingWatcher
+        from vision.enrol import PlayCollector, deck_dir, load_enrolled
+
+        # The house's enrolled deck, when `croupier vision enrol` wrote one beside the journal (and it was not
+        # refused); the cards the shoe deals and the camera sees are kept there to enrol from play.
+        deck = deck_dir(self.config)
+        recogniser = Recogniser(enrolled=await asyncio.to_thread(load_enrolled, deck))
+        self.play_corners = PlayCollector(deck)
+        watcher = ReadingWatcher(TableWatcher(recogniser, geometry, Tracker(stable_frames=cfg.stable_frames,
+                                                                            min_confidence=cfg.min_confidence)))
+        await self._submit(lambda batch: batch.add({"kind": "camera", "what": "started", "source": cfg.source,
+                                                    "model": recogniser.model_id}))
         loop = asyncio.get_running_loop()
         self.camera = CameraWitness(camera, watcher, lambda ev: loop.call_soon_threadsafe(self._camera_arrived, ev),
                                     cfg.fps, on_frame,
@@ -550,19 +561,36 @@ class Table(Runtime):
         self._post(lambda batch: self._camera_event(batch, ev))
 
     def _camera_event(self, batch: Batch, ev: Any) -> None:
-        from controller.camera import cross_check, layout
+        from controller.camera import cross_check, layout, shoe_label
 
         seen = ev.to_json()
-        batch.add({"kind": "seen", "event": seen})
+        record: dict[str, Any] = {"kind": "seen", "event": seen}
+        if getattr(ev, "model", None):
+            record["model"] = ev.model  # which reader named the card: the base readers' digest or the enrolled deck's
+        batch.add(record)
         state = batch.state
         game = self.game.snapshot(state.game)
         text = cross_check(game, state.last_round, seen)
+        if text is None and getattr(ev, "crops", None) is not None and self.play_corners is not None:
+            label = shoe_label(game, state.last_round, seen, state.camera)
+            if label is not None:
+                self._keep_corners(self.play_corners, label, ev.crops)
         card, zone = seen.get("card"), seen.get("zone")
         if text is not None and not any(a.kind == "camera" and a.card == card for a in state.alerts):
             # A card lying face up where it was dealt face down is no misread: only confirm or void.
             misread = state.round_log is not None and not any(z == zone and c == card for z, c, _ in layout(game))
             options = ("confirm", "reassign", "void") if misread else ("confirm", "void")
             self._alert(batch, "camera", text, card, options, zone=zone)
+
+    def _keep_corners(self, collector: PlayCollector, card: str, crops: Any) -> None:
+        """A card the shoe dealt and the camera saw, kept as an example of the house's deck (enrolment from play);
+        a full disk must not stop the table."""
+        from controller.cards import parse_card
+
+        try:
+            collector.add(parse_card(card), crops)
+        except (OSError, ValueError) as exc:
+            log.warning("enrolment from play: could not keep the corners of %s: %s", card, exc)
 
     # ------------------------------------------------------------------------------------------ panel
 

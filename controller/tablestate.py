@@ -24,10 +24,11 @@ Record kinds (each a JSON object with "kind"):
              reshuffle of the discards in mid-round) says "short_of_table": true; the simulated shuffler's order
              is {"what": "sim_order", "seed", "draw", "out": the cards left out of it}
 - "door"     a door switch: {"name", "open"}
-- "camera"   the camera witness: {"what": "started", "source"} (what it saw before is forgotten), {"what":
-             "down", "reason"} (frames stopped coming), {"what": "up"} (they came again)
+- "camera"   the camera witness: {"what": "started", "source", "model"} (what it saw before is forgotten; the
+             readers in use), {"what": "down", "reason"} (frames stopped coming), {"what": "up"} (they came again)
 - "seen"     the camera's tracker reported a card: {"event": {"kind": "card_appeared"|"card_moved"|
-             "card_removed", "card", "zone", "confidence", "certain", "face_down", ...}} (controller/camera.py)
+             "card_removed", "card", "zone", "confidence", "certain", "face_down", ...}, "model"} (controller/camera.py;
+             "model": which readers named the card, "base:<digest>" or "enrolled:<id>" (vision/enrol.py))
 """
 
 from __future__ import annotations

@@ -71,7 +71,10 @@ def test_every_read_poll_answers_from_the_journal(tmp_path: Path) -> None:
                              0x16: m.games_won, 0x17: m.games_lost}
     assert out["since"] == (4, 4) and out["credits"] == s.credits * k
     info = out["info"]
-    assert info == {"game_id": "FR", "additional_id": "000", "denomination_code": 0x02, "max_bet": 3 * k,
+    # 1F's denomination is the SAS accounting denomination (1 cent here, code 01), not the cabinet's 5 cents:
+    # every meter on the line is in its units (Aristocrat's LP1F doc comment; saspy scales meters by it)
+    assert info == {"game_id": "FR", "additional_id": "000", "denomination_code": 0x01, "denomination_cents": 1,
+                    "max_bet": 3 * k,
                     "progressive_group": 0, "options": 0, "paytable": "FRO000",
                     "base_percent": f"{round(sum(cfg.title.target_rtp) / 2 * 10000):04d}"}
     assert out["config"] == {"game": 1, **info}
@@ -85,7 +88,8 @@ def test_every_read_poll_answers_from_the_journal(tmp_path: Path) -> None:
     assert out["selected_meters"] == {0: m.coin_in * k, 1: m.coin_out * k, 2: 0, 3: 0, 4: 0, 5: 4,
                                       6: m.games_won, 7: m.games_lost, 0x0C: s.credits * k}
     assert out["extended"] == {0: m.coin_in * k, 5: 4, 0x0C: s.credits * k, 0x7FF: None}
-    assert out["features"] == {"game": 0, "features": [0x04, 0x09, 0], "legacy_bonus": True, "extended_meters": True}
+    assert out["features"] == {"game": 0, "features": [0x04, 0x09, 0, 0], "legacy_bonus": True,
+                               "extended_meters": True}
     assert out["handpay"] == {"group": 0, "level": 0, "amount": 0, "partial": 0, "reset_id": 0}
     assert out["stats"]["retries"] == 0
 
@@ -403,7 +407,7 @@ def test_optional_features_that_are_off_are_unknown_polls(tmp_path: Path) -> Non
         return out
 
     out = run(main())
-    assert out["features"]["features"] == [0, 0x01, 0]  # no legacy bonus, no extended meters
+    assert out["features"]["features"] == [0, 0x01, 0, 0]  # no legacy bonus, no extended meters
     assert (out["6F"], out["8A"], out["0E"], out["credits"]) == ("ignored", "ignored", "ignored", 0)
 
 
@@ -439,3 +443,67 @@ def test_sas_config_is_read(tmp_path: Path) -> None:
     cfg = cabinet_config_from_mapping(data, tmp_path / "c.toml")
     assert (cfg.sas.port, cfg.sas.address, cfg.sas.asset_number, cfg.sas.accounting_denomination,
             cfg.sas.features) == ("/dev/serial/by-id/usb-FTDI-if00", 12, 4711, 5, ("legacy_bonus",))
+
+
+def test_garbled_fields_are_nacked_and_real_time_mode_is_silent_when_there_is_nothing(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path)
+
+    async def main() -> dict[str, Any]:
+        cab = await started(cfg)
+        host = host_for(cab, timeout=0.1)
+        await polled(lambda: drain(host))
+        fd = host.port.fd
+
+        def raw(data: bytes, n: int) -> bytes:
+            host.sync()
+            os.write(fd, data)
+            return host.port.recv(n, time.monotonic() + 0.15)
+
+        out: dict[str, Any] = {
+            "2F": await polled(lambda: raw(with_crc(bytes([1, 0x2F, 3, 0x0A, 0x00, 0x00])), 4)),  # game "0A00"
+            "0E": await polled(lambda: raw(with_crc(bytes([1, 0x0E, 2])), 4)),
+            "8A": await polled(lambda: raw(with_crc(bytes([1, 0x8A, 0, 0, 0, 5, 3])), 4)),  # tax status 03
+            "7F": await polled(lambda: raw(with_crc(bytes.fromhex("017F" "13012030" "120000")), 4)),  # month 13
+        }
+        await polled(lambda: host.real_time_events(True))
+        out["silent"] = await polled(lambda: raw(b"\x81", 1))
+        out["poll"] = await polled(host.general_poll)
+        out["stats"] = vars(host.stats)
+        out["credits"], out["clock_offset"] = cab.state.credits, cab.sas.state.clock_offset
+        host.close()
+        await cab.stop()
+        return out
+
+    out = run(main())
+    assert (out["2F"], out["0E"], out["8A"], out["7F"]) == (b"\x81", b"\x81", b"\x81", b"\x81")  # NACK
+    assert out["credits"] == 0 and out["clock_offset"] == 0.0
+    assert out["silent"] == b"" and out["poll"] == (0, b"") and out["stats"]["retries"] == 0
+
+
+def test_a_legacy_bonus_during_an_open_door_gets_busy_and_is_not_credited(tmp_path: Path) -> None:
+    cfg = sas_cabinet_config(tmp_path, panel="mechanical")
+
+    async def main() -> dict[str, Any]:
+        cab = await started(cfg)
+        host = host_for(cab, timeout=0.1)
+        await polled(lambda: drain(host))
+        cab.panel.sim.open_door("main")
+        assert await cab.wait_for(lambda s: s.doors_open == ("main",), 5)
+        out: dict[str, Any] = {}
+        try:
+            await polled(lambda: host.legacy_bonus(10))
+        except HostError as exc:
+            out["error"] = str(exc)
+        out["polls"], out["credits_open"] = host.stats.polls, cab.state.credits
+        cab.panel.sim.close_door("main")
+        assert await cab.wait_for(lambda s: not s.doors_open, 5)
+        await polled(lambda: host.legacy_bonus(10))  # SAS 6.02 13.3.5: the host retries once the door is shut
+        out["credits"] = cab.state.credits
+        host.close()
+        await cab.stop()
+        return out
+
+    out = run(main())
+    assert out["error"].endswith("answered busy") and out["credits_open"] == 0 and out["credits"] == 2
+    bonus = [r for r in records(cfg) if r["kind"] == "credit"]
+    assert [r["credits"] for r in bonus] == [2]  # 10 SAS credits of a cent at 5 cents a credit

@@ -29,10 +29,11 @@ for the identity and one for the detection, the visible box and the card's quad,
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -196,6 +197,7 @@ class Detection:
     face_down: bool = False
     rank_confidence: float = 0.0
     suit_confidence: float = 0.0
+    model: str = ""  # the enrolled deck model that named the card ("enrolled:<id>"), "" for the base readers
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -515,7 +517,7 @@ class Recogniser:
                  threshold: float = 0.35, index_threshold: float = 0.2,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
                  detector_only: bool = False, body: bool = True, second: bool = True, locate: bool = True,
-                 wide: bool = True, sign: bool = True) -> None:
+                 wide: bool = True, sign: bool = True, enrolled: Any = None) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -551,6 +553,18 @@ class Recogniser:
         self.refine = refine
         self.snap = snap
         self.indices = indices
+        # The house's enrolled deck (vision/enrol.py `DeckModel`, optional): read last, and where it names a card at
+        # `enrolled_sure` or more its reading stands; elsewhere the base readers' does.
+        self.enrolled = enrolled
+        self.enrolled_sure = 0.9
+        self._enrolled_seen: list[tuple[CardRect, Card | None, Any]] = []  # last frame's: rect, base card, reading
+        self.base_id = ("base:" + hashlib.sha256(cls_path.read_bytes()).hexdigest()[:12]) if cls_path.is_file() \
+            else "base"
+
+    @property
+    def model_id(self) -> str:
+        """The readers in use: the enrolled deck model's id, else the base classifier's digest."""
+        return f"enrolled:{self.enrolled.id}" if self.enrolled is not None else self.base_id
 
     def detect(self, frame: np.ndarray) -> list[tuple[float, tuple[float, float, float, float], CardRect]]:
         """Cards in `frame` (BGR uint8) as (score, visible box, rect), strongest first, duplicates merged."""
@@ -737,7 +751,38 @@ class Recogniser:
             cards = _distinct(cards + self._read_gaps(frame, cards))
             if self.body is not None:
                 cards = _distinct(self._read_bodies(frame, cards, finds, smalls))
+        if self.enrolled is not None:
+            cards = self._read_enrolled(frame, cards)
         return cards
+
+    def _read_enrolled(self, frame: np.ndarray, cards: list[Detection]) -> list[Detection]:
+        """Every card not face down read again by the enrolled deck model at its rectangle's two corners; where it
+        is sure, its reading stands (`model` says so)."""
+        from vision.enrol import combine
+
+        readable = [d for d in cards if not d.face_down]
+        # A card lying still, read alike by the base readers, is not read again: its last frame's enrolled reading
+        # stands (a table camera sees the same cards frame after frame; a frame's enrolled reading of 8 cards costs
+        # about a third of the rest of the frame).
+        readings: list[Any] = [next((r for rect, card, r in self._enrolled_seen if card == d.card
+                                     and _still(rect, d.rect)), None) for d in readable]
+        fresh = [k for k, r in enumerate(readings) if r is None]
+        if fresh:
+            for k, r in zip(fresh, self.enrolled.read(corner_crops(frame, [readable[k].rect for k in fresh]))):
+                readings[k] = r
+        self._enrolled_seen = [(d.rect, d.card, r) for d, r in zip(readable, readings)]
+        out = [d for d in cards if d.face_down]
+        for d, r in zip(readable, readings):
+            card, conf, enrolled = combine(d.card, d.confidence, r, self.enrolled_sure)
+            if enrolled:
+                same = card == d.card
+                d = dataclasses.replace(d, card=card, confidence=conf, model=f"enrolled:{self.enrolled.id}",
+                                        rank_confidence=max(conf, d.rank_confidence) if same else conf,
+                                        suit_confidence=max(conf, d.suit_confidence) if same else conf)
+            elif conf != d.confidence:
+                d = dataclasses.replace(d, confidence=conf)
+            out.append(d)
+        return _distinct(out)
 
     def _body_rect(self, card: Detection, finds: list[tuple[float, tuple[float, float, float, float], CardRect, int]],
                    smalls: list[tuple[np.ndarray, float]]) -> CardRect:
@@ -1029,6 +1074,12 @@ def _pool(score: float, box: tuple[float, float, float, float], rect: CardRect, 
     card = Card(cls + 2, Suit(suit))
     return Detection(card, float(rank_p[cls] * suit_p[suit]), score, box, rect, rank_confidence=float(rank_p[cls]),
                      suit_confidence=float(suit_p[suit]))
+
+
+def _still(a: CardRect, b: CardRect) -> bool:
+    """The same rectangle in two frames, to a tenth of its half-width and 3 degrees: a card that has not moved."""
+    return (math.hypot(a.cx - b.cx, a.cy - b.cy) < 0.1 * a.half_w and abs(a.half_w - b.half_w) < 0.1 * a.half_w
+            and a.ux * b.ux + a.uy * b.uy > 0.9986)
 
 
 def _distinct(cards: list[Detection]) -> list[Detection]:

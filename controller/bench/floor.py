@@ -18,6 +18,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rows", type=int, default=100, help="journal rows per machine (default 100)")
     parser.add_argument("--catchup", type=int, default=5_000,
                         help="rows one machine has queued after an outage (default 5,000)")
+    parser.add_argument("--part", choices=("ingest", "progressive"), default="ingest",
+                        help="ingest (default): journal rows/s; progressive: hit confirmation (floor_progressive.py)")
+    from controller.bench.floor_progressive import add_arguments as progressive_arguments
+
+    progressive_arguments(parser)
 
 
 def _fill(folder: Path, ident: str, rows: int) -> Path:
@@ -66,6 +71,10 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     from controller.cli import CliError
     from controller.floor.server import NatsCluster, wait_ready
 
+    if getattr(args, "part", "ingest") == "progressive":
+        from controller.bench.floor_progressive import run as run_progressive
+
+        return run_progressive(args, say)
     with tempfile.TemporaryDirectory(prefix="croupier-bench-floor-") as tmp:
         folder = Path(tmp)
         try:

@@ -131,6 +131,10 @@ def _runtime(cfg: Any) -> Any:
         from controller.cabinet import Cabinet
 
         return Cabinet(cfg)
+    if isinstance(cfg, ProgressiveConfig) and cfg.engine == "floor":  # no controller: a reader of the stream
+        from controller.floor.progressive import PoolReader
+
+        return PoolReader.from_config(cfg)
     if isinstance(cfg, ProgressiveConfig):
         from controller.progressive import LinkController
 

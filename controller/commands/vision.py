@@ -131,17 +131,104 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sheet", type=Path, default=None, metavar="HTML",
                    help="with --photos: where to write the failures' contact sheet (default: "
                         "vision-failures-<folder>.html)")
+    p.add_argument("--enrolled", type=Path, default=None, metavar="DECK_DIR",
+                   help="read with this enrolled deck model too (a folder `croupier vision enrol` wrote)")
     p.set_defaults(func=_evaluate)
 
+    p = vs.add_parser("enrol", help="learn the house's deck (minutes on the CPU): from a spread, or from play",
+                      description="Learn the house's own deck and write an enrolled deck model beside the table's "
+                                  "journal (<state_dir>/<table id>.deck/), which the table's camera reader then "
+                                  "consults first. A model that reads a held-back part of its examples worse than "
+                                  "the base readers is refused (kept in refused/, not used).")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--spread", nargs="+", type=Path, metavar="IMAGE",
+                     help="photos of a new deck spread in its factory order (--order), cards apart in rows, read "
+                          "left to right, top row first, image after image")
+    src.add_argument("--from-play", action="store_true",
+                     help="from the corners the table collected as it dealt (each labelled by the shoe)")
+    p.add_argument("--order", default=None, metavar="BRAND",
+                   help="with --spread: the deck's factory order (a brand in vision/deck_orders.toml, e.g. bicycle)")
+    p.add_argument("--orders", type=Path, default=None, metavar="TOML",
+                   help="factory orders from this file instead of vision/deck_orders.toml")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--config", type=Path, help="the table's TOML config (its deck folder lies beside its journal)")
+    where.add_argument("--deck", type=Path, metavar="DIR", help="the deck folder itself")
+    p.add_argument("--models", type=Path, default=None, help="the base readers' folder (default: vision/models)")
+    p.add_argument("--json", action="store_true", help="print the model's record (model.json) as JSON")
+    p.set_defaults(func=_enrol)
 
-def _recogniser(models: Path | None, photos: bool = False):
+
+def _recogniser(models: Path | None, photos: bool = False, enrolled: Path | None = None):
     from vision.recognise import PHOTO_SIZES, TABLE_SIZES, Recogniser
 
+    deck = None
+    if enrolled is not None:
+        from vision.enrol import load_enrolled
+
+        deck = load_enrolled(enrolled)
+        if deck is None:
+            raise CliError(f"--enrolled: no usable enrolled deck model in {enrolled} (none there, refused, or "
+                           "changed since: see the log)")
     try:
         # Photos: any card size, and no index read on its own (ink on a busy photo is no index).
-        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES, indices=not photos)
+        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES, indices=not photos, enrolled=deck)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from None
+
+
+def _deck_folder(args: argparse.Namespace) -> Path:
+    if args.deck is not None:
+        return args.deck
+    from controller.config import ConfigError, load_config
+    from vision.enrol import deck_dir
+
+    try:
+        config = load_config(args.config)
+    except (ConfigError, OSError) as exc:
+        raise CliError(f"--config: {exc}") from None
+    if not hasattr(config, "table_id"):
+        raise CliError(f"--config: {args.config} is no table's config")
+    return deck_dir(config)
+
+
+def _enrol(args: argparse.Namespace) -> int:
+    import shutil
+
+    from vision.enrol import EnrolError, enrol, factory_order, play_examples, spread_examples
+
+    deck = _deck_folder(args)
+    rec = _recogniser(args.models)
+    try:
+        if args.spread:
+            if args.order is None:
+                raise CliError("--spread needs --order BRAND (the deck's factory order)")
+            examples = spread_examples(args.spread, factory_order(args.order, args.orders))
+            source = f"spread of {len(args.spread)} image(s), order {args.order}"
+        else:
+            examples = play_examples(deck)
+            if not examples:
+                raise CliError(f"--from-play: no corners collected in {deck / 'play'} (a table with a shoe and a "
+                               "camera collects them as it deals)")
+            source = f"play: {len(examples)} sightings"
+        model = enrol(examples, rec, source, say=lambda line: print(line, file=sys.stderr))
+    except EnrolError as exc:
+        raise CliError(str(exc)) from None
+    hb = model.meta["held_back"]
+    if not model.meta["accepted"]:
+        model.save(deck / "refused")
+        raise CliError(f"enrolled deck model {model.id} refused: it reads {hb['enrolled_right']} of its "
+                       f"{hb['corners']} held-back corners, the base readers {hb['base_right']}; kept in "
+                       f"{deck / 'refused'}, not used")
+    model.save(deck)
+    shutil.rmtree(deck / "refused", ignore_errors=True)
+    if args.json:
+        json.dump(model.meta, sys.stdout, indent=2)
+        print()
+    else:
+        print(f"enrolled deck model {model.id}: {model.meta['cards']} cards, {model.meta['corners']} corners, "
+              f"{model.meta['seconds']:.1f} s; held back {hb['corners']} corners: enrolled {hb['enrolled_right']}, "
+              f"base readers {hb['base_right']} right; wrote {deck}")
+    return 0
 
 
 def _identify(args: argparse.Namespace) -> int:
@@ -329,7 +416,7 @@ def _evaluate_photos(args: argparse.Namespace, say: Any, bar: Any) -> list[dict]
     """`evaluate --photos DIR...`: each labelled folder read as `identify` reads photos, and scored."""
     from vision.labelled import LabelError, Report, evaluate_folder
 
-    rec = _recogniser(args.models, photos=True)
+    rec = _recogniser(args.models, photos=True, enrolled=args.enrolled)
 
     def read(image: Any) -> list[Report]:
         return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence) for d in rec.identify(image)

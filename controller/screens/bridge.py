@@ -123,7 +123,7 @@ def source_for_cabinet(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None,
     return Source(cfg.cabinet_id, cfg.bus.endpoints, info, dealer_keys=dealer_keys, server_public=server_public,
                   commands=commands, kind="cabinet", page_commands=ATTENDANT_PAGE_COMMANDS,
                   curve_screens=cfg.bus.curve_screens,
-                  link=(link.link_id, link.endpoints) if link else None)
+                  link=(link.link_id, link.endpoints) if link and link.endpoints else None)
 
 
 def _pay_row(row: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import gpiozero
 from gpiozero import Device, DigitalOutputDevice, InputDevice, PWMOutputDevice
@@ -25,7 +25,9 @@ from .events import PanelEvent
 from .inputs import ButtonInput, InputLogic, PulseInput, SwitchInput
 from .lamps import LOOKS, SPOT_LOOKS, Channel, LampEngine, group_pattern, look, pulses
 from .max7219 import Max7219Chain, encode, render
-from .sim import SimControls, SimFactory, SimMax7219, SimPWMPin, SimReel
+
+if TYPE_CHECKING:
+    from .sim import SimControls
 
 __all__ = ["Panel", "PanelError", "open_panel", "OnEvent"]
 
@@ -52,7 +54,9 @@ def open_panel(config: PanelConfig, *, loop: asyncio.AbstractEventLoop | None = 
     elif loop is not None:
         raise ValueError("give loop or clock, not both")
     if config.driver == "sim":
-        return Panel(config, clock, SimFactory(clock.now), owns_factory=True)
+        from .sim import SimFactory  # a wired panel never loads the simulation
+
+        return Panel(config, clock, SimFactory(clock.now, config), owns_factory=True)
     try:
         Device.ensure_pin_factory()
     except gpiozero.GPIOZeroError as exc:
@@ -147,7 +151,6 @@ class Panel:
         self.clock = clock
         self._factory = factory
         self._owns_factory = owns_factory
-        self._sim = isinstance(factory, SimFactory)
         self._devices: list[Any] = []
         self._inputs: dict[str, _Input] = {}
         self._lamps: dict[str, tuple[LampSpec, Channel, Any]] = {}
@@ -157,15 +160,11 @@ class Panel:
         self._displays: dict[str, DisplaySpec] = {}
         self._chain: Max7219Chain | None = None
         self._spi: Any = None
-        self._sim_chain: SimMax7219 | None = None
         self._refresh_timer: Any = None
         self._on_event: OnEvent | None = None
         self._started = False
         self._closed = False
         self._reels: ReelBank | None = None
-        self._sim_reels: list[SimReel] = []
-        self._sim_parts: list[Any] = []      # simulated machinery attached later (a hopper)
-        self._sim_line_free: dict[str, float] = {}
         self.engine = LampEngine(clock)
         try:
             self._open_devices()
@@ -199,8 +198,6 @@ class Panel:
             else:
                 logic = SwitchInput(spec, self.clock, self._emit)
             self._inputs[spec.name] = _Input(self, spec, logic, device)
-            if self._sim:  # a simulated input starts idle: buttons up, doors shut, coin lines quiet
-                device.pin.drive_low() if spec.active_high else device.pin.drive_high()
 
         for lamp in config.lamps:
             device = self._output_device(f"lamps.{lamp.name}", lamp.pin, lamp.active_high, lamp.pwm)
@@ -226,8 +223,6 @@ class Panel:
     def _open_reels(self) -> None:
         spec = self.config.reels
         assert spec is not None
-        if self._sim:  # the simulated reels hold their step pins before the drivers' devices open them
-            self._sim_reels = [SimReel(self._factory, spec, reel, start=7 + 11 * i) for i, reel in enumerate(spec.reels)]
         lines: dict[int, Any] = {}
 
         def line(where: str, pin: int, active_high: bool) -> Any:
@@ -254,9 +249,6 @@ class Panel:
                 return bool(device.pin.state) == active_high
 
             reels.append(Reel(i, pulse, sensor))
-        if self._sim:
-            for sim in self._sim_reels:
-                sim._sense()  # the sensor pins exist now: show where the flags are
 
         def set_enable(on: bool) -> None:
             for device in dict.fromkeys(enables):
@@ -275,7 +267,7 @@ class Panel:
             if not isinstance(f, MockFactory):
                 return self._make(where, pin, make)
             # Mock pins do PWM only when made as PWM pins (as gpiozero's own tests do it).
-            saved, f.pin_class = f.pin_class, SimPWMPin if self._sim else MockPWMPin
+            saved, f.pin_class = f.pin_class, MockPWMPin
             try:
                 return self._make(where, pin, make)
             finally:
@@ -296,8 +288,6 @@ class Panel:
     def _open_displays(self) -> None:
         chain = self.config.displays
         assert chain is not None
-        if self._sim:
-            self._sim_chain = SimMax7219(self._factory, chain.clock, chain.data, chain.select, len(chain.displays))
         if chain.bus and not isinstance(self._factory, MockFactory):
             # Hardware SPI0 through gpiozero (spidev); gpiozero falls back to bit-banging if the kernel lacks it.
             try:
@@ -550,14 +540,15 @@ class Panel:
 
     @property
     def simulated(self) -> bool:
-        return self._sim
+        return bool(getattr(self._factory, "simulated", False))
 
     @property
-    def sim(self) -> SimControls:
+    def sim(self) -> "SimControls":
         """Controls of a simulated panel (press buttons, open doors, drop coins, read lamps and displays)."""
-        if not self._sim:
+        if not self.simulated:
             raise PanelError("this panel is not simulated (driver = \"gpio\")")
-        return SimControls(self, self._factory, self._sim_chain)
+        controls: SimControls = self._factory.controls(self)
+        return controls
 
     def status(self) -> dict[str, Any]:
         """Everything at a glance, for diagnostics screens."""
@@ -576,8 +567,6 @@ class Panel:
         self._closed = True
         if self._refresh_timer is not None:
             self._refresh_timer.cancel()
-        for part in self._sim_parts:
-            part.close()
         if self._reels is not None:
             try:
                 self._reels.close()
@@ -609,8 +598,6 @@ class Panel:
                 device.close()
             except Exception:  # noqa: BLE001
                 log.exception("panel: could not close %r", device)
-        if self._sim_chain is not None:
-            self._sim_chain.close()
         if self._owns_factory:
             self._factory.close()
 

@@ -1,5 +1,8 @@
 """The simulated panel: gpiozero's mock pins on the panel's clock, a MAX7219 chain that decodes its wire, and
-controls to press buttons, open doors and drop coins by name (tests, `croupier panel-test --sim`, `run --sim`)."""
+controls to press buttons, open doors and drop coins by name (tests, `croupier panel-test --sim`, `run --sim`).
+
+Everything that makes a simulation differ from wiring lives in `SimFactory`, as gpiozero keeps it in its pin
+factories: the panel opens the same devices on it as on real pins and never asks which it has."""
 
 from __future__ import annotations
 
@@ -10,14 +13,14 @@ from typing import TYPE_CHECKING, Any, Callable
 from gpiozero.pins.mock import (MockFactory, MockPin, MockPWMPin, MockSPIClockPin, MockSPIDevice,
                                 MockSPISelectPin, PinState)
 
-from .config import ReelSpec, ReelsSpec
+from .config import PanelConfig, ReelSpec, ReelsSpec
 from .max7219 import CODE_B, DECODE_MODE, DIGIT0, DISPLAY_TEST, DP, INTENSITY, SCAN_LIMIT, SEGMENTS, SHUTDOWN, render
 
 if TYPE_CHECKING:
     from .panel import Panel
 
-__all__ = ["SimFactory", "SimPin", "SimPWMPin", "SimStepPin", "SimChip", "SimMax7219", "SimReel", "SimHopper",
-           "SimControls", "timeline"]
+__all__ = ["SimFactory", "SimPin", "SimInputPin", "SimPWMPin", "SimStepPin", "SimChip", "SimMax7219", "SimReel",
+           "SimHopper", "SimControls", "timeline"]
 
 # Each simulated pin keeps its most recent changes only: an SPI clock toggles 32 times a word, and a simulated
 # table may run for days.
@@ -49,6 +52,18 @@ class SimPWMPin(SimPin, MockPWMPin):
     """A PWM-capable SimPin (lamps wired for brightness)."""
 
 
+class SimInputPin(SimPin):
+    """An input pin that rests at its simulated level (a button up, a door shut, a coin line quiet, a reel's
+    sensor as its flag stands). gpiozero drives a mock input to its pull whenever a device sets the pin up, which
+    would leave every active-low button pressed."""
+
+    idle: Callable[[], bool] = staticmethod(lambda: False)
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        self.drive_high() if self.idle() else self.drive_low()
+
+
 class SimStepPin(SimPin):
     """An output pin that tells a simulated motor of each rising edge (a stepper driver's STEP input)."""
 
@@ -71,15 +86,52 @@ class _SimSPISelectPin(SimPin, MockSPISelectPin):
 
 class SimFactory(MockFactory):
     """gpiozero's MockFactory with the panel's notion of time (`ticks`), so pin histories and edge times agree
-    with the panel's timers. Pass `ManualClock().now` in tests; the default is the monotonic clock that
-    asyncio uses."""
+    with the panel's timers, and, given a pin map, the machinery wired to it: inputs resting idle, PWM lamp
+    pins, a MAX7219 chain on the display pins, stepper reels with their index sensors, and parts attached later
+    (a hopper). Pass `ManualClock().now` in tests; the default is the monotonic clock that asyncio uses."""
 
-    def __init__(self, ticks: Callable[[], float] = time.monotonic) -> None:
+    simulated = True
+
+    def __init__(self, ticks: Callable[[], float] = time.monotonic, config: PanelConfig | None = None) -> None:
         self._ticks = ticks
         super().__init__(pin_class=SimPin)
+        self.chain: SimMax7219 | None = None
+        self.reels: list[SimReel] = []
+        self.parts: list[Any] = []                   # simulated machinery attached later (a hopper)
+        self.line_free: dict[str, float] = {}        # per pulse line: when the last train scheduled on it is over
+        if config is not None:
+            self._wire(config)
+
+    def _wire(self, config: PanelConfig) -> None:
+        # The reels hold their step and sensor pins before the panel's devices open them.
+        if config.reels:
+            self.reels = [SimReel(self, config.reels, reel, start=7 + 11 * i)
+                          for i, reel in enumerate(config.reels.reels)]
+        for spec in config.buttons + config.switches + config.pulses:
+            pin = self.pin(spec.pin, pin_class=SimInputPin)
+            pin.idle = (lambda high: lambda: high)(not spec.active_high)
+        for lamp in config.lamps:
+            if lamp.pwm:
+                self.pin(lamp.pin, pin_class=SimPWMPin)
+        chain = config.displays
+        if chain:
+            self.chain = SimMax7219(self, chain.clock, chain.data, chain.select, len(chain.displays))
 
     def ticks(self) -> float:
         return self._ticks()
+
+    def controls(self, panel: "Panel") -> "SimControls":
+        """Controls of the panel opened on these pins."""
+        return SimControls(panel, self)
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.close()
+        self.parts = []
+        if self.chain is not None:
+            self.chain.close()
+            self.chain = None
+        super().close()
 
 
 def timeline(pin: MockPin) -> list[tuple[float, bool | float]]:
@@ -180,7 +232,9 @@ class SimReel:
         self.steps_taken = 0
         pin = factory.pin(reel.step, pin_class=SimStepPin)
         pin.on_rise = self._step
-        self._enable, self._dir, self._home = factory.pin(reel.enable), factory.pin(reel.dir), factory.pin(reel.home)
+        self._enable, self._dir = factory.pin(reel.enable), factory.pin(reel.dir)
+        self._home = factory.pin(reel.home, pin_class=SimInputPin)
+        self._home.idle = self._level
         self._sense()
 
     def _step(self) -> None:
@@ -195,9 +249,12 @@ class SimReel:
         self.position = (self.position + steps) % self.spec.steps
         self._sense()
 
-    def _sense(self) -> None:
+    def _level(self) -> bool:
         covered = self.position < self.flag and not self.sensor_dead
-        level = covered == self.reel.home_active_high
+        return covered == self.reel.home_active_high
+
+    def _sense(self) -> None:
+        level = self._level()
         if bool(self._home.state) != level:
             self._home.drive_high() if level else self._home.drive_low()
 
@@ -266,11 +323,11 @@ class SimHopper:
 class SimControls:
     """Drive a simulated panel's inputs by name and read back its lamps and displays as a person would."""
 
-    def __init__(self, panel: "Panel", factory: SimFactory, chain: SimMax7219 | None) -> None:
+    def __init__(self, panel: "Panel", factory: SimFactory) -> None:
         self._panel = panel
         self.factory = factory
-        self.chain = chain
-        self._line_free = panel._sim_line_free  # per pulse line: when the last train scheduled on it is over
+        self.chain = factory.chain
+        self._line_free = factory.line_free
 
     def pin(self, name: str) -> MockPin:
         """The mock pin of an input, lamp, output or tower tier (for assert_states_and_times)."""
@@ -335,10 +392,10 @@ class SimControls:
 
     def reel(self, index: int) -> SimReel:
         """Simulated reel `index` (0 is the leftmost): where it physically is, and faults to inject."""
-        return self._panel._sim_reels[index]
+        return self.factory.reels[index]
 
     def hopper(self, **kw: Any) -> SimHopper:
         """Attach a simulated hopper to the hopper motor and coin-out line (kept until the panel closes)."""
         hopper = SimHopper(self._panel, **kw)
-        self._panel._sim_parts.append(hopper)
+        self.factory.parts.append(hopper)
         return hopper

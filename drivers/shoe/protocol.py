@@ -12,19 +12,19 @@ garbage or a lost byte costs the one frame it hit, never the link.
 from __future__ import annotations
 
 import binascii
-import struct
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
-from typing import ClassVar, final
+from typing import Any, ClassVar, final
 
 from controller.cards import Card, from_index
+from drivers.shoe.layout import Field, Layout, PayloadError
 
 __all__ = [
     "FLAG", "ESC", "MAX_PAYLOAD", "PROTOCOL_VERSION", "NO_CARD", "crc16", "encode_frame", "Frame", "Rejected",
     "Decoder", "decode_message", "PayloadError", "Message", "DeviceKind", "StateFlags", "ErrorCode", "NakReason",
     "Identify", "CardDrawn", "ShoeState", "DeckCheck", "Shuffle", "Heartbeat", "DeviceError", "Ack", "Nak",
     "Hello", "ResetCounters", "Lock", "RequestStatus", "SetTime", "MESSAGE_TYPES", "DEVICE_TYPES", "HOST_TYPES",
-    "encode_message", "VERDICTS",
+    "encode_message", "VERDICTS", "Field", "Layout", "layout_of",
 ]
 
 FLAG = 0x7E
@@ -159,14 +159,6 @@ class Decoder:
         self._hunting = True
 
 
-class PayloadError(ValueError):
-    """A frame whose type is unknown or whose payload does not match its type's layout."""
-
-    def __init__(self, verdict: str, text: str) -> None:
-        super().__init__(text)
-        self.verdict = verdict
-
-
 class DeviceKind(IntFlag):
     SHOE = 1
     SHUFFLER = 2
@@ -202,56 +194,56 @@ class NakReason(IntEnum):
     BAD_PAYLOAD = 3  # unknown type or a payload that does not fit its type
 
 
-def _card_byte(card: Card) -> int:
-    return card.index
-
-
 def _card_of(byte: int, what: str) -> Card:
     if byte > 52:
         raise PayloadError("bad_payload", f"{what}: card byte {byte} is not a card (0..51, 52 joker)")
     return from_index(byte)
 
 
-def _text(raw: bytes, what: str, lo: int, hi: int) -> str:
-    if not lo <= len(raw) <= hi or any(b < 0x20 or b > 0x7E for b in raw):
-        raise PayloadError("bad_payload", f"{what}: expected {lo}..{hi} printable ASCII bytes, got {raw!r}")
-    return raw.decode("ascii")
+# ---- messages: each declares its payload layout once, in the words of vectors.json ------------------------
+
+# (not functools.cache: mypy does not take a class for its Hashable key)
+_LAYOUTS: dict[type[Message], Layout] = {}
 
 
-def _check_text(text: str, what: str, lo: int, hi: int) -> bytes:
-    raw = text.encode("ascii", "replace")
-    _text(raw, what, lo, hi)
-    return raw
-
-
-def _unpack(fmt: struct.Struct, payload: bytes, what: str) -> tuple:
-    if len(payload) != fmt.size:
-        raise PayloadError("bad_payload", f"{what}: payload is {len(payload)} bytes, expected {fmt.size}")
-    return fmt.unpack(payload)
+def layout_of(cls: type[Message]) -> Layout:
+    """The compiled layout of a message class (compiled once)."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        layout = _LAYOUTS[cls] = Layout(cls.__name__, cls.LAYOUT)
+    return layout
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """Base of every message. TYPE is its type byte; RELIABLE ones are sequenced, acknowledged and retransmitted."""
+    """Base of every message. TYPE is its type byte; RELIABLE ones are sequenced, acknowledged and retransmitted.
+
+    NAME and LAYOUT are its declaration as vectors.json words it (a test compares them); `wire()` gives its wire
+    fields and `from_wire` builds it from them, so the bytes come from the layout alone."""
 
     TYPE: ClassVar[int] = -1
+    NAME: ClassVar[str] = ""
+    LAYOUT: ClassVar[str] = ""
     RELIABLE: ClassVar[bool] = True
     FROM_DEVICE: ClassVar[bool | None] = True  # False: a host command; None: either way (link control)
 
+    def wire(self) -> dict[str, Any]:
+        """The message's fields as the wire carries them (cards as their index bytes)."""
+        return {}
+
+    @classmethod
+    def from_wire(cls, fields: dict[str, Any], seq: int) -> Message:
+        return cls()
+
     def pack(self) -> bytes:
-        return b""
+        return layout_of(type(self)).encode(self.wire())
 
     @classmethod
     def unpack(cls, payload: bytes, seq: int) -> Message:
-        if payload:
-            raise PayloadError("bad_payload", f"{cls.__name__}: expected an empty payload, got {len(payload)} bytes")
-        return cls()
+        return cls.from_wire(layout_of(cls).decode(payload), seq)
 
 
 # ---- device -> host ---------------------------------------------------------------------------------------
-
-_IDENTIFY = struct.Struct(">BBBBBBBIIB")
-
 
 @dataclass(frozen=True, slots=True)
 class Identify(Message):
@@ -263,6 +255,9 @@ class Identify(Message):
     """
 
     TYPE: ClassVar[int] = 0x01
+    NAME: ClassVar[str] = "IDENTIFY"
+    LAYOUT: ClassVar[str] = ("kind:u8 protocol:u8 fw_major:u8 fw_minor:u8 fw_patch:u8 shoe_id:u8 tx_base:u8 boot:u32 "
+                             "draws:u32 last_card:u8 serial:ascii[1..32]")
     RELIABLE: ClassVar[bool] = False
     kind: DeviceKind
     protocol: int
@@ -274,24 +269,19 @@ class Identify(Message):
     last_card: Card | None  # the card of draw number `draws` (None after a counter reset)
     serial: str
 
-    def pack(self) -> bytes:
-        last = NO_CARD if self.last_card is None else _card_byte(self.last_card)
-        return _IDENTIFY.pack(int(self.kind), self.protocol, *self.firmware, self.shoe_id, self.tx_base, self.boot,
-                              self.draws, last) + _check_text(self.serial, "serial number", 1, 32)
+    def wire(self) -> dict[str, Any]:
+        return {"kind": int(self.kind), "protocol": self.protocol, "fw_major": self.firmware[0],
+                "fw_minor": self.firmware[1], "fw_patch": self.firmware[2], "shoe_id": self.shoe_id,
+                "tx_base": self.tx_base, "boot": self.boot, "draws": self.draws,
+                "last_card": NO_CARD if self.last_card is None else self.last_card.index, "serial": self.serial}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> Identify:
-        if len(payload) < _IDENTIFY.size + 1:
-            raise PayloadError("bad_payload", f"Identify: payload of {len(payload)} bytes is too short")
-        kind, proto, major, minor, patch, shoe_id, base, boot, draws, last = _IDENTIFY.unpack_from(payload)
-        if kind == 0 or kind & ~3:
-            raise PayloadError("bad_payload", f"Identify: unknown device kind {kind}")
-        serial = _text(payload[_IDENTIFY.size:], "Identify serial number", 1, 32)
-        last_card = None if last == NO_CARD else _card_of(last, "Identify last card")
-        return cls(DeviceKind(kind), proto, (major, minor, patch), shoe_id, base, boot, draws, last_card, serial)
-
-
-_CARD = struct.Struct(">BIB")
+    def from_wire(cls, f: dict[str, Any], seq: int) -> Identify:
+        if f["kind"] == 0 or f["kind"] & ~3:
+            raise PayloadError("bad_payload", f"Identify: unknown device kind {f['kind']}")
+        last = None if f["last_card"] == NO_CARD else _card_of(f["last_card"], "Identify last card")
+        return cls(DeviceKind(f["kind"]), f["protocol"], (f["fw_major"], f["fw_minor"], f["fw_patch"]), f["shoe_id"],
+                   f["tx_base"], f["boot"], f["draws"], last, f["serial"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,22 +289,20 @@ class CardDrawn(Message):
     """The dealer drew `card`; `draw` counts cards drawn from shoe `shoe_id` since its counter was reset (from 1)."""
 
     TYPE: ClassVar[int] = 0x02
+    NAME: ClassVar[str] = "CARD"
+    LAYOUT: ClassVar[str] = "shoe_id:u8 draw:u32 card:u8"
     shoe_id: int
     draw: int
     card: Card
 
-    def pack(self) -> bytes:
-        return _CARD.pack(self.shoe_id, self.draw, _card_byte(self.card))
+    def wire(self) -> dict[str, Any]:
+        return {"shoe_id": self.shoe_id, "draw": self.draw, "card": self.card.index}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> CardDrawn:
-        shoe_id, draw, card = _unpack(_CARD, payload, "CardDrawn")
-        if draw == 0:
+    def from_wire(cls, f: dict[str, Any], seq: int) -> CardDrawn:
+        if f["draw"] == 0:
             raise PayloadError("bad_payload", "CardDrawn: draw counter 0 (the first card drawn is number 1)")
-        return cls(shoe_id, draw, _card_of(card, "CardDrawn"))
-
-
-_STATE = struct.Struct(">BHI")
+        return cls(f["shoe_id"], f["draw"], _card_of(f["card"], "CardDrawn"))
 
 
 def _flags(value: int, what: str) -> StateFlags:
@@ -328,17 +316,18 @@ class ShoeState(Message):
     """The shoe's state bits, sent on every change and in answer to REQUEST_STATUS, LOCK and RESET_COUNTERS."""
 
     TYPE: ClassVar[int] = 0x03
+    NAME: ClassVar[str] = "STATE"
+    LAYOUT: ClassVar[str] = "shoe_id:u8 flags:u16 draws:u32"
     shoe_id: int
     flags: StateFlags
     draws: int
 
-    def pack(self) -> bytes:
-        return _STATE.pack(self.shoe_id, int(self.flags), self.draws)
+    def wire(self) -> dict[str, Any]:
+        return {"shoe_id": self.shoe_id, "flags": int(self.flags), "draws": self.draws}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> ShoeState:
-        shoe_id, flags, draws = _unpack(_STATE, payload, "ShoeState")
-        return cls(shoe_id, _flags(flags, "ShoeState"), draws)
+    def from_wire(cls, f: dict[str, Any], seq: int) -> ShoeState:
+        return cls(f["shoe_id"], _flags(f["flags"], "ShoeState"), f["draws"])
 
 
 DECK_MISSING, DECK_EXTRA, DECK_TRUNCATED = 0x01, 0x02, 0x80
@@ -352,6 +341,9 @@ class DeckCheck(Message):
     """
 
     TYPE: ClassVar[int] = 0x04
+    NAME: ClassVar[str] = "DECK_CHECK"
+    LAYOUT: ClassVar[str] = ("shoe_id:u8 status:u8 decks:u8 n_missing:u8 missing:card[n_missing] n_extra:u8 "
+                             "extra:card[n_extra]")
     shoe_id: int
     decks: int
     missing: tuple[Card, ...] = ()
@@ -362,34 +354,27 @@ class DeckCheck(Message):
     def complete(self) -> bool:
         return not (self.missing or self.extra or self.truncated)
 
-    def pack(self) -> bytes:
-        status = (DECK_MISSING if self.missing else 0) | (DECK_EXTRA if self.extra else 0) | (
-            DECK_TRUNCATED if self.truncated else 0)
-        return (bytes((self.shoe_id, status, self.decks, len(self.missing))) + bytes(map(_card_byte, self.missing))
-                + bytes((len(self.extra),)) + bytes(map(_card_byte, self.extra)))
+    @staticmethod
+    def _status(missing: object, extra: object, truncated: bool) -> int:
+        return (DECK_MISSING if missing else 0) | (DECK_EXTRA if extra else 0) | (DECK_TRUNCATED if truncated else 0)
+
+    def wire(self) -> dict[str, Any]:
+        return {"shoe_id": self.shoe_id, "status": self._status(self.missing, self.extra, self.truncated),
+                "decks": self.decks, "n_missing": len(self.missing), "missing": [c.index for c in self.missing],
+                "n_extra": len(self.extra), "extra": [c.index for c in self.extra]}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> DeckCheck:
-        if len(payload) < 5:
-            raise PayloadError("bad_payload", f"DeckCheck: payload of {len(payload)} bytes is too short")
-        shoe_id, status, decks, n_missing = payload[:4]
-        if 4 + n_missing + 1 > len(payload):
-            raise PayloadError("bad_payload", f"DeckCheck: {n_missing} missing cards do not fit the payload")
-        n_extra = payload[4 + n_missing]
-        if 5 + n_missing + n_extra != len(payload):
-            raise PayloadError("bad_payload", "DeckCheck: card counts do not add up to the payload length")
-        missing = tuple(_card_of(b, "DeckCheck missing") for b in payload[4:4 + n_missing])
-        extra = tuple(_card_of(b, "DeckCheck extra") for b in payload[5 + n_missing:])
-        truncated = bool(status & DECK_TRUNCATED)
-        expected = (DECK_MISSING if missing else 0) | (DECK_EXTRA if extra else 0) | (DECK_TRUNCATED if truncated else 0)
-        if status != expected or (truncated and not (missing or extra)):
-            raise PayloadError("bad_payload", f"DeckCheck: status 0x{status:02x} does not match its card lists")
-        if decks == 0:
+    def from_wire(cls, f: dict[str, Any], seq: int) -> DeckCheck:
+        missing = tuple(_card_of(b, "DeckCheck missing") for b in f["missing"])
+        extra = tuple(_card_of(b, "DeckCheck extra") for b in f["extra"])
+        truncated = bool(f["status"] & DECK_TRUNCATED)
+        if f["status"] != cls._status(missing, extra, truncated) or (truncated and not (missing or extra)):
+            raise PayloadError("bad_payload", f"DeckCheck: status 0x{f['status']:02x} does not match its card lists")
+        if f["decks"] == 0:
             raise PayloadError("bad_payload", "DeckCheck: zero decks")
-        return cls(shoe_id, decks, missing, extra, truncated)
+        return cls(f["shoe_id"], f["decks"], missing, extra, truncated)
 
 
-_SHUFFLE = struct.Struct(">BBBI")
 SHUFFLE_STARTED, SHUFFLE_FINISHED = 0, 1
 
 
@@ -398,24 +383,22 @@ class Shuffle(Message):
     """The shuffler started or finished shuffling; `count` numbers the shuffles since its counters were reset."""
 
     TYPE: ClassVar[int] = 0x05
+    NAME: ClassVar[str] = "SHUFFLE"
+    LAYOUT: ClassVar[str] = "shoe_id:u8 phase:u8 decks:u8 count:u32"
     shoe_id: int
     started: bool  # True: started; False: finished
     decks: int
     count: int
 
-    def pack(self) -> bytes:
-        return _SHUFFLE.pack(self.shoe_id, SHUFFLE_STARTED if self.started else SHUFFLE_FINISHED, self.decks,
-                             self.count)
+    def wire(self) -> dict[str, Any]:
+        return {"shoe_id": self.shoe_id, "phase": SHUFFLE_STARTED if self.started else SHUFFLE_FINISHED,
+                "decks": self.decks, "count": self.count}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> Shuffle:
-        shoe_id, phase, decks, count = _unpack(_SHUFFLE, payload, "Shuffle")
-        if phase not in (SHUFFLE_STARTED, SHUFFLE_FINISHED):
-            raise PayloadError("bad_payload", f"Shuffle: unknown phase {phase}")
-        return cls(shoe_id, phase == SHUFFLE_STARTED, decks, count)
-
-
-_HEARTBEAT = struct.Struct(">IH")
+    def from_wire(cls, f: dict[str, Any], seq: int) -> Shuffle:
+        if f["phase"] not in (SHUFFLE_STARTED, SHUFFLE_FINISHED):
+            raise PayloadError("bad_payload", f"Shuffle: unknown phase {f['phase']}")
+        return cls(f["shoe_id"], f["phase"] == SHUFFLE_STARTED, f["decks"], f["count"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,17 +406,18 @@ class Heartbeat(Message):
     """Sent by the device every heartbeat interval; not acknowledged. Its absence is how the host sees a dead link."""
 
     TYPE: ClassVar[int] = 0x06
+    NAME: ClassVar[str] = "HEARTBEAT"
+    LAYOUT: ClassVar[str] = "uptime_ms:u32 flags:u16"
     RELIABLE: ClassVar[bool] = False
     uptime_ms: int  # modulo 2**32
     flags: StateFlags
 
-    def pack(self) -> bytes:
-        return _HEARTBEAT.pack(self.uptime_ms, int(self.flags))
+    def wire(self) -> dict[str, Any]:
+        return {"uptime_ms": self.uptime_ms, "flags": int(self.flags)}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> Heartbeat:
-        uptime, flags = _unpack(_HEARTBEAT, payload, "Heartbeat")
-        return cls(uptime, _flags(flags, "Heartbeat"))
+    def from_wire(cls, f: dict[str, Any], seq: int) -> Heartbeat:
+        return cls(f["uptime_ms"], _flags(f["flags"], "Heartbeat"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,17 +425,17 @@ class DeviceError(Message):
     """The device reports a fault (see ErrorCode) with a short text."""
 
     TYPE: ClassVar[int] = 0x07
+    NAME: ClassVar[str] = "ERROR"
+    LAYOUT: ClassVar[str] = f"code:u8 text:ascii[0..{MAX_PAYLOAD - 1}]"
     code: int
     text: str = ""
 
-    def pack(self) -> bytes:
-        return bytes((self.code,)) + _check_text(self.text, "error text", 0, MAX_PAYLOAD - 1)
+    def wire(self) -> dict[str, Any]:
+        return {"code": self.code, "text": self.text}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> DeviceError:
-        if not payload:
-            raise PayloadError("bad_payload", "DeviceError: empty payload")
-        return cls(payload[0], _text(payload[1:], "DeviceError text", 0, MAX_PAYLOAD - 1))
+    def from_wire(cls, f: dict[str, Any], seq: int) -> DeviceError:
+        return cls(f["code"], f["text"])
 
 
 # ---- link control, both directions ------------------------------------------------------------------------
@@ -461,14 +445,13 @@ class Ack(Message):
     """Acknowledges the reliable frame whose sequence number is carried in the SEQ field."""
 
     TYPE: ClassVar[int] = 0x10
+    NAME: ClassVar[str] = "ACK"
     RELIABLE: ClassVar[bool] = False
     FROM_DEVICE: ClassVar[bool | None] = None  # both directions
     seq: int
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> Ack:
-        if payload:
-            raise PayloadError("bad_payload", "Ack: expected an empty payload")
+    def from_wire(cls, f: dict[str, Any], seq: int) -> Ack:
         return cls(seq)
 
 
@@ -477,19 +460,19 @@ class Nak(Message):
     """The receiver refused a frame and still expects sequence number `seq`: resend it now if it is in flight."""
 
     TYPE: ClassVar[int] = 0x11
+    NAME: ClassVar[str] = "NAK"
+    LAYOUT: ClassVar[str] = "reason:u8"
     RELIABLE: ClassVar[bool] = False
     FROM_DEVICE: ClassVar[bool | None] = None
     seq: int
     reason: int
 
-    def pack(self) -> bytes:
-        return bytes((self.reason,))
+    def wire(self) -> dict[str, Any]:
+        return {"reason": self.reason}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> Nak:
-        if len(payload) != 1:
-            raise PayloadError("bad_payload", "Nak: expected a 1-byte reason")
-        return cls(seq, payload[0])
+    def from_wire(cls, f: dict[str, Any], seq: int) -> Nak:
+        return cls(seq, f["reason"])
 
 
 # ---- host -> device ---------------------------------------------------------------------------------------
@@ -499,17 +482,17 @@ class Hello(Message):
     """Host opens a session: the device takes this frame's sequence number as the start, and sends IDENTIFY."""
 
     TYPE: ClassVar[int] = 0x20
-    FROM_DEVICE: ClassVar[bool] = False
+    NAME: ClassVar[str] = "HELLO"
+    LAYOUT: ClassVar[str] = "protocol:u8"
+    FROM_DEVICE: ClassVar[bool | None] = False
     protocol: int = PROTOCOL_VERSION
 
-    def pack(self) -> bytes:
-        return bytes((self.protocol,))
+    def wire(self) -> dict[str, Any]:
+        return {"protocol": self.protocol}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> Hello:
-        if len(payload) != 1:
-            raise PayloadError("bad_payload", "Hello: expected a 1-byte protocol version")
-        return cls(payload[0])
+    def from_wire(cls, f: dict[str, Any], seq: int) -> Hello:
+        return cls(f["protocol"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,7 +500,8 @@ class ResetCounters(Message):
     """Set the draw counter to 0 (a new shoe is loaded); the device answers with STATE."""
 
     TYPE: ClassVar[int] = 0x21
-    FROM_DEVICE: ClassVar[bool] = False
+    NAME: ClassVar[str] = "RESET_COUNTERS"
+    FROM_DEVICE: ClassVar[bool | None] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,17 +509,19 @@ class Lock(Message):
     """Lock (no card can be drawn) or unlock the shoe; the device answers with STATE."""
 
     TYPE: ClassVar[int] = 0x22
-    FROM_DEVICE: ClassVar[bool] = False
+    NAME: ClassVar[str] = "LOCK"
+    LAYOUT: ClassVar[str] = "locked:u8"
+    FROM_DEVICE: ClassVar[bool | None] = False
     locked: bool = True
 
-    def pack(self) -> bytes:
-        return b"\x01" if self.locked else b"\x00"
+    def wire(self) -> dict[str, Any]:
+        return {"locked": int(self.locked)}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> Lock:
-        if payload not in (b"\x00", b"\x01"):
+    def from_wire(cls, f: dict[str, Any], seq: int) -> Lock:
+        if f["locked"] not in (0, 1):
             raise PayloadError("bad_payload", "Lock: expected one byte, 0 (unlock) or 1 (lock)")
-        return cls(payload == b"\x01")
+        return cls(f["locked"] == 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -543,10 +529,8 @@ class RequestStatus(Message):
     """Ask for a STATE message now."""
 
     TYPE: ClassVar[int] = 0x23
-    FROM_DEVICE: ClassVar[bool] = False
-
-
-_SET_TIME = struct.Struct(">Q")
+    NAME: ClassVar[str] = "REQUEST_STATUS"
+    FROM_DEVICE: ClassVar[bool | None] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -554,15 +538,17 @@ class SetTime(Message):
     """Set the device clock (Unix time in milliseconds), used to stamp the device's own log."""
 
     TYPE: ClassVar[int] = 0x24
-    FROM_DEVICE: ClassVar[bool] = False
+    NAME: ClassVar[str] = "SET_TIME"
+    LAYOUT: ClassVar[str] = "unix_ms:u64"
+    FROM_DEVICE: ClassVar[bool | None] = False
     unix_ms: int
 
-    def pack(self) -> bytes:
-        return _SET_TIME.pack(self.unix_ms)
+    def wire(self) -> dict[str, Any]:
+        return {"unix_ms": self.unix_ms}
 
     @classmethod
-    def unpack(cls, payload: bytes, seq: int) -> SetTime:
-        return cls(*_unpack(_SET_TIME, payload, "SetTime"))
+    def from_wire(cls, f: dict[str, Any], seq: int) -> SetTime:
+        return cls(f["unix_ms"])
 
 
 MESSAGE_TYPES: dict[int, type[Message]] = {m.TYPE: m for m in (

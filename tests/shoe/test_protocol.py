@@ -19,40 +19,6 @@ from drivers.shoe.link import HostLink
 from tests.shoe.vectors import PROTOCOL_DIR, VECTORS
 
 
-def wire_fields(msg: p.Message) -> dict:
-    """A host message as the wire-level field dict the vectors use."""
-    card = lambda c: c.index  # noqa: E731
-    if isinstance(msg, p.Identify):
-        return {"kind": int(msg.kind), "protocol": msg.protocol, "fw_major": msg.firmware[0],
-                "fw_minor": msg.firmware[1], "fw_patch": msg.firmware[2], "shoe_id": msg.shoe_id,
-                "tx_base": msg.tx_base, "boot": msg.boot, "draws": msg.draws,
-                "last_card": p.NO_CARD if msg.last_card is None else card(msg.last_card), "serial": msg.serial}
-    if isinstance(msg, p.CardDrawn):
-        return {"shoe_id": msg.shoe_id, "draw": msg.draw, "card": card(msg.card)}
-    if isinstance(msg, p.ShoeState):
-        return {"shoe_id": msg.shoe_id, "flags": int(msg.flags), "draws": msg.draws}
-    if isinstance(msg, p.DeckCheck):
-        status = (1 if msg.missing else 0) | (2 if msg.extra else 0) | (0x80 if msg.truncated else 0)
-        return {"shoe_id": msg.shoe_id, "status": status, "decks": msg.decks, "n_missing": len(msg.missing),
-                "missing": [card(c) for c in msg.missing], "n_extra": len(msg.extra),
-                "extra": [card(c) for c in msg.extra]}
-    if isinstance(msg, p.Shuffle):
-        return {"shoe_id": msg.shoe_id, "phase": 0 if msg.started else 1, "decks": msg.decks, "count": msg.count}
-    if isinstance(msg, p.Heartbeat):
-        return {"uptime_ms": msg.uptime_ms, "flags": int(msg.flags)}
-    if isinstance(msg, p.DeviceError):
-        return {"code": msg.code, "text": msg.text}
-    if isinstance(msg, p.Nak):
-        return {"reason": msg.reason}
-    if isinstance(msg, p.Hello):
-        return {"protocol": msg.protocol}
-    if isinstance(msg, p.Lock):
-        return {"locked": int(msg.locked)}
-    if isinstance(msg, p.SetTime):
-        return {"unix_ms": msg.unix_ms}
-    return {}
-
-
 def verdict_of(data: bytes) -> list[str]:
     out = []
     for item in p.Decoder().feed(data):
@@ -77,16 +43,13 @@ def test_vectors_file_is_what_the_generator_writes() -> None:
 
 
 def test_constants_match_the_declaration() -> None:
-    names = {"IDENTIFY": p.Identify, "CARD": p.CardDrawn, "STATE": p.ShoeState, "DECK_CHECK": p.DeckCheck,
-             "SHUFFLE": p.Shuffle, "HEARTBEAT": p.Heartbeat, "ERROR": p.DeviceError, "ACK": p.Ack, "NAK": p.Nak,
-             "HELLO": p.Hello, "RESET_COUNTERS": p.ResetCounters, "LOCK": p.Lock,
-             "REQUEST_STATUS": p.RequestStatus, "SET_TIME": p.SetTime}
-    assert set(names.values()) == set(p.MESSAGE_TYPES.values())
+    # every message the host knows is declared there, with the same type, direction and payload layout
+    assert {cls.NAME for cls in p.MESSAGE_TYPES.values()} == set(VECTORS["messages"])
     sender = {True: "device", False: "host", None: "both"}
-    for name, cls in names.items():
-        declared = VECTORS["messages"][name]
-        assert (cls.TYPE, cls.RELIABLE, sender[cls.FROM_DEVICE]) == (
-            declared["type"], declared["reliable"], declared["from"]), name
+    for cls in p.MESSAGE_TYPES.values():
+        declared = VECTORS["messages"][cls.NAME]
+        assert (cls.TYPE, cls.RELIABLE, sender[cls.FROM_DEVICE], cls.LAYOUT) == (
+            declared["type"], declared["reliable"], declared["from"], declared["layout"]), cls.NAME
     assert p.crc16(b"123456789") == VECTORS["crc"]["check"] == 0x29B1
     framing = VECTORS["framing"]
     assert (p.FLAG, p.ESC, p.ESC_XOR, p.MAX_PAYLOAD, p.MAX_STUFFED) == (
@@ -110,7 +73,8 @@ def test_every_valid_vector(vector: dict) -> None:
     message = p.decode_message(frames[0])
     assert type(message) is p.MESSAGE_TYPES[VECTORS["messages"][vector["message"]]["type"]]
     assert frames[0].seq == vector["seq"]
-    assert wire_fields(message) == vector["fields"]
+    assert message.wire() == vector["fields"]
+    assert p.layout_of(type(message)).decode(frames[0].payload) == vector["fields"]
     assert p.encode_message(message, vector["seq"]) == wire
 
 
@@ -266,3 +230,39 @@ def test_mutated_frames() -> None:
 @pytest.mark.long
 def test_a_million_mutated_frames() -> None:
     run_mutated_frames(1_000_000, seed=1_000_000)
+
+
+def _wire_values(layout: p.Layout) -> st.SearchStrategy[dict]:
+    """Any field values a layout can carry (lengths of card lists given by their count fields)."""
+    parts: dict[str, st.SearchStrategy] = {}
+    counted = {f.count for f in layout.fields if f.kind == "cards"}
+    for f in layout.fields:
+        if f.kind == "int" and f.name not in counted:
+            parts[f.name] = st.integers(0, 256 ** f.size - 1)
+        elif f.kind == "ascii":
+            parts[f.name] = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=f.lo,
+                                    max_size=f.hi)
+        elif f.kind == "cards":
+            parts[f.name] = st.lists(st.integers(0, 255), max_size=20)
+
+    def counts(values: dict) -> dict:
+        for f in layout.fields:
+            if f.kind == "cards":
+                values[f.count] = len(values[f.name])
+        return values
+    return st.fixed_dictionaries(parts).map(counts)
+
+
+@pytest.mark.parametrize("cls", list(p.MESSAGE_TYPES.values()), ids=lambda c: c.NAME)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_every_layout_carries_any_values_it_declares_and_refuses_a_byte_more_or_less(cls: type[p.Message],
+                                                                                      data: st.DataObject) -> None:
+    layout = p.layout_of(cls)
+    values = data.draw(_wire_values(layout))
+    payload = layout.encode(values)
+    assert layout.decode(payload) == {f.name: values[f.name] for f in layout.fields}
+    if layout.fields and layout.fields[-1].kind != "ascii":
+        for wrong in (payload + b"\x00", payload[:-1]):
+            with pytest.raises(p.PayloadError):
+                layout.decode(wrong)
