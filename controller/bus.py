@@ -313,7 +313,7 @@ class BusServer:
         self._pub.bind(self.endpoints.publish)
         # PUB never waits (it drops at the high-water mark), so updates go out on a plain socket sharing the
         # same one: the asyncio socket would wrap every send in a future for nothing.
-        self._pub_now = zmq.Socket.shadow(self._pub.underlying)
+        self._pub_now: zmq.Socket[bytes] = zmq.Socket.shadow(self._pub.underlying)
         self._snap.bind(self.endpoints.snapshot)
         self._cmd.bind(self.endpoints.commands)
         self._tasks += [self._supervised("snapshots", self._serve_snapshots),
@@ -405,7 +405,7 @@ class BusServer:
         # Sends on the plain socket can take the edge that would wake an asyncio read of the same socket, so
         # subscriptions are also taken before each publish, and here at least every half heartbeat.
         while True:
-            await self._pub.poll(self.heartbeat_s * 500, zmq.POLLIN)
+            await self._pub.poll(self.heartbeat_s * 500)  # (for POLLIN, the default)
             self._take_subscriptions()
 
     def _take_subscriptions(self) -> None:
@@ -600,7 +600,7 @@ class _Connections:
 
     def __init__(self, monitor: zmq.asyncio.Socket, on_refused: Refusal, port: int | None) -> None:
         self.monitor = monitor
-        self._now = zmq.Socket.shadow(monitor.underlying)
+        self._now: zmq.Socket[bytes] = zmq.Socket.shadow(monitor.underlying)
         self.on_refused = on_refused
         self.port = port
         self.peers: dict[int, str] = {}
@@ -640,9 +640,10 @@ class _Connections:
         if self._failed is not None:  # a failure whose DISCONNECTED did not follow
             self.on_refused("unauthenticated", self._failed, {"peer": None})
         endpoint = msg["endpoint"].decode() if isinstance(msg["endpoint"], bytes) else str(msg["endpoint"])
-        reason = {zmq.EVENT_HANDSHAKE_FAILED_AUTH: "authentication failed",
-                  zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security handshake failed (not a CURVE client?)",
-                  }.get(event, "security handshake failed")
+        reasons: dict[int, str] = {zmq.EVENT_HANDSHAKE_FAILED_AUTH: "authentication failed",
+                                   zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
+                                       "security handshake failed (not a CURVE client?)"}
+        reason = reasons.get(event, "security handshake failed")
         self._failed = f"{reason} on {endpoint}"
 
 

@@ -374,11 +374,11 @@ def _win(state: CabinetState, credits: int, game: int, what: str) -> tuple[Cabin
     return replace(state, credits=state.credits + credits, meters=meters, last_win=credits), []
 
 
-def _features(meters: CabinetMeters, outcome: Outcome) -> CabinetMeters:
-    feats = meters.features
+def _features(feats: tuple[tuple[str, tuple[int, int]], ...], outcome: Outcome
+              ) -> tuple[tuple[str, tuple[int, int]], ...]:
     for award in outcome.awards:
         feats = _bump(feats, award.feature, (1, award.credits))
-    return replace(meters, features=feats)
+    return feats
 
 
 def _recall_update(state: CabinetState, game: int, **changes: Any) -> tuple[dict[str, Any], ...]:
@@ -488,7 +488,7 @@ def _pick(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, li
         slot, outcome = pick(state.slot, str(record["choice"]), int(record["draw"]))
     except SlotError as exc:
         raise _illegal(str(exc)) from None
-    state = replace(state, slot=slot, meters=_features(state.meters, outcome))
+    state = replace(state, slot=slot, meters=replace(state.meters, features=_features(state.meters.features, outcome)))
     state, effects = _win(state, outcome.won, game, "pick bonus")
     jackpot = bool(effects)
     state = replace(state, recall=_recall_update(state, game, won=outcome.won,

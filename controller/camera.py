@@ -164,7 +164,7 @@ def sim_layout(game: Mapping[str, Any], zones: Iterable[Any], misplaced: Mapping
     by_zone: dict[str, list[tuple[str, bool]]] = {}
     for zone, card, up in layout(game):
         zone = (misplaced or {}).get(card, zone)
-        if zone in rects and zone != "discard":
+        if zone is not None and zone in rects and zone != "discard":
             by_zone.setdefault(zone, []).append((card, up))
     out = []
     w = CARD_MM[0]
@@ -224,9 +224,9 @@ class CameraWitness:
     again each second; `on_status(reason)` hears when it stops working (the reason) and when it works again
     (None), once each time, so the table can tell the dealer without a flood."""
 
-    def __init__(self, camera: Any, watcher: Any, emit: Callable[[Any], None], fps: float,
+    def __init__(self, camera: Any, watcher: Any, emit: Callable[[Any], object], fps: float,
                  on_frame: Callable[[], None] | None = None,
-                 on_status: Callable[[str | None], None] | None = None) -> None:
+                 on_status: Callable[[str | None], object] | None = None) -> None:
         self.camera = camera
         self.watcher = watcher
         self.emit = emit

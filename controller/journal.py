@@ -29,8 +29,11 @@ import sqlite3
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from _hashlib import HASH
 
 __all__ = ["Journal", "Entry", "JournalIntegrityError", "JournalKeyError", "canonical_json", "fold",
            "JOURNAL_SCHEMA", "default_key_file", "default_anchor", "make_key", "migrate", "open_journal",
@@ -167,7 +170,7 @@ def _genesis(mac: hmac.HMAC | None, table_id: str) -> str:
 
 def _row_hash(mac: hmac.HMAC | None, prev_hash: str, seq: int, table_id: str, ts_ns: int, schema: int,
               record: str) -> str:
-    h: Any = hashlib.sha256() if mac is None else mac.copy()
+    h: HASH | hmac.HMAC = hashlib.sha256() if mac is None else mac.copy()
     for part in (prev_hash, str(seq), table_id, str(ts_ns), str(schema), record):
         h.update(part.encode())
         h.update(b"\x1f")  # unit separator: no two different rows MAC the same bytes
@@ -488,7 +491,7 @@ class Journal:
         """Write one record durably and return its entry; nothing may act on the record before this returns."""
         return self.append_many([record], ts_ns)[0]
 
-    def append_many(self, records: list[Mapping[str, Any]], ts_ns: int | None = None) -> list[Entry]:
+    def append_many(self, records: Sequence[Mapping[str, Any]], ts_ns: int | None = None) -> list[Entry]:
         """Write several records in one durable transaction (group commit): all of them or none; then the anchor."""
         db = self._writable()
         ts = time.time_ns() if ts_ns is None else ts_ns

@@ -11,7 +11,7 @@ with the reason and journaled as `refused` records (a bounded summary, at most `
 peer). A bus command with an id is answered once: a resend of the same (key, id) within `ANSWER_WINDOW_S`
 gets the first answer and changes nothing (the window is rebuilt from the journal at a restart). A journal
 that cannot be written stops the service with exit status 1 (`FatalStop`), so its service manager restarts
-it. `kill_at` is the crash tests' failpoint.
+it.
 
 A subclass supplies the fold (`_step`), the picture for the views (`_picture`), what effects show
 (`_show`), and its commands (`_handle`); see controller/table.py, controller/cabinet.py and
@@ -21,10 +21,10 @@ controller/progressive.py.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
-import os
 import signal
 import time
 from collections import OrderedDict
@@ -157,7 +157,8 @@ class Runtime:
         self.journal_path = journal
         self.bus_config = bus
         self.context = context
-        self.kill_at = kill_at      # crash tests only: ("before_journal"|"after_journal", seq) -> SIGKILL self
+        if kill_at is not None:  # (accepted while controller/cabinet.py still passes its None through)
+            raise ValueError("kill_at: the crash tests' failpoint is their journal wrapper (tests/crash_driver.py)")
         self.clock = clock
         self.state: Any = None
         self.journal: Journal | None = None
@@ -212,11 +213,12 @@ class Runtime:
         cfg = getattr(self, "config", None)
         self.journal = Journal(self.journal_path, self.ident, key_file=getattr(cfg, "journal_key", None),
                                anchor=getattr(cfg, "journal_anchor", None) or default_anchor(self.journal_path))
-        if getattr(cfg, "floor", None) is not None:  # the floor's last acknowledged row: an anchor off the machine
+        floor = getattr(cfg, "floor", None)
+        if floor is not None:  # the floor's last acknowledged row: an anchor off the machine
             from controller.floor.anchor import check_on_start
 
             try:
-                self.log.info("%s: %s", self.ident, check_on_start(cfg.floor, self.journal_path, self.journal.last_seq))
+                self.log.info("%s: %s", self.ident, check_on_start(floor, self.journal_path, self.journal.last_seq))
             except BaseException:
                 self.journal.close()
                 raise
@@ -329,29 +331,22 @@ class Runtime:
                         future.set_exception(RuntimeError(f"journal write failed: {exc}"))
                 self._stopping.set()
                 raise
-            for future, value, exc in outcomes:
+            for future, value, error in outcomes:
                 if future.done():
                     continue
-                if exc is None:
+                if error is None:
                     future.set_result(value)
                 else:
-                    future.set_exception(exc)
+                    future.set_exception(error)
 
     def _write(self, batch: Batch) -> None:
         assert self.journal is not None
         if not batch.staged:
             return
         records = [record for record, _, _ in batch.staged]
-        seq_next = self.journal.last_seq + 1
-        if self.kill_at is not None and self.kill_at[0] == "before_journal" and \
-                seq_next <= self.kill_at[1] < seq_next + len(records):
-            os.kill(os.getpid(), signal.SIGKILL)
         stamp = int(self.clock() * 1e9)
         entries = self.journal.append_many(records, stamp) if len(records) > 1 else \
             [self.journal.append(records[0], stamp)]
-        if self.kill_at is not None and self.kill_at[0] == "after_journal" and \
-                entries[0].seq <= self.kill_at[1] <= entries[-1].seq:
-            os.kill(os.getpid(), signal.SIGKILL)
         if self.replicator is not None:
             self.replicator.wake()
         for entry, (_, state, effects) in zip(entries, batch.staged):
@@ -547,7 +542,7 @@ class Runtime:
                 record = {"kind": "refused", "who": "bus", "request": None, "left_out": counts,
                           "reason": f"{sum(counts.values())} refusals not journaled one by one (at most "
                                     f"{self.refusals.burst}, then one every {self.refusals.every:g} s, per peer)"}
-                self._post(lambda batch, record=record: batch.add(record))
+                self._post(functools.partial(Batch.add, record=record))
 
     # ------------------------------------------------------------------------------------------ drivers
 

@@ -565,7 +565,7 @@ class SasEgm:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sent: Exc | None = None
-        self._change: tuple[bytes, Any, bytes] | None = None  # a changing poll in flight: bytes, future, answer
+        self._change: tuple[bytes, Any, bytes | None] | None = None  # a changing poll in flight: bytes, future, answer
         self._rom_frame: bytes | None = None            # a ROM signature waiting for the next general poll
         self.transport = transport
         self.line: Any = None
@@ -681,6 +681,7 @@ class SasEgm:
 
         view = self.view()
         address = self.config.address
+        response: bytes | None
         if isinstance(message, GeneralPoll):
             self._change = None
             if self._rom_frame is not None:  # section 6: the signature answers the first general poll after it
@@ -746,10 +747,11 @@ class SasEgm:
             self._post(record)
 
     @staticmethod
-    def _answer(address: int, command: int, answer: bytes) -> bytes:
+    def _answer(address: int, command: int, answer: bytes | None) -> bytes:
         from drivers.sas.crc import with_crc
 
         if command == 0x94:
+            assert answer is not None  # change_record answers 0x94 (remote handpay reset) with its status
             return with_crc(bytes([address, command]) + answer)
         return bytes([address])  # ACK: the address echoed
 

@@ -219,7 +219,7 @@ class SasHost:
                 return rest[1], frame[3:-2]
             return first[0], b""
 
-        return self._exchange(bytes([0x80 | self.address]), read)  # type: ignore[return-value]
+        return self._exchange(bytes([0x80 | self.address]), read)
 
     def sync(self) -> None:
         """A general poll to address 0: no EGM answers; the host has moved on (implied acknowledgement)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from controller import __version__
 from controller.bus import Role
@@ -27,6 +27,14 @@ from controller.runtime import int_arg as _int
 from controller.runtime import text_arg as _text
 from controller.sdnotify import notify
 from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, replay, step
+
+if TYPE_CHECKING:  # the drivers are imported where a table starts them: a table without a camera never loads vision
+    from controller.camera import CameraWitness
+    from drivers.camera.capture import OpenCVCamera
+    from drivers.camera.sim import SimulatedCamera
+    from drivers.panel import ButtonHeld, ButtonPressed, DoorClosed, DoorOpened, Panel
+    from drivers.shoe import AsyncShoe, ShoeSim
+    from vision.enrol import PlayCollector
 
 __all__ = ["Table", "CommandRefused"]
 
@@ -58,18 +66,18 @@ class Table(Runtime):
     ILLEGAL = (IllegalEvent,)
 
     def __init__(self, config: TableConfig, *, context: Any = None, sim_link: str | None = None,
-                 kill_at: tuple[str, int] | None = None, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(config.table_id, config.journal, config.bus, context=context, kill_at=kill_at, clock=clock)
+                 clock: Callable[[], float] = time.time) -> None:
+        super().__init__(config.table_id, config.journal, config.bus, context=context, clock=clock)
         self.config = config
         self.game = config.game
         self.sim_link = sim_link
         self.state: TableState | None = None
-        self.shoe: Any = None       # drivers.shoe.AsyncShoe
-        self.sim: Any = None        # drivers.shoe.ShoeSim in simulation
-        self.panel: Any = None
-        self.camera: Any = None     # controller.camera.CameraWitness when a camera is configured
-        self.sim_camera: Any = None  # drivers.camera.sim.SimulatedCamera in simulation
-        self.play_corners: Any = None  # vision.enrol.PlayCollector: the camera's corners of dealt cards, by the shoe
+        self.shoe: AsyncShoe | None = None
+        self.sim: ShoeSim | None = None                  # in simulation
+        self.panel: Panel | None = None
+        self.camera: CameraWitness | None = None         # when a camera is configured
+        self.sim_camera: SimulatedCamera | None = None   # in simulation
+        self.play_corners: PlayCollector | None = None  # the camera's corners of dealt cards, labelled by the shoe
         self.sim_misplaced: dict[str, str] = {}  # simulation: card -> zone where the dealer put it instead
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
@@ -238,10 +246,12 @@ class Table(Runtime):
         snapshot = self.game.snapshot(state.game)
         face_up = {c for _, c, up in layout(snapshot) if up}
         try:
+            pair: tuple[str, str] | None
             if dealt is not None:
-                pair: tuple[str, str] | None = (str(parse_card(str(dealt))), str(alert.card))
-                if pair[0] not in face_up:
-                    raise ValueError(f"card={pair[0]}: name a card dealt face up in this round")
+                named = (str(parse_card(str(dealt))), str(alert.card))
+                if named[0] not in face_up:
+                    raise ValueError(f"card={named[0]}: name a card dealt face up in this round")
+                pair = named
             else:
                 pair = reassignment(snapshot, state.camera, str(alert.card), str(alert.zone))
             if pair is None:
@@ -501,6 +511,7 @@ class Table(Runtime):
 
             spots = int(getattr(self.config.rules, "spots", 5))
             seed = self.config.shoe.seed
+            camera: SimulatedCamera | OpenCVCamera
             camera = self.sim_camera = SimulatedCamera(
                 zones=zones_for(self.game.snapshot(self.game.new_table(self.config.rules)), spots),
                 rng=SeededRng(seed if seed is not None else 0).numpy())  # sensor noise: simulation only
@@ -592,7 +603,8 @@ class Table(Runtime):
         asyncio.get_running_loop().create_task(self._panel_action(ev, ButtonPressed, ButtonHeld, DoorOpened,
                                                                    DoorClosed))
 
-    async def _panel_action(self, ev: Any, pressed: type, held: type, opened: type, closed: type) -> None:
+    async def _panel_action(self, ev: Any, pressed: type[ButtonPressed], held: type[ButtonHeld],
+                            opened: type[DoorOpened], closed: type[DoorClosed]) -> None:
         assert self.state is not None
         if isinstance(ev, (opened, closed)):
             record = {"kind": "door", "name": ev.name, "open": isinstance(ev, opened)}
@@ -620,25 +632,26 @@ class Table(Runtime):
             self.sim.deal()
 
     def _show(self, effects: Effects) -> None:
-        if self.panel is None or self.state is None:
+        panel = self.panel
+        if panel is None or self.state is None:
             return
         from drivers.panel import PanelError
 
         try:
             for eff in effects:
-                self._show_one(eff)
+                self._show_one(panel, eff)
             exp = self.game.expected_next(self.state.game)
             spot = parse_spot_actor(exp.actor or "")
             if spot is not None:
-                self.panel.light_spot(spot, "to_act")
+                panel.light_spot(spot, "to_act")
         except PanelError as exc:  # a lamp or display the pin map lacks: note it, never stop the table
             log.info("panel: %s", exc)
 
     def _bets(self) -> list[dict[str, Any]]:
+        assert self.state is not None
         return self.game.snapshot(self.state.game)["bets"]
 
-    def _show_one(self, eff: Effect) -> None:
-        panel = self.panel
+    def _show_one(self, panel: Panel, eff: Effect) -> None:
         spots = getattr(self.config.rules, "spots", 0)
         if isinstance(eff, BetsOpened):
             for s in range(1, spots + 1):

@@ -212,14 +212,13 @@ def scoreboard_entry(snapshot: dict[str, Any]) -> dict[str, Any] | None:
     if sides is None:
         return None
     hands = [game.get(side) or {} for side in sides]
-    points = [h.get("points") for h in hands]
-    if None in points:
+    p, b = (h.get("points") for h in hands)
+    if p is None or b is None:
         return None
-    p, b = points
     first_two = [[c["card"] for c in h.get("cards", [])[:2]] for h in hands]
     pairs = [name for name, cards in zip(("player", "banker"), first_two)
              if len(cards) == 2 and None not in cards and cards[0][:-1] == cards[1][:-1]]
-    natural = any(len(h.get("cards", [])) == 2 and pts >= 8 for h, pts in zip(hands, points))
+    natural = any(len(h.get("cards", [])) == 2 and pts >= 8 for h, pts in zip(hands, (p, b)))
     return {"round": game.get("round"), "winner": "player" if p > b else "banker" if b > p else "tie",
             "player": p, "banker": b, "pairs": pairs, "natural": natural}
 
@@ -329,7 +328,8 @@ def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects
         state = replace(state, alerts=tuple(a for a in state.alerts if a.id != record["alert"]))
         effects = (AlertResolved(record["alert"], record["action"]),)
         if record.get("reassign"):
-            state, more = _reassign(state, *record["reassign"], bool(record.get("swap")))
+            card, becomes = record["reassign"]
+            state, more = _reassign(state, card, becomes, bool(record.get("swap")))
             effects += more
     elif kind == "refused":
         state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))
@@ -421,7 +421,7 @@ def picture(state: TableState, before: tuple[TableState, dict[str, Any]] | None 
     states is taken from that picture as it is (the history and the meters change once a round), so the
     views and the bus, which reuse what they had for the same object, redo only what a record changed."""
     exp = state.game_spec.expected_next(state.game)
-    pic = {
+    pic: dict[str, Any] = {
         "table": state.table_id,
         "seq": state.seq,
         "game": state.game_spec.snapshot(state.game),

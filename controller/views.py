@@ -43,7 +43,7 @@ def project(state: dict[str, Any], audience: str) -> dict[str, Any]:
         return state
     if audience not in SCREEN_AUDIENCES:
         raise ValueError(f"unknown view {audience!r} (views: {', '.join(AUDIENCES)})")
-    masked = _mask(state)
+    masked: dict[str, Any] = _mask(state)  # a dict masks to a dict
     if audience == "public":
         masked.pop("dealer_only", None)
     return masked

@@ -3,9 +3,9 @@
 Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]]`; prints one JSON line per kill and a
 last line {"done": ...}; with `last` no clean life follows the last kill (the tail-loss test damages what it
 left). The config decides what runs (a [table] or a [cabinet]). The parent imports everything once and forks
-a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL (the runtime's
-`kill_at` failpoint, before or after the journal write of a seeded record) exactly as a power cut would leave
-the journal. Each kill lands within SPAN records (default 40) of the life's start.
+a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL (`KillingJournal`,
+the runtime's journal wrapped, before or after the durable write of a seeded record) exactly as a power cut
+would leave the journal. Each kill lands within SPAN records (default 40) of the life's start.
 """
 
 from __future__ import annotations
@@ -24,10 +24,49 @@ from controller.journal import open_journal
 from controller.rng import SeededRng
 
 
+class KillingJournal:
+    """A runtime's journal that SIGKILLs this process just before (`mode` "before_journal") or just after
+    ("after_journal") the durable write of the record numbered `seq`, as a power cut would; the rest is the
+    journal's own."""
+
+    def __init__(self, journal: Any, mode: str, seq: int) -> None:
+        assert mode in ("before_journal", "after_journal"), mode
+        self._journal, self._mode, self._seq = journal, mode, seq
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._journal, name)
+
+    def append(self, record: Any, ts_ns: int | None = None) -> Any:
+        return self.append_many([record], ts_ns)[0]
+
+    def append_many(self, records: Any, ts_ns: int | None = None) -> Any:
+        first = self._journal.last_seq + 1
+        if self._mode == "before_journal" and first <= self._seq < first + len(records):
+            os.kill(os.getpid(), signal.SIGKILL)
+        entries = self._journal.append_many(records, ts_ns)
+        if self._mode == "after_journal" and entries[0].seq <= self._seq <= entries[-1].seq:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return entries
+
+
+def _killed_at(runtime: Any, kill_at: tuple[str, int] | None) -> Any:
+    """`runtime` (before its start) with its journal, once opened, a KillingJournal at `kill_at` (None: as it is)."""
+    if kill_at is not None:
+        open_journal = runtime._open_journal
+
+        def opened() -> Any:
+            entries = open_journal()
+            runtime.journal = KillingJournal(runtime.journal, *kill_at)
+            return entries
+
+        runtime._open_journal = opened
+    return runtime
+
+
 async def _table_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
     from controller.table import Table
 
-    table = Table(cfg, kill_at=kill_at)
+    table = _killed_at(Table(cfg), kill_at)
     await table.start()
     try:
         await asyncio.wait_for(Autoplay(table, SeededRng(seed), rounds=rounds).run(), 60)
@@ -43,7 +82,7 @@ async def _table_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> 
 async def _cabinet_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
     from controller.cabinet import Cabinet
 
-    cabinet = Cabinet(cfg, kill_at=kill_at)
+    cabinet = _killed_at(Cabinet(cfg), kill_at)
     await cabinet.start()
     if cabinet.hopper is not None:
         cabinet.hopper.rate = 40.0  # coins a second: a brisk hopper, so payouts do not take the test's time

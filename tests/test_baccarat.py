@@ -329,6 +329,7 @@ def engine_coups(rules: dict[str, Any], coups: int, seed: int) -> tuple[list[lis
     return rows, used, nets
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [{}, {"no_commission": True, "decks": 6}, {"commission_rounding": "half_up"}])
 def test_fast_path_settles_as_the_engine(rules: dict[str, Any]) -> None:
     assert_coups_match(rules, 3_000, seed=2)

@@ -23,6 +23,7 @@ def colex_combinations(n: int, k: int) -> np.ndarray:
     return rows
 
 
+@pytest.mark.slow
 @pytest.mark.exhaustive
 def test_all_five_card_hands_batch_equals_scalar() -> None:
     hands = np.array(list(combinations(range(52), 5)), dtype=np.int8)
@@ -31,6 +32,7 @@ def test_all_five_card_hands_batch_equals_scalar() -> None:
     assert np.array_equal(values, scalar)
 
 
+@pytest.mark.slow
 @pytest.mark.exhaustive
 def test_all_133784560_seven_card_hands() -> None:
     # The known counts of best-five categories over every seven-card hand, through the batch path.

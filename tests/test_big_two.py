@@ -324,6 +324,7 @@ def test_hands_are_hidden_and_plays_are_shown() -> None:
                                {"spots": 3, "deal_all": True, "straights": "ace_low", "suit_order": "DHSC",
                                 "doublings": "once"},
                                {"spots": 2, "triples": False, "flushes": False, "flush_by_suit": True}])
+@pytest.mark.slow
 def test_money_is_conserved_and_refusals_change_nothing(r: dict) -> None:
     play_rounds(GAME, GAME.rules(r), legal_bets, seed=9, rounds=25, decide=random_decide, deck_per_round=True,
                 void_chance=80)

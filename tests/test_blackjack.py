@@ -331,6 +331,7 @@ RULE_SETS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", RULE_SETS)
 def test_random_play_conserves_money_refuses_cleanly_and_replays(rules: dict[str, Any]) -> None:
     state = play_rounds(GAME, GAME.rules(rules), legal_bets, seed=11, rounds=250, decide=random_decide,
@@ -338,6 +339,7 @@ def test_random_play_conserves_money_refuses_cleanly_and_replays(rules: dict[str
     assert state.round >= 250
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2 ** 32))
 def test_random_play_property(seed: int) -> None:
@@ -428,6 +430,7 @@ FAST_RULES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", FAST_RULES)
 def test_fast_path_settles_as_the_engine(rules: dict[str, Any]) -> None:
     assert_fast_path_matches_engine(rules, 4_000, seed=5, stake=15)
@@ -451,6 +454,7 @@ def test_fast_path_replays_a_round_longer_than_its_row() -> None:
     assert (short.net[fine] == whole.net[fine]).all()
 
 
+@pytest.mark.slow
 def test_simulation_is_seeded_and_independent_of_processes() -> None:
     rules = GAME.rules({})
     one = simulate(rules, 250_000, seed=4, processes=1)
@@ -459,6 +463,7 @@ def test_simulation_is_seeded_and_independent_of_processes() -> None:
     assert one != simulate(rules, 250_000, seed=5, processes=1)
 
 
+@pytest.mark.slow
 def test_report_shape_and_edge() -> None:
     lines: list[str] = []
     rep = analyse(GAME.rules({}), 400_000, 1, lines.append)

@@ -168,6 +168,7 @@ def test_heartbeats_when_idle_and_gap_means_resnapshot() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_a_stalled_subscriber_does_not_block_publishing() -> None:
     async def main() -> None:
         table, ep = FakeTable(), free_endpoints()
@@ -557,6 +558,7 @@ def test_parse_message_refuses_what_the_journal_or_a_screen_cannot_hold(body: by
         parse_message(body)
 
 
+@pytest.mark.slow
 def test_parse_message_takes_json_bounded_and_finite_or_says_why() -> None:
     """A property: whatever the bytes, parse_message returns a value strict JSON can write (finite numbers, UTF-8
     text, nested at most MAX_DEPTH) or raises Malformed; nothing else escapes it."""
@@ -744,6 +746,7 @@ def test_a_fatal_stop_exits_non_zero_so_systemd_restarts_it(tmp_path: Path) -> N
     assert (done.returncode, done.stderr) == (1, stop.code + "\n")
 
 
+@pytest.mark.slow
 def test_refusals_are_journaled_as_bounded_summaries_rate_limited_per_peer(tmp_path: Path) -> None:
     """Issue 43 point 6: a 10 MB message from an unlisted key was journaled in full, and failed handshakes
     without the peer's address (20 attempts: 45 rows). Now a refusal keeps a summary (size, SHA-256, first
@@ -919,6 +922,7 @@ def test_croupier_watch_and_command_refuse_another_tables_endpoints(tmp_path: Pa
         assert json.loads(capsys.readouterr().out)["result"]["table"] == cfg.table_id
 
 
+@pytest.mark.slow
 def test_croupier_watch_says_it_waits_for_a_table_that_does_not_answer(tmp_path: Path) -> None:
     """Issue 43 point 17: `croupier watch --config FILE` hung without a word when the table was not running. It
     waits (the table may be starting, or restarting under systemd) and says so on stderr at once, and again

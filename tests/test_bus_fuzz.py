@@ -27,6 +27,8 @@ from controller.journal import canonical_json
 from tests.table_helpers import free_ports
 from tests.test_bus import _zmtp_frame, zmtp_connect, zmtp_read
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 43
 RSS_LIMIT_KIB = 150 * 1024

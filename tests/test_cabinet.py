@@ -109,6 +109,7 @@ def test_coins_and_the_operator_add_credits_the_player_cannot(tmp_path: Path) ->
     assert state.meters.refused == 3
 
 
+@pytest.mark.slow
 def test_a_door_opened_mid_spin_keeps_the_outcome_and_disables_play_money_and_payouts(tmp_path: Path) -> None:
     cfg = cabinet_config(tmp_path)
 
@@ -213,6 +214,7 @@ def test_a_win_at_the_jackpot_limit_locks_up_for_a_hand_pay(tmp_path: Path) -> N
     assert state.recall[-1]["jackpot"] == 30 and balance(state)[0] == balance(state)[1]
 
 
+@pytest.mark.slow
 def test_hopper_empty_refill_hand_pay_and_runaway(tmp_path: Path) -> None:
     cfg = cabinet_config(tmp_path, coin_cents=25)  # 5 credits a coin
 

@@ -111,6 +111,7 @@ def test_watch_a_running_cabinet(tmp_path: Path, capsys: pytest.CaptureFixture[s
         assert json.loads(capsys.readouterr().out)["ok"] is True
 
 
+@pytest.mark.slow
 def test_cabinet_demo_runs_to_the_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ports = [str(p) for p in free_ports(3)]
     out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "el-toro", "--spins", "6",
@@ -167,6 +168,7 @@ def test_par_takes_the_titles_name(capsys: pytest.CaptureFixture[str]) -> None:
                                               "bank-on-it (Bank on It!), ")
 
 
+@pytest.mark.slow
 def test_a_cabinet_demo_prints_its_recall_and_meters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ports = [str(p) for p in free_ports(3)]
     out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "Frozen Assets", "--spins",

@@ -18,6 +18,8 @@ from controller.slots import Bet, new_state as new_slot_state, pick, spin
 from tests import crash_driver
 from tests.cabinet_helpers import cabinet_config
 
+pytestmark = pytest.mark.slow
+
 SHM = Path("/dev/shm")
 
 

@@ -164,10 +164,12 @@ def legal_bets(rules: Rules, rng) -> list[Event]:  # type: ignore[no-untyped-def
 @pytest.mark.parametrize("rules", [{}, {"deal": "hands", "spots": 4, "call_payout_cap": 150},
                                    {"paytable": {**{k: str(v) for k, v in Rules().paytable.items()},
                                                  "pair": "3:2", "straight": "9:2"}}])
+@pytest.mark.slow
 def test_harness_properties(rules: dict) -> None:
     play_rounds(GAME, GAME.rules(rules), legal_bets, seed=3, rounds=250, void_chance=30, deck_per_round=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2 ** 32))
 def test_harness_properties_any_seed(seed: int) -> None:

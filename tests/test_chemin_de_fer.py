@@ -265,12 +265,14 @@ def test_option_cells_parse() -> None:
 
 @pytest.mark.parametrize("rules", [{}, {"free_choice": True, "decks": 6, "spots": 3},
                                    {"banker_options": ["3:9", "5:4", "4:1", "5:-"], "commission_rounding": "down"}])
+@pytest.mark.slow
 def test_random_play_conserves_money_refuses_cleanly_and_replays(rules: dict[str, Any]) -> None:
     state = play_rounds(GAME, GAME.rules(rules), legal_bets, seed=7, rounds=300, void_chance=40, fresh_shoes=True,
                         bets_from_state=True)
     assert state.round >= 300
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2 ** 32))
 def test_random_play_property(seed: int) -> None:

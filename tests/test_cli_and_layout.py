@@ -73,6 +73,7 @@ def test_rules_import_only_the_standard_library() -> None:
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
 
+@pytest.mark.slow
 def test_every_module_says_what_it_is_for() -> None:
     import ast
 
@@ -170,6 +171,7 @@ def _on_a_terminal(argv: list[str], timeout: float = 240) -> str:
     return b"".join(chunks).decode()
 
 
+@pytest.mark.slow
 def test_math_blackjack_shows_a_bar_on_a_terminal_and_none_when_piped() -> None:
     argv = ["math", "blackjack", "--rounds", "300000"]
     shown = _on_a_terminal(argv)
@@ -182,6 +184,7 @@ def test_math_blackjack_shows_a_bar_on_a_terminal_and_none_when_piped() -> None:
            "negative: the player does):\n  base     " in piped.stdout
 
 
+@pytest.mark.slow
 def test_par_all_and_vision_evaluate_show_a_bar_on_a_terminal() -> None:
     shown = _on_a_terminal(["par", "--all"])
     assert "\rPAR sheets [##############################] 100% 16/16, " in shown
@@ -211,6 +214,7 @@ def test_vision_train_hands_its_stages_a_bar(monkeypatch: pytest.MonkeyPatch) ->
     assert isinstance(seen["progress"], Progress) and seen["say"] == seen["progress"].say
 
 
+@pytest.mark.slow
 def test_par_rounds_its_feature_figures(capsys: pytest.CaptureFixture[str]) -> None:
     import re
 
@@ -223,6 +227,7 @@ def test_par_rounds_its_feature_figures(capsys: pytest.CaptureFixture[str]) -> N
     assert not [line for line in feature if re.search(r"\d\.\d{5,}", line)]
 
 
+@pytest.mark.slow
 def test_bench_slots_shows_a_bar_on_a_terminal() -> None:
     shown = _on_a_terminal(["bench", "slots", "--titles", "bank-on-it", "--spins", "20000", "--scalar-spins", "500"])
     assert "\rbench slots [##############################] 100% 18/18, " in shown  # 16 sheets, the command, 1 title

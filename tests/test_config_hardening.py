@@ -203,6 +203,7 @@ def test_two_bus_sockets_on_one_endpoint_are_refused(tmp_path: Path) -> None:
                                "already")
 
 
+@pytest.mark.slow
 def test_a_port_clash_is_a_clear_error(tmp_path: Path) -> None:
     ports = free_ports(3)
     path = table_toml(tmp_path, ports=ports)
@@ -277,6 +278,7 @@ def test_a_live_shoe_refuses_a_seed(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 # -- point 15: croupier progressive ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_croupier_progressive_runs_the_example_link(tmp_path: Path) -> None:
     """`croupier progressive --config deploy/config/progressive-light-speed.toml` crashed on args.sim; run a copy of
     it (its own ports and state folder) until it says READY, then stop it as systemd would."""
@@ -342,6 +344,7 @@ def test_panel_test_runs_a_configs_simulated_pin_map(tmp_path: Path, monkeypatch
     ("table-blackjack.toml", "bj-check", "bj-1.journal", ("5550", "5551", "5552")),
     ("cabinet-light-speed.toml", "ls-check", "ls-7.journal", ("5570", "5571", "5572")),
 ])
+@pytest.mark.slow
 def test_the_live_examples_check_without_hardware_holds(tmp_path: Path, config: str, folder: str, journal: str,
                                                         ports: tuple[str, ...]) -> None:
     """table-blackjack.toml's (and cabinet-light-speed.toml's) "check it without hardware" failed without

@@ -14,6 +14,8 @@ from controller.tablestate import new_state, step
 from tests import crash_driver
 from tests.table_helpers import table_config
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("game, kills", [("baccarat", 200), ("blackjack", 40)])
 def test_kill_and_restart(tmp_path: Path, game: str, kills: int) -> None:

@@ -251,6 +251,7 @@ def test_rules_errors_name_the_key(data: dict[str, Any], message: str) -> None:
         GAME.rules(data)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["faro", "stuss"])
 def test_random_play_conserves_money_refuses_cleanly_and_replays(name: str) -> None:
     game = get_game(name)
@@ -259,6 +260,7 @@ def test_random_play_conserves_money_refuses_cleanly_and_replays(name: str) -> N
     assert state.round >= 300
 
 
+@pytest.mark.slow
 @settings(max_examples=10)
 @given(seed=st.integers(0, 2 ** 32))
 def test_random_play_property(seed: int) -> None:

@@ -59,6 +59,7 @@ async def session(cfg: Any, contributions: range, hit: int | None = None) -> dic
         await link.stop()
 
 
+@pytest.mark.slow
 def test_an_older_journal_with_its_own_anchor_refuses_to_start_against_the_floor(
         floor_cluster: NatsCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     toml = link_toml(tmp_path, "old-card", floor_cluster)

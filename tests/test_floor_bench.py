@@ -11,6 +11,7 @@ from controller.cli import main
 from tests.floor_cluster import floor_missing
 
 
+@pytest.mark.slow
 def test_bench_floor_reports_its_figures_as_json(tmp_path: Path) -> None:
     why = floor_missing()
     if why:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 
 from controller.floor.ingest import IngestChecker, floor_rows
 from controller.floor.replicator import JournalReader, Replicator
@@ -17,6 +18,8 @@ from controller.floor.server import NatsCluster, connect
 from controller.floor.wire import subject_for
 from controller.journal import Journal
 from tests.floor_cluster import floor_cluster  # noqa: F401 - the module's cluster fixture
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 

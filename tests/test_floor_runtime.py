@@ -29,6 +29,7 @@ def link_config(tmp: Path, floor: dict[str, Any] | None) -> Any:
     return progressive_config_from_mapping(data, tmp / "link.toml")
 
 
+@pytest.mark.slow
 def test_a_link_controller_with_a_floor_section_replicates_every_journal_row(floor_cluster: NatsCluster,  # noqa: F811
                                                                              tmp_path: Path) -> None:
     cfg = link_config(tmp_path, {"servers": floor_cluster.urls})

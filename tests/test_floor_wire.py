@@ -26,6 +26,7 @@ def rows(draw: st.DrawFn) -> FloorRow:
                     draw(RECORD), draw(MAC), draw(MAC))
 
 
+@pytest.mark.slow
 @given(rows())
 def test_a_row_survives_the_wire_byte_for_byte(row: FloorRow) -> None:
     assert decode_row(encode_row(row)) == row

@@ -30,6 +30,7 @@ def quiet(_: str) -> None:
 # ---------------------------------------------------------------------------------------------------
 # Published figures (sources in each analysis module's docstring)
 
+@pytest.mark.slow
 def test_three_card_poker_matches_published_figures() -> None:
     game = three_card_poker.GAME
     r = tcp_math.analyse(game.rules({}), None, 1, quiet)
@@ -45,6 +46,7 @@ def test_three_card_poker_matches_published_figures() -> None:
     assert round(tcp_math.analyse(four_to_one, None, 1, quiet)["house_edge"]["pair_plus"], 4) == -0.0232
 
 
+@pytest.mark.slow
 def test_let_it_ride_matches_published_figures() -> None:
     game = let_it_ride.GAME
     r = lir_math.analyse(game.rules({}), None, 1, quiet)
@@ -64,6 +66,7 @@ def test_caribbean_stud_simulation_covers_the_published_edge() -> None:
     assert edge - half < -0.05225 < edge + half   # Wizard of Odds: 5.225% with this strategy, 5.224% optimal
 
 
+@pytest.mark.slow
 def test_math_command_prints_the_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["math", "three-card-poker", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -184,6 +187,7 @@ def test_three_card_poker_fast_path_settles_like_the_engine(rules: dict, ante: i
                                                        "three_of_a_kind": "5:2", "two_pair": 2,
                                                        "tens_or_better": "3:2"}}, 7),
 ])
+@pytest.mark.slow
 def test_let_it_ride_fast_path_settles_like_the_engine(rules: dict, stake: int) -> None:
     _let_it_ride(ROUNDS, rules, stake, seed=22)
 
@@ -194,6 +198,7 @@ def test_let_it_ride_fast_path_settles_like_the_engine(rules: dict, stake: int) 
       "paytable": {"royal_flush": 100, "straight_flush": 50, "four_of_a_kind": 20, "full_house": 7, "flush": 5,
                    "straight": 4, "three_of_a_kind": 3, "two_pair": "5:2", "pair": "5:4", "high_card": 1}}, 3),
 ])
+@pytest.mark.slow
 def test_caribbean_stud_fast_path_settles_like_the_engine(rules: dict, ante: int) -> None:
     _caribbean_stud(ROUNDS, rules, ante, seed=23)
 

@@ -130,6 +130,7 @@ def test_bad_pair_classes_are_refused() -> None:
         house_way(parse_cards("AS KD"))
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(st.permutations(list(deck(1))).map(lambda cards: cards[:7]))
 def test_house_way_never_fouls_and_uses_the_hand(cards: list) -> None:

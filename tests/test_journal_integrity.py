@@ -347,6 +347,7 @@ def test_a_cabinet_and_a_link_refuse_too(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- point 9
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(flips=st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 7)), min_size=1, max_size=3))
 def test_bit_flips_are_refused_or_harmless(table: Path, flips: list[tuple[int, int]]) -> None:

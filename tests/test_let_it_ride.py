@@ -203,6 +203,7 @@ def legal_bets(rules: Rules, rng) -> list[Event]:  # type: ignore[no-untyped-def
 @pytest.mark.parametrize("rules", [{}, {"deal": "hands", "spots": 2, "payout_cap": 300},
                                    {"paytable": {"tens_or_better": "3:2", "two_pair": "5:2"},
                                     "limit": {"min": 3, "max": 40}}])
+@pytest.mark.slow
 def test_harness_properties(rules: dict) -> None:
     play_rounds(GAME, GAME.rules(rules), legal_bets, seed=5, rounds=250, void_chance=30, deck_per_round=True)
 

@@ -326,11 +326,13 @@ def test_rules_validation_names_the_key() -> None:
 @pytest.mark.parametrize("rules", [{}, {"player_banking": True},
                                    {"hand_order": "shuffler", "deal": "hands", "foul": "house_way",
                                     "commission_rounding": "down"}])
+@pytest.mark.slow
 def test_money_is_conserved_and_refusals_change_nothing(rules: dict) -> None:
     play_rounds(GAME, GAME.rules(rules), legal_bets, seed=5, rounds=150, decide=random_decide, jokers=1,
                 deck_per_round=True, void_chance=40)
 
 
+@pytest.mark.slow
 def test_player_banked_rounds_net_the_bank() -> None:
     """Over random banked rounds the bank's row is the netted sum of every result against it."""
     rules = GAME.rules(BANKING)

@@ -37,12 +37,14 @@ def engine_outcomes(rows: np.ndarray) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow
 def test_the_fast_path_settles_as_the_engine() -> None:
     rows = deal_hands(SeededRng(3).numpy(), 300, 49, deck_size=53)
     backs, fronts = pg_math.hand_values(rows.reshape(-1, 7), GAME.rules({}).house_way)
     assert (pg_math.outcomes(backs, fronts) == engine_outcomes(rows)).all()
 
 
+@pytest.mark.slow
 def test_the_report_has_both_sides_with_intervals() -> None:
     r = pg_math.analyse(GAME.rules({}), 3_000, 1, quiet)
     assert r["game"] == "pai-gow" and r["method"] == "simulation" and r["rounds"] == 3_000
@@ -53,6 +55,7 @@ def test_the_report_has_both_sides_with_intervals() -> None:
     assert -0.1 < r["house_edge"]["player"] < 0.05
 
 
+@pytest.mark.slow
 def test_the_simulation_does_not_depend_on_the_processes() -> None:
     rules = GAME.rules({})
     assert pg_math.simulate(rules, 2 * pg_math.CHUNK // 50, 4, processes=1) == \

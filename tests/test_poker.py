@@ -42,6 +42,7 @@ def test_every_five_card_rank_pattern_matches_the_independent_evaluator() -> Non
             assert decoded(poker.FLUSH_TABLE[mask]) == naive5(ranks, True), ranks
 
 
+@pytest.mark.slow
 @pytest.mark.exhaustive
 def test_all_2598960_five_card_hands() -> None:
     counts: Counter[int] = Counter()
@@ -57,6 +58,7 @@ def test_all_2598960_five_card_hands() -> None:
     assert len(values) == 7_462  # the known number of distinct five-card hand values
 
 
+@pytest.mark.slow
 @pytest.mark.exhaustive
 def test_every_six_and_seven_card_rank_pattern_against_brute_force() -> None:
     for size in (6, 7):
@@ -72,6 +74,7 @@ def test_every_six_and_seven_card_rank_pattern_against_brute_force() -> None:
             assert decoded(poker.FLUSH_TABLE[mask]) == best, ranks
 
 
+@pytest.mark.slow
 def test_best_of_seven_against_all_21_subsets_on_a_random_sample() -> None:
     rnd = random.Random(20261121)
     for _ in range(200_000):

@@ -303,6 +303,7 @@ def test_bonus_lines() -> None:
 
 @pytest.mark.parametrize("rules", [{}, {"spots": 10, "double": "any", "max_hands": 4, "resplit_aces": True,
                                         "double_after_split": True, "natural_against_natural_collects": 0}])
+@pytest.mark.slow
 def test_random_play_conserves_money_refuses_cleanly_and_replays(rules: dict[str, Any]) -> None:
     state = play_rounds(GAME, GAME.rules(rules), legal_bets, seed=12, rounds=250, void_chance=30, fresh_shoes=True,
                         decide=decide, bets_from_state=True)

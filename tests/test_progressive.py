@@ -120,6 +120,7 @@ def test_two_cabinets_hitting_in_the_same_instant_one_wins_the_pool_the_other_th
     assert {first["cabinet"], second["cabinet"]} == {"a", "b"}
 
 
+@pytest.mark.slow
 def test_cabinets_on_a_link_contribute_follow_the_pool_and_stop_max_bet_play_while_it_is_down(tmp_path: Path) -> None:
     keys = tmp_path / "keys"
     for name in ("server", "ls-1", "ls-2"):

@@ -408,6 +408,7 @@ def test_croupier_screens_refuses_a_broken_config(tmp_path: Path, capsys: pytest
     assert "[screens].listen: expected HOST:PORT" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_demo_starts_the_screens_and_prints_their_addresses(tmp_path: Path) -> None:
     import subprocess
 

@@ -21,7 +21,8 @@ from controller.views import leaks
 from tests.screens_helpers import TOKEN, artifacts, cards_in, phase, run, stack
 from tests.table_helpers import free_ports, misplaceable, step_until, table_config
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")]
 
 SIZES = ((1920, 1080), (800, 480))
 CARD = re.compile(r'"card": ?"([2-9TJQKA][CDHS])"')

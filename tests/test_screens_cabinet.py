@@ -248,6 +248,7 @@ def test_serve_mixes_tables_and_cabinets_and_the_demo_urls(tmp_path: Path) -> No
     run(main())
 
 
+@pytest.mark.slow
 def test_demo_cabinet_starts_the_screens_and_prints_their_addresses(tmp_path: Path) -> None:
     import os
     import re

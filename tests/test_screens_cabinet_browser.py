@@ -18,7 +18,8 @@ from tests.screens_helpers import TOKEN, run
 from tests.test_screens_browser import shoot
 from tests.test_screens_cabinet import ATTENDANT_ONLY, cabinet_stack, journal, keys_in
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")]
 
 READ_CABINET = """() => ({
   seq: Number(document.body.dataset.seq),

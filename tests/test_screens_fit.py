@@ -13,7 +13,8 @@ from controller.screens.browser import browser, missing, wait_for
 from controller.screens.roads import ask, derived_roads
 from tests.screens_helpers import Replay, artifacts, recorded_views, run
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")]
 
 SIZES = ((1920, 1080), (1280, 720), (800, 480))
 

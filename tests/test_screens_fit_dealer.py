@@ -15,7 +15,8 @@ from controller.screens.browser import browser, missing, wait_for
 from tests.screens_helpers import Replay, artifacts, cards_in, recorded_views, run
 from tests.test_screens_fit import CHECK, states
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")]
 
 GAMES = ("blackjack", "baccarat", "texas-holdem", "faro", "pai-gow")
 SEEDS = {"blackjack": 6}

@@ -68,6 +68,7 @@ CASES = [(t, None, Policy()) for t in TITLES] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title_id,bet,policy", CASES)
 def test_the_vectorised_step_gives_what_spin_gives(title_id: str, bet: Bet | None, policy: Policy) -> None:
     t = get_title(title_id)
@@ -126,6 +127,7 @@ def test_the_vectorised_step_wins_the_same_progressives_and_bonuses_as_spin() ->
     _scripted("the-big-heist", [stops_for(bh, "SD", "SD", "--")] * 26 + [stops_for(bh, "SD", "SD", "SD")], Bet(2))
 
 
+@pytest.mark.slow
 def test_bench_slots_writes_its_figures(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
     import json
 

@@ -29,6 +29,7 @@ def _agrees(sheet: dict, bound: float) -> None:
     assert abs(sheet["progressive_hits"] - expected) <= 4 * expected ** 0.5 + 3, sheet
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title_id,options", RUNS, ids=[f"{t}{'-' + str(o) if o else ''}" for t, o in RUNS])
 def test_a_short_simulation_agrees_with_the_par_sheet(title_id: str, options: dict) -> None:
     sheet = simulate_sheet(get_title(title_id), 300_000, seed=20261121, machines=100, **options)

@@ -230,6 +230,7 @@ def _replay(title_id: str, journal: list[dict[str, Any]]) -> None:
         assert Outcome.from_json(entry["out"]) == out and State.from_json(entry["state"]) == state
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(title=st.sampled_from(sorted(t.id for t in all_titles())), seed=st.integers(0, 2**32), coins=st.integers(1, 3))
 def test_replaying_the_journal_rebuilds_every_state_and_outcome(title: str, seed: int, coins: int) -> None:
@@ -237,6 +238,7 @@ def test_replaying_the_journal_rebuilds_every_state_and_outcome(title: str, seed
     _replay(title, _play(title, seed, 300, coins))
 
 
+@pytest.mark.slow
 def test_a_long_journal_of_every_title_replays() -> None:
     for t in all_titles():
         _replay(t.id, _play(t.id, 99, 2_000, t.max_bet.total))

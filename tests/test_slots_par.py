@@ -51,6 +51,7 @@ def test_an_exact_sheet_sums_its_lines(capsys: pytest.CaptureFixture[str]) -> No
     assert sum(r["hits_per_cycle"] for r in s["lines_table"]) / s["cycle"] == pytest.approx(s["hit_frequency"])
 
 
+@pytest.mark.slow
 def test_par_command_prints_and_refuses(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["par", "el-toro"]) == 0
     out = capsys.readouterr().out
@@ -186,6 +187,7 @@ def test_free_winning_spins_analysis_is_the_exact_chain() -> None:
     _check(t)
 
 
+@pytest.mark.slow
 def test_dragon_respins_analysis_is_the_exact_chain() -> None:
     reels = [[["-", 2], ["H", 2], ["A", 1], ["C", 1]], [["-", 2], ["Y", 3], ["A", 1]], [["-", 1], ["T", 3], ["A", 1], ["C", 1]]]
     t = toy([{"kind": "dragon_respins", "parts": ["H", "Y", "T"], "respins": [1, 2, 4], "jackpot_at": 6,
@@ -202,6 +204,7 @@ def test_bullfight_analysis_is_the_exact_chain() -> None:
     _check(t)
 
 
+@pytest.mark.slow
 def test_snowman_analysis_is_the_exact_chain() -> None:
     reels = [[["-", 2], ["F", 2], ["S", 1], ["A", 1], ["C", 1]]] * 3
     t = toy([{"kind": "snowman", "flake": "F", "sun": "S", "target": 4, "bonus": 10, "max_bet_only": True}], reels,

@@ -46,6 +46,7 @@ def journal_settlements(path: Path, cfg: Any) -> tuple[Any, list[Any], list[dict
 
 @pytest.mark.parametrize("game", ["baccarat", "blackjack", "three-card-poker", "pai-gow", "pusoy", "texas-holdem",
                                   "big-two"])
+@pytest.mark.slow
 def test_autoplayed_rounds_replay_to_the_same_state_and_meters(tmp_path: Path, game: str,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = table_config(tmp_path, game)

@@ -120,6 +120,7 @@ def test_camera_records_fold_into_what_the_camera_sees(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("game", ["baccarat", "blackjack", "three-card-poker", "texas-holdem", "chemin-de-fer",
                                   "let-it-ride", "pai-gow", "caribbean-stud", "pontoon", "big-two"])
+@pytest.mark.slow
 def test_every_dealt_card_passes_where_it_was_dealt_and_fails_elsewhere(tmp_path: Path, game: str) -> None:
     """Over autoplayed rounds: a camera that sees each face-up card where the game put it raises nothing; the same
     card seen in another zone that holds no copy of it raises an alert."""
@@ -176,6 +177,7 @@ def test_camera_config_is_validated(tmp_path: Path) -> None:
             config_from_mapping({**base, "camera": camera}, tmp_path / "t.toml")
 
 
+@pytest.mark.slow
 def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -> None:
     """A baccarat coup on a simulated table with its camera: the dealer lays one of the banker's cards in the
     player's box; the camera sees it there, the round pauses on a camera alert naming the card, the dealer puts
@@ -219,6 +221,7 @@ def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -
     assert f"    alert camera: {text} -> confirm by dealer (card moved to the banker box)\n" in out
 
 
+@pytest.mark.slow
 def test_a_restarted_table_forgets_what_its_camera_saw_and_sees_it_again(tmp_path: Path) -> None:
     """The camera's view is journaled like everything else, so a restart replays it; the restarted witness
     starts afresh (a `camera` record) and its tracker reports the cards still lying there again."""

@@ -24,6 +24,7 @@ def write_config(tmp: Path, game: str = "baccarat") -> Path:
 play = play_config
 
 
+@pytest.mark.slow
 def test_recall_and_meters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_config(tmp_path)
     play(path, 4)
@@ -77,6 +78,7 @@ def test_watch_a_table_whose_views_go_over_curve(tmp_path: Path, capsys: pytest.
         assert "give --key" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("camera", [[], ["--no-camera"]])
 def test_demo_runs_to_the_end(tmp_path: Path, camera: list[str]) -> None:
     ports = [str(p) for p in free_ports(3)]
@@ -145,6 +147,7 @@ def test_demo_help_lists_the_games(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert f"game to deal (default blackjack): {', '.join(game_names())}\n" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_table_demo_keeps_its_folder_and_config_and_prints_every_settlement(tmp_path: Path,
                                                                                capsys: pytest.CaptureFixture[str]
                                                                                ) -> None:

@@ -114,6 +114,7 @@ def test_the_camera_list_does_not_name_a_face_down_card() -> None:
     assert "8C" not in json.dumps(dealer)
 
 
+@pytest.mark.slow
 def test_the_simulated_pontoon_shoe_deals_no_card_it_cannot_hold(tmp_path: Path) -> None:
     """Point 10: the pontoon demo raised 59 "cannot come from this shoe" alerts in 30 rounds. Its pack reaches the
     burned card in mid-round, the game reshuffles the discards (the cards on the table stay out), but the
@@ -139,6 +140,7 @@ def test_the_simulated_pontoon_shoe_deals_no_card_it_cannot_hold(tmp_path: Path)
     assert all(sorted(c["missing"]) == sorted(o["out"]) for c, o in zip(checks, mid_round))
 
 
+@pytest.mark.slow
 def test_a_restarted_pontoon_table_deals_on_from_the_reshuffled_discards(tmp_path: Path) -> None:
     """The simulated order of a mid-round reshuffle is journaled with the cards it left out, so a table restarted
     in that pack deals on from the same cards, and raises no alert either."""
@@ -303,6 +305,7 @@ def test_a_swapped_shoe_raises_a_journaled_alert_and_its_cards_are_not_lost(tmp_
     assert len(voids) == 1
 
 
+@pytest.mark.slow
 def test_a_shoe_reset_to_draw_0_between_rounds_asks_for_a_deck_check(tmp_path: Path) -> None:
     """Point 3, the other way in: the same shoe, rebooted with its counter back at 0, between rounds."""
     cfg = table_config(tmp_path, "baccarat", seed=4)
@@ -329,6 +332,7 @@ def test_a_shoe_reset_to_draw_0_between_rounds_asks_for_a_deck_check(tmp_path: P
 # ------------------------------------------------------------------------------------------ point 8
 
 
+@pytest.mark.slow
 def test_manual_card_entry_needs_the_shoe_down_and_the_dealer_switching_it_on(tmp_path: Path) -> None:
     """Point 8: the dealer's `card` was taken at a table with a reading shoe. Now it is refused until the dealer
     switches manual entry on, which is journaled, shown in the dealer view, and allowed only while the shoe is

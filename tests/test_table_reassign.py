@@ -142,6 +142,7 @@ REASSIGN_GAMES = ["baccarat", "blackjack", "chemin-de-fer", "three-card-poker", 
                   "pontoon", "texas-holdem", "pai-gow"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", REASSIGN_GAMES)
 def test_a_reassigned_round_is_the_round_dealt_that_way(name: str) -> None:
     """Over random rounds: after cards dealt mid-round, two of them traded by `reassign` give the state a journal
@@ -195,6 +196,7 @@ def sees(table: Table, card: str, zone: str) -> None:
     table._camera_arrived(CardAppeared(parse_card(card), zone, 0.99, True))
 
 
+@pytest.mark.slow
 def test_a_table_reassigns_two_cards_the_dealer_swapped(tmp_path: Path) -> None:
     """A baccarat coup dealt by the simulated shoe; the camera's tracker (its events handed in as the witness
     thread hands them) sees the banker's first card in the player's box and the player's first card in the

@@ -482,6 +482,7 @@ def test_hole_cards_stay_hidden_until_the_showdown() -> None:
 
 @pytest.mark.parametrize("rules", [{}, {"structure": "pot_limit", "ante": 1}, {"structure": "fixed_limit", "spots": 4,
                                    "odd_chip": "high_card"}, {"spots": 2, "limits": {"stack": {"min": 3, "max": 30}}}])
+@pytest.mark.slow
 def test_money_is_conserved_and_refusals_change_nothing(rules: dict) -> None:
     play_rounds(GAME, GAME.rules(rules), legal_bets, seed=4, rounds=150, decide=random_decide, deck_per_round=True,
                 void_chance=40, bets_from_state=True)
@@ -490,6 +491,7 @@ def test_money_is_conserved_and_refusals_change_nothing(rules: dict) -> None:
 @settings(max_examples=60)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["no_limit", "pot_limit", "fixed_limit"]),
        st.lists(st.integers(1, 60), min_size=2, max_size=6))
+@pytest.mark.slow
 def test_chips_on_the_table_plus_rake_equal_the_buy_ins(seed: int, structure: str, stacks: Sequence[int]) -> None:
     """Every hand ends with the chips that sat down, less the rake; illegal decisions change nothing."""
     rng = SeededRng(seed)

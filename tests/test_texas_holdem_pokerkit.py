@@ -263,6 +263,7 @@ def fast_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pk.hands.Hand, "entry", property(entry))
 
 
+@pytest.mark.slow
 def test_pokerkit_awards_the_same_pots(fast_reference: None) -> None:
     counts = {"hands": 0, "side pots": 0, "multi-way all-ins": 0, "split pots": 0, "reopening differences": 0,
               "odd-chip differences": 0}

@@ -289,10 +289,12 @@ def legal_bets(rules: Rules, rng) -> list[Event]:  # type: ignore[no-untyped-def
 
 @pytest.mark.parametrize("rules", [{}, {"deal": "hands", "spots": 3, "fold_loses_pair_plus": False},
                                    {"pair_plus": {"pair": "3:2", "flush": "5:2"}, "ante_bonus": {"straight": "1:2"}}])
+@pytest.mark.slow
 def test_harness_properties(rules: dict) -> None:
     play_rounds(GAME, GAME.rules(rules), legal_bets, seed=11, rounds=250, void_chance=30, deck_per_round=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2 ** 32))
 def test_harness_properties_any_seed(seed: int) -> None:

@@ -218,12 +218,14 @@ def test_rules_errors_name_the_key(data: dict[str, Any], message: str) -> None:
 # Random play
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [{}, {"en_prison": True}, {"decks": 1, "cards_behind_cut": 1, "en_prison": True}])
 def test_random_play_conserves_money_refuses_cleanly_and_replays(rules: dict[str, Any]) -> None:
     state = play_rounds(GAME, GAME.rules(rules), legal_bets, seed=5, rounds=300, void_chance=40, fresh_shoes=True)
     assert state.round >= 300
 
 
+@pytest.mark.slow
 @settings(max_examples=10)
 @given(seed=st.integers(0, 2 ** 32))
 def test_random_play_property(seed: int) -> None:
@@ -261,6 +263,7 @@ def _brute_joint(counts: tuple[int, ...], target: int) -> dict[tuple[int, int], 
     return go(1, 0, 0, counts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("counts, target", [((3, 3, 3, 3), 6), ((1, 2, 1, 2, 1, 1, 1, 1, 1, 3), 12)])
 def test_exact_distribution_equals_brute_force(counts: tuple[int, ...], target: int) -> None:
     joint = joint_totals(counts, target)
@@ -271,6 +274,7 @@ def test_exact_distribution_equals_brute_force(counts: tuple[int, ...], target: 
     assert joint.sum() == pytest.approx(1.0, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_one_deck_figures_agree_with_a_seeded_simulation() -> None:
     figures = edges(joint_totals(shoe_counts(1)))
     assert figures["noir"] == pytest.approx(figures["rouge"], abs=1e-14)   # the rows are exactly symmetric
@@ -280,6 +284,7 @@ def test_one_deck_figures_agree_with_a_seeded_simulation() -> None:
     assert abs(sim["refait"] - figures["refait"]) < 2 * sim["refait_ci95"]
 
 
+@pytest.mark.slow
 def test_fast_path_equals_the_engine_coup_by_coup(request: pytest.FixtureRequest) -> None:
     coups = 100_000 if request.config.getoption("--long") else 3_000
     shoes = SeededShoes(GAME, 6, seed=17)

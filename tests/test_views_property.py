@@ -57,6 +57,7 @@ def _rounds_for(name: str, long: bool) -> int:
     return 5000 if long else 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_no_face_down_card_on_a_screen(name: str, request: pytest.FixtureRequest) -> None:
     screens = ScreenViews()

@@ -134,6 +134,7 @@ def test_an_index_found_off_is_located_on_the_card(rec: Recogniser, angle: float
     assert abs(math.degrees(math.atan2(got.ux * true.uy - got.uy * true.ux, got.ux * true.ux + got.uy * true.uy))) < 5
 
 
+@pytest.mark.slow
 def test_a_covered_cards_index_found_askew_reads_once_located(rec: Recogniser) -> None:
     # The second dealt frame of the validation seed (777): a 2S half under another card shows its lower index.
     # Found 20 degrees off either way, 0.3 of a half-width up the frame, or turned a quarter or half round, the crop shows
@@ -432,6 +433,7 @@ def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
     assert rec._body_rect(named, finds[:1], [(img, 1.0)]) == implied
 
 
+@pytest.mark.slow
 def test_identify_names_a_whole_card_its_blurred_index_misreads(rec: Recogniser) -> None:
     # The thirteenth dealt frame of the validation seed (777): an 8D in full sight whose blurred index stop 34's
     # classifier read 5D; since issue 37's index readers it reads 8D, unsurely, and its eight pips make it sure.
@@ -664,6 +666,7 @@ def test_an_index_read_unsurely_in_a_gap_is_read_again_shifted(rec: Recogniser,
         [("7S", round(true.cx, 2), round(true.cy, 2))]
 
 
+@pytest.mark.slow
 def test_identify_names_the_card_under_two_others_in_a_rendered_cascade(rec: Recogniser,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     # The eighth dealt frame of numpy's generator seeded 777: a cascade of 7S, 7H and 5C (and a hole card). The
@@ -707,6 +710,7 @@ def test_identify_reads_the_simulated_table(rec: Recogniser) -> None:
         assert math.hypot(d.rect.cx - x, d.rect.cy - y) < 10
 
 
+@pytest.mark.slow
 def test_tracker_turns_a_rendered_sequence_into_exactly_the_right_events(rec: Recogniser) -> None:
     """Deal three cards, pass a hand over them, move one to the discard, take one away: frames rendered with
     sensor noise; the events must be exactly these, in this order."""
@@ -788,6 +792,7 @@ def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert text.count("[calibration]") == config.read_text().count("[calibration]") == 1
 
 
+@pytest.mark.slow
 def test_bench_vision_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "v.json"
     assert main(["bench", "vision", "--frames", "5", "--json", str(path)]) == 0

@@ -51,6 +51,7 @@ def test_scenes_are_seeded() -> None:
     assert not np.array_equal(a.image, c.image)
 
 
+@pytest.mark.slow
 def test_ground_truth_follows_the_cards() -> None:
     gen = SeededRng(3).numpy()
     for _ in range(10):
@@ -102,6 +103,7 @@ def test_a_court_pictures_suit_sign_lies_where_picture_sign_says(text: str) -> N
     assert np.abs(bottom[mask > 0.99] - ink).max() <= 2
 
 
+@pytest.mark.slow
 def test_a_close_render_tells_how_much_of_each_region_is_in_sight() -> None:
     # Alone: the card in full sight. With a card over it always: some renders cover part of the card, and the
     # regions' figures agree with its visible share.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 from controller.cards import parse_card
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, Sighting, Tracker, event_from_json
 
@@ -97,6 +99,7 @@ def test_events_round_trip_through_json() -> None:
 CARDS = [parse_card(c) for c in ("AS", "KD", "TH", "2C", "7H")]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_dropouts_and_covered_indices_never_make_events(data: st.DataObject) -> None:

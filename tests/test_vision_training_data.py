@@ -27,6 +27,7 @@ def _check(decoded, rect: CardRect) -> None:
     assert abs(best.half_l - rect.half_l) < 0.5 and abs(best.half_w - rect.half_w) < 0.5
 
 
+@pytest.mark.slow
 def test_targets_decode_back_to_the_cards() -> None:
     gen = SeededRng(4).numpy()
     checked = 0
@@ -47,6 +48,7 @@ def test_targets_decode_back_to_the_cards() -> None:
     assert checked >= 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dealt", [0.0, 1.0])
 def test_index_targets_decode_back_to_the_index_corners(dealt: float) -> None:
     gen = SeededRng(6).numpy()
@@ -84,12 +86,15 @@ def test_mirrored_targets_match_the_mirrored_image() -> None:
     out = t[:DET_CHANNELS].copy()
     out[0] = (out[0] >= 1).astype(np.float32)
     decoded = decode(out, 1.0, 0.5)
+    checked = 0
     for ob in objects:
         if ob.ignore or ob.rect is None or not 0 <= (ob.box[0] + ob.box[2]) / 2 < 256 or \
                 not 0 <= (ob.box[1] + ob.box[3]) / 2 < 256:
             continue
         r = ob.rect
         _check(decoded, CardRect(256 - r.cx, r.cy, -r.ux, r.uy, r.half_l, r.half_w))
+        checked += 1
+    assert checked >= 1, "the scene has no whole card inside the image: the mirror was checked on nothing"
 
 
 def test_classical_rect_finds_a_lone_card() -> None:
@@ -110,6 +115,7 @@ def test_classical_rect_finds_a_lone_card() -> None:
     assert data.classical_rect(np.full((400, 400, 3), 90, np.uint8), (100, 100, 200, 240)) is None
 
 
+@pytest.mark.slow
 def test_classifier_crops_and_labels() -> None:
     gen = SeededRng(2).numpy()
     crops, ranks, suits = [], [], []
@@ -136,6 +142,7 @@ def test_wide_reader_crops_are_the_classifiers_scenes_cut_wide() -> None:
     assert np.array_equal(wide[1], narrow[1]) and np.array_equal(wide[2], narrow[2])
 
 
+@pytest.mark.slow
 def test_body_crops_and_labels() -> None:
     gen = SeededRng(3).numpy()
     parts = [data.body_scene(gen) for _ in range(8)]
@@ -148,6 +155,7 @@ def test_body_crops_and_labels() -> None:
     assert (r == BODY_NONE).any() and (r < BODY_NONE).sum() >= 5
 
 
+@pytest.mark.slow
 def test_sign_squares_and_labels() -> None:
     # Two squares a sign in sight or covered (none for a sign half covered); a club or a spade where the sign shows,
     # SIGN_NONE where it does not; the card 64 to 166 pixels wide.
@@ -198,6 +206,7 @@ def test_the_locators_answer_puts_the_rect_on_the_index_its_label_names(angle: f
     assert data.locator_label(seen, [(half, true)]) is None
 
 
+@pytest.mark.slow
 def test_locator_squares_and_labels() -> None:
     gen = SeededRng(5).numpy()
     parts = [data.locator_scene(gen, dealt=1.0) for _ in range(3)]

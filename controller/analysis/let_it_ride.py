@@ -88,11 +88,11 @@ def strategy(rules: Rules) -> Strategy:
         hands = combinations(5)
         nets = _nets(evaluate(hands, check=False).astype(np.int64), rules, stake)
         sum3 = np.zeros(comb(52, 3), dtype=np.int64)
-        for sub in SUBSETS3:
-            sum3 += np.bincount(colex(hands[:, sub]), weights=nets, minlength=len(sum3)).astype(np.int64)
+        for sub3 in SUBSETS3:
+            sum3 += np.bincount(colex(hands[:, sub3]), weights=nets, minlength=len(sum3)).astype(np.int64)
         sum4 = np.zeros(comb(52, 4), dtype=np.int64)
-        for sub in SUBSETS4:
-            sum4 += np.bincount(colex(hands[:, sub]), weights=nets, minlength=len(sum4)).astype(np.int64)
+        for sub4 in SUBSETS4:
+            sum4 += np.bincount(colex(hands[:, sub4]), weights=nets, minlength=len(sum4)).astype(np.int64)
         _CACHE[key] = Strategy(sum3 >= 0, sum4 >= 0, sum3, sum4, int(nets.sum()), stake)
     return _CACHE[key]
 

@@ -452,13 +452,13 @@ def _paytable_sheet(title: Title, pt: int) -> dict[str, Any]:
             exact = m.exact / bet.total
     # A progressive is valued at its reset, which is in dollars: the return differs by denomination, and
     # the sheet heads with the lowest.
-    per_denom = {}
+    per_denom: dict[int, dict[str, Any]] = {}
     for d in (title.denominations if prog else title.denominations[:1]):
         reset = prog.reset_credits(d) if prog else 0
         m = moments(title, max_bet, pt, reset)
         rtp_reset = m.progressive * reset / max_bet.total
         base = m.mean / max_bet.total - rtp_reset
-        entry = {"moments": m, "base_rtp": base, "rtp_reset": rtp_reset, "rtp": base + rtp_reset + contribution}
+        entry: dict[str, Any] = {"moments": m, "base_rtp": base, "rtp_reset": rtp_reset, "rtp": base + rtp_reset + contribution}
         if prog:
             entry["reset_credits"] = reset
         per_denom[d] = entry

@@ -82,6 +82,7 @@ def _suit_classes(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         renamed = np.sort(rank * 4 + np.array(perm)[suit], axis=1)
         key = (renamed[:, 0] * 52 + renamed[:, 1]) * 52 + renamed[:, 2]
         best = key if best is None else np.minimum(best, key)
+    assert best is not None  # there are 24 permutations
     _, first, sizes = np.unique(best, return_index=True, return_counts=True)
     return hands[first], sizes
 

@@ -73,7 +73,7 @@ class Tables:
 def tables(title: Title) -> Tables:
     codes = title.codes
     s = len(codes)
-    sizes = tuple(r.size for r in title.reels)
+    sizes = (title.reels[0].size, title.reels[1].size, title.reels[2].size)
     shown = [np.array([[title.index[reel.shown(p, row)] for p in range(reel.size)] for row in range(3)])
              for reel in title.reels]
     weights = np.einsum("i,j,k->ijk", *[np.array(r.weights, dtype=np.int64) for r in title.reels]).ravel()
@@ -193,6 +193,7 @@ class _Sim:
         won = self.pays[combo]
         progressive = np.zeros(self.m, dtype=bool)
         if self.kind:
+            assert self.fact is not None  # a feature's kind: its facts were built
             won, jackpot = getattr(self, "_" + self.kind)(self.fact[combo], paid, won, self.centre[combo], pick_draw)
             progressive = progressive | jackpot
         fed = np.zeros(self.m, dtype=np.int64)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # the commands import their heavy modules when they run: `croupier --help` stays quick
+    import zmq
 
 DEMO_PORTS = (5550, 5551, 5552)
 
@@ -179,7 +182,7 @@ async def _serve(cfg: Any, autoplay: Any = None, on_ready: Any = None) -> None:
         await table.stop()
 
 
-def _bind_error(cfg: Any, exc: Exception) -> str:
+def _bind_error(cfg: Any, exc: zmq.ZMQError) -> str:
     """A bus socket that would not bind, as the config key that names it (a port clash, an address not here)."""
     where = str(cfg.path) if cfg.path else "config"
     endpoints = cfg.bus.endpoints
@@ -683,7 +686,7 @@ def _printer(compact: bool = False) -> Callable[[dict[str, Any]], None]:
     """`_print_state` for the stream of one table's views: an update that would print what the one before it
     printed, but for its seq (a record that changed nothing shown here: what the camera saw, the shoe's
     status), is left out, so the terminal shows the table's progress rather than every record."""
-    last: list[list[str]] = []
+    last: list[str] = []
     shown_round: list[Any] = [None]  # the last round whose settlement was printed
 
     def show(state: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any
 
 from controller.games.base import GameSpec
 
@@ -16,7 +17,7 @@ def _module_name(name: str) -> str:
     return name.strip().lower().replace("-", "_").replace(" ", "_")
 
 
-def get_game(name: str) -> GameSpec:
+def get_game(name: str) -> GameSpec[Any]:
     """The game registered as `name` ('blackjack', 'three-card-poker', ...); a clear error otherwise."""
     module_name = _module_name(name)
     if module_name in _NOT_GAMES or not module_name.isidentifier():

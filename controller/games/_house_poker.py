@@ -9,8 +9,8 @@ rules say so.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from dataclasses import Field, dataclass, replace
+from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, TypeVar
 
 from controller.cards import Card
 from controller.games.base import (
@@ -81,6 +81,21 @@ Place = Callable[[Bets, PlaceBet | RemoveBet], tuple[Bets, Effects]]
 T = TypeVar("T")
 
 
+class Dealt(Protocol):
+    """What the dealing helpers need of a game's state: a frozen dataclass with `phase` and `cards` (as State)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def cards(self) -> tuple[tuple[str, Placed], ...]: ...
+
+
+DT = TypeVar("DT", bound=Dealt)
+
+
 def betting(state: T, event: Event, spots: int, limits: Mapping[str, Limit],
             place: Place | None = None, idle: Callable[[T], T] | None = None) -> tuple[T, Effects] | None:
     """Handle the events every game treats alike (void, open, place/remove, close); None for any other event.
@@ -119,45 +134,43 @@ def betting(state: T, event: Event, spots: int, limits: Mapping[str, Limit],
     return None
 
 
-def expect_text(state: State) -> str:
+def expect_text(state: Dealt) -> str:
     return {"idle": "no round in progress", "betting": "bets are open", "dealing": "dealing",
             "deciding": "waiting for decisions", "settling": "waiting to settle"}.get(state.phase, state.phase)
 
 
-def accept_card(state: T, event: CardDealt, plan: DealPlan, joker: bool = False) -> tuple[T, Effects, bool]:
+def accept_card(state: DT, event: CardDealt, plan: DealPlan, joker: bool = False) -> tuple[DT, Effects, bool]:
     """Put the dealt card where the plan says; returns the new state, its effect and whether the deal is done.
     Any game whose state has `phase` and `cards` (as this module's State) may use it; `joker` admits the joker."""
-    s: Any = state
-    if s.phase != "dealing":
-        raise IllegalEvent(f"no card expected now ({expect_text(s)})")
-    to, up = plan[len(s.cards)]
+    if state.phase != "dealing":
+        raise IllegalEvent(f"no card expected now ({expect_text(state)})")
+    to, up = plan[len(state.cards)]
     new, effects = place_card(state, event, to, up, joker)
-    return new, effects, len(plan) == len(new.cards)  # type: ignore[attr-defined]
+    return new, effects, len(plan) == len(new.cards)
 
 
-def place_card(state: T, event: CardDealt, to: str, up: bool, joker: bool = False) -> tuple[T, Effects]:
+def place_card(state: DT, event: CardDealt, to: str, up: bool, joker: bool = False) -> tuple[DT, Effects]:
     """Put the dealt card at `to` (games that work out where each card goes as they deal).
 
     A second copy of a card in one round is refused: these games deal from one deck, so it is a misread
     (or a foreign card) and must not be paid on.
     """
-    s: Any = state
-    if s.phase != "dealing":
-        raise IllegalEvent(f"no card expected now ({expect_text(s)})")
+    if state.phase != "dealing":
+        raise IllegalEvent(f"no card expected now ({expect_text(state)})")
     if event.target is not None and event.target != to:
         raise IllegalEvent(f"card expected for {to}, not {event.target}")
     if event.card.joker and not joker:
         raise IllegalEvent("a joker is not part of this game")
-    for where, p in s.cards:
+    for where, p in state.cards:
         if p.card == event.card:
             raise IllegalEvent(f"{event.card} is already on the table this round (at {where}): one deck holds one")
-    return replace(s, cards=s.cards + ((to, Placed(event.card, up)),)), (CardPlaced(event.card, to, up),)
+    return replace(state, cards=state.cards + ((to, Placed(event.card, up)),)), (CardPlaced(event.card, to, up),)
 
 
-def reveal(state: T, positions: Sequence[str], first: int | None = None) -> tuple[T, Effects]:
+def reveal(state: DT, positions: Sequence[str], first: int | None = None) -> tuple[DT, Effects]:
     """Turn face up the face-down cards at `positions` (only the first `first` of each, when given); any state
     with `cards` as this module's State."""
-    cards = list(state.cards)  # type: ignore[attr-defined]
+    cards = list(state.cards)
     effects: list[Effect] = []
     for to in positions:
         shown: list[Card] = []

@@ -110,10 +110,10 @@ def _order(card: Card) -> tuple[int, int]:
 def _two_pair_rule(hi: int, lo: int, way: HouseWay) -> Keep:
     if hi == ACE:
         return way.two_pair_aces
-    key = tuple(sorted((pair_class(hi, way), pair_class(lo, way))))
+    first, second = sorted((pair_class(hi, way), pair_class(lo, way)))
     return {("high", "high"): way.two_pair_high_high, ("high", "medium"): way.two_pair_high_medium,
             ("high", "low"): way.two_pair_high_low, ("medium", "medium"): way.two_pair_medium_medium,
-            ("low", "medium"): way.two_pair_medium_low, ("low", "low"): way.two_pair_low_low}[key]
+            ("low", "medium"): way.two_pair_medium_low, ("low", "low"): way.two_pair_low_low}[first, second]
 
 
 def _four_rule(rank: int, way: HouseWay) -> Keep:

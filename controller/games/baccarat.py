@@ -16,6 +16,7 @@ Shoe: 8 decks by default; at the start of each shoe the first card is faced and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Sequence
@@ -50,7 +51,7 @@ class Rules(RulesBase):
     banker_six_pays: Payout = Payout(1, 2)
     burn: bool = True                     # burn rule at the start of each shoe
     cards_behind_cut: int = 7             # the cut card goes in front of the seventh-last card
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {"player": Limit(10, 5_000), "banker": Limit(10, 5_000), "tie": Limit(5, 500)}))
 
     def validate(self) -> None:
@@ -221,6 +222,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     shoe, effects = state.shoe.take(event.card)
     placed = CardPlaced(event.card, to, bool(exp.face_up))
     if state.stage == "burning":
+        burned: tuple[Placed, ...]
         if not state.burned:
             burned, left = (Placed(event.card, True),), burn_count(event.card)
         else:

@@ -10,15 +10,19 @@ every event before applying it and replay the journal into the same state.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import enum
 import functools
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, TypeVar, Union
 
 from controller.cards import Card, parse_card
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "SCHEMA_VERSION", "IllegalEvent", "RulesError", "Rounding", "Payout", "Event", "Effect",
@@ -109,6 +113,7 @@ class Payout:
 
 _EVENTS: dict[str, type[Event]] = {}
 _EFFECTS: dict[str, type[Effect]] = {}
+D = TypeVar("D", bound="DataclassInstance")
 
 
 def _encode(value: Any) -> Any:
@@ -193,7 +198,7 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _from_fields(cls: type, data: Any, where: str) -> Any:
+def _from_fields(cls: type[D], data: Any, where: str) -> D:
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: expected an object, got {data!r}")
     hints = _hints(cls)
@@ -548,7 +553,7 @@ R = TypeVar("R", bound=RulesBase)
 
 def _coerce_rule(hint: Any, value: Any, key: str) -> Any:
     origin = typing.get_origin(hint)
-    if origin is dict:
+    if origin is dict or origin is collections.abc.Mapping:  # a table of rules (limits, paytables) is read-only
         key_t, val_t = typing.get_args(hint)
         if not isinstance(value, Mapping):
             raise RulesError(f"{key}: expected a table, got {value!r}")

@@ -36,6 +36,7 @@ wins -> the others pay him -> settle.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import enum
 from dataclasses import dataclass, field, replace
 from itertools import combinations
@@ -114,7 +115,7 @@ class Rules(RulesBase):
     ending_double: bool = True
     rake_percent: int = 0
     rake_cap: int | None = None
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"play": Limit(1, 1_000)}))
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"play": Limit(1, 1_000)}))
 
     def validate(self) -> None:
         if not 2 <= self.spots <= 4:

@@ -23,9 +23,10 @@ Rules text 000_*/001_* with the options casinos post on the layout (defaults: th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Callable, Literal, Protocol, TypeVar
 
 from controller.cards import ACE, TEN, Card
 from controller.games._shoe import (
@@ -65,7 +66,7 @@ class Rules(RulesBase):
     late_surrender: bool = False
     insurance: bool = True
     penetration: int = 75                         # % of the shoe dealt before the cut card comes out
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(10, 1_000)}))
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(10, 1_000)}))
 
     def validate(self) -> None:
         check_range("decks", self.decks, 1, 8, " decks")
@@ -165,12 +166,29 @@ def current_hand(state: Any) -> tuple[int, int] | None:
     return None
 
 
-def is_pair(rules: Rules, hand: Hand) -> bool:
+class PlayRules(Protocol):
+    """The rules that decide a player's actions on a hand (blackjack's Rules and pontoon's have them)."""
+
+    @property
+    def double(self) -> str: ...
+    @property
+    def double_after_split(self) -> bool: ...
+    @property
+    def max_hands(self) -> int: ...
+    @property
+    def resplit_aces(self) -> bool: ...
+    @property
+    def split_unlike_tens(self) -> bool: ...
+    @property
+    def late_surrender(self) -> bool: ...
+
+
+def is_pair(rules: PlayRules, hand: Hand) -> bool:
     a, b = hand.cards
     return a.rank == b.rank or (rules.split_unlike_tens and _ten(a) and _ten(b))
 
 
-def legal_actions(rules: Rules, seat: Seat, hand: Hand) -> tuple[str, ...]:
+def legal_actions(rules: PlayRules, seat: Seat, hand: Hand) -> tuple[str, ...]:
     """What the player may do with `hand` (two or more cards, in play)."""
     two = len(hand.cards) == 2
     can_split = (two and is_pair(rules, hand) and len(seat.hands) < rules.max_hands

@@ -17,6 +17,7 @@ Settlement (standard rules):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -59,8 +60,8 @@ class Rules(RulesBase):
 
     spots: int = 7
     deal: Deal = Deal.ROUNDS
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"ante": Limit(1, 1_000)}))
-    paytable: dict[str, Payout] = field(default_factory=lambda: MappingProxyType({
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"ante": Limit(1, 1_000)}))
+    paytable: Mapping[str, Payout] = field(default_factory=lambda: MappingProxyType({
         "royal_flush": Payout(100), "straight_flush": Payout(50), "four_of_a_kind": Payout(20),
         "full_house": Payout(7), "flush": Payout(5), "straight": Payout(4), "three_of_a_kind": Payout(3),
         "two_pair": Payout(2), "pair": Payout(1), "high_card": Payout(1)}))
@@ -102,7 +103,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         return (replace(state, phase="deciding") if dealt else state), effects
     if isinstance(event, Decision):
         state, spot, action = take_decision(state, event, state.bets.spots(), lambda s: _actions(state, s))
-        effects: Effects = ()
+        effects = ()
         if action == "call":
             state, effects = set_stake(state, spot, "call", 2 * state.bets.get(spot, "ante"))
         if all(state.decision(s) is not None for s in state.bets.spots()):

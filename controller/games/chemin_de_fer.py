@@ -25,6 +25,7 @@ punter without one holds 0-4 or 6-7.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -58,7 +59,7 @@ class Rules(RulesBase):
     banker_options: tuple[str, ...] = ("3:9", "5:4")  # "banker total:punter's third card" ("-": punter stood)
     free_choice: bool = False              # variation: banker and punter draw or stand as they judge, always
     cards_behind_cut: int = 7
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {"bank": Limit(100, 100_000), "banco": Limit(100, 100_000), "cover": Limit(10, 100_000)}))
 
     def validate(self) -> None:

@@ -22,6 +22,7 @@ Rules text 000_* ("Faro", "Stuss"); where the copy is silent the usual American 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from itertools import permutations
 from types import MappingProxyType
@@ -64,7 +65,7 @@ class Rules(RulesBase):
     call_the_turn: bool = True
     call_pays: Payout = Payout(4, 1)
     cat_hop_pays: Payout = Payout(2, 1)
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {"rank": Limit(1, 500), "copper": Limit(1, 500), "call": Limit(1, 100)}))
 
     def validate(self) -> None:

@@ -15,6 +15,7 @@ removing 10 on `bet_1` puts or takes 10 on each, so the bets cannot become unequ
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -61,7 +62,7 @@ class Rules(RulesBase):
     spots: int = 7
     deal: Deal = Deal.ROUNDS
     limit: Limit = Limit(1, 1_000)   # each of the three equal bets
-    paytable: dict[str, Payout] = field(default_factory=lambda: MappingProxyType({
+    paytable: Mapping[str, Payout] = field(default_factory=lambda: MappingProxyType({
         "royal_flush": Payout(1000), "straight_flush": Payout(200), "four_of_a_kind": Payout(50),
         "full_house": Payout(11), "flush": Payout(8), "straight": Payout(5), "three_of_a_kind": Payout(3),
         "two_pair": Payout(2), "tens_or_better": Payout(1)}))
@@ -117,7 +118,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         return (replace(state, phase="deciding") if dealt else state), effects
     if isinstance(event, Decision):
         state, spot, action = take_decision(state, event, state.bets.spots(), lambda _: ACTIONS)
-        effects: Effects = ()
+        effects = ()
         if action == "pull":
             state, effects = set_stake(state, spot, BOXES[state.stage], 0)
         if any(state.decision(s) is None for s in state.bets.spots()):

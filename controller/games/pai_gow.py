@@ -31,6 +31,7 @@ house way, the players' hands are turned up -> settle.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import enum
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -80,7 +81,7 @@ class Rules(RulesBase):
     house_way: HouseWay = HouseWay()
     player_banking: bool = False
     house_bets_against_banker: bool = True
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {"main": Limit(20, 5_000), "bank": Limit(20, 100_000)}))
 
     def validate(self) -> None:

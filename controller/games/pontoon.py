@@ -31,6 +31,7 @@ card rules out is refused when asked); totals and bonus names of hidden hands ar
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
@@ -78,7 +79,7 @@ class Rules(RulesBase):
     resplit_aces: bool = False
     split_unlike_tens: bool = False     # the seed's "same denomination, such as two jacks"
     late_surrender: bool = False
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(1, 5)}))
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(1, 5)}))
 
     def validate(self) -> None:
         check_range("decks", self.decks, 1, 1, " (pontoon is dealt from one pack)")
@@ -346,15 +347,15 @@ def _after_deal(state: State) -> tuple[State, Effects]:
         return replace(state, stage="settling", seats=tuple(seats), shown=shown, dealer_shown=True), tuple(effects)
     effects = []
     seats = []
-    shown = list(state.shown)
+    shown_spots = list(state.shown)
     for seat in state.seats:
         hand = seat.hands[0]
         if _natural(hand.cards):
             hand = replace(hand, done="natural")
-            shown.append(seat.spot)
+            shown_spots.append(seat.spot)
             effects.append(CardsRevealed(spot_actor(seat.spot), hand.cards))
         seats.append(replace(seat, hands=(hand,)))
-    state, more = _advance_play(replace(state, seats=tuple(seats), shown=tuple(shown)))
+    state, more = _advance_play(replace(state, seats=tuple(seats), shown=tuple(shown_spots)))
     return state, tuple(effects) + more
 
 

@@ -27,6 +27,7 @@ rules offer them) -> the dealer sets his -> every hand is turned up -> settle.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from types import MappingProxyType
@@ -61,7 +62,7 @@ class Rules(RulesBase):
     surrender: bool = False
     royalties: bool = False
     royalty_pays: Payout = Payout(1)
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(10, 5_000)}))
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"main": Limit(10, 5_000)}))
 
     @property
     def spots(self) -> int:

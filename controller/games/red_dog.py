@@ -16,6 +16,7 @@ variant; the paytable is the usual one, Wizard of Odds "Red Dog", and each line 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -49,7 +50,7 @@ class Rules(RulesBase):
     spread_4_plus: Payout = Payout(1, 1)
     three_of_a_kind: Payout = Payout(11, 1)
     cards_behind_cut: int = 26
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"ante": Limit(5, 1_000)}))
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"ante": Limit(5, 1_000)}))
 
     def validate(self) -> None:
         check_range("decks", self.decks, 1, 8, " decks")

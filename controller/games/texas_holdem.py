@@ -43,6 +43,7 @@ Buy-ins and cash-outs are `StackChanged` effects: they move chips on and off the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import enum
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -105,7 +106,7 @@ class Rules(RulesBase):
     rake_percent: int = 10
     rake_cap: int = 5
     no_flop_no_drop: bool = True
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType({"stack": Limit(40, 400)}))
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType({"stack": Limit(40, 400)}))
 
     def validate(self) -> None:
         if not 2 <= self.spots <= 10:

@@ -16,6 +16,7 @@ A spot may bet pair plus without an ante (the proprietor's rules allow either); 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -54,13 +55,13 @@ class Rules(RulesBase):
 
     spots: int = 7
     deal: Deal = Deal.ROUNDS
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {"ante": Limit(1, 1_000), "pair_plus": Limit(1, 1_000)}))
     # 003_*: pair plus 40 / 30 / 6 / 3 / 1 (house edge 7.28%), ante bonus 5 / 4 / 1.
-    pair_plus: dict[str, Payout] = field(default_factory=lambda: MappingProxyType({
+    pair_plus: Mapping[str, Payout] = field(default_factory=lambda: MappingProxyType({
         "straight_flush": Payout(40), "three_of_a_kind": Payout(30), "straight": Payout(6), "flush": Payout(3),
         "pair": Payout(1)}))
-    ante_bonus: dict[str, Payout] = field(default_factory=lambda: MappingProxyType({
+    ante_bonus: Mapping[str, Payout] = field(default_factory=lambda: MappingProxyType({
         "straight_flush": Payout(5), "three_of_a_kind": Payout(4), "straight": Payout(1)}))
     fold_loses_pair_plus: bool = True
 
@@ -110,7 +111,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         return state, effects + shown
     if isinstance(event, Decision):
         state, spot, action = take_decision(state, event, _deciders(state), lambda s: _actions(state, s))
-        effects: Effects = ()
+        effects = ()
         if action == "play":
             state, effects = set_stake(state, spot, "play", state.bets.get(spot, "ante"))
         if all(state.decision(s) is not None for s in _deciders(state)):

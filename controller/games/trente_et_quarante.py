@@ -19,6 +19,7 @@ Rules text 000_* ("Trente et Quarante"), with the standard casino rules where th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Sequence
@@ -48,7 +49,7 @@ class Rules(RulesBase):
     en_prison: bool = False             # after a 31 refait a spot may put its bets en prison instead of losing half
     half_rounding: Rounding = Rounding.UP  # the house's half of an odd stake: the odd credit goes to the house
     cards_behind_cut: int = 26             # half a deck behind the cut card
-    limits: dict[str, Limit] = field(default_factory=lambda: MappingProxyType(
+    limits: Mapping[str, Limit] = field(default_factory=lambda: MappingProxyType(
         {box: Limit(10, 10_000) for box in BOXES}))
 
     def validate(self) -> None:

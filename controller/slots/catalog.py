@@ -78,7 +78,8 @@ def _str(value: Any, where: str) -> str:
     return value
 
 
-def _table(data: Mapping[str, Any], key: str, where: str, known: set[str], required: set[str] = frozenset()) -> dict:
+def _table(data: Mapping[str, Any], key: str, where: str, known: set[str],
+           required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, dict):
         raise TitleError(f"{where}.{key}: expected a table")

@@ -13,6 +13,7 @@ Wild multipliers, morphing wilds and selectable paytables are part of every titl
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from controller.slots.engine import FreeSpins, MeterChange, SpinContext, State
 
 __all__ = ["Feature", "Params", "FEATURES", "build_feature"]
+
+# How a feature asks whether a payline triple shows a pattern (the title's matcher; None: it does not).
+Match = Callable[[Pattern, tuple[str, str, str]], tuple[int, ...] | None]
 
 
 class Params:
@@ -50,7 +54,9 @@ class Params:
             raise TitleError(f"{self.where}.{key}: expected a whole number >= {low}, got {value!r}")
         return value
 
-    def ints(self, key: str, length: int | None = None, default: list[int] | None = None) -> tuple[int, ...]:
+    # `int` and `bool` below are this class's readers: annotations after them name the builtins explicitly.
+    def ints(self, key: str, length: builtins.int | None = None,
+             default: list[builtins.int] | None = None) -> tuple[builtins.int, ...]:
         value = self._get(key, default)
         if (not isinstance(value, list) or not value or (length is not None and len(value) != length)
                 or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value)):
@@ -68,7 +74,7 @@ class Params:
         value = self._get(key, default)
         return self._symbol(value, f"{self.where}.{key}")
 
-    def symbols(self, key: str, length: int) -> tuple[str, ...]:
+    def symbols(self, key: str, length: builtins.int) -> tuple[str, ...]:
         value = self._get(key, None)
         if not isinstance(value, list) or len(value) != length:
             raise TitleError(f"{self.where}.{key}: expected a list of {length} symbol codes, got {value!r}")
@@ -89,7 +95,7 @@ class Feature:
     kind: ClassVar[str] = ""
     one_line: ClassVar[bool] = True   # reads the centre payline, so the title must have one line
 
-    def __init__(self, params: Params, match: Callable[[Pattern, tuple[str, str, str]], tuple[int, ...] | None]) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         self.match = match
         self.meters: dict[str, int] = {}
         self.max_bet_only = params.bool("max_bet_only", False)
@@ -125,7 +131,7 @@ class PiggyBank(Feature):
     kind = "piggy_bank"
     FILL, WIN = 1, 2
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.start = params.int("start", low=1)
         self.trigger = params.pattern("trigger")
@@ -160,7 +166,7 @@ class Safe(Feature):
 
     kind = "safe"
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.symbol = params.symbol("symbol")
         self.clicks = params.int("clicks", low=1)
@@ -197,7 +203,7 @@ class FreeWinningSpins(Feature):
 
     kind = "free_winning_spins"
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.symbol = params.symbol("symbol")
         self.for_two = params.int("for_two", low=1)
@@ -230,7 +236,7 @@ class DragonRespins(Feature):
 
     kind = "dragon_respins"
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.parts = params.symbols("parts", 3)
         self.respins = params.ints("respins", 3)
@@ -269,7 +275,7 @@ class Bullfight(Feature):
     choices = ("matador", "bull")
     draws = 2
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.matador = params.symbol("matador")
         self.bull = params.symbol("bull")
@@ -304,7 +310,7 @@ class Snowman(Feature):
 
     kind = "snowman"
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.flake = params.symbol("flake")
         self.sun = params.symbol("sun")
@@ -345,7 +351,7 @@ class LossMeter(Feature):
 
     kind = "loss_meter"
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.free_spin_at = params.ints("free_spin_at")
         self.jackpot_at = params.int("jackpot_at", low=1)
@@ -401,7 +407,7 @@ class LightSpeed(Feature):
 
     kind = "light_speed"
 
-    def __init__(self, params: Params, match: Callable) -> None:
+    def __init__(self, params: Params, match: Match) -> None:
         super().__init__(params, match)
         self.icon = params.symbol("icon")
         self.top = params.int("top", low=2)
@@ -434,7 +440,7 @@ FEATURES: dict[str, type[Feature]] = {cls.kind: cls for cls in (
     PiggyBank, Safe, FreeWinningSpins, DragonRespins, Bullfight, Snowman, LossMeter, LightSpeed)}
 
 
-def build_feature(params: Params, match: Callable) -> Feature:
+def build_feature(params: Params, match: Match) -> Feature:
     kind = params.data.get("kind")
     if kind not in FEATURES:
         raise TitleError(f"{params.where}.kind: unknown feature {kind!r} (known: {', '.join(sorted(FEATURES))})")

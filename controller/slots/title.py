@@ -19,7 +19,10 @@ Evaluation rules (shared by every title; a title file only chooses values):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from controller.slots.features import Feature
 
 __all__ = [
     "TitleError", "SlotError", "LINES", "LINE_NAMES", "ROWS", "Symbol", "Reel", "Matcher", "Pattern", "PayRow",
@@ -193,13 +196,13 @@ class Title:
     reels: tuple[Reel, Reel, Reel]
     paytables: tuple[Paytable, ...]
     wild: Wild | None
-    features: tuple = ()                # controller.slots.features.Feature instances, applied in order
+    features: tuple[Feature, ...] = ()  # applied in order
     progressive: Progressive | None = None
     digest: str = ""                    # sha256 of the title file, written into every journaled state
     notes: str = ""
     codes: tuple[str, ...] = field(init=False, repr=False)
     index: Mapping[str, int] = field(init=False, repr=False)
-    _evals: tuple[dict, ...] = field(init=False, repr=False)
+    _evals: tuple[dict[tuple[str, str, str], LineEval], ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "codes", tuple(self.symbols))
@@ -284,12 +287,12 @@ def _match(pattern: Pattern, wild: Wild | None, triple: tuple[str, str, str]) ->
             else:
                 return None
         return tuple(used) if literal else None
-    matcher = pattern.anywhere
-    assert matcher is not None
+    anywhere = pattern.anywhere
+    assert anywhere is not None
     for reel, symbol in enumerate(triple):
-        if symbol in matcher.symbols:
+        if symbol in anywhere.symbols:
             literal += 1
-        elif symbol == wild_code and matcher.substitutable:
+        elif symbol == wild_code and anywhere.substitutable:
             used.append(reel)
     return tuple(used) if literal and literal + len(used) >= pattern.count else None
 

@@ -237,7 +237,7 @@ class Panel:
             enables.append(line(f"reels.{r.name}.enable", r.enable, spec.enable_active_high))
             directions.append(line(f"reels.{r.name}.dir", r.dir, spec.forward_high))
             pull_up = {"up": True, "down": False, "none": None}[r.home_pull]
-            home = self._make(f"reels.{r.name}.home", r.home, lambda r=r, pull_up=pull_up: InputDevice(
+            home = self._make(f"reels.{r.name}.home", r.home, lambda: InputDevice(
                 r.home, pull_up=pull_up, active_state=r.home_active_high if pull_up is None else None,
                 pin_factory=self._factory))
 

@@ -117,7 +117,7 @@ class SimFactory(MockFactory):
         if chain:
             self.chain = SimMax7219(self, chain.clock, chain.data, chain.select, len(chain.displays))
 
-    def ticks(self) -> float:  # type: ignore[override]
+    def ticks(self) -> float:
         return self._ticks()
 
     def controls(self, panel: "Panel") -> "SimControls":

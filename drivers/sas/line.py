@@ -25,7 +25,7 @@ import termios
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
 from drivers.sas.framing import CrcError, Framer, GeneralPoll, LongPoll, Message, Unknown, unmark
 
@@ -41,6 +41,16 @@ class Responder(Protocol):
     def respond(self, message: GeneralPoll | LongPoll) -> bytes | None: ...
 
     def acknowledged(self, message: GeneralPoll | LongPoll, response: bytes) -> None: ...
+
+
+class Transport(Protocol):
+    """The line as SasLine uses it: open_line's port, or a test's stand-in."""
+
+    def read(self, timeout: float | None) -> bytes: ...
+
+    def write(self, data: bytes, wake: bool = False) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -143,7 +153,7 @@ def _configure(fd: int, wakeup: str) -> bool:
     return marked
 
 
-def open_line(port: str | int, wakeup: str = "auto") -> Any:
+def open_line(port: str | int, wakeup: str = "auto") -> Transport:
     """A device path (or /dev/serial/by-id link), an open file descriptor (tests, the pty's far end) or a
     pyserial URL. `wakeup`: "auto" (parity marking on serial devices, timing on ptys and URLs), "parity",
     or "timing"."""
@@ -162,13 +172,13 @@ def open_line(port: str | int, wakeup: str = "auto") -> Any:
 class SasLine:
     """One EGM address on one SAS line. `start()` runs the reader thread; `close()` stops it."""
 
-    def __init__(self, port: str | int | Any, address: int, responder: Responder, *, wakeup: str = "auto",
+    def __init__(self, port: str | int | Transport, address: int, responder: Responder, *, wakeup: str = "auto",
                  gap: float = 0.01, chirp_after: float = 5.0, chirp_every: float = 0.2,
                  clock: Callable[[], float] = time.monotonic, on_first_byte: Callable[[float], None] | None = None,
                  realtime: int | None = None) -> None:
         if not 1 <= address <= 127:
             raise ValueError(f"SAS address must be 1..127, got {address}")
-        self.transport = port if hasattr(port, "read") else open_line(port, wakeup)
+        self.transport = open_line(port, wakeup) if isinstance(port, (str, int)) else port
         self.address = address
         self.responder = responder
         self.framer = Framer([address], gap)
@@ -177,7 +187,7 @@ class SasLine:
         self.stats = LineStats()
         self.on_first_byte = on_first_byte
         self.realtime = realtime  # SCHED_FIFO priority of the line's thread (1..99; needs CAP_SYS_NICE)
-        self._pending: tuple[Message, bytes] | None = None   # the last response, until the host's next poll
+        self._pending: tuple[GeneralPoll | LongPoll, bytes] | None = None   # the last response, until the host's next poll
         self._last_poll = clock()
         self._last_chirp = 0.0
         self._marks = bytearray()

@@ -44,7 +44,7 @@ class ShoeDriver:
     """The card shoe on a serial line. Opens `url` with `serial.serial_for_url` (a device path, /dev/serial/by-id/...,
     socket://host:port, rfc2217://host:port, loop://), keeps trying to (re)open it, and runs the link."""
 
-    def __init__(self, url: str, on_event: Callable[[Event], None], *, config: LinkConfig | None = None,
+    def __init__(self, url: str, on_event: Callable[[Event], object], *, config: LinkConfig | None = None,
                  baudrate: int = 115200, last_draws: Mapping[int, int] | None = None,
                  realtime: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         """`last_draws`: the last draw number journaled per shoe id, so a gap across a restart of the host is seen.
@@ -62,7 +62,7 @@ class ShoeDriver:
         self._commands: queue.SimpleQueue[tuple[Message, Future]] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._port: serial.SerialBase | None = None
+        self._port: serial.Serial | None = None
         self._counters_lock = threading.Condition()
         self._counters = self._link.snapshot_counters()
         self._extra = {"callback_errors": 0, "write_errors": 0, "internal_errors": 0}

@@ -328,7 +328,7 @@ class HostLink:
                         self._resend(now)
                     elif (self._inflight[0] + 1) & 0xFF == msg.seq:
                         self._on_ack(self._inflight[0], now)  # it expects the next one: it has ours, the ACK was lost
-        if nak_due and self.state == _UP:
+        if nak_due and self.state == _UP and self._rx_next is not None:  # (UP: IDENTIFY has set it)
             # One NAK per read, naming the frame still expected: the device resends it only if it is in flight.
             self.counters["naks_sent"] += 1
             self._write(encode_message(Nak(self._rx_next, NakReason.BAD_FRAME)))
@@ -374,7 +374,7 @@ class HostLink:
         restarted = previous is not None and (msg.boot, msg.serial) != (previous.boot, previous.serial)
         if self.state == _UP and not restarted:
             return  # the answer to a HELLO that crossed our first command: nothing changed
-        if restarted:
+        if restarted and previous is not None:
             self._count("device_restarts", f"shoe {msg.serial} restarted or was swapped (boot {previous.boot} "
                                            f"-> {msg.boot})")
             self._down(events, "device restarted")

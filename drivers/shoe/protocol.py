@@ -15,7 +15,7 @@ import binascii
 import functools
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
-from typing import Any, ClassVar
+from typing import Any, ClassVar, final
 
 from controller.cards import Card, from_index
 from drivers.shoe.layout import Field, Layout, PayloadError
@@ -66,6 +66,7 @@ def encode_frame(seq: int, type_: int, payload: bytes = b"") -> bytes:
     return _FLAG_B + body + _FLAG_B
 
 
+@final  # final, so that `type(item) is Rejected` tells mypy the rest are Frames
 @dataclass(frozen=True, slots=True)
 class Frame:
     """A frame that passed the framing checks (escapes, length, CRC); its payload is not interpreted yet."""
@@ -75,6 +76,7 @@ class Frame:
     payload: bytes
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """A segment between two flags that is not a valid frame: `verdict` says why, `raw` is the stuffed bytes."""
@@ -218,7 +220,7 @@ class Message:
     NAME: ClassVar[str] = ""
     LAYOUT: ClassVar[str] = ""
     RELIABLE: ClassVar[bool] = True
-    FROM_DEVICE: ClassVar[bool | None] = True
+    FROM_DEVICE: ClassVar[bool | None] = True  # False: a host command; None: either way (link control)
 
     def wire(self) -> dict[str, Any]:
         """The message's fields as the wire carries them (cards as their index bytes)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,6 +24,7 @@ def product_files() -> list[Path]:
     return [p for folder in ("controller", "drivers", "vision") for p in (ROOT / folder).rglob("*.py")]
 
 
+@pytest.mark.slow
 def test_only_the_panel_driver_imports_gpiozero() -> None:
     offenders = [str(p.relative_to(ROOT)) for p in product_files()
                  if any(name == "gpiozero" or name.startswith("gpiozero.") for name in imports(p))

@@ -25,6 +25,7 @@ def in_thread(action: Any) -> None:
     assert not thread.is_alive()
 
 
+@pytest.mark.slow
 def test_events_cross_from_pin_threads_into_the_loop() -> None:
     async def main() -> list[tuple[Any, int]]:
         panel = open_panel(load_panel_config(TABLE).simulated())

@@ -50,6 +50,7 @@ def test_table_walk_and_inputs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.C
     assert any(line.startswith("error   no input named 'nobody'") for line in lines)
 
 
+@pytest.mark.slow
 def test_cabinet_walk_and_inputs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     script = "open main\nclose main\ncoin coin_in 2\nopen reset_key\ntower service on\nstatus\nquit\npress spin\n"
     code, out, _ = run(["panel-test", "--config", str(CABINET), "--sim", "--step", "0"], script, monkeypatch, capsys)

@@ -290,6 +290,7 @@ def test_draw_counter_guards_replays_conflicts_gaps_and_resets() -> None:
 @settings(max_examples=200, deadline=None)
 @given(sessions=st.lists(st.tuples(st.sampled_from(["SHOE-A", "SHOE-B"]), st.integers(0, 30), st.integers(0, 6)),
                          min_size=1, max_size=8))
+@pytest.mark.slow
 def test_a_reset_or_swapped_shoe_is_reported_and_none_of_its_cards_is_lost(
         sessions: list[tuple[str, int, int]]) -> None:
     """Issue 43 point 3, as a property: the device restarts any number of times (a new boot each time), as the
@@ -343,6 +344,7 @@ def test_a_device_of_another_protocol_version_is_refused() -> None:
        ack_loss=st.floats(0, 0.4), outages=st.lists(st.tuples(st.integers(0, 2000), st.integers(1, 2500)),
                                                      max_size=2), gaps=st.lists(st.integers(0, 40), min_size=1,
                                                                                 max_size=25))
+@pytest.mark.slow
 def test_any_mix_of_line_faults_delivers_every_card_exactly_once(seed: int, loss: float, corruption: float,
                                                                  dup: float, ack_loss: float,
                                                                  outages: list[tuple[int, int]],

@@ -116,6 +116,7 @@ def _decode_all(data: bytes, cuts: list[int]) -> list:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=600), st.lists(st.integers(0, 10_000), max_size=12))
 def test_any_byte_stream_in_any_chunks(data: bytes, cuts: list[int]) -> None:

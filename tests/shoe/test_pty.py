@@ -163,6 +163,7 @@ def test_a_resync_after_a_lost_ack_does_not_redeliver(rig) -> None:
     assert driver.counters["duplicates"] >= 1 and driver.counters["replayed_cards"] == 0
 
 
+@pytest.mark.slow
 def test_heartbeat_loss(rig) -> None:
     sim, driver, rec = rig
     dealt = deal(sim, 1)
@@ -237,6 +238,7 @@ def test_sim_commands_report_errors(rig) -> None:
     assert "deal [N]" in sim.command("help")
 
 
+@pytest.mark.slow
 def test_tcp_transport_and_reconnect() -> None:
     sim = ShoeSim(parse_cards("AS KS QS JS TS 9S"), timing=FAST_DEVICE)
     url = sim.listen_tcp(0)
@@ -254,6 +256,7 @@ def test_tcp_transport_and_reconnect() -> None:
         settle(sim, rec, dealt)
 
 
+@pytest.mark.slow
 def test_loop_url_opens_and_counts_what_it_hears() -> None:
     rec = Recorder()
     with ShoeDriver("loop://", rec, config=FAST) as driver:
@@ -348,6 +351,7 @@ def test_asyncio_adapter_hands_events_to_a_callback_on_the_loop(tmp_path: Path) 
         assert asyncio.run(asyncio.wait_for(main(), 3 * TIMEOUT)) == list(parse_cards("AS KS QS"))
 
 
+@pytest.mark.slow
 def test_shoe_sim_as_a_separate_process(tmp_path: Path) -> None:
     link = str(tmp_path / "shoe-proc")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -380,6 +384,7 @@ def test_shoe_sim_as_a_separate_process(tmp_path: Path) -> None:
             proc.wait()
 
 
+@pytest.mark.slow
 def test_shoe_sim_over_tcp_with_a_control_port() -> None:
     import socket
 

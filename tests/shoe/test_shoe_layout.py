@@ -37,6 +37,7 @@ def test_the_firmware_imports_only_micropython_modules_and_itself() -> None:
         assert _imports(path) <= allowed, f"{path.name} imports {_imports(path) - allowed}"
 
 
+@pytest.mark.slow
 def test_bench_shoe_writes_its_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "shoe.json"
     assert main(["bench", "shoe", "--frames", "200", "--parse-frames", "2000", "--interval", "0.0005",
