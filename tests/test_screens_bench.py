@@ -54,6 +54,7 @@ def test_bench_screens_pages_reports_each_games_page_cost_beside_the_floor(
             assert figures["cpu_ms_per_update"] >= 0 and figures["main_thread_cpu_ms_per_update"] > 0
             assert 0 <= figures["script_ms_per_update"] <= figures["task_ms_per_update"]
             assert figures["style_ms_per_update"] >= 0 and figures["layout_ms_per_update"] >= 0
+            assert figures["other_threads_cpu_ms_per_update"] >= 0
         if page["cpu_ms_per_update"] and page["floor"]["cpu_ms_per_update"]:   # counted in ticks (see above)
             assert page["ratio_to_floor"] == round(page["cpu_ms_per_update"] / page["floor"]["cpu_ms_per_update"], 2)
     assert report["over_goal"] == [p["game"] for p in report["pages"]
