@@ -92,13 +92,13 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
             last = table.state.seq
             cpu1 = _cpu_seconds(chromium.profile)
             samples: list[tuple[int, float]] = []
-            resnapshots = 0
+            gaps = silences = 0
             for page in pages:
                 await chromium.wait_for(page, f"window.croupier.seq >= {last}", timeout=60)
                 stats = await chromium.evaluate(page, "({lat: window.croupier.latencies, gaps: window.croupier.gaps, "
                                                       "silences: window.croupier.silences})")
                 samples += [(int(seq), float(ms)) for seq, ms in stats["lat"] if first <= seq <= last]
-                resnapshots += stats["gaps"] + stats["silences"]
+                gaps, silences = gaps + stats["gaps"], silences + stats["silences"]
         finally:
             bus = [x * 1000 for f in bridge.feeds.values() if f.view == "public" for x in f.bus_latency]
             await chromium.close()
@@ -115,7 +115,8 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
     return {
         "part": "windows", "game": args.game, "screens": len(paths), "size": args.size, "floor": args.floor, "pace_s": args.pace,
         "updates": updates,
-        "updates_per_s": round(updates / elapsed, 1), "samples": len(latencies), "resnapshots": resnapshots,
+        "updates_per_s": round(updates / elapsed, 1), "samples": len(latencies), "resnapshots": gaps + silences,
+        "gaps": gaps, "silences": silences,
         "dom_p50_ms": round(_percentile(latencies, 0.5), 2), "dom_p99_ms": round(_percentile(latencies, 0.99), 2),
         "dom_max_ms": round(max(latencies), 2),
         "last_screen_p50_ms": round(_percentile(list(worst.values()), 0.5), 2),
