@@ -54,6 +54,18 @@ def _pin(cpus: set[int] | None) -> None:
             pass  # a thread that ended meanwhile
 
 
+def _more_files() -> None:
+    """Raise this process's open-file limit to its hard limit: a socket per client, and 1024 is a common default."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # not POSIX, or not allowed: as many clients as the limit lets connect
+
+
 def _table_mapping(tmp: str, seed: int, game: str) -> dict[str, Any]:
     import socket
 
@@ -82,6 +94,7 @@ async def _bridge_child(spec: dict[str, Any]) -> None:
     from controller.screens.bridge import Bridge, source_for_table
 
     _pin(set(spec["cpus"]) if spec.get("cpus") else None)
+    _more_files()
     cfg = config_from_mapping(spec["mapping"], Path(spec["path"]))
     bridge = Bridge([source_for_table(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0,
                     heartbeat=cfg.bus.heartbeat)
@@ -97,6 +110,7 @@ async def _clients_child(spec: dict[str, Any]) -> None:
     import aiohttp
 
     _pin(set(spec["cpus"]) if spec.get("cpus") else None)
+    _more_files()
     url, n = spec["url"], spec["clients"]
     loop = asyncio.get_running_loop()
     seen = [-1] * n                          # each client's latest seq
@@ -143,9 +157,12 @@ async def _clients_child(spec: dict[str, Any]) -> None:
         readers = [asyncio.create_task(read(i, ws)) for i, ws in enumerate(sockets)]
         print("ready", flush=True)
         line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line:
+            return   # the bench went away
         until, lo = (int(x) for x in line.split()[1:3])
         deadline = loop.time() + 10
-        while min(s for s, ws in zip(seen, sockets) if not ws.closed) < until and loop.time() < deadline:
+        while min((s for s, ws in zip(seen, sockets) if not ws.closed), default=until) < until \
+                and loop.time() < deadline:
             changed.clear()
             try:
                 await asyncio.wait_for(changed.wait(), max(0.01, deadline - loop.time()))
