@@ -28,6 +28,7 @@ def test_bench_screens_fanout_reports_the_last_clients_latency_and_the_bridges_c
     assert 0 < report["last_client_p50_ms"] <= report["last_client_p99_ms"] <= report["last_client_max_ms"]
     assert 0 < report["client_p50_ms"] <= report["client_p99_ms"] <= report["last_client_max_ms"]
     assert report["first_to_last_client_p50_ms"] >= 0
+    assert 0 < report["bridge_written_p50_ms"] <= report["bridge_written_p99_ms"]
     # CPU is counted in clock ticks: a run this small may take less than one.
     assert report["bridge_cpu_ms_per_update"] >= 0 and report["bridge_cpu_share"] >= 0
     assert 0 <= report["bridge_system_cpu_ms_per_update"] <= report["bridge_cpu_ms_per_update"]

@@ -270,6 +270,8 @@ class _Feed:
     sides: dict[str, _Feed] = field(default_factory=dict)     # other feeds its pages show beside (name -> feed)
     followers: list[tuple[str, _Feed]] = field(default_factory=list)  # feeds whose screens show this one as a side
     bus_latency: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))  # bus publish -> here, s
+    # (seq, s) from the bus publish to the update written for the last of its screens (bench screens --fanout)
+    fanout_latency: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=20_000))
 
     def __post_init__(self) -> None:
         curve = self.source.curve_screens
@@ -296,6 +298,8 @@ class _Feed:
             else self.snapshot()
         for screen in self.screens:
             screen.push(text)
+        if self.ts is not None:
+            self.fanout_latency.append((seq, time.time() - self.ts))
 
     def snapshot(self) -> str:
         return json.dumps({"kind": "snapshot", "seq": self.seq, "ts": self.ts, "now": time.time(),

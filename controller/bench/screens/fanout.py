@@ -89,7 +89,8 @@ def _table_mapping(tmp: str, seed: int, game: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------- children
 
 async def _bridge_child(spec: dict[str, Any]) -> None:
-    """The bridge, alone in its process: prints its port, serves until stdin closes."""
+    """The bridge, alone in its process: prints its port, serves until `stop LAST FIRST` on stdin, then prints
+    each measured update's time from the table's publish to its write for the last screen, ms."""
     from controller.config import config_from_mapping
     from controller.screens.bridge import Bridge, source_for_table
 
@@ -100,7 +101,11 @@ async def _bridge_child(spec: dict[str, Any]) -> None:
                     heartbeat=cfg.bus.heartbeat)
     await bridge.start()
     print(json.dumps({"port": bridge.port}), flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    if line:   # "stop LAST FIRST": the bridge's own part of the measured updates
+        until, lo = (int(x) for x in line.split()[1:3])
+        feed = bridge.feeds[("bench", "public")]
+        print(json.dumps([ms * 1000 for seq, ms in feed.fanout_latency if lo <= seq <= until]), flush=True)
     await bridge.close()
 
 
@@ -281,6 +286,9 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
             await clients.stdin.drain()
             seen = json.loads(await _line(clients, 60, "clients"))
             cpu1, load1 = _cpu_of(bridge.pid), _cpu_of(clients.pid)
+            bridge.stdin.write(f"stop {last} {first}\n".encode())
+            await bridge.stdin.drain()
+            written = json.loads(await _line(bridge, 30, "bridge"))
         finally:
             for proc in (clients, bridge):
                 if proc is not None and proc.returncode is None and proc.stdin is not None:
@@ -305,6 +313,10 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         "missed": seen["missed"],
         "last_client_p50_ms": round(_percentile(tail, 0.5), 2), "last_client_p99_ms": round(_percentile(tail, 0.99), 2),
         "last_client_max_ms": round(max(tail), 2),
+        # The bridge's own part: from the publish to the update written for the last client (the clients'
+        # reading, and the clients' process waiting for a core, left out).
+        "bridge_written_p50_ms": round(_percentile(written, 0.5), 2) if written else None,
+        "bridge_written_p99_ms": round(_percentile(written, 0.99), 2) if written else None,
         "first_to_last_client_p50_ms": round(_percentile(seen["spread_ms"], 0.5), 2),
         "client_p50_ms": round(seen["client_p50_ms"], 2), "client_p99_ms": round(seen["client_p99_ms"], 2),
         "bridge_cpu_ms_per_update": round(cpu * 1000 / updates, 2) if cpu is not None else None,
@@ -334,6 +346,9 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
         f"max {figures['last_client_max_ms']:.1f} ms   (goal p99 < {GOAL_P99_MS} ms: "
         f"{'met' if p99 < GOAL_P99_MS else 'NOT met'})")
     say(f"publish -> any client:  p50 {figures['client_p50_ms']:.1f} ms   p99 {figures['client_p99_ms']:.1f} ms")
+    if figures["bridge_written_p50_ms"] is not None:
+        say(f"publish -> the bridge wrote it for the last client: p50 {figures['bridge_written_p50_ms']:.1f} ms   "
+            f"p99 {figures['bridge_written_p99_ms']:.1f} ms")
     if figures["bridge_cpu_ms_per_update"] is not None:
         say(f"bridge CPU: {figures['bridge_cpu_ms_per_update']:.2f} ms per update "
             f"({figures['bridge_system_cpu_ms_per_update']:.2f} ms of it the kernel's; "
