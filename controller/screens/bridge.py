@@ -270,7 +270,7 @@ class _Feed:
     sides: dict[str, _Feed] = field(default_factory=dict)     # other feeds its pages show beside (name -> feed)
     followers: list[tuple[str, _Feed]] = field(default_factory=list)  # feeds whose screens show this one as a side
     bus_latency: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))  # bus publish -> here, s
-    # (seq, s) from the bus publish to the update written for the last of its screens (bench screens --fanout)
+    # (seq, s) from the bus publish to the update handed to the last of its screens (bench screens --fanout)
     fanout_latency: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=20_000))
 
     def __post_init__(self) -> None:

@@ -313,8 +313,8 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         "missed": seen["missed"],
         "last_client_p50_ms": round(_percentile(tail, 0.5), 2), "last_client_p99_ms": round(_percentile(tail, 0.99), 2),
         "last_client_max_ms": round(max(tail), 2),
-        # The bridge's own part: from the publish to the update written for the last client (the clients'
-        # reading, and the clients' process waiting for a core, left out).
+        # The bridge's own part: from the publish to the update handed to the last client's socket (or to its
+        # queue, for a client that lags); the clients' reading, and their process waiting for a core, left out.
         "bridge_written_p50_ms": round(_percentile(written, 0.5), 2) if written else None,
         "bridge_written_p99_ms": round(_percentile(written, 0.99), 2) if written else None,
         "first_to_last_client_p50_ms": round(_percentile(seen["spread_ms"], 0.5), 2),
@@ -347,7 +347,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
         f"{'met' if p99 < GOAL_P99_MS else 'NOT met'})")
     say(f"publish -> any client:  p50 {figures['client_p50_ms']:.1f} ms   p99 {figures['client_p99_ms']:.1f} ms")
     if figures["bridge_written_p50_ms"] is not None:
-        say(f"publish -> the bridge wrote it for the last client: p50 {figures['bridge_written_p50_ms']:.1f} ms   "
+        say(f"publish -> the bridge handed it to the last client: p50 {figures['bridge_written_p50_ms']:.1f} ms   "
             f"p99 {figures['bridge_written_p99_ms']:.1f} ms")
     if figures["bridge_cpu_ms_per_update"] is not None:
         say(f"bridge CPU: {figures['bridge_cpu_ms_per_update']:.2f} ms per update "
