@@ -124,7 +124,7 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         "bus_to_bridge_p50_ms": round(_percentile(bus, 0.5), 2) if bus else None,
         "bus_to_bridge_p99_ms": round(_percentile(bus, 0.99), 2) if bus else None,
         "chromium_cpu_ms_per_screen_update": cpu_ms,
-        "goal_p99_ms": 50,
+        # No goal: on a 2-core machine N browsers measure the machine (issue 38); --fanout and --pages have theirs.
     }
 
 
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
         f"{figures['updates']} updates of a {figures['game']} table ({figures['updates_per_s']}/s), "
         f"{figures['samples']} screen updates measured, {figures['resnapshots']} resnapshots")
     say(f"bus -> DOM, every screen:       p50 {figures['dom_p50_ms']:.1f} ms   p99 {figures['dom_p99_ms']:.1f} ms   "
-        f"max {figures['dom_max_ms']:.1f} ms   (goal p99 < 50 ms: {'met' if figures['dom_p99_ms'] < 50 else 'NOT met'})")
+        f"max {figures['dom_max_ms']:.1f} ms   (information: no goal)")
     say(f"bus -> DOM, last of the screens: p50 {figures['last_screen_p50_ms']:.1f} ms   "
         f"p99 {figures['last_screen_p99_ms']:.1f} ms")
     if figures["chromium_cpu_ms_per_screen_update"] is not None:
