@@ -587,6 +587,8 @@ class Table(Runtime):
         a full disk must not stop the table."""
         from controller.cards import parse_card
 
+        if self.play_corners is None:
+            return
         try:
             self.play_corners.add(parse_card(card), crops)
         except (OSError, ValueError) as exc:

@@ -12,7 +12,6 @@ garbage or a lost byte costs the one frame it hit, never the link.
 from __future__ import annotations
 
 import binascii
-import functools
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any, ClassVar, final
@@ -203,10 +202,15 @@ def _card_of(byte: int, what: str) -> Card:
 
 # ---- messages: each declares its payload layout once, in the words of vectors.json ------------------------
 
-@functools.cache
+_LAYOUTS: dict[type[Message], Layout] = {}
+
+
 def layout_of(cls: type[Message]) -> Layout:
-    """The compiled layout of a message class."""
-    return Layout(cls.__name__, cls.LAYOUT)
+    """The compiled layout of a message class (compiled once)."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        layout = _LAYOUTS[cls] = Layout(cls.__name__, cls.LAYOUT)
+    return layout
 
 
 @dataclass(frozen=True, slots=True)
