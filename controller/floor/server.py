@@ -147,7 +147,8 @@ class NatsCluster:
 async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | None = None,
                   name: str = "croupier", **options: Any) -> Any:
     """A NATS connection that notices a dead or frozen server within seconds and reconnects forever (pass
-    `max_reconnect_attempts=1` to give up after one more try of each server: nats-py's 0 means forever)."""
+    `max_reconnect_attempts=1` to give up after one more try of each server: nats-py's 0 means forever).
+    `credentials`: a NATS .creds file, or a folder holding this client's TLS certificate (ca.pem, cert.pem, key.pem)."""
     import nats
 
     async def quiet(exc: Exception) -> None:  # nats-py's default prints a traceback for every failed try
@@ -156,7 +157,11 @@ async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | N
     settings: dict[str, Any] = dict(servers=list(servers), name=name, connect_timeout=2, reconnect_time_wait=0.25,
                                     max_reconnect_attempts=-1, ping_interval=1, max_outstanding_pings=2,
                                     allow_reconnect=True, error_cb=quiet)
-    if credentials is not None:
+    if credentials is not None and credentials.is_dir():  # a TLS credential folder (controller/floor/credentials.py)
+        from controller.floor.credentials import tls_context
+
+        settings["tls"] = tls_context(credentials)
+    elif credentials is not None:
         settings["user_credentials"] = str(credentials)
     settings.update(options)
     return await nats.connect(**settings)
