@@ -38,7 +38,7 @@ from controller.floor.summary import MachineSummary, fold_row, new_summary
 from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_row, machine_of
 
 __all__ = ["ServiceConfig", "load_service_config", "service_config_from_mapping", "FloorService", "ROLES",
-           "ServiceConfigError"]
+           "ServiceConfigError", "read_floor"]
 
 log = logging.getLogger("croupier.floor")
 
@@ -218,12 +218,14 @@ class FloorService:
         self.summaries[machine] = fold_row(summary, row, start_hour=self.cfg.start_hour, tz=self._tz,
                                            paytable=self.cfg.paytables.get(machine, 0))
 
-    async def start(self, timeout: float = 30.0) -> None:
+    async def start(self, timeout: float = 30.0, create: bool = True) -> None:
+        """Connect and start reading; `create`: make the journal stream if the floor has none (the service's job)."""
         from controller.floor.server import connect, ensure_journal_stream
 
         self._nc = await connect(self.servers, credentials=self.cfg.credentials, name="croupier-floor-service")
         js = self._nc.jetstream(timeout=2.0)
-        await ensure_journal_stream(js, replicas=self.cfg.replicas, timeout=timeout)
+        if create:
+            await ensure_journal_stream(js, replicas=self.cfg.replicas, timeout=timeout)
         self._tasks = [asyncio.create_task(self.checker.run(js)), asyncio.create_task(self._refresh(js))]
 
     async def close(self) -> None:
@@ -265,3 +267,17 @@ class FloorService:
 
     def now_ns(self) -> int:
         return time.time_ns()
+
+
+async def read_floor(cfg: ServiceConfig, servers: list[str] | None = None, timeout: float = 60.0) -> FloorService:
+    """Every row the floor holds now, checked and folded (the report command): a closed service with its summaries."""
+    svc = FloorService(cfg, servers)
+    await svc.start(timeout=timeout, create=False)
+    try:
+        info = await svc._nc.jetstream(timeout=timeout).stream_info(STREAM)
+        last = info.state.last_seq
+        if not await svc.wait_for(lambda s: s.checker.cursor >= last, timeout):
+            raise TimeoutError(f"read {svc.checker.cursor} of {last} rows of the floor in {timeout:g} s")
+    finally:
+        await svc.close()
+    return svc

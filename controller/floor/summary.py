@@ -92,6 +92,10 @@ def _first_state(machine: str, record: Mapping[str, Any], paytable: int) -> tupl
     """(kind, what, denomination, initial state) from a journal's first start record; ValueError if unknown."""
     if record.get("kind") != "start":
         raise ValueError(f"the first row is a {record.get('kind')!r} record, not the journal's start")
+    if "reset_cents" in record:  # a link controller's (its start also names the linked title, maybe none)
+        from controller.progressive import new_link_state
+
+        return "link", "progressive link", None, new_link_state(machine, int(record["reset_cents"]))
     if "game" in record:
         from controller.games import get_game
         from controller.games.base import rules_from_mapping
@@ -111,10 +115,6 @@ def _first_state(machine: str, record: Mapping[str, Any], paytable: int) -> tupl
         denomination = int(record["denomination"])
         state = new_cabinet(machine, title, denomination, Settings.from_json(record["settings"]), paytable)
         return "cabinet", title.name, denomination, state
-    if "reset_cents" in record:
-        from controller.progressive import new_link_state
-
-        return "link", "progressive link", None, new_link_state(machine, int(record["reset_cents"]))
     raise ValueError("a start record of no known machine (no game, title or reset_cents)")
 
 
