@@ -1,0 +1,193 @@
+"""The floor's set-up and security, deploy-style (credentials made by controller/floor/credentials.py, TLS on, verify_and_map): a machine publishes its own subjects and is refused any other machine's; a client without a site certificate is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from controller.floor.credentials import (add_machine, add_server, add_service, authorization_conf,
+                                          machine_permissions, user_block)
+from controller.floor.replicator import Replicator
+from controller.floor.wire import STREAM, subject_for
+from controller.journal import Journal
+from tests.floor_cluster import floor_missing
+from tests.table_helpers import free_ports
+
+
+def test_a_machines_permissions_name_its_own_subjects_only() -> None:
+    assert machine_permissions("bj-1", "table") == {
+        "publish": ["croupier.journal.bj-1", "$JS.API.STREAM.MSG.GET.CROUPIER_JOURNAL"], "subscribe": ["_INBOX.>"]}
+    assert machine_permissions("cab-1", "cabinet", link="L1") == {
+        "publish": ["croupier.journal.cab-1", "$JS.API.STREAM.MSG.GET.CROUPIER_JOURNAL",
+                    "croupier.link.L1.contribution.cab-1", "croupier.link.L1.hit.cab-1"], "subscribe": ["_INBOX.>"]}
+    assert user_block("CN=x", {"publish": ["a"], "subscribe": ["b"]}) == \
+        '  { user: "CN=x", permissions: { publish: { allow: ["a"] }, subscribe: { allow: ["b"] } } }\n'
+    assert authorization_conf([user_block("CN=floor-service", None)]).endswith(
+        'authorization {\n  users = [\n  { user: "CN=floor-service" }\n  ]\n}\n')
+    with pytest.raises(ValueError, match="only a cabinet plays on a link"):
+        machine_permissions("bj-1", "table", link="L1")
+
+
+class Site:
+    def __init__(self, folder: Path, url: str) -> None:
+        self.folder, self.url = folder, url
+
+    def cred(self, who: str) -> Path:
+        return self.folder / ("services" if who == "floor-service" else "machines") / who
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    why = floor_missing()
+    if why:
+        pytest.skip(why)
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command (apt-get install openssl)")
+    from controller.floor.embedded import EmbeddedServer
+    from controller.floor.server import connect, ensure_journal_stream
+
+    folder = tmp_path_factory.mktemp("site")
+    add_server(folder, "n1", ("127.0.0.1",))
+    add_service(folder)
+    add_machine(folder, "bj-1", "table")
+    add_machine(folder, "cab-1", "cabinet", link="L1")
+    add_machine(folder, "cab-2", "cabinet", link="L1")
+    (port,) = free_ports(1)
+    server = EmbeddedServer(folder / "node", "127.0.0.1", port, authorization=folder / "authorization.conf",
+                            tls={"cert": folder / "servers/n1/cert.pem", "key": folder / "servers/n1/key.pem",
+                                 "ca": folder / "ca/ca.pem"})
+    server.start()
+    the_site = Site(folder, server.url)
+
+    async def ready() -> None:
+        for _ in range(100):  # a just-started server: try again until it listens (bounded)
+            try:
+                nc = await connect([server.url], credentials=the_site.cred("floor-service"), max_reconnect_attempts=1)
+                break
+            except Exception:  # noqa: BLE001
+                await asyncio.sleep(0.1)
+        else:
+            raise RuntimeError(f"the TLS floor did not start\n{server.log_tail()}")
+        try:
+            await ensure_journal_stream(nc.jetstream(timeout=2.0), replicas=1)
+        finally:
+            await nc.close()
+
+    try:
+        asyncio.run(ready())
+        yield the_site
+    finally:
+        server.stop()
+
+
+async def _violations(site: Site, who: str) -> tuple[Any, list[str], asyncio.Event]:
+    from controller.floor.server import connect
+
+    seen: list[str] = []
+    event = asyncio.Event()
+
+    async def on_error(exc: Exception) -> None:
+        seen.append(str(exc))
+        event.set()
+
+    nc = await connect([site.url], credentials=site.cred(who), name=f"croupier-{who}", error_cb=on_error)
+    return nc, seen, event
+
+
+async def _held(site: Site, subject: str) -> int:
+    from controller.floor.server import connect
+
+    nc = await connect([site.url], credentials=site.cred("floor-service"))
+    try:
+        info = await nc.jetstream(timeout=2.0).stream_info(STREAM, subjects_filter=subject)
+        return (info.state.subjects or {}).get(subject, 0)
+    finally:
+        await nc.close()
+
+
+def test_a_machine_replicates_its_own_subject_and_is_refused_another_machines(site: Site, tmp_path: Path) -> None:
+    from controller.floor.service import FloorService, service_config_from_mapping
+
+    journal = Journal(tmp_path / "bj-1.journal", "bj-1", key_file=tmp_path / "bj-1.key", anchor=tmp_path / "bj-1.a")
+    journal.append_many([{"kind": "refused", "who": "test", "reason": f"row {i}", "request": {}} for i in range(5)])
+    journal.close()
+    cfg = service_config_from_mapping({"service": {"servers": [site.url], "credentials": "services/floor-service",
+                                                   "replicas": 1}}, site.folder)
+
+    async def scenario() -> None:
+        rep = Replicator(tmp_path / "bj-1.journal", subject_for("bj-1"), [site.url], credentials=site.cred("bj-1"))
+        task = asyncio.create_task(rep.run())
+        service = FloorService(cfg)
+        await service.start()
+        try:
+            assert await rep.wait_acked(5, 30), rep.status  # its own subject, over TLS, as CN=bj-1
+            assert await service.wait_for(lambda s: "bj-1" in s.summaries and s.summaries["bj-1"].seq == 5, 30)
+        finally:
+            rep.stop()
+            await task
+            await service.close()
+
+        nc, seen, refused = await _violations(site, "bj-1")
+        try:
+            await nc.publish(subject_for("cab-1"), b'{"forged": true}')
+            await asyncio.wait_for(refused.wait(), 10)
+            assert seen == ['nats: permissions violation for publish to "croupier.journal.cab-1"']
+        finally:
+            await nc.close()
+        assert await _held(site, subject_for("cab-1")) == 0
+        assert await _held(site, subject_for("bj-1")) == 5
+
+    asyncio.run(scenario())
+
+
+def test_a_cabinet_publishes_only_its_own_contributions_and_hits_on_its_link(site: Site) -> None:
+    async def scenario() -> None:
+        from controller.floor.server import connect
+
+        watcher = await connect([site.url], credentials=site.cred("floor-service"))
+        got: list[str] = []
+        both = asyncio.Event()
+
+        async def on_msg(msg: Any) -> None:
+            got.append(msg.subject)
+            if len(got) == 2:
+                both.set()
+
+        await watcher.subscribe("croupier.link.>", cb=on_msg)
+        await watcher.flush()
+        nc, seen, refused = await _violations(site, "cab-1")
+        try:
+            for subject in ("croupier.link.L1.contribution.cab-2", "croupier.link.L1.pool", "croupier.journal.cab-2"):
+                refused.clear()
+                await nc.publish(subject, b"{}")
+                await asyncio.wait_for(refused.wait(), 10)
+            await nc.publish("croupier.link.L1.contribution.cab-1", b"{}")
+            await nc.publish("croupier.link.L1.hit.cab-1", b"{}")
+            await asyncio.wait_for(both.wait(), 10)
+        finally:
+            await nc.close()
+            await watcher.close()
+        assert seen == [f'nats: permissions violation for publish to "{s.lower()}"' for s in  # nats-py lowers it
+                        ("croupier.link.L1.contribution.cab-2", "croupier.link.L1.pool", "croupier.journal.cab-2")]
+        assert got == ["croupier.link.L1.contribution.cab-1", "croupier.link.L1.hit.cab-1"]
+
+    asyncio.run(scenario())
+
+
+def test_a_client_without_a_site_certificate_is_refused(site: Site) -> None:
+    import nats
+
+    async def scenario() -> None:
+        ctx = ssl.create_default_context(cafile=str(site.folder / "ca" / "ca.pem"))  # trusts the floor, no cert
+        with pytest.raises(Exception):  # noqa: B017 - the TLS handshake or the authorization fails
+            nc = await nats.connect(servers=[site.url], tls=ctx, connect_timeout=2, max_reconnect_attempts=0,
+                                    allow_reconnect=False)
+            await nc.close()
+
+    asyncio.run(scenario())
