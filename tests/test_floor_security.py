@@ -191,3 +191,70 @@ def test_a_client_without_a_site_certificate_is_refused(site: Site) -> None:
             await nc.close()
 
     asyncio.run(scenario())
+
+
+def test_the_deploy_configs_run_a_three_node_tls_cluster_a_machine_replicates_to(site: Site, tmp_path: Path) -> None:
+    """deploy/floor/nats-floor{1,2,3}.conf as shipped, only their addresses, store and certificate paths moved onto
+    loopback and this test's site: the nodes route over TLS, a machine replicates to the R3 stream."""
+    import subprocess
+
+    from controller.floor.server import connect, ensure_journal_stream, find_server
+
+    deploy = Path(__file__).resolve().parents[1] / "deploy" / "floor"
+    ports = free_ports(9)
+    client, route, http = ports[0:3], ports[3:6], ports[6:9]
+    procs = []
+    for i in range(3):
+        add_server(site.folder, f"floor{i + 1}", ("127.0.0.1",))
+        node = tmp_path / f"node{i + 1}"
+        node.mkdir()
+        text = (deploy / f"nats-floor{i + 1}.conf").read_text()
+        for old, new in [('"0.0.0.0:4222"', f'"127.0.0.1:{client[i]}"'), ('"0.0.0.0:6222"', f'"127.0.0.1:{route[i]}"'),
+                         ('"127.0.0.1:8222"', f'"127.0.0.1:{http[i]}"'), ("/var/lib/nats/jetstream", str(node / "js")),
+                         ("/etc/croupier/floor/node/", f"{site.folder}/servers/floor{i + 1}/")] + \
+                [(f"nats-route://floor{j + 1}:6222", f"nats-route://127.0.0.1:{route[j]}") for j in range(3)]:
+            assert old in text or old.startswith("nats-route"), old
+            text = text.replace(old, new)
+        (node / "nats.conf").write_text(text)
+        (node / "authorization.conf").write_text((site.folder / "authorization.conf").read_text())
+        log = open(node / "nats.log", "wb")  # noqa: SIM115 - the child holds it
+        procs.append(subprocess.Popen([str(find_server()), "-c", str(node / "nats.conf")], stdout=log,
+                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        log.close()
+    urls = [f"tls://127.0.0.1:{p}" for p in client]
+    journal = Journal(tmp_path / "cab-2.journal", "cab-2", key_file=tmp_path / "k", anchor=tmp_path / "a")
+    journal.append_many([{"kind": "refused", "who": "test", "reason": str(i), "request": {}} for i in range(7)])
+    journal.close()
+
+    async def scenario() -> None:
+        for _ in range(100):  # just-started nodes: try again until one listens (bounded)
+            try:
+                nc = await connect(urls, credentials=site.cred("floor-service"), max_reconnect_attempts=1)
+                break
+            except Exception:  # noqa: BLE001
+                await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("no deploy-style node accepted the floor service")
+        try:
+            js = nc.jetstream(timeout=2.0)
+            await ensure_journal_stream(js, replicas=3, timeout=30)  # R3 needs the three nodes routed over TLS
+            rep = Replicator(tmp_path / "cab-2.journal", subject_for("cab-2"), urls, credentials=site.cred("cab-2"))
+            task = asyncio.create_task(rep.run())
+            try:
+                assert await rep.wait_acked(7, 30), rep.status
+            finally:
+                rep.stop()
+                await task
+            info = await js.stream_info(STREAM, subjects_filter=subject_for("cab-2"))
+            assert info.config.num_replicas == 3 and len(info.cluster.replicas or []) == 2
+            assert (info.state.subjects or {}).get(subject_for("cab-2")) == 7
+        finally:
+            await nc.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=30)
