@@ -262,6 +262,8 @@ accounting = "acc.token"
         assert by["bac-1"]["status"] == "online" and by["bac-1"]["kind"] == "table"
         assert by["bac-1"]["today"]["games"] == by["bac-1"]["meters"]["games"] == 1
         assert [by[m]["status"] for m in ("cab-1", "cab-2", "link-1")] == ["offline"] * 3  # last rows in March
+        assert (by["cab-1"]["last_row"], by["cab-2"]["last_row"]) == ("2026-03-02T06:00:01+00:00",
+                                                                      "2026-03-02T07:00:00+00:00")
         assert by["cab-1"]["alerts"] == [] and by["cab-2"]["alerts"] == ["lockup 1 coin_in_jam: coin in jam"]
         assert by["cab-1"]["meters"] == {"games": 2, "handle": 150, "paid": 11250, "win": -11100, "commission": 0,
                                          "drop": 250, "coins_out": 11350, "hand_paid": 0, "credits_played": 6,
@@ -332,6 +334,16 @@ def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cl
 
         view = asyncio.run(until_folded())
         assert [(m["machine"], m["kind"], m["lag_rows"]) for m in view["machines"]] == [("cab-1", "cabinet", 0)]
+        report = subprocess.run([sys.executable, "-m", "controller.cli", "floor", "report", "--servers",
+                                 f"nats://127.0.0.1:{nats_port}", "--day", "2026-03-02"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=60)  # text: CRLF read as LF
+        assert (report.returncode, report.stderr) == (0, "")
+        # the report's gaming day is in this machine's local time (no config: no timezone)
+        local = gaming_day(ts("2026-03-02T06:00:00"), 6) == "2026-03-02" == gaming_day(ts("2026-03-02T06:00:01"), 6)
+        if local and gaming_day(ts("2026-03-02T05:59:59"), 6) == "2026-03-01":  # a UTC machine, as CI is
+            assert report.stdout == (REPORT_0301.split("\r\n")[0] + "\n" + REPORT_0302.split("\r\n")[0] + "\n")
+        else:
+            assert report.stdout.startswith(",".join(HEADER)) and "cab-1" in report.stdout
         assert (tmp_path / "state" / "nats" / "store" / "jetstream").is_dir()
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -343,3 +355,68 @@ def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cl
         import socket
 
         socket.create_connection(("127.0.0.1", nats_port), timeout=1).close()
+
+
+def test_the_pool_stream_is_shown_when_it_exists(floor_server: Any) -> None:
+    from controller.floor.page import floor_view
+    from controller.floor.server import connect
+    from controller.floor.service import FloorService, service_config_from_mapping
+
+    cfg = service_config_from_mapping({"service": {"servers": [floor_server.url], "replicas": 1,
+                                                   "pool_stream": "TEST_POOLS"}}, Path.cwd())
+
+    async def scenario() -> None:
+        from nats.js.api import StreamConfig
+
+        service = FloorService(cfg, refresh=0.1)
+        await service.start()
+        nc = await connect([floor_server.url])
+        try:
+            assert await service.wait_for(lambda s: s.refreshed.is_set(), 10)
+            assert service.pools is None  # no such stream yet: nothing shown
+            js = nc.jetstream(timeout=2.0)
+            await js.add_stream(StreamConfig(name="TEST_POOLS", subjects=["testpools.>"]))
+            for subject in ("testpools.L9.contribution.c1", "testpools.L9.contribution.c1", "testpools.L9.hit.c2"):
+                await js.publish(subject, b"{}")
+            assert await service.wait_for(lambda s: s.pools is not None and len(s.pools) == 2, 10)
+        finally:
+            await nc.close()
+            await service.close()
+        view = floor_view({}, {}, {}, service.pools, 0, 60, "2026-03-01")
+        assert view["pool_stream"] == {"testpools.L9.contribution.c1": 2, "testpools.L9.hit.c2": 1}
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("service, error", [
+    ({"servers": ["nats://a:4222"], "colour": 1}, "[service]: unknown key(s) colour (known: "),
+    ({}, "[service].servers: which NATS servers hold the floor? (or run it --embedded)"),
+    ({"servers": ["http://a"]}, "[service].servers: a list of nats:// or tls:// URLs"),
+    ({"servers": ["nats://a:4222"], "gaming_day_start": 24}, "[service].gaming_day_start: expected a number from 0 "
+                                                              "to 23, got 24"),
+    ({"servers": ["nats://a:4222"], "timezone": "Mars/Olympus"}, "[service].timezone: no time zone 'Mars/Olympus'"),
+    ({"servers": ["nats://a:4222"], "tokens": {"dealer": "x"}}, "[service].tokens: a token file per role "
+                                                                "(supervisor, accounting)"),
+    ({"servers": ["nats://a:4222"], "tokens": {"supervisor": "none.token"}}, "[service].tokens.supervisor: cannot "
+                                                                            "read"),
+])
+def test_a_bad_floor_service_config_names_its_key(service: dict[str, Any], error: str, tmp_path: Path) -> None:
+    from controller.floor.service import ServiceConfigError, service_config_from_mapping
+
+    with pytest.raises(ServiceConfigError) as exc:
+        service_config_from_mapping({"service": service}, tmp_path, tmp_path / "floor.toml")
+    assert str(exc.value).startswith(f"{tmp_path / 'floor.toml'}{error}"), str(exc.value)
+
+
+def test_floor_command_user_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    cases = [(["floor", "serve"], "croupier floor serve needs --config FILE (the floor's servers), or --embedded"),
+             (["floor", "report", "--servers", "nats://127.0.0.1:1", "--day", "2026-3-1"],
+              "--day '2026-3-1': expected YYYY-MM-DD"),
+             (["floor", "credentials", "--site", str(tmp_path), "--machine", "bj-1"],
+              "--machine needs --kind table, cabinet or link")]
+    for argv, message in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == f"croupier floor: error: {message}\n", err

@@ -19,7 +19,7 @@ import html
 import logging
 import math
 import re
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any, Mapping
 
 from aiohttp import web
@@ -37,8 +37,10 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def floor_view(summaries: Mapping[str, MachineSummary], held: Mapping[str, int], broken: Mapping[str, str],
-               pools: Mapping[str, int] | None, now_ns: int, offline_after: float, day: str) -> dict[str, Any]:
-    """What the page shows (pure): a line per machine, the links' pools, the pool stream's subjects."""
+               pools: Mapping[str, int] | None, now_ns: int, offline_after: float, day: str,
+               tz: tzinfo | None = None) -> dict[str, Any]:
+    """What the page shows (pure): a line per machine, the links' pools, the pool stream's subjects; times in `tz`
+    (None: this machine's local time)."""
     machines = []
     links = []
     for machine in sorted(set(summaries) | set(held) | set(broken)):
@@ -48,7 +50,7 @@ def floor_view(summaries: Mapping[str, MachineSummary], held: Mapping[str, int],
         machines.append({
             "machine": machine, "kind": s.kind, "what": s.what, "denomination": s.denomination,
             "status": machine_status(s, now_ns, offline_after),
-            "last_row": datetime.fromtimestamp(s.last_ts_ns // 1_000_000_000).isoformat(timespec="seconds")
+            "last_row": datetime.fromtimestamp(s.last_ts_ns // 1_000_000_000, tz).isoformat(timespec="seconds")
             if s.seq else None,
             "age_s": round((now_ns - s.last_ts_ns) / 1e9, 1) if s.seq else None,
             "floor_seq": s.seq, "held": on_floor, "lag_rows": on_floor - s.seq,
@@ -189,7 +191,7 @@ class FloorPage:
         svc = self.service
         now = svc.now_ns()
         day = day or gaming_day(now, svc.cfg.start_hour, svc.cfg.tz)
-        return floor_view(svc.summaries, svc.held, svc.broken, svc.pools, now, svc.cfg.offline_after, day)
+        return floor_view(svc.summaries, svc.held, svc.broken, svc.pools, now, svc.cfg.offline_after, day, svc.cfg.tz)
 
     async def _root(self, request: web.Request) -> web.Response:
         raise web.HTTPFound("/floor")
