@@ -227,7 +227,8 @@ accounting = "acc.token"
             assert all([await r.wait_acked(last[r.machine], 30) for r in reps])
             assert await service.wait_for(lambda s: all(s.held.get(m) == n and s.summaries[m].seq == n
                                                         for m, n in last.items()), 30)
-            async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # cookies of an IP host
+            jar = aiohttp.CookieJar(unsafe=True)  # keeps cookies of an IP address host
+            async with aiohttp.ClientSession(cookie_jar=jar) as http:
                 for headers in ({}, {"Authorization": "Bearer not-a-token"}):
                     for path in ("/floor", "/floor.json", "/report/2026-03-01.csv"):
                         async with http.get(base + path, headers=headers, allow_redirects=False) as r:

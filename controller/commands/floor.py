@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "credentials) and its user in SITE/authorization.conf (publish its own journal "
                                      "subject only; a cabinet on --link also its contributions and hits), or the "
                                      "floor service's credential, or a node's certificate.")
-    c.add_argument("--site", type=Path, required=True, help="the site's credentials folder (keep SITE/ca off the floor)")
+    c.add_argument("--site", type=Path, required=True,
+                   help="the site's credentials folder (keep SITE/ca off the floor)")
     what = c.add_mutually_exclusive_group(required=True)
     what.add_argument("--machine", metavar="ID", help="a table's, cabinet's or link controller's id")
     what.add_argument("--service", nargs="?", const="floor-service", metavar="NAME",
@@ -241,8 +242,8 @@ def _credentials(args: argparse.Namespace) -> int:
             if not args.kind:
                 raise CredentialsError("--machine needs --kind table, cabinet or link")
             folder = add_machine(args.site, args.machine, args.kind, args.link)
-            print(f"{args.machine}: credential {folder} (its [floor] credentials = \"{folder}\"); user CN={args.machine}"
-                  f" in {args.site / 'authorization.conf'}: copy it to every node and reload them (nats-server "
+            print(f"{args.machine}: credential {folder} (its [floor] credentials = \"{folder}\"); user "
+                  f"CN={args.machine} in {args.site / 'authorization.conf'}: copy it to every node and reload them (nats-server "
                   f"--signal reload)")
         elif args.server:
             folder = add_server(args.site, args.server, tuple(args.host))
