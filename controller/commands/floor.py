@@ -243,8 +243,8 @@ def _credentials(args: argparse.Namespace) -> int:
                 raise CredentialsError("--machine needs --kind table, cabinet or link")
             folder = add_machine(args.site, args.machine, args.kind, args.link)
             print(f"{args.machine}: credential {folder} (its [floor] credentials = \"{folder}\"); user "
-                  f"CN={args.machine} in {args.site / 'authorization.conf'}: copy it to every node and reload them (nats-server "
-                  f"--signal reload)")
+                  f"CN={args.machine} in {args.site / 'authorization.conf'}: copy it to every node, then "
+                  f"`systemctl reload nats-server` there")
         elif args.server:
             folder = add_server(args.site, args.server, tuple(args.host))
             print(f"{args.server}: certificate {folder} for {', '.join(args.host)}")
