@@ -15,11 +15,14 @@ from typing import Any, Iterator
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.cabinetstate import Settings
 from controller.floor.replicator import JournalReader, Replicator
 from controller.floor.report import HEADER, report_csv
-from controller.floor.summary import MachineSummary, alerts_of, day_meters, fold_row, gaming_day, machine_status
+from controller.floor.summary import (MachineSummary, MeterSet, alerts_of, day_meters, fold_row, gaming_day,
+                                      machine_status, meter_set)
 from controller.floor.wire import FloorRow, subject_for
 from controller.journal import Journal
 from controller.slots.catalog import get_title
@@ -123,6 +126,35 @@ def test_the_report_of_known_journals_has_the_figures_worked_by_hand(tmp_path: P
     assert (cab.kind, cab.what, cab.denomination, cab.seq, cab.error) == ("cabinet", "Diamond Mine", 25, 469, None)
     assert cab.state.credits == 0 and cab.state.meters.hopper_out == 454
     assert (link.state.pool, link.state.hits) == (50_000 + (50_000 + 190 - 50_175) + 40, 1)
+
+
+def floor_rows(machine: str, records: list[dict[str, Any]], times: list[int]) -> list[FloorRow]:
+    """Rows as the floor holds them (the fold never looks at the MACs: the chain check already has)."""
+    return [FloorRow(seq, machine, when, 2, json.dumps(record, sort_keys=True), "0" * 64, "1" * 64)
+            for seq, (record, when) in enumerate(zip(records, times), 1)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(gaps=st.lists(st.integers(-2 * 3600, 30 * 3600), min_size=20, max_size=20), start_hour=st.integers(0, 23))
+def test_the_gaming_days_of_a_machine_add_up_to_its_meters_wherever_the_days_fall(gaps: list[int],
+                                                                                   start_hour: int) -> None:
+    """However the rows fall over gaming days (a clock set back included), the days' meters sum to the machine's."""
+    records = [r for _, r in cabinet_rows()]
+    records = records[:15] + records[15:-454] + records[-454:][:5]  # the hopper pays 5 of its 454 coins
+    when, times = ts("2026-03-01T10:00:00"), []
+    for i in range(len(records)):
+        when += gaps[i % len(gaps)] * 1_000_000_000
+        times.append(when)
+    summary = MachineSummary("cab-p")
+    for row in floor_rows("cab-p", records, times):
+        summary = fold_row(summary, row, start_hour=start_hour, tz=UTC)
+    assert summary.error is None
+    days = sorted({gaming_day(t, start_hour, UTC) for t in times})
+    total = MeterSet()
+    for day in days:
+        total = total + day_meters(summary, day)  # type: ignore[operator]
+    assert total == meter_set(summary) == MeterSet(games=2, handle=150, paid=11250, win=-11100, drop=250,
+                                                    coins_out=125, credits_played=6, credits_won=450)
 
 
 def test_a_days_meters_add_up_to_the_machines_own_meters(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ status, floor seq and lag go on being kept. A cabinet's starting paytable is not
 config's `paytable`, 0 unless set): the floor takes it from its own `paytables` setting.
 
 Meters per gaming day: a row belongs to the gaming day of its journal time (`gaming_day`); a day's meters are
-the machine's meters after its last row of the day less those before its first (meters only grow).
+what its rows added to the machine's meters (meters only grow), so the days of a machine add up to its meters.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ class MeterSet:
     def __sub__(self, other: MeterSet) -> MeterSet:
         return MeterSet(*(getattr(self, f.name) - getattr(other, f.name) for f in fields(self)))
 
+    def __add__(self, other: MeterSet) -> MeterSet:
+        return MeterSet(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
     def json(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -80,8 +83,10 @@ class MachineSummary:
     state: Any = field(default=None, compare=False, repr=False)
     error: str | None = None        # why the fold stopped (the rows are still counted)
     day: str | None = None          # the gaming day of the last row folded
-    day_open: MeterSet = _ZERO      # the meters before that day's first row
-    closed: tuple[tuple[str, MeterSet, MeterSet], ...] = ()  # earlier days: (day, open, close), oldest first
+    day_open: MeterSet = _ZERO      # the meters before the current run of that day's rows
+    # what each earlier run of rows of one gaming day added to the meters, in row order: (day, added); a day comes
+    # back when a machine's clock was set back over a day's start
+    closed: tuple[tuple[str, MeterSet], ...] = ()
 
 
 def new_summary(machine: str) -> MachineSummary:
@@ -161,8 +166,8 @@ def fold_row(summary: MachineSummary, row: FloorRow, *, start_hour: int = 6, tz:
         day = gaming_day(row.ts_ns, start_hour, tz)
         if day != summary.day:
             if summary.day is not None:
-                close = meter_set(summary)
-                summary = replace(summary, closed=summary.closed + ((summary.day, summary.day_open, close),))
+                added = meter_set(summary) - summary.day_open
+                summary = replace(summary, closed=summary.closed + ((summary.day, added),))
             summary = replace(summary, day=day, day_open=meter_set(summary))
         state = _step(summary.kind, summary.state, record)
         return replace(summary, state=replace(state, seq=row.seq))
@@ -172,12 +177,13 @@ def fold_row(summary: MachineSummary, row: FloorRow, *, start_hour: int = 6, tz:
 
 def day_meters(summary: MachineSummary, day: str) -> MeterSet | None:
     """The machine's meters over one gaming day; None if it has no row in that day."""
+    runs = [added for d, added in summary.closed if d == day]
     if day == summary.day:
-        return meter_set(summary) - summary.day_open
-    for d, opened, close in summary.closed:
-        if d == day:
-            return close - opened
-    return None
+        runs.append(meter_set(summary) - summary.day_open)
+    total = None
+    for added in runs:
+        total = added if total is None else total + added
+    return total
 
 
 def alerts_of(summary: MachineSummary) -> tuple[str, ...]:
