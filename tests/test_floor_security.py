@@ -23,7 +23,9 @@ def test_a_machines_permissions_name_its_own_subjects_only() -> None:
         "publish": ["croupier.journal.bj-1", "$JS.API.STREAM.MSG.GET.CROUPIER_JOURNAL"], "subscribe": ["_INBOX.>"]}
     assert machine_permissions("cab-1", "cabinet", link="L1") == {
         "publish": ["croupier.journal.cab-1", "$JS.API.STREAM.MSG.GET.CROUPIER_JOURNAL",
-                    "croupier.link.L1.contribution.cab-1", "croupier.link.L1.hit.cab-1"], "subscribe": ["_INBOX.>"]}
+                    "croupier.progressive.L1.cab-1", "$JS.API.STREAM.INFO.CROUPIER_PROGRESSIVE",
+                    "$JS.API.CONSUMER.CREATE.CROUPIER_PROGRESSIVE.*.croupier.progressive.L1.*",
+                    "$JS.API.CONSUMER.MSG.NEXT.CROUPIER_PROGRESSIVE.*"], "subscribe": ["_INBOX.>"]}
     assert user_block("CN=x", {"publish": ["a"], "subscribe": ["b"]}) == \
         '  { user: "CN=x", permissions: { publish: { allow: ["a"] }, subscribe: { allow: ["b"] } } }\n'
     assert authorization_conf([user_block("CN=floor-service", None)]).endswith(
@@ -146,36 +148,45 @@ def test_a_machine_replicates_its_own_subject_and_is_refused_another_machines(si
     asyncio.run(scenario())
 
 
-def test_a_cabinet_publishes_only_its_own_contributions_and_hits_on_its_link(site: Site) -> None:
+def test_a_cabinet_publishes_only_its_own_contributions_and_hits_and_follows_only_its_link(site: Site) -> None:
+    """The progressives' stream (controller/floor/progressive_fold.py's subjects): a cabinet writes its own subject
+    of its link, reads its link's messages back through a consumer, and nothing of another cabinet or link."""
+    from nats.js.api import AckPolicy, ConsumerConfig, StreamConfig
+
+    from controller.floor.server import connect
+
     async def scenario() -> None:
-        from controller.floor.server import connect
-
-        watcher = await connect([site.url], credentials=site.cred("floor-service"))
-        got: list[str] = []
-        both = asyncio.Event()
-
-        async def on_msg(msg: Any) -> None:
-            got.append(msg.subject)
-            if len(got) == 2:
-                both.set()
-
-        await watcher.subscribe("croupier.link.>", cb=on_msg)
-        await watcher.flush()
+        admin = await connect([site.url], credentials=site.cred("floor-service"))
+        ajs = admin.jetstream(timeout=2.0)
+        await ajs.add_stream(StreamConfig(name="CROUPIER_PROGRESSIVE", subjects=["croupier.progressive.>"]))
+        await ajs.publish("croupier.progressive.L2.cab-9", b'{"other": "link"}')
         nc, seen, refused = await _violations(site, "cab-1")
+        js = nc.jetstream(timeout=2.0)
         try:
-            for subject in ("croupier.link.L1.contribution.cab-2", "croupier.link.L1.pool", "croupier.journal.cab-2"):
+            for subject in ("croupier.progressive.L1.cab-2", "croupier.progressive.L2.cab-1", "croupier.journal.cab-2"):
                 refused.clear()
                 await nc.publish(subject, b"{}")
                 await asyncio.wait_for(refused.wait(), 10)
-            await nc.publish("croupier.link.L1.contribution.cab-1", b"{}")
-            await nc.publish("croupier.link.L1.hit.cab-1", b"{}")
-            await asyncio.wait_for(both.wait(), 10)
+            await js.publish("croupier.progressive.L1.cab-1", b'{"contrib": 1}')  # acknowledged by the stream
+            await js.publish("croupier.progressive.L1.cab-1", b'{"hit": 1}')
+            assert (await js.stream_info("CROUPIER_PROGRESSIVE")).state.messages == 3
+            config = ConsumerConfig(ack_policy=AckPolicy.NONE, inactive_threshold=5.0)
+            sub = await js.pull_subscribe("croupier.progressive.L1.*", stream="CROUPIER_PROGRESSIVE", config=config)
+            msgs = await sub.fetch(2, timeout=5)
+            assert [m.data for m in msgs] == [b'{"contrib": 1}', b'{"hit": 1}']
+            refused_js = nc.jetstream(timeout=0.5)  # a refused API request is never answered: a short wait
+            with pytest.raises(Exception):  # noqa: B017 - another link's messages: the consumer is never made
+                await refused_js.pull_subscribe("croupier.progressive.L2.*", stream="CROUPIER_PROGRESSIVE", config=config)
+            with pytest.raises(Exception):  # noqa: B017 - nor may it delete the stream
+                await refused_js.delete_stream("CROUPIER_PROGRESSIVE")
+            assert (await ajs.stream_info("CROUPIER_PROGRESSIVE")).state.messages == 3
         finally:
             await nc.close()
-            await watcher.close()
-        assert seen == [f'nats: permissions violation for publish to "{s.lower()}"' for s in  # nats-py lowers it
-                        ("croupier.link.L1.contribution.cab-2", "croupier.link.L1.pool", "croupier.journal.cab-2")]
-        assert got == ["croupier.link.L1.contribution.cab-1", "croupier.link.L1.hit.cab-1"]
+            await ajs.delete_stream("CROUPIER_PROGRESSIVE")
+            await admin.close()
+        assert seen[:3] == [f'nats: permissions violation for publish to "{s.lower()}"' for s in  # nats-py lowers it
+                            ("croupier.progressive.L1.cab-2", "croupier.progressive.L2.cab-1", "croupier.journal.cab-2")]
+        assert all("permissions violation for publish to \"$js.api." in e for e in seen[3:]) and len(seen) == 5, seen
 
     asyncio.run(scenario())
 

@@ -8,8 +8,9 @@ users and what each may do; every node's config includes it (deploy/floor/).
 
 What a machine may do (machine_permissions): publish its own journal subject and ask the journal stream for its
 subject's last message (the replicator's and the start check's `$JS.API.STREAM.MSG.GET.CROUPIER_JOURNAL`),
-receive replies on `_INBOX.>`; a cabinet on a link also publishes its contributions and hits, on
-`croupier.link.<link>.contribution.<id>` and `croupier.link.<link>.hit.<id>`, and nothing else of the link.
+receive replies on `_INBOX.>`; a cabinet on a link also publishes its contributions and hits on its own
+progressive subject `croupier.progressive.<link>.<id>` and follows its link's messages (link_subjects), and
+writes nothing else of the link.
 Every other subject is refused by the server. The floor service's user has no restriction (it makes the
 stream and reads every machine); `croupier floor restore` runs with its credential.
 
@@ -42,9 +43,20 @@ class CredentialsError(ValueError):
     """A credential that cannot be made: one line naming what is wrong."""
 
 
-def link_subjects(link: str, cabinet: str) -> tuple[str, str]:
-    """The subjects a cabinet publishes its contributions and hits on."""
-    return f"croupier.link.{link}.contribution.{cabinet}", f"croupier.link.{link}.hit.{cabinet}"
+# The progressives' stream and subjects (controller/floor/progressive_fold.py): a cabinet publishes its link's
+# open, contributions and hits on croupier.progressive.<link>.<cabinet>, and follows the link's messages.
+PROGRESSIVE_STREAM = "CROUPIER_PROGRESSIVE"
+PROGRESSIVE_PREFIX = "croupier.progressive."
+
+
+def link_subjects(link: str, cabinet: str) -> list[str]:
+    """What a cabinet on a link may publish beyond its journal: its own progressive subject, the stream's info
+    (its probe of the floor), and an ephemeral consumer filtered to its link's messages and its next messages
+    (how it learns from the stream's order whether its hit won). Not: another cabinet's subject, another link's
+    consumer, deleting consumers (its own expire by themselves)."""
+    return [f"{PROGRESSIVE_PREFIX}{link}.{cabinet}", f"$JS.API.STREAM.INFO.{PROGRESSIVE_STREAM}",
+            f"$JS.API.CONSUMER.CREATE.{PROGRESSIVE_STREAM}.*.{PROGRESSIVE_PREFIX}{link}.*",
+            f"$JS.API.CONSUMER.MSG.NEXT.{PROGRESSIVE_STREAM}.*"]
 
 
 def machine_permissions(machine: str, kind: str, link: str | None = None) -> dict[str, list[str]]:
@@ -57,7 +69,7 @@ def machine_permissions(machine: str, kind: str, link: str | None = None) -> dic
         raise CredentialsError(f"link id {link!r}: 1 to 64 ASCII letters, digits, - and _")
     publish = [subject_for(machine), f"$JS.API.STREAM.MSG.GET.{STREAM}"]
     if link is not None:
-        publish += list(link_subjects(link, machine))
+        publish += link_subjects(link, machine)
     return {"publish": publish, "subscribe": ["_INBOX.>"]}
 
 

@@ -8,7 +8,7 @@
     gaming_day_start = 6          # gaming days run from 06:00 to 06:00
     timezone = "Europe/London"    # of the gaming day; default: this machine's local time
     offline_after = 600           # seconds without a row before a machine shows offline
-    pool_stream = "CROUPIER_LINK" # the progressives' stream, shown when it exists
+    pool_stream = "CROUPIER_PROGRESSIVE"  # the progressives' stream, shown when it exists
     [service.tokens]              # a token file per role (one word, 16+ characters); unset: made up at start
     supervisor = "supervisor.token"   # the page
     accounting = "accounting.token"   # the page and the meters report
@@ -63,7 +63,7 @@ class ServiceConfig:
     start_hour: int = 6
     timezone: str | None = None
     offline_after: float = 600.0
-    pool_stream: str = "CROUPIER_LINK"
+    pool_stream: str = "CROUPIER_PROGRESSIVE"
     tokens: Mapping[str, str] = field(default_factory=dict)   # role -> token
     generated: tuple[str, ...] = ()                            # roles whose token was made up at start
     paytables: Mapping[str, int] = field(default_factory=dict)
@@ -133,7 +133,7 @@ def service_config_from_mapping(data: Mapping[str, Any], base: Path, path: Path 
     creds = s.get("credentials")
     if creds is not None and not isinstance(creds, str):
         raise ServiceConfigError(f"{where}.credentials: expected a path")
-    pool_stream = s.get("pool_stream", "CROUPIER_LINK")
+    pool_stream = s.get("pool_stream", "CROUPIER_PROGRESSIVE")
     if not isinstance(pool_stream, str) or not pool_stream:
         raise ServiceConfigError(f"{where}.pool_stream: expected a stream name")
     raw_tokens = s.get("tokens", {})
@@ -225,7 +225,11 @@ class FloorService:
         self._nc = await connect(self.servers, credentials=self.cfg.credentials, name="croupier-floor-service")
         js = self._nc.jetstream(timeout=2.0)
         if create:
-            await ensure_journal_stream(js, replicas=self.cfg.replicas, timeout=timeout)
+            try:
+                await ensure_journal_stream(js, replicas=self.cfg.replicas, timeout=timeout)
+            except BaseException:
+                await self.close()
+                raise
         self._tasks = [asyncio.create_task(self.checker.run(js)), asyncio.create_task(self._refresh(js))]
 
     async def close(self) -> None:
