@@ -176,7 +176,8 @@ def test_a_cabinet_publishes_only_its_own_contributions_and_hits_and_follows_onl
             assert [m.data for m in msgs] == [b'{"contrib": 1}', b'{"hit": 1}']
             refused_js = nc.jetstream(timeout=0.5)  # a refused API request is never answered: a short wait
             with pytest.raises(Exception):  # noqa: B017 - another link's messages: the consumer is never made
-                await refused_js.pull_subscribe("croupier.progressive.L2.*", stream="CROUPIER_PROGRESSIVE", config=config)
+                await refused_js.pull_subscribe("croupier.progressive.L2.*", stream="CROUPIER_PROGRESSIVE",
+                                                config=config)
             with pytest.raises(Exception):  # noqa: B017 - nor may it delete the stream
                 await refused_js.delete_stream("CROUPIER_PROGRESSIVE")
             assert (await ajs.stream_info("CROUPIER_PROGRESSIVE")).state.messages == 3
@@ -184,8 +185,9 @@ def test_a_cabinet_publishes_only_its_own_contributions_and_hits_and_follows_onl
             await nc.close()
             await ajs.delete_stream("CROUPIER_PROGRESSIVE")
             await admin.close()
-        assert seen[:3] == [f'nats: permissions violation for publish to "{s.lower()}"' for s in  # nats-py lowers it
-                            ("croupier.progressive.L1.cab-2", "croupier.progressive.L2.cab-1", "croupier.journal.cab-2")]
+        refused_subjects = ("croupier.progressive.L1.cab-2", "croupier.progressive.L2.cab-1", "croupier.journal.cab-2")
+        assert seen[:3] == [f'nats: permissions violation for publish to "{s.lower()}"'  # nats-py lowers it
+                            for s in refused_subjects]
         assert all("permissions violation for publish to \"$js.api." in e for e in seen[3:]) and len(seen) == 5, seen
 
     asyncio.run(scenario())
