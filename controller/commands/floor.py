@@ -60,6 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "make the anchor. `croupier run` then resumes the machine exactly.")
     r.add_argument("machine", metavar="ID", help="the machine whose journal to restore (the config's id)")
     r.add_argument("--config", required=True, help="the replacement machine's config (with its [floor] section)")
+    r.add_argument("--credentials", type=Path, help="the credential to read the floor with (default: the config's "
+                                                    "[floor] credentials; on a deploy/floor site, the floor "
+                                                    "service's folder: a machine's may only write)")
     r.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the floor (default 30)")
     r.set_defaults(func=_restore)
 
@@ -85,7 +88,8 @@ def _restore(args: argparse.Namespace) -> int:
         raise CliError(f"the floor needs nats-py: pip install -e '.[floor]' ({exc})") from None
 
     async def fetch() -> list:
-        nc = await connect(cfg.floor.servers, credentials=cfg.floor.credentials, name=f"croupier-restore-{args.machine}",
+        nc = await connect(cfg.floor.servers, credentials=args.credentials or cfg.floor.credentials,
+                           name=f"croupier-restore-{args.machine}",
                            max_reconnect_attempts=3)
         try:
             return [row for _, row in await floor_rows(nc.jetstream(timeout=args.timeout), args.machine,
