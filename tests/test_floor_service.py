@@ -453,3 +453,72 @@ def test_floor_command_user_errors_are_one_line_exit_2(tmp_path: Path, capsys: p
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err == f"croupier floor: error: {message}\n", err
+
+
+def test_a_broken_chain_shows_on_the_page_with_the_rows_behind_it(floor_server: Any, tmp_path: Path) -> None:
+    """A row whose previous MAC is not its predecessor's (forged, or a second writer) stops that machine's fold:
+    the page says why, and counts the rows the floor holds beyond the last one checked."""
+    from controller.floor.server import connect
+    from controller.floor.service import FloorService, service_config_from_mapping
+    from controller.floor.wire import HDR_MSG_ID, encode_row, msg_id
+
+    rows = rows_of(write_journal(tmp_path, "bad-1", link_rows()))
+    forged = FloorRow(4, "bad-1", rows[3].ts_ns, rows[3].schema, rows[3].record, "f" * 64, rows[3].mac)
+    cfg = service_config_from_mapping({"service": {"servers": [floor_server.url], "replicas": 1,
+                                                   "timezone": "UTC"}}, tmp_path)
+
+    async def scenario() -> dict[str, Any]:
+        from controller.floor.page import floor_view
+
+        nc = await connect([floor_server.url])
+        js = nc.jetstream(timeout=2.0)
+        for row in [*rows[:3], forged, rows[4]]:
+            await js.publish(subject_for("bad-1"), encode_row(row), headers={HDR_MSG_ID: msg_id("bad-1", row.seq)})
+        await nc.close()
+        service = FloorService(cfg, refresh=0.1)
+        await service.start()
+        try:
+            assert await service.wait_for(lambda s: s.held.get("bad-1") == 5 and "bad-1" in s.broken, 30)
+            return floor_view(service.summaries, service.held, service.broken, None, ts("2026-03-01T09:00:10"), 60,
+                              "2026-03-01", UTC)
+        finally:
+            await service.close()
+
+    view = asyncio.run(scenario())
+    bad = next(m for m in view["machines"] if m["machine"] == "bad-1")
+    assert (bad["floor_seq"], bad["held"], bad["lag_rows"], bad["status"], bad["age_s"]) == (3, 5, 2, "online", 8.0)
+    assert bad["chain"].startswith("broken: stream seq ")
+    assert bad["chain"].endswith(": floor copy of bad-1 row 4: chain broken (its previous MAC is not row 3's MAC)")
+    assert bad["today"] == {"games": 2, "handle": 190, "paid": 0, "win": 190, "commission": 0, "drop": 0,
+                            "coins_out": 0, "hand_paid": 0, "credits_played": 0, "credits_won": 0}
+
+
+def test_wrong_floor_tokens_are_limited_per_address(tmp_path: Path) -> None:
+    import types
+    import urllib.error
+    import urllib.request
+
+    from controller.floor.page import FloorPage
+    from controller.screens.bridge import TokenTries
+
+    service = types.SimpleNamespace(cfg=types.SimpleNamespace(tokens={"supervisor": "s" * 20, "accounting": "a" * 20}))
+
+    async def scenario() -> list[int]:
+        page = FloorPage(service, "127.0.0.1", 0, token_tries=TokenTries(per_peer=2, overall=10, window=600))
+        await page.start()
+
+        def get(token: str) -> int:
+            request = urllib.request.Request(f"http://127.0.0.1:{page.port}/floor.json",
+                                             headers={"Authorization": f"Bearer {token}"})
+            try:
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    return response.status
+            except urllib.error.HTTPError as exc:
+                return exc.code
+
+        try:
+            return [await asyncio.to_thread(get, token) for token in ("x" * 20, "y" * 20, "s" * 20)]
+        finally:
+            await page.close()
+
+    assert asyncio.run(scenario()) == [401, 401, 429]  # past two wrong tries even the right token waits
