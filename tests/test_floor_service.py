@@ -275,6 +275,10 @@ accounting = "acc.token"
                 async with http.get(base + "/floor.json", headers=sup) as r:
                     assert r.status == 200
                     view = await r.json()
+                async with http.get(base + "/floor.json?day=2026-03-01", headers=sup) as r:
+                    march = await r.json()
+                async with http.get(base + "/floor.json?day=yesterday", headers=sup) as r:
+                    assert r.status == 400
                 async with http.get(base + "/floor?token=supervisor-token-0123456789", allow_redirects=False) as r:
                     assert r.status == 303 and r.headers["Location"] == "/floor"
                 async with http.get(base + "/floor") as r:  # the cookie the redirect set
@@ -304,6 +308,10 @@ accounting = "acc.token"
         assert view["links"] == [{"link": "link-1", "pool": 50_055, "reset": 50_000, "hits": 1, "paid": 50_175,
                                   "contributed": 230}]
         assert view["pool_stream"] is None  # no progressive stream on this floor
+        assert march["gaming_day"] == "2026-03-01"
+        assert {m["machine"]: m["today"] for m in march["machines"]}["cab-1"] == {
+            "games": 2, "handle": 150, "paid": 11250, "win": -11100, "commission": 0, "drop": 250, "coins_out": 0,
+            "hand_paid": 0, "credits_played": 6, "credits_won": 450}
         assert text == (REPORT_0301.replace("2026-03-01,link-1", "2026-03-01,cab-2,cabinet,Diamond Mine,25,2,150,"
                                             "11250,-11100,0,250,0,0,6,450,\r\n2026-03-01,link-1"))
         for machine in last:

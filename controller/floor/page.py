@@ -1,8 +1,9 @@
 """The floor page (aiohttp, the screens' stack): every table and cabinet with status, meters, alerts and lockups, replication lag and link pools, behind a token per role.
 
     GET /floor?token=T          the page (HTML, refreshes itself every 5 s): the token is checked, set as an
-                                HttpOnly cookie and the address bar loses it (a redirect to /floor)
-    GET /floor.json             the same as JSON (cookie, ?token= or `Authorization: Bearer T`)
+                                HttpOnly cookie and the address bar loses it (a redirect to /floor);
+                                `?day=YYYY-MM-DD`: that gaming day's meters (default: the current one)
+    GET /floor.json             the same as JSON (cookie, ?token= or `Authorization: Bearer T`; `?day=` too)
     GET /report/<YYYY-MM-DD>.csv  the meters report of a gaming day (the accounting role only)
     GET /healthz                200 {"ok": true, ...} while the service reads the floor; no token
 
@@ -65,6 +66,18 @@ def floor_view(summaries: Mapping[str, MachineSummary], held: Mapping[str, int],
             "pool_stream": None if pools is None else dict(sorted(pools.items()))}
 
 
+def _age(seconds: float) -> str:
+    """A row's age as people read it: 42 s, 7 min, 3 h 5 min, 12 d 4 h."""
+    s = int(seconds)
+    if s < 120:
+        return f"{seconds:g} s"
+    if s < 3600:
+        return f"{s // 60} min"
+    if s < 86400:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 86400} d {s % 86400 // 3600} h"
+
+
 def _money(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     return f"{sign}{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
@@ -76,7 +89,7 @@ def render_floor(view: dict[str, Any], role: str) -> str:
     for m in view["machines"]:
         t = m["today"] or {}
         cells = [m["machine"], m["kind"], m["what"], m["status"], m["last_row"] or "never",
-                 f"{m['floor_seq']}", f"{m['lag_rows']}", "" if m["age_s"] is None else f"{m['age_s']:g} s",
+                 f"{m['floor_seq']}", f"{m['lag_rows']}", "" if m["age_s"] is None else _age(m["age_s"]),
                  f"{t.get('games', 0)}", _money(t.get("handle", 0)), _money(t.get("paid", 0)), _money(t.get("win", 0)),
                  _money(t.get("drop", 0)) if m["kind"] == "cabinet" else "",
                  "; ".join(m["alerts"]) or "", m["chain"] if m["chain"] != "ok" else (m["error"] or "ok")]
@@ -101,7 +114,8 @@ padding:2px 6px;text-align:right}}td:nth-child(-n+5),td:nth-last-child(-n+2){{te
 tr.offline{{color:#777}}tr.alert{{background:#fff3c4}}tr.bad{{background:#f8c0c0}}</style></head>
 <body><h1>Floor: gaming day {html.escape(view["gaming_day"])}</h1>
 <p>{len(view["machines"])} machines ({sum(m["status"] == "online" for m in view["machines"])} online); amounts in
-currency units, today's meters; signed in as {html.escape(role)}</p>{report}
+currency units, the gaming day's meters (another day: <code>?day=YYYY-MM-DD</code>); signed in as
+{html.escape(role)}</p>{report}
 <table><thead><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr></thead><tbody>
 {"".join(rows)}
 </tbody></table>
@@ -198,15 +212,21 @@ class FloorPage:
 
     async def _page(self, request: web.Request) -> web.Response:
         role = self._role(request, "page")
+        day = request.query.get("day")
+        if day is not None and not _DAY.fullmatch(day):
+            raise web.HTTPBadRequest(text=f"gaming day {day!r}: expected YYYY-MM-DD")
         if "token" in request.query:
-            response = web.HTTPSeeOther("/floor")
+            response = web.HTTPSeeOther("/floor" + (f"?day={request.query['day']}" if "day" in request.query else ""))
             response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
             raise response
-        return web.Response(text=render_floor(self._view(), role), content_type="text/html")
+        return web.Response(text=render_floor(self._view(day), role), content_type="text/html")
 
     async def _json(self, request: web.Request) -> web.Response:
         self._role(request, "page")
-        return web.json_response(self._view())
+        day = request.query.get("day")
+        if day is not None and not _DAY.fullmatch(day):
+            raise web.HTTPBadRequest(text=f"gaming day {day!r}: expected YYYY-MM-DD")
+        return web.json_response(self._view(day))
 
     async def _report(self, request: web.Request) -> web.Response:
         self._role(request, "report")
