@@ -271,3 +271,72 @@ def test_the_deploy_configs_run_a_three_node_tls_cluster_a_machine_replicates_to
             proc.terminate()
         for proc in procs:
             proc.wait(timeout=30)
+
+
+def test_an_embedded_floor_with_a_site_takes_tls_and_the_machines_users(site: Site, tmp_path: Path) -> None:
+    """`croupier floor serve --embedded --site SITE`: the one local server speaks TLS with the site's users; a machine
+    replicates with its credential and the page lists it; the server stops with the service."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import urllib.request
+
+    add_server(site.folder, "embedded", ("127.0.0.1",))
+    nats_port, page_port = free_ports(2)
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "serve", "--embedded", "--site",
+                             str(site.folder), "--state", str(tmp_path / "state"), "--nats", f"127.0.0.1:{nats_port}",
+                             "--listen", f"127.0.0.1:{page_port}"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if line.strip().startswith("accounting:"):
+                ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    journal = Journal(tmp_path / "bj-1.journal", "bj-1", key_file=tmp_path / "k", anchor=tmp_path / "a")
+    journal.append_many([{"kind": "refused", "who": "test", "reason": str(i), "request": {}} for i in range(3)])
+    journal.close()
+    try:
+        assert ready.wait(60), "".join(lines)
+        assert lines[0].startswith(f"floor: embedded nats-server at tls://127.0.0.1:{nats_port}")
+        token = next(line.split("token=")[1].split()[0] for line in lines if line.strip().startswith("supervisor:"))
+
+        async def replicate() -> None:
+            rep = Replicator(tmp_path / "bj-1.journal", subject_for("bj-1"), [f"tls://127.0.0.1:{nats_port}"],
+                             credentials=site.cred("bj-1"))
+            task = asyncio.create_task(rep.run())
+            try:
+                assert await rep.wait_acked(3, 30), rep.status
+            finally:
+                rep.stop()
+                await task
+
+        asyncio.run(replicate())
+
+        def view() -> dict[str, Any]:
+            request = urllib.request.Request(f"http://127.0.0.1:{page_port}/floor.json",
+                                             headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return json.loads(response.read())
+
+        async def until_listed() -> list[tuple[str, int]]:
+            seen: list[tuple[str, int]] = []
+            for _ in range(100):  # the page is polled: the service folds in its own process
+                seen = [(m["machine"], m["floor_seq"]) for m in (await asyncio.to_thread(view))["machines"]]
+                if seen == [("bj-1", 3)]:
+                    break
+                await asyncio.sleep(0.1)
+            return seen
+
+        assert asyncio.run(until_listed()) == [("bj-1", 3)]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=30)
+    assert rc == 0 and lines[-1] == "floor: stopped\n", "".join(lines)

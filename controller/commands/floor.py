@@ -23,6 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                              "or under $XDG_STATE_HOME)")
     s.add_argument("--nats", default="0.0.0.0:4222", metavar="HOST:PORT",
                    help="where the embedded server listens for machines (default 0.0.0.0:4222)")
+    s.add_argument("--site", type=Path, help="with --embedded: TLS and per-machine users from a site made by "
+                                            "croupier floor credentials (SITE/servers/embedded, "
+                                            "SITE/authorization.conf; the service reads with "
+                                            "SITE/services/floor-service unless the config names a credential)")
     s.add_argument("--listen", metavar="HOST:PORT", help="where the page listens (default: [service] listen, "
                                                          "0.0.0.0:8090)")
     s.set_defaults(func=_serve)
@@ -148,6 +152,20 @@ def _serve(args: argparse.Namespace) -> int:
     if args.config is None and not args.embedded:
         raise CliError("croupier floor serve needs --config FILE (the floor's servers), or --embedded")
     cfg = _service_config(args.config, args.embedded)
+    tls = None
+    if args.site is not None:
+        if not args.embedded:
+            raise CliError("--site is for --embedded (a cluster's nodes take deploy/floor's configs)")
+        node = args.site / "servers" / "embedded"
+        tls = {"cert": node / "cert.pem", "key": node / "key.pem", "ca": node / "ca.pem"}
+        needed = [*tls.values(), args.site / "authorization.conf", args.site / "services" / "floor-service"]
+        missing = [str(p) for p in needed if not p.exists()]
+        if missing:
+            raise CliError(f"--site {args.site}: no {', '.join(missing)} (croupier floor credentials --site "
+                           f"{args.site} --server embedded --host HOST --host 127.0.0.1, then --service and each "
+                           f"--machine)")
+        if cfg.credentials is None:
+            cfg = dataclasses.replace(cfg, credentials=args.site / "services" / "floor-service")
     try:
         if args.listen:
             host, port = parse_listen(args.listen, "--listen")
@@ -167,16 +185,19 @@ def _serve(args: argparse.Namespace) -> int:
         try:
             if args.embedded:
                 state = args.state or default_state()
-                embedded = EmbeddedServer(state / "nats", nats_host, nats_port)
+                embedded = EmbeddedServer(state / "nats", nats_host, nats_port, tls=tls,
+                                          authorization=args.site / "authorization.conf" if args.site else None)
                 embedded.start()
                 servers = [embedded.url]
                 try:
-                    await wait_ready(servers, replicas=cfg.replicas, timeout=30)
+                    await wait_ready(servers, replicas=cfg.replicas, timeout=30, credentials=cfg.credentials)
                 except TimeoutError as exc:
                     raise CliError(f"the embedded nats-server did not start: {exc}; its log: "
                                    f"{state / 'nats' / 'nats.log'}") from None
-                print(f"floor: embedded nats-server at nats://{nats_host}:{nats_port}, JetStream in {state / 'nats'}; "
-                      f"machines: [floor] servers = [\"nats://<this host>:{nats_port}\"]", flush=True)
+                scheme = "tls" if tls else "nats"
+                print(f"floor: embedded nats-server at {scheme}://{nats_host}:{nats_port}, JetStream in "
+                      f"{state / 'nats'}; machines: [floor] servers = [\"{scheme}://<this host>:{nats_port}\"]",
+                      flush=True)
             service = FloorService(cfg, servers)
             try:
                 await service.start()

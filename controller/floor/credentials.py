@@ -20,6 +20,7 @@ mode 0600. The CA's key stays in `<site>/ca/`: keep it off the floor.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -184,8 +185,17 @@ def add_server(site: Path, name: str, hosts: tuple[str, ...]) -> Path:
     return issue(site, site / "servers" / name, name, hosts=hosts, server=True)
 
 
+def _eof_noise(record: logging.LogRecord) -> bool:
+    # nats-py's protocol asks asyncio to keep a half-closed socket open, which TLS cannot: asyncio warns at every
+    # closed TLS connection, and nothing is wrong.
+    return not str(record.msg).startswith("returning true from eof_received()")
+
+
 def tls_context(folder: Path) -> ssl.SSLContext:
     """A client's TLS context from a credential folder (ca.pem, cert.pem, key.pem)."""
+    asyncio_log = logging.getLogger("asyncio")
+    if _eof_noise not in asyncio_log.filters:
+        asyncio_log.addFilter(_eof_noise)
     missing = [n for n in ("ca.pem", "cert.pem", "key.pem") if not (folder / n).is_file()]
     if missing:
         raise CredentialsError(f"floor credentials {folder}: no {', '.join(missing)} (made by croupier floor "

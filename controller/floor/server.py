@@ -192,7 +192,7 @@ async def ensure_journal_stream(js: Any, replicas: int, timeout: float = 30.0) -
             delay = min(delay * 2, 0.5)
 
 
-async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0) -> None:
+async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0, credentials: Path | None = None) -> None:
     """Wait, through a client, until just-started servers accept connections and JetStream has made the journal
     stream (a leader elected, R`replicas`); TimeoutError after `timeout` seconds."""
     loop = asyncio.get_running_loop()
@@ -200,7 +200,8 @@ async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0) -> N
     delay = 0.05
     while True:
         try:
-            nc = await connect(urls, name="croupier-ready", max_reconnect_attempts=1, reconnect_time_wait=0.05)
+            nc = await connect(urls, credentials=credentials, name="croupier-ready", max_reconnect_attempts=1,
+                               reconnect_time_wait=0.05)
             break
         except Exception as exc:  # noqa: BLE001 - not listening yet
             if loop.time() >= deadline:
