@@ -148,7 +148,7 @@ async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | N
                   name: str = "croupier", **options: Any) -> Any:
     """A NATS connection that notices a dead or frozen server within seconds and reconnects forever (pass
     `max_reconnect_attempts=1` to give up after one more try of each server: nats-py's 0 means forever).
-    `credentials`: a NATS .creds file, or a folder holding this client's TLS certificate (ca.pem, cert.pem, key.pem)."""
+    `credentials`: a NATS .creds file, or a folder of this client's TLS certificate (ca.pem, cert.pem, key.pem)."""
     import nats
 
     async def quiet(exc: Exception) -> None:  # nats-py's default prints a traceback for every failed try
