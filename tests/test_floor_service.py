@@ -530,3 +530,29 @@ def test_wrong_floor_tokens_are_limited_per_address(tmp_path: Path) -> None:
             await page.close()
 
     assert asyncio.run(scenario()) == [401, 401, 429]  # past two wrong tries even the right token waits
+
+
+def test_a_sigterm_while_the_embedded_floor_starts_stops_its_server_too(tmp_path: Path) -> None:
+    """Stopped as soon as its server is up (before the page is served): no nats-server is left behind."""
+    why = floor_missing()
+    if why:
+        pytest.skip(why)
+    import socket
+
+    nats_port, page_port = free_ports(2)
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "serve", "--embedded", "--state",
+                             str(tmp_path / "state"), "--nats", f"127.0.0.1:{nats_port}", "--listen",
+                             f"127.0.0.1:{page_port}"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        first = proc.stdout.readline()  # type: ignore[union-attr]
+        assert first.startswith("floor: embedded nats-server at"), first
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stdout.read()  # type: ignore[union-attr]
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=30)
+    assert rc == 0 and rest.endswith("floor: stopped\n"), rest
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", nats_port), timeout=1).close()

@@ -180,6 +180,11 @@ def _serve(args: argparse.Namespace) -> int:
         from controller.floor.server import wait_ready
         from controller.floor.service import FloorService
 
+        # Handlers first: a SIGTERM while starting still stops the embedded server (no orphaned nats-server).
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
         embedded = None
         servers = list(cfg.servers)
         try:
@@ -214,10 +219,6 @@ def _serve(args: argparse.Namespace) -> int:
             for role in cfg.generated:
                 print(f"    {role}: http://{shown}:{page.port}/floor?token={cfg.tokens[role]} (a fresh token: set "
                       f"[service.tokens] {role} to keep one)", flush=True)
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
             await stop.wait()
             await page.close()
             await service.close()

@@ -208,6 +208,7 @@ class FloorService:
         self._nc: Any = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._tz = cfg.tz
+        self._closing = asyncio.Event()
 
     @property
     def broken(self) -> dict[str, str]:
@@ -233,6 +234,8 @@ class FloorService:
         self._tasks = [asyncio.create_task(self.checker.run(js)), asyncio.create_task(self._refresh(js))]
 
     async def close(self) -> None:
+        # The loops end on these flags too: nats-py may swallow a cancel that lands inside one of its requests.
+        self._closing.set()
         self.checker.stop()
         for task in self._tasks:
             task.cancel()
@@ -248,7 +251,7 @@ class FloorService:
     async def _refresh(self, js: Any) -> None:
         from nats.js.errors import NotFoundError
 
-        while True:
+        while not self._closing.is_set():
             try:
                 info = await js.stream_info(STREAM, subjects_filter=SUBJECT_PREFIX + ">")
                 self.held = {machine_of(s): n for s, n in (info.state.subjects or {}).items()
@@ -263,7 +266,10 @@ class FloorService:
                 raise
             except Exception as exc:  # noqa: BLE001 - no quorum for a moment: keep the last counts
                 log.warning("floor service: stream counts not read: %r", exc)
-            await asyncio.sleep(self.refresh)  # a periodic poll, not a synchronisation
+            try:  # a periodic poll, not a synchronisation; a close ends the wait at once
+                await asyncio.wait_for(self._closing.wait(), self.refresh)
+            except asyncio.TimeoutError:
+                pass
 
     async def wait_for(self, predicate: Any, timeout: float) -> bool:
         """Wait until predicate(self) holds, tested after each batch the service reads; False on timeout."""
