@@ -247,6 +247,8 @@ accounting = "acc.token"
 """)
     cfg = load_service_config(tmp_path / "floor.toml")
 
+    empty = MachineSummary("none")
+
     async def scenario() -> None:
         reps = [Replicator(path, subject_for(m), [floor_server.url]) for m, path in journals.items()]
         tasks = [asyncio.create_task(r.run()) for r in reps]
@@ -257,7 +259,7 @@ accounting = "acc.token"
         base = f"http://127.0.0.1:{page.port}"
         try:
             assert all([await r.wait_acked(last[r.machine], 30) for r in reps])
-            assert await service.wait_for(lambda s: all(s.held.get(m) == n and s.summaries[m].seq == n
+            assert await service.wait_for(lambda s: all(s.held.get(m) == n and s.summaries.get(m, empty).seq == n
                                                         for m, n in last.items()), 30)
             jar = aiohttp.CookieJar(unsafe=True)  # keeps cookies of an IP address host
             async with aiohttp.ClientSession(cookie_jar=jar) as http:
