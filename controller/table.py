@@ -77,7 +77,7 @@ class Table(Runtime):
         self.panel: Panel | None = None
         self.camera: CameraWitness | None = None         # when a camera is configured
         self.sim_camera: SimulatedCamera | None = None   # in simulation
-        self.play_corners: PlayCollector | None = None   # the camera's corners of dealt cards, by the shoe
+        self.play_corners: PlayCollector | None = None  # the camera's corners of dealt cards, labelled by the shoe
         self.sim_misplaced: dict[str, str] = {}  # simulation: card -> zone where the dealer put it instead
         self.shoe_ready = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
@@ -587,6 +587,8 @@ class Table(Runtime):
         a full disk must not stop the table."""
         from controller.cards import parse_card
 
+        if self.play_corners is None:
+            return
         try:
             collector.add(parse_card(card), crops)
         except (OSError, ValueError) as exc:

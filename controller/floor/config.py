@@ -2,8 +2,9 @@
 
     [floor]
     servers = ["nats://floor1:4222", "nats://floor2:4222", "nats://floor3:4222"]
-    credentials = "/etc/croupier/floor.creds"   # this machine's NATS credential (optional on a test floor)
-    subject = "croupier.journal.bj-1"           # optional; the default is croupier.journal.<the config's id>
+    credentials = "/etc/croupier/floor"   # this machine's credential: its TLS folder (croupier floor credentials)
+                                          # or a NATS .creds file (optional on a test floor)
+    subject = "croupier.journal.bj-1"     # optional; the default is croupier.journal.<the config's id>
 
 No `[floor]` section: no floor, the machine runs alone, as before.
 """

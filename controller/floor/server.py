@@ -147,7 +147,8 @@ class NatsCluster:
 async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | None = None,
                   name: str = "croupier", **options: Any) -> Any:
     """A NATS connection that notices a dead or frozen server within seconds and reconnects forever (pass
-    `max_reconnect_attempts=1` to give up after one more try of each server: nats-py's 0 means forever)."""
+    `max_reconnect_attempts=1` to give up after one more try of each server: nats-py's 0 means forever).
+    `credentials`: a NATS .creds file, or a folder of this client's TLS certificate (ca.pem, cert.pem, key.pem)."""
     import nats
 
     async def quiet(exc: Exception) -> None:  # nats-py's default prints a traceback for every failed try
@@ -156,7 +157,11 @@ async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | N
     settings: dict[str, Any] = dict(servers=list(servers), name=name, connect_timeout=2, reconnect_time_wait=0.25,
                                     max_reconnect_attempts=-1, ping_interval=1, max_outstanding_pings=2,
                                     allow_reconnect=True, error_cb=quiet)
-    if credentials is not None:
+    if credentials is not None and credentials.is_dir():  # a TLS credential folder (controller/floor/credentials.py)
+        from controller.floor.credentials import tls_context
+
+        settings["tls"] = tls_context(credentials)
+    elif credentials is not None:
         settings["user_credentials"] = str(credentials)
     settings.update(options)
     return await nats.connect(**settings)
@@ -187,7 +192,7 @@ async def ensure_journal_stream(js: Any, replicas: int, timeout: float = 30.0) -
             delay = min(delay * 2, 0.5)
 
 
-async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0) -> None:
+async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0, credentials: Path | None = None) -> None:
     """Wait, through a client, until just-started servers accept connections and JetStream has made the journal
     stream (a leader elected, R`replicas`); TimeoutError after `timeout` seconds."""
     loop = asyncio.get_running_loop()
@@ -195,7 +200,8 @@ async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0) -> N
     delay = 0.05
     while True:
         try:
-            nc = await connect(urls, name="croupier-ready", max_reconnect_attempts=1, reconnect_time_wait=0.05)
+            nc = await connect(urls, credentials=credentials, name="croupier-ready", max_reconnect_attempts=1,
+                               reconnect_time_wait=0.05)
             break
         except Exception as exc:  # noqa: BLE001 - not listening yet
             if loop.time() >= deadline:

@@ -202,7 +202,6 @@ def _card_of(byte: int, what: str) -> Card:
 
 # ---- messages: each declares its payload layout once, in the words of vectors.json ------------------------
 
-# (not functools.cache: mypy does not take a class for its Hashable key)
 _LAYOUTS: dict[type[Message], Layout] = {}
 
 

@@ -1,4 +1,4 @@
-"""`croupier bench screens`: update latency from the bus to the DOM of N screens in headless Chromium (p50/p99), beside the bus-to-bridge part."""
+"""`croupier bench screens` (its 20-window run, as information): update latency from the bus to the DOM of N screens in headless Chromium (p50/p99), beside the bus-to-bridge part."""
 
 from __future__ import annotations
 
@@ -8,26 +8,7 @@ import os
 import time
 from typing import Any, Callable
 
-HELP = ("screens: latency from a table's publish on the bus to the update in the DOM of each of N connected "
-        "screens (headless Chromium; p50/p99 over every screen and update), its bus-to-bridge part, and Chromium's "
-        "CPU per screen and update")
-
 TOKEN = "bench-dealer-token-0123456789"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--screens", type=int, default=20, help="connected screens (default 20: one dealer page, "
-                                                               "two spot pages, the rest player pages)")
-    parser.add_argument("--updates", type=int, default=300, help="table updates to measure (default 300)")
-    parser.add_argument("--pace", type=float, default=0.25,
-                        help="seconds between the autoplay's actions (default 0.25: a brisk dealer; bets still come "
-                             "in bursts, every player at once)")
-    parser.add_argument("--game", default="blackjack", help="game dealt (default blackjack)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--size", default="1920x1080", help="each screen's viewport (default 1920x1080)")
-    parser.add_argument("--floor", action="store_true",
-                        help="every page draws only the seq it reached (#floor): the browser's and the machine's "
-                             "own cost of an update, the least any page could take here")
 
 
 def _cpu_seconds(marker: str) -> float | None:
@@ -111,13 +92,13 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
             last = table.state.seq
             cpu1 = _cpu_seconds(chromium.profile)
             samples: list[tuple[int, float]] = []
-            resnapshots = 0
+            gaps = silences = 0
             for page in pages:
                 await chromium.wait_for(page, f"window.croupier.seq >= {last}", timeout=60)
                 stats = await chromium.evaluate(page, "({lat: window.croupier.latencies, gaps: window.croupier.gaps, "
                                                       "silences: window.croupier.silences})")
                 samples += [(int(seq), float(ms)) for seq, ms in stats["lat"] if first <= seq <= last]
-                resnapshots += stats["gaps"] + stats["silences"]
+                gaps, silences = gaps + stats["gaps"], silences + stats["silences"]
         finally:
             bus = [x * 1000 for f in bridge.feeds.values() if f.view == "public" for x in f.bus_latency]
             await chromium.close()
@@ -132,9 +113,10 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
     # What the screens cost the machine: Chromium's CPU (all its processes) per screen and update.
     cpu_ms = round((cpu1 - cpu0) * 1000 / (updates * len(paths)), 1) if cpu0 is not None and cpu1 is not None else None
     return {
-        "game": args.game, "screens": len(paths), "size": args.size, "floor": args.floor, "pace_s": args.pace,
+        "part": "windows", "game": args.game, "screens": len(paths), "size": args.size, "floor": args.floor, "pace_s": args.pace,
         "updates": updates,
-        "updates_per_s": round(updates / elapsed, 1), "samples": len(latencies), "resnapshots": resnapshots,
+        "updates_per_s": round(updates / elapsed, 1), "samples": len(latencies), "resnapshots": gaps + silences,
+        "gaps": gaps, "silences": silences,
         "dom_p50_ms": round(_percentile(latencies, 0.5), 2), "dom_p99_ms": round(_percentile(latencies, 0.99), 2),
         "dom_max_ms": round(max(latencies), 2),
         "last_screen_p50_ms": round(_percentile(list(worst.values()), 0.5), 2),
@@ -142,17 +124,13 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         "bus_to_bridge_p50_ms": round(_percentile(bus, 0.5), 2) if bus else None,
         "bus_to_bridge_p99_ms": round(_percentile(bus, 0.99), 2) if bus else None,
         "chromium_cpu_ms_per_screen_update": cpu_ms,
-        "goal_p99_ms": 50,
+        # No goal: on a 2-core machine N browsers measure the machine (issue 38); --fanout and --pages have theirs.
     }
 
 
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     from controller.cli import CliError
-    from controller.screens.browser import missing
 
-    why = missing(playwright=False)
-    if why:
-        raise CliError(f"bench screens needs a browser: {why}")
     if args.screens < 1 or args.updates < 10:
         raise CliError("--screens at least 1 and --updates at least 10")
     figures = asyncio.run(_measure(args, say))
@@ -160,7 +138,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
         f"{figures['updates']} updates of a {figures['game']} table ({figures['updates_per_s']}/s), "
         f"{figures['samples']} screen updates measured, {figures['resnapshots']} resnapshots")
     say(f"bus -> DOM, every screen:       p50 {figures['dom_p50_ms']:.1f} ms   p99 {figures['dom_p99_ms']:.1f} ms   "
-        f"max {figures['dom_max_ms']:.1f} ms   (goal p99 < 50 ms: {'met' if figures['dom_p99_ms'] < 50 else 'NOT met'})")
+        f"max {figures['dom_max_ms']:.1f} ms   (information: no goal)")
     say(f"bus -> DOM, last of the screens: p50 {figures['last_screen_p50_ms']:.1f} ms   "
         f"p99 {figures['last_screen_p99_ms']:.1f} ms")
     if figures["chromium_cpu_ms_per_screen_update"] is not None:

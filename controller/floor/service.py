@@ -1,0 +1,293 @@
+"""The floor service (`croupier floor serve`): ingests every machine's journal subject with the floor's chain check, folds each machine's rows into its summary, and serves the floor page.
+
+    [service]
+    servers = ["tls://floor1:4222", "tls://floor2:4222", "tls://floor3:4222"]
+    credentials = "/etc/croupier/floor/service"  # its credential: a folder (ca.pem, cert.pem, key.pem) or a .creds file
+    replicas = 3                  # the journal stream's replicas (the service makes the stream)
+    listen = "0.0.0.0:8090"       # the floor page
+    gaming_day_start = 6          # gaming days run from 06:00 to 06:00
+    timezone = "Europe/London"    # of the gaming day; default: this machine's local time
+    offline_after = 600           # seconds without a row before a machine shows offline
+    pool_stream = "CROUPIER_LINK"  # the progressives' stream, shown when it exists
+    [service.tokens]              # a token file per role (one word, 16+ characters); unset: made up at start
+    supervisor = "supervisor.token"   # the page
+    accounting = "accounting.token"   # the page and the meters report
+    [service.paytables]           # cabinets whose config sets a starting paytable other than 0
+    myow-1 = 2
+
+Reading the stream reuses ingest.IngestChecker (its cursor, its consumer made again after any failure, its
+chain check); each row that passes is folded into its machine's summary (summary.fold_row). The stream's
+per-subject counts, read every `refresh` seconds, give each machine's rows held by the floor, so the page
+shows rows the service has not folded yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from controller.floor.ingest import IngestChecker
+from controller.floor.summary import MachineSummary, fold_row, new_summary
+from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_row, machine_of
+
+__all__ = ["ServiceConfig", "load_service_config", "service_config_from_mapping", "FloorService", "ROLES",
+           "ServiceConfigError", "read_floor"]
+
+log = logging.getLogger("croupier.floor")
+
+# What each role's token opens: the page (and its JSON), the meters report.
+ROLES: dict[str, frozenset[str]] = {"supervisor": frozenset({"page"}), "accounting": frozenset({"page", "report"})}
+_KEYS = {"servers", "credentials", "replicas", "listen", "gaming_day_start", "timezone", "offline_after",
+         "pool_stream", "tokens", "paytables"}
+MIN_TOKEN = 16
+
+
+class ServiceConfigError(ValueError):
+    """A floor service config that cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    servers: tuple[str, ...] = ()
+    credentials: Path | None = None
+    replicas: int = 3
+    host: str = "0.0.0.0"
+    port: int = 8090
+    start_hour: int = 6
+    timezone: str | None = None
+    offline_after: float = 600.0
+    pool_stream: str = "CROUPIER_LINK"
+    tokens: Mapping[str, str] = field(default_factory=dict)   # role -> token
+    generated: tuple[str, ...] = ()                            # roles whose token was made up at start
+    paytables: Mapping[str, int] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def tz(self) -> Any:
+        return ZoneInfo(self.timezone) if self.timezone else None
+
+
+def _read_token(path: Path, where: str) -> str:
+    try:
+        token = path.read_text().strip()
+    except OSError as exc:
+        raise ServiceConfigError(f"{where}: cannot read {path}: {exc.strerror} (make one: python3 -c 'import "
+                                 f"secrets; print(secrets.token_urlsafe(24))' > {path})") from None
+    if len(token) < MIN_TOKEN or any(c.isspace() for c in token):
+        raise ServiceConfigError(f"{where}: the token in {path} must be one word of at least {MIN_TOKEN} characters")
+    return token
+
+
+def service_config_from_mapping(data: Mapping[str, Any], base: Path, path: Path | None = None, *,
+                                embedded: bool = False) -> ServiceConfig:
+    """Validate a floor service config's [service] table; ServiceConfigError naming the key."""
+    from controller.screens.config import parse_listen
+
+    unknown_top = sorted(set(data) - {"service"})
+    if unknown_top:
+        raise ServiceConfigError(f"{path or 'config'}: unknown section(s) {', '.join(unknown_top)} (known: service)")
+    s = data.get("service", {})
+    where = f"{path or 'config'}[service]"
+    if not isinstance(s, Mapping):
+        raise ServiceConfigError(f"{where}: expected a table")
+    extra = sorted(set(s) - _KEYS)
+    if extra:
+        raise ServiceConfigError(f"{where}: unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(_KEYS))})")
+    servers = s.get("servers", [])
+    if not isinstance(servers, list) or not all(isinstance(u, str) and u.startswith(("nats://", "tls://"))
+                                                for u in servers):
+        raise ServiceConfigError(f"{where}.servers: a list of nats:// or tls:// URLs")
+    if not servers and not embedded:
+        raise ServiceConfigError(f"{where}.servers: which NATS servers hold the floor? (or run it --embedded)")
+
+    def num(key: str, default: Any, kind: type, low: float, high: float) -> Any:
+        value = s.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int) \
+                or not low <= value <= high:
+            raise ServiceConfigError(f"{where}.{key}: expected a number from {low:g} to {high:g}, got {value!r}")
+        return kind(value)
+
+    replicas = num("replicas", 1 if embedded else 3, int, 1, 5)
+    start_hour = num("gaming_day_start", 6, int, 0, 23)
+    offline_after = num("offline_after", 600, float, 1, 7 * 86400)
+    listen = s.get("listen", "0.0.0.0:8090")
+    if not isinstance(listen, str):
+        raise ServiceConfigError(f"{where}.listen: expected HOST:PORT")
+    try:
+        host, port = parse_listen(listen, f"{where}.listen")
+    except ValueError as exc:
+        raise ServiceConfigError(str(exc)) from None
+    timezone = s.get("timezone")
+    if timezone is not None:
+        try:
+            ZoneInfo(str(timezone))
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ServiceConfigError(f"{where}.timezone: no time zone {timezone!r} (e.g. \"Europe/London\")") from None
+    creds = s.get("credentials")
+    if creds is not None and not isinstance(creds, str):
+        raise ServiceConfigError(f"{where}.credentials: expected a path")
+    pool_stream = s.get("pool_stream", "CROUPIER_LINK")
+    if not isinstance(pool_stream, str) or not pool_stream:
+        raise ServiceConfigError(f"{where}.pool_stream: expected a stream name")
+    raw_tokens = s.get("tokens", {})
+    if not isinstance(raw_tokens, Mapping) or sorted(set(raw_tokens) - set(ROLES)):
+        raise ServiceConfigError(f"{where}.tokens: a token file per role ({', '.join(ROLES)})")
+    tokens, generated = {}, []
+    for role in ROLES:
+        if role in raw_tokens:
+            if not isinstance(raw_tokens[role], str):
+                raise ServiceConfigError(f"{where}.tokens.{role}: expected a file name")
+            tokens[role] = _read_token(base / raw_tokens[role], f"{where}.tokens.{role}")
+        else:
+            tokens[role] = secrets.token_urlsafe(18)
+            generated.append(role)
+    if len(set(tokens.values())) != len(tokens):
+        raise ServiceConfigError(f"{where}.tokens: each role needs its own token")
+    paytables = s.get("paytables", {})
+    if not isinstance(paytables, Mapping) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                                     for v in paytables.values()):
+        raise ServiceConfigError(f"{where}.paytables: cabinet id = starting paytable (a whole number)")
+    return ServiceConfig(tuple(servers), base / creds if creds else None, replicas, host, port, start_hour,
+                         str(timezone) if timezone else None, offline_after, pool_stream, tokens, tuple(generated),
+                         dict(paytables), path)
+
+
+def load_service_config(path: Path | None, *, embedded: bool = False) -> ServiceConfig:
+    """A floor service config file (None: the defaults, for --embedded)."""
+    if path is None:
+        return service_config_from_mapping({}, Path.cwd(), embedded=embedded)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ServiceConfigError(f"{path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ServiceConfigError(f"{path}: not TOML: {exc}") from None
+    return service_config_from_mapping(data, path.parent, path, embedded=embedded)
+
+
+@dataclass
+class _Folding(IngestChecker):
+    """The ingest check, and each row that passes it folded into its machine's summary."""
+
+    service: Any = None
+
+    def take(self, stream_seq: int, subject: str, data: bytes, header_id: str | None) -> None:
+        try:
+            machine = machine_of(subject)
+        except FloorWireError:
+            machine = None
+        before = self.chains.get(machine) if machine else None
+        super().take(stream_seq, subject, data, header_id)
+        if machine is None:
+            return
+        after = self.chains.get(machine)
+        if after is not None and after is not before:
+            self.service.fold(machine, decode_row(data))
+
+
+class FloorService:
+    """`await start()` (connects, makes the journal stream if the cluster has none, starts reading),
+    `await close()`. `summaries`, `held`, `pools` and `broken` are what the page shows."""
+
+    def __init__(self, cfg: ServiceConfig, servers: list[str] | None = None, refresh: float = 1.0) -> None:
+        self.cfg = cfg
+        self.servers = list(servers or cfg.servers)
+        self.refresh = refresh
+        self.summaries: dict[str, MachineSummary] = {}
+        self.held: dict[str, int] = {}            # rows the stream holds per machine (last refresh)
+        self.pools: dict[str, int] | None = None  # link subject -> messages, when the pool stream exists
+        self.checker = _Folding(service=self)
+        self.refreshed = asyncio.Event()
+        self._nc: Any = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._tz = cfg.tz
+        self._closing = asyncio.Event()
+
+    @property
+    def broken(self) -> dict[str, str]:
+        return self.checker.broken
+
+    def fold(self, machine: str, row: Any) -> None:
+        summary = self.summaries.get(machine) or new_summary(machine)
+        self.summaries[machine] = fold_row(summary, row, start_hour=self.cfg.start_hour, tz=self._tz,
+                                           paytable=self.cfg.paytables.get(machine, 0))
+
+    async def start(self, timeout: float = 30.0, create: bool = True) -> None:
+        """Connect and start reading; `create`: make the journal stream if the floor has none (the service's job)."""
+        from controller.floor.server import connect, ensure_journal_stream
+
+        self._nc = await connect(self.servers, credentials=self.cfg.credentials, name="croupier-floor-service")
+        js = self._nc.jetstream(timeout=2.0)
+        if create:
+            try:
+                await ensure_journal_stream(js, replicas=self.cfg.replicas, timeout=timeout)
+            except BaseException:
+                await self.close()
+                raise
+        self._tasks = [asyncio.create_task(self.checker.run(js)), asyncio.create_task(self._refresh(js))]
+
+    async def close(self) -> None:
+        # The loops end on these flags too: nats-py may swallow a cancel that lands inside one of its requests.
+        self._closing.set()
+        self.checker.stop()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        if self._nc is not None:
+            try:
+                await self._nc.close()
+            except Exception:  # noqa: BLE001 - closing a connection to a floor that is gone
+                pass
+            self._nc = None
+
+    async def _refresh(self, js: Any) -> None:
+        from nats.js.errors import NotFoundError
+
+        while not self._closing.is_set():
+            try:
+                info = await js.stream_info(STREAM, subjects_filter=SUBJECT_PREFIX + ">")
+                self.held = {machine_of(s): n for s, n in (info.state.subjects or {}).items()
+                             if s.startswith(SUBJECT_PREFIX)}
+                try:
+                    pools = await js.stream_info(self.cfg.pool_stream, subjects_filter=">")
+                    self.pools = dict(pools.state.subjects or {})
+                except NotFoundError:
+                    self.pools = None
+                self.refreshed.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - no quorum for a moment: keep the last counts
+                log.warning("floor service: stream counts not read: %r", exc)
+            try:  # a periodic poll, not a synchronisation; a close ends the wait at once
+                await asyncio.wait_for(self._closing.wait(), self.refresh)
+            except asyncio.TimeoutError:
+                pass
+
+    async def wait_for(self, predicate: Any, timeout: float) -> bool:
+        """Wait until predicate(self) holds, tested after each batch the service reads; False on timeout."""
+        return await self.checker.wait_for(lambda _: predicate(self), timeout)
+
+    def now_ns(self) -> int:
+        return time.time_ns()
+
+
+async def read_floor(cfg: ServiceConfig, servers: list[str] | None = None, timeout: float = 60.0) -> FloorService:
+    """Every row the floor holds now, checked and folded (the report command): a closed service with its summaries."""
+    svc = FloorService(cfg, servers)
+    await svc.start(timeout=timeout, create=False)
+    try:
+        info = await svc._nc.jetstream(timeout=timeout).stream_info(STREAM)
+        last = info.state.last_seq
+        if not await svc.wait_for(lambda s: s.checker.cursor >= last, timeout):
+            raise TimeoutError(f"read {svc.checker.cursor} of {last} rows of the floor in {timeout:g} s")
+    finally:
+        await svc.close()
+    return svc
