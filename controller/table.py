@@ -574,7 +574,7 @@ class Table(Runtime):
         if text is None and getattr(ev, "crops", None) is not None and self.play_corners is not None:
             label = shoe_label(game, state.last_round, seen, state.camera)
             if label is not None:
-                self._keep_corners(self.play_corners, label, ev.crops)
+                self._keep_corners(label, ev.crops)
         card, zone = seen.get("card"), seen.get("zone")
         if text is not None and not any(a.kind == "camera" and a.card == card for a in state.alerts):
             # A card lying face up where it was dealt face down is no misread: only confirm or void.
@@ -582,7 +582,7 @@ class Table(Runtime):
             options = ("confirm", "reassign", "void") if misread else ("confirm", "void")
             self._alert(batch, "camera", text, card, options, zone=zone)
 
-    def _keep_corners(self, collector: PlayCollector, card: str, crops: Any) -> None:
+    def _keep_corners(self, card: str, crops: Any) -> None:
         """A card the shoe dealt and the camera saw, kept as an example of the house's deck (enrolment from play);
         a full disk must not stop the table."""
         from controller.cards import parse_card
@@ -590,7 +590,7 @@ class Table(Runtime):
         if self.play_corners is None:
             return
         try:
-            collector.add(parse_card(card), crops)
+            self.play_corners.add(parse_card(card), crops)
         except (OSError, ValueError) as exc:
             log.warning("enrolment from play: could not keep the corners of %s: %s", card, exc)
 
