@@ -206,6 +206,7 @@ def test_a_client_without_a_site_certificate_is_refused(site: Site) -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_the_deploy_configs_run_a_three_node_tls_cluster_a_machine_replicates_to(site: Site, tmp_path: Path) -> None:
     """deploy/floor/nats-floor{1,2,3}.conf as shipped, only their addresses, store and certificate paths moved onto
     loopback and this test's site: the nodes route over TLS, a machine replicates to the R3 stream."""

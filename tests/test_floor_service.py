@@ -218,6 +218,7 @@ def floor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         server.stop()
 
 
+@pytest.mark.slow
 def test_the_floor_page_refuses_without_a_role_token_and_shows_every_machine(floor_server: Any,
                                                                             tmp_path: Path) -> None:
     import aiohttp
@@ -323,6 +324,7 @@ accounting = "acc.token"
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cleanly(tmp_path: Path) -> None:
     why = floor_missing()
     if why:
@@ -534,6 +536,7 @@ def test_wrong_floor_tokens_are_limited_per_address(tmp_path: Path) -> None:
     assert asyncio.run(scenario()) == [401, 401, 429]  # past two wrong tries even the right token waits
 
 
+@pytest.mark.slow
 def test_a_sigterm_while_the_embedded_floor_starts_stops_its_server_too(tmp_path: Path) -> None:
     """Stopped as soon as its server is up (before the page is served): no nats-server is left behind."""
     why = floor_missing()

@@ -10,6 +10,7 @@ import pytest
 from controller.screens.browser import missing
 
 
+@pytest.mark.slow
 def test_bench_screens_fanout_reports_the_last_clients_latency_and_the_bridges_cpu(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from controller.cli import main
@@ -36,6 +37,7 @@ def test_bench_screens_fanout_reports_the_last_clients_latency_and_the_bridges_c
     assert report["separation"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(missing(playwright=False) is not None, reason=f"no browser: {missing(playwright=False)}")
 def test_bench_screens_pages_reports_each_games_page_cost_beside_the_floor(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
