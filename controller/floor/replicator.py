@@ -39,7 +39,7 @@ from typing import Any, Awaitable, Callable
 from controller.floor.wire import (HDR_EXPECTED_SUBJECT_SEQ, HDR_MSG_ID, STREAM, FloorRow, decode_rows, encode_row,
                                    machine_of, msg_id)
 
-__all__ = ["Replicator", "FloorStatus", "JournalReader", "floor_last", "pack"]
+__all__ = ["Replicator", "FloorStatus", "JournalReader", "floor_last", "pack", "stop_play_reason"]
 
 log = logging.getLogger("croupier.floor")
 
@@ -133,6 +133,17 @@ class FloorStatus:
     def out_for(self, now: float) -> float:
         """How long the floor has been unreachable at `now` (0 while it answers)."""
         return 0.0 if self.reachable else max(now - self.last_contact, 0.0)
+
+
+def stop_play_reason(status: FloorStatus, after_minutes: float | None, now: float) -> str | None:
+    """Why no new round or spin may start for want of the floor (`[floor] stop_play_after`), or None."""
+    if after_minutes is None:
+        return None
+    out = status.out_for(now)
+    if out < after_minutes * 60:
+        return None
+    return (f"no floor for {out / 60:.0f} min (stop_play_after = {after_minutes:g}): play stops until the floor is "
+            f"back")
 
 
 class Replicator:
