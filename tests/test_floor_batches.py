@@ -207,3 +207,34 @@ def test_pack_fills_a_message_up_to_its_row_and_byte_limits_and_never_leaves_a_r
     assert sent == rows[:3] and len(body) == 3 * size + 2
     sent, body = pack(rows, 100, 1)  # one row bigger than the limit still goes, alone
     assert sent == rows[:1] and body == encode_row(rows[0])
+
+
+def test_the_floor_counts_as_away_from_its_last_answer_on_the_replicators_clock() -> None:
+    now = [1000.0]
+    floor = FakeFloor([], [])
+    up = asyncio.Event()
+
+    async def connector() -> FakeConnection:
+        if not up.is_set():
+            raise ConnectionError("no servers available for connection")
+        return FakeConnection(floor)
+
+    async def scenario() -> None:
+        rep = Replicator(Path("unused"), SUBJECT, ["nats://unused"], max_backoff=0.001, connector=connector,
+                         clock=lambda: now[0])
+        rep.reader = FakeReader(chain(5))
+        task = asyncio.create_task(rep.run())
+        try:
+            assert not await rep.wait_acked(1, 0.05)
+            assert not rep.status.reachable and "no servers" in (rep.status.error or "")
+            assert rep.status.out_for(1600.0) == 600.0  # away since the replicator started
+            now[0] = 5000.0
+            up.set()
+            assert await rep.wait_acked(5, 10)
+            assert rep.status.reachable and rep.status.last_contact == 5000.0 and rep.status.out_for(9999.0) == 0.0
+            assert rep.status.messages == 1  # five rows, one message
+        finally:
+            rep.stop()
+            await task
+
+    asyncio.run(scenario())
