@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 HELP = ("floor: journal rows/s from N simulated machines writing while they stream into a local three-node "
-        "JetStream cluster (R3), one machine's catch-up after an outage, memory per connected machine, and every "
-        "machine's floor copy checked against its journal (needs pip install -e '.[floor]')")
+        "JetStream cluster (R3), and with rows queued on each; one machine's catch-up after an outage; memory per "
+        "connected machine; every machine's floor copy checked against its journal (needs pip install -e '.[floor]')")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,9 +44,9 @@ def _records(start: int, count: int) -> list[dict[str, Any]]:
     return [{"kind": "spin", "n": n, "bet": 100, "win": n % 7 * 50} for n in range(start, start + count)]
 
 
-def _fill(folder: Path, ident: str, rows: int, start: int = 0) -> Path:
+def _fill(folder: Path, ident: str, rows: int, start: int = 0, durable: bool = True) -> Path:
     """Append `rows` rows to a machine's journal (made if new) in commits of 1,000; its path."""
-    with _journal(folder, ident) as j:
+    with _journal(folder, ident, durable) as j:
         for at in range(start, start + rows, 1000):
             j.append_many(_records(at, min(start + rows, at + 1000) - at))
     return folder / ident / f"{ident}.journal"
@@ -201,6 +201,14 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
             out.update({"rows_per_machine": args.rows, "group_commit_rows": args.group, "ingest_rows": total,
                         "ingest_seconds": round(ingest_s, 3), "ingest_rows_per_s": round(total / ingest_s),
                         "writers_seconds": round(took.value, 3)})
+            # the floor's pace rather than the writers': every machine has as many rows again queued when its
+            # replicator starts (a floor back after an outage)
+            for ident in idents:
+                _fill(folder, ident, args.rows, start=args.rows, durable=False)
+            queued_s = asyncio.run(_replicate(journals, cluster.urls, 2 * args.rows))
+            say(f"ingest: {total:,} rows queued on {args.machines} machines in {queued_s:.2f} s: "
+                f"{total / queued_s:,.0f} rows/s")
+            out.update({"ingest_queued_seconds": round(queued_s, 3), "ingest_queued_rows_per_s": round(total / queued_s)})
             out.update({"client_kib_per_machine": round(memory["client_kib"] / args.machines, 1),
                         "servers_kib_per_machine": round(memory["servers_kib"] / args.machines, 1)})
             say(f"memory per connected machine: {out['client_kib_per_machine']:,.0f} KiB in the replicators' "
