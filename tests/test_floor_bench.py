@@ -25,4 +25,4 @@ def test_bench_floor_reports_its_figures_as_json(tmp_path: Path) -> None:
     assert figures["floor_rows_checked"] == 4 * 20 + 1000 + 30
     assert figures["ingest_rows_per_s"] > 0 and figures["catchup_rows_per_s"] > 0
     assert figures["ingest_queued_rows_per_s"] > 0
-    assert figures["client_kib_per_machine"] >= 0 and "servers_kib_per_machine" in figures
+    assert "client_kib_per_machine" in figures and "servers_kib_per_machine" in figures
