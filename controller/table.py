@@ -393,7 +393,7 @@ class Table(Runtime):
             self._alert(batch, "shoe", text.strip(), None, ("confirm", "void"))
 
     def _floor_lost(self, batch: Batch, reason: str, refused: bool) -> None:
-        # when the next round is refused (or with none in play): an alert pauses the round in play, which finishes
+        # between rounds, or as the next round is refused: an alert would pause a round in play, which must finish
         if not any(a.kind == "floor" for a in batch.state.alerts) and \
                 (refused or batch.state.game_spec.expected_next(batch.state.game).phase in ("idle", "over")):
             self._alert(batch, "floor", reason, None, ("confirm",))
