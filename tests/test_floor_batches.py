@@ -39,12 +39,15 @@ def chain(n: int) -> list[FloorRow]:
 
 
 class FakeReader:
-    """A journal that grows as the test commits rows (JournalReader's interface)."""
+    """A journal (JournalReader's interface) whose machine plays on: each read finds one more row of `to_come`."""
 
-    def __init__(self, journal: list[FloorRow]) -> None:
+    def __init__(self, journal: list[FloorRow], to_come: list[FloorRow] | None = None) -> None:
         self.journal = journal
+        self.to_come = to_come or journal
 
     def rows(self, after: int, limit: int) -> list[FloorRow]:
+        if len(self.journal) < len(self.to_come):
+            self.journal.append(self.to_come[len(self.journal)])
         return self.journal[after:after + limit]
 
     def row(self, seq: int) -> FloorRow | None:
@@ -158,24 +161,21 @@ def test_the_floor_copy_is_the_journal_whatever_is_lost_delayed_or_killed(
     floor = FakeFloor(list(outcomes), list(interleave))
 
     async def scenario() -> None:
-        generation = turns = 0
+        generation = 0
         while True:
             batch, max_bytes = sizes[generation % len(sizes)]
             generation += 1
             rep = Replicator(Path("unused"), SUBJECT, ["nats://unused"], batch=batch, max_bytes=max_bytes, poll=0.001,
                              max_backoff=0.0005, connector=lambda: _connected(floor))
-            rep.reader = FakeReader(journal)
+            rep.reader = FakeReader(journal, everything)  # the machine plays on while the floor misbehaves
             task = asyncio.create_task(rep.run())
             floor.kill = task.cancel  # a replicator killed mid-batch: the next one starts from the floor
-            while not task.done() and rep.status.acked_seq < len(everything):
-                if len(journal) < len(everything):  # the machine plays on while the floor misbehaves
-                    journal.append(everything[len(journal)])
-                await asyncio.sleep(0)  # let the replicator's task run: this test's clock is the event loop
-                turns += 1
-                assert turns < 200_000, f"no progress: {rep.status}"
-            if not task.done():
-                rep.stop()
-            await asyncio.gather(task, return_exceptions=True)
+            acked = asyncio.create_task(rep.wait_acked(len(everything), 30))
+            await asyncio.wait({task, acked}, return_when=asyncio.FIRST_COMPLETED)
+            assert task.done() or acked.result(), f"no progress in 30 s: {rep.status}"
+            rep.stop()
+            acked.cancel()
+            await asyncio.gather(task, acked, return_exceptions=True)
             assert rep.status.diverged is None, rep.status.diverged
             if rep.status.acked_seq == len(everything):
                 return

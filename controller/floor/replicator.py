@@ -212,7 +212,7 @@ class Replicator:
 
     async def run(self) -> None:
         """Replicate until stopped or diverged; the floor being away is waited out, never fatal."""
-        backoff = 0.05
+        backoff = min(0.05, self.max_backoff)
         nc = None
         try:
             while not self._stopping():
@@ -225,7 +225,7 @@ class Replicator:
                         if self.status.diverged:
                             log.critical("floor replication of %s stopped: %s", self.machine, self.status.diverged)
                             return
-                        backoff = 0.05
+                        backoff = min(0.05, self.max_backoff)
                         await self._stream(js, nc)  # returns to resync after an ack that says "a copy"
                 except asyncio.CancelledError:
                     raise
