@@ -227,7 +227,7 @@ class Cabinet(Runtime):
         state: CabinetState = batch.state
         if state.slot.pending is not None:
             raise CommandRefused(f"pick first: the {state.slot.pending.replace('_', ' ')} bonus is waiting")
-        blocked = play_blocked(state)
+        blocked = play_blocked(state) or self._floor_refusal()
         if blocked:
             raise CommandRefused(blocked)
         bet = state.slot.free.bet if state.slot.free else (self.title.max_bet if max_bet else state.bet)
@@ -389,6 +389,15 @@ class Cabinet(Runtime):
             self._lock(batch, "coin_in_jam", f"coin in jam: {reason}")
         elif "after the last pulse" in reason:
             self._lock(batch, "reverse_coin", f"reverse coin: {reason}")
+
+    def _floor_lost(self, batch: Batch, reason: str, refused: bool) -> None:
+        self._lock(batch, "floor_offline", reason)
+
+    def _floor_back(self, batch: Batch) -> None:
+        for lockup in batch.state.lockups:
+            if lockup.kind == "floor_offline":
+                log.warning("the floor is back: play resumes")
+                batch.add({"kind": "clear", "lockup": lockup.id, "action": "clear", "by": "ops:floor"})
 
     def _lock(self, batch: Batch, kind: str, text: str) -> None:
         state: CabinetState = batch.state

@@ -58,6 +58,7 @@ LOCKUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "hopper_jam": (("attendant", "ops"), ("refill", "hand_pay"), "HOPPEr J"),
     "hopper_runaway": (("ops",), ("clear",), "HOPPEr r"),
     "reel_misindex": (("ops",), ("clear",), "rEEL Err"),
+    "floor_offline": (("ops",), ("clear",), "no FLOOr"),  # [floor] stop_play_after: cleared when the floor is back
 }
 
 

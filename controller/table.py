@@ -161,6 +161,9 @@ class Table(Runtime):
         if state.paused and command not in ("resolve", "void"):
             raise CommandRefused(f"the round is paused by a dealer alert: resolve alert {state.alerts[0].id} first")
         if command == "open_bets":
+            stopped = self._floor_refusal()
+            if stopped:
+                raise CommandRefused(stopped)
             if state.shoe.check_due:
                 raise CommandRefused("the shoe was swapped or reset: deck check it (shuffle) before the next round")
             closes = self.clock() + self.config.betting_seconds if self.config.betting_seconds else None
@@ -399,6 +402,19 @@ class Table(Runtime):
         elif isinstance(ev, (Anomaly, DeviceError)):
             text = f"shoe: {getattr(ev, 'kind', 'error')} {getattr(ev, 'detail', '') or getattr(ev, 'text', '')}"
             self._alert(batch, "shoe", text.strip(), None, ("confirm", "void"))
+
+    def _floor_lost(self, batch: Batch, reason: str, refused: bool) -> None:
+        # between rounds, or as the next round is refused: an alert would pause a round in play, which must finish
+        if not any(a.kind == "floor" for a in batch.state.alerts) and \
+                (refused or batch.state.game_spec.expected_next(batch.state.game).phase in ("idle", "over")):
+            self._alert(batch, "floor", reason, None, ("confirm",))
+
+    def _floor_back(self, batch: Batch) -> None:
+        for alert in batch.state.alerts:
+            if alert.kind == "floor":
+                log.warning("the floor is back: play resumes")
+                batch.add({"kind": "resolve", "alert": alert.id, "action": "confirm", "by": "ops:floor",
+                           "reason": "the floor is back"})
 
     def _alert(self, batch: Batch, kind: str, text: str, card: str | None, options: tuple[str, ...],
                draw: list[int] | None = None, zone: str | None = None) -> None:

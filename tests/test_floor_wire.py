@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.config import ConfigError, any_config_from_mapping
-from controller.floor.wire import (ChainError, ChainState, FloorRow, FloorWireError, check_link, decode_row,
-                                   encode_row, machine_of, msg_id, subject_for)
+from controller.floor.wire import (ChainError, ChainState, FloorRow, FloorWireError, check_link, check_message,
+                                   decode_row, decode_rows, encode_row, encode_rows, machine_of, msg_id, subject_for)
 from controller.journal import Journal, canonical_json
 
 MAC = st.text("0123456789abcdef", min_size=64, max_size=64)
@@ -121,6 +121,33 @@ def test_a_journal_row_is_a_floor_row_and_its_links_check(tmp_path: Path) -> Non
     assert state.seq == 5 and state.mac == got[-1].mac
 
 
+@given(st.lists(rows(), min_size=1, max_size=5))
+def test_a_batch_of_rows_survives_the_wire_and_a_single_row_message_is_the_row_itself(batch: list[FloorRow]) -> None:
+    assert decode_rows(encode_rows(batch)) == batch
+    assert encode_rows(batch[:1]) == encode_row(batch[0])
+
+
+def test_a_malformed_line_of_a_batch_is_refused_naming_the_line() -> None:
+    good = encode_rows(_chain(2))
+    with pytest.raises(FloorWireError, match=r"line 3 of 3: journal row is not JSON"):
+        decode_rows(good + b"\nnope")
+    with pytest.raises(FloorWireError, match=r"line 2 of 2: journal row is not JSON"):
+        decode_rows(good.split(b"\n")[0] + b"\n")
+
+
+def test_a_message_checks_when_its_id_names_its_first_row_and_its_rows_link() -> None:
+    chain = _chain(6)
+    state = check_message(ChainState("m1"), chain[:3], "m1:1")
+    state = check_message(state, chain[3:], "m1:4")
+    assert state == ChainState("m1", 6, chain[-1].mac)
+    with pytest.raises(ChainError, match=r"message id 'm1:3' is not 'm1:1'"):
+        check_message(ChainState("m1"), chain[:3], "m1:3")
+    with pytest.raises(ChainError, match=r"expected row 3 \(a second copy or an older row\)"):
+        check_message(check_message(ChainState("m1"), chain[:2], "m1:1"), chain[1:4], "m1:2")
+    with pytest.raises(ChainError, match="a message with no row"):
+        check_message(ChainState("m1"), [], "m1:1")
+
+
 # ---------------------------------------------------------------------------------------------- [floor] config
 
 def _table(extra: dict[str, object]) -> dict[str, object]:
@@ -146,6 +173,7 @@ def test_a_floor_section_names_servers_subject_and_credentials() -> None:
     ({"servers": ["nats://a"], "subject": "journal.bj-1"}, r"\[floor\].subject: 'journal.bj-1' is not "),
     ({"servers": ["nats://a"], "credentials": 3}, r"\[floor\].credentials: expected a file name"),
     ({"servers": ["nats://a"], "server": 1}, r"\[floor\]: unknown key\(s\) server"),
+    ({"servers": ["nats://a"], "stop_play_after": 0}, r"\[floor\].stop_play_after: minutes without the floor"),
 ])
 def test_a_bad_floor_section_is_refused_naming_the_key(floor: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):

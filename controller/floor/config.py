@@ -5,6 +5,8 @@
     credentials = "/etc/croupier/floor"   # this machine's credential: its TLS folder (croupier floor credentials)
                                           # or a NATS .creds file (optional on a test floor)
     subject = "croupier.journal.bj-1"     # optional; the default is croupier.journal.<the config's id>
+    stop_play_after = 30                  # optional, minutes: a table or cabinet starts no round or spin
+                                          # once the floor has been unreachable that long (absent: never)
 
 No `[floor]` section: no floor, the machine runs alone, as before.
 """
@@ -19,7 +21,7 @@ from controller.floor.wire import SUBJECT_PREFIX, FloorWireError, machine_of, su
 
 __all__ = ["FloorConfig", "floor_config_from_mapping", "KEYS"]
 
-KEYS = {"servers", "credentials", "subject"}
+KEYS = {"servers", "credentials", "subject", "stop_play_after"}
 _SCHEMES = ("nats://", "tls://")
 
 
@@ -28,6 +30,7 @@ class FloorConfig:
     servers: tuple[str, ...]
     subject: str
     credentials: Path | None = None
+    stop_play_after: float | None = None  # minutes without the floor before play stops; None: never
 
     @property
     def machine(self) -> str:
@@ -57,4 +60,9 @@ def floor_config_from_mapping(f: Mapping[str, Any], ident: str, where: str, base
     creds = f.get("credentials")
     if creds is not None and not isinstance(creds, str):
         raise ValueError(f"{where}.credentials: expected a file name, got {creds!r}")
-    return FloorConfig(tuple(servers), subject, base / creds if creds else None)
+    stop = f.get("stop_play_after")
+    if stop is not None and (isinstance(stop, bool) or not isinstance(stop, (int, float)) or not 0 < stop < 10**6):
+        raise ValueError(f"{where}.stop_play_after: minutes without the floor before play stops, a number above 0, "
+                         f"got {stop!r}")
+    return FloorConfig(tuple(servers), subject, base / creds if creds else None,
+                       float(stop) if stop is not None else None)

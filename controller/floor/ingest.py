@@ -1,8 +1,8 @@
-"""The floor's ingest check: reads the journal stream in stream order and checks every machine's chain as it arrives (wire.check_link).
+"""The floor's ingest check: reads the journal stream in stream order and checks every machine's chain as it arrives (wire.check_message).
 
 It keeps its own cursor (the last stream sequence checked) and reads with a short-lived pull consumer that
 starts after it; any failure (a node gone, no quorum, a timeout) drops the consumer and makes a new one from
-the cursor, so nothing is skipped or checked twice. A machine whose chain breaks is listed in `broken` with
+the cursor, so nothing is skipped or checked twice. A message may carry many rows (wire.py); each is checked. A machine whose chain breaks is listed in `broken` with
 the reason; its later rows are not checked (the chain has no defined next link), the others go on.
 It starts from the stream's beginning (later work: keep the per-machine state on the floor).
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.floor.wire import (HDR_MSG_ID, STREAM, SUBJECT_PREFIX, ChainError, ChainState, FloorRow,
-                                   FloorWireError, check_link, decode_row, machine_of)
+                                   FloorWireError, check_message, decode_rows, machine_of)
 
 __all__ = ["IngestChecker", "floor_rows"]
 
@@ -30,7 +30,8 @@ class IngestChecker:
     chains: dict[str, ChainState] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)
     cursor: int = 0  # the last stream sequence checked
-    checked: int = 0
+    checked: int = 0  # messages checked
+    rows: int = 0     # rows checked
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _progress: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -51,8 +52,9 @@ class IngestChecker:
         if machine in self.broken:
             return
         try:
-            row = decode_row(data)
-            self.chains[machine] = check_link(self.chains.get(machine, ChainState(machine)), row, header_id)
+            rows = decode_rows(data)
+            self.chains[machine] = check_message(self.chains.get(machine, ChainState(machine)), rows, header_id)
+            self.rows += len(rows)
         except (FloorWireError, ChainError) as exc:
             self.broken[machine] = f"stream seq {stream_seq}: {exc}"
             log.critical("floor ingest: %s: %s", machine, self.broken[machine])
@@ -111,8 +113,8 @@ class IngestChecker:
 
 
 async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple[int, FloorRow]]:
-    """Every row the floor holds for a machine, in stream order, as (stream seq, row): the floor copy of its
-    journal (restore and the tests read it). A consumer lost on the way (a node restarting, a leader moving) is
+    """Every row the floor holds for a machine, in stream order, as (stream seq of its message, row): the floor
+    copy of its journal (restore and the tests read it). A consumer lost on the way (a node restarting, a leader moving) is
     made again after the last row read, until `timeout`."""
     from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
@@ -120,32 +122,36 @@ async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     out: list[tuple[int, FloorRow]] = []
-    expected: int | None = None
+    messages = 0
+    expected: int | None = None  # messages on the subject
     while True:
         sub = None
         try:
             if expected is None:
                 info = await js.stream_info(STREAM, subjects_filter=subject)
                 expected = (info.state.subjects or {}).get(subject, 0)
-            if len(out) >= expected:
+            if messages >= expected:
                 return out
             config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
                                     opt_start_seq=out[-1][0] + 1 if out else 1, ack_policy=AckPolicy.NONE,
                                     mem_storage=True, num_replicas=1, inactive_threshold=30.0)
             sub = await js.pull_subscribe(subject, stream=STREAM, config=config)
-            while len(out) < expected:
+            while messages < expected:
                 if loop.time() > deadline:
-                    raise TimeoutError(f"read {len(out)} of {expected} floor rows of {machine} in {timeout:g} s")
+                    raise TimeoutError(f"read {messages} of {expected} floor messages of {machine} in {timeout:g} s")
                 try:
-                    msgs = await sub.fetch(min(1024, expected - len(out)), timeout=1.0)
+                    msgs = await sub.fetch(min(128, expected - messages), timeout=1.0)
                 except asyncio.TimeoutError:
                     continue
-                out.extend((m.metadata.sequence.stream, decode_row(m.data)) for m in msgs)
+                for m in msgs:
+                    seq = m.metadata.sequence.stream
+                    out.extend((seq, row) for row in decode_rows(m.data))
+                    messages += 1
         except (TimeoutError, FloorWireError):
             raise
         except Exception as exc:  # noqa: BLE001 - the floor is settling: read on from the last row
             if loop.time() > deadline:
-                raise TimeoutError(f"read {len(out)} floor rows of {machine} in {timeout:g} s: {exc!r}") from None
+                raise TimeoutError(f"read {messages} floor messages of {machine} in {timeout:g} s: {exc!r}") from None
             await asyncio.sleep(0.1)  # backoff before a new consumer, bounded by the deadline
         finally:
             if sub is not None:

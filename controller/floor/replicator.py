@@ -5,16 +5,24 @@ The local journal stays the source of truth: the replicator only reads it (its o
 the floor stands from the floor itself, the last row on its subject, so a replicator that was killed, a
 machine that was off, or a floor that lost a node all resume from the floor's last acknowledged row:
 
-- each row is published with message id `<machine>:<seq>` and `Nats-Expected-Last-Subject-Sequence` = the
-  stream sequence of its row before, and awaited; so the floor holds each row once, in order, with no gap;
-- anything that goes wrong (no server, no quorum, a timeout, a refused expected sequence) drops back to
-  asking the floor for its last row and going on from there, with a growing pause (at most `max_backoff`);
+- the rows not yet on the floor go in batches, each one message (up to `batch` rows and `max_bytes`; wire.py)
+  with message id `<machine>:<first seq>` and `Nats-Expected-Last-Subject-Sequence` = the stream sequence
+  of the machine's message before; one message in flight at a time, its acknowledgement awaited. So the floor
+  holds each row once, in order, with no gap: a message is stored whole or not at all, a second message
+  starting at the same row is dropped as a copy (even one with other boundaries, re-sent after an outage,
+  even while the first is still being replicated), and one that would not follow the floor's last message is
+  refused (expected sequence). The expected sequence allows only one message in flight per subject (stream
+  sequences are the stream's, shared by every machine: the next one cannot be known before the ack), so a
+  catch-up goes at one round trip per batch, not per row;
+- anything that goes wrong (no server, no quorum, a timeout, a refused expected sequence, an ack saying the
+  message was a copy) drops back to asking the floor for its last row and going on from there, with a growing
+  pause (at most `max_backoff`) after an error;
 - a floor whose last row is not the journal's row of that seq (another MAC), or is beyond the journal's
   end, means the journal and the floor disagree: the replicator stops and says so (`diverged`); it never
   overwrites the floor.
 
-One row a message keeps the ids exact, but a machine publishes one row per round trip to the floor's
-leader: catching up a long outage goes at that pace (batching is later work).
+`status.last_contact` (on the runtime's clock) is the last time the floor answered (an ack, a read of its last
+row, or an idle connection still up): a site may stop play when it is too long ago (config.py `stop_play_after`).
 """
 
 from __future__ import annotations
@@ -26,12 +34,12 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
-from controller.floor.wire import (HDR_EXPECTED_SUBJECT_SEQ, HDR_MSG_ID, STREAM, FloorRow, decode_row, encode_row,
+from controller.floor.wire import (HDR_EXPECTED_SUBJECT_SEQ, HDR_MSG_ID, STREAM, FloorRow, decode_rows, encode_row,
                                    machine_of, msg_id)
 
-__all__ = ["Replicator", "FloorStatus", "JournalReader", "floor_last"]
+__all__ = ["Replicator", "FloorStatus", "JournalReader", "floor_last", "pack", "stop_play_reason"]
 
 log = logging.getLogger("croupier.floor")
 
@@ -81,14 +89,28 @@ class JournalReader:
 
 
 async def floor_last(js: Any, subject: str) -> tuple[int, FloorRow | None]:
-    """The floor's last row on a subject: (its stream sequence, the row), or (0, None) if there is none."""
+    """The floor's last row on a subject: (its message's stream sequence, the row), or (0, None) if there is none."""
     from nats.js.errors import NotFoundError
 
     try:
         msg = await js.get_last_msg(STREAM, subject)
     except NotFoundError:
         return 0, None
-    return msg.seq, decode_row(msg.data or b"")
+    return msg.seq, decode_rows(msg.data or b"")[-1]
+
+
+def pack(rows: list[FloorRow], max_rows: int, max_bytes: int) -> tuple[list[FloorRow], bytes]:
+    """The next message: the longest run of `rows` from the first that fits `max_rows` and `max_bytes` (at least
+    one row, whatever its size), and its body."""
+    parts: list[bytes] = []
+    size = 0
+    for row in rows[:max_rows]:
+        body = encode_row(row)
+        if parts and size + 1 + len(body) > max_bytes:
+            break
+        parts.append(body)
+        size += len(body) + (1 if len(parts) > 1 else 0)
+    return rows[:len(parts)], b"\n".join(parts)
 
 
 @dataclass
@@ -101,25 +123,46 @@ class FloorStatus:
     last_ack: float = 0.0         # time.time() of the last acknowledgement (0: none yet)
     diverged: str | None = None   # the journal and the floor disagree: replication stopped, why
     error: str | None = None      # the last transient error
+    last_contact: float = 0.0     # the replicator's clock when the floor last answered (at start: the start)
+    messages: int = 0             # messages acknowledged (each one batch of rows)
 
     @property
     def lag(self) -> int:
         return max(self.journal_seq - self.acked_seq, 0)
+
+    def out_for(self, now: float) -> float:
+        """How long the floor has been unreachable at `now` (0 while it answers)."""
+        return 0.0 if self.reachable else max(now - self.last_contact, 0.0)
+
+
+def stop_play_reason(status: FloorStatus, after_minutes: float | None, now: float) -> str | None:
+    """Why no new round or spin may start for want of the floor (`[floor] stop_play_after`), or None."""
+    if after_minutes is None:
+        return None
+    out = status.out_for(now)
+    if out < after_minutes * 60:
+        return None
+    return (f"no floor for {out / 60:.0f} min (stop_play_after = {after_minutes:g}): play stops until the floor is "
+            f"back")
 
 
 class Replicator:
     """Streams one journal to its subject. `await run()` until `stop()`; call `wake()` after each commit."""
 
     def __init__(self, journal: Path, subject: str, servers: list[str] | tuple[str, ...], *,
-                 credentials: Path | None = None, batch: int = 256, poll: float = 0.5, timeout: float = 2.0,
-                 max_backoff: float = 2.0) -> None:
+                 credentials: Path | None = None, batch: int = 1024, max_bytes: int = 256 * 1024, poll: float = 0.5,
+                 timeout: float = 2.0, max_backoff: float = 2.0, clock: Callable[[], float] = time.time,
+                 connector: Callable[[], Awaitable[Any]] | None = None) -> None:
         self.machine = machine_of(subject)
         self.subject = subject
         self.servers = list(servers)
         self.credentials = credentials
         self.reader = JournalReader(journal)
-        self.batch, self.poll, self.timeout, self.max_backoff = batch, poll, timeout, max_backoff
-        self.status = FloorStatus()
+        # max_bytes stays well under NATS's default max_payload (1 MiB), headers included
+        self.batch, self.max_bytes, self.poll, self.timeout, self.max_backoff = batch, max_bytes, poll, timeout, max_backoff
+        self.clock = clock
+        self._connector = connector  # tests: a stand-in for controller.floor.server.connect
+        self.status = FloorStatus(last_contact=clock())
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
         self._acked_changed = asyncio.Event()
@@ -153,27 +196,37 @@ class Replicator:
                 return False
         return self.status.acked_seq >= seq
 
-    async def run(self) -> None:
-        """Replicate until stopped or diverged; the floor being away is waited out, never fatal."""
+    def _contact(self) -> None:
+        self.status.reachable, self.status.error = True, None
+        self.status.last_contact = self.clock()
+
+    async def _connect(self) -> Any:
+        if self._connector is not None:
+            return await self._connector()
         from controller.floor.server import connect
 
-        backoff = 0.05
+        # A bounded try (each server twice), never cancelled midway: nats-py's connect may not end when
+        # cancelled. A connection that gave up reconnecting is made again by run().
+        return await connect(self.servers, credentials=self.credentials, name=f"croupier-{self.machine}",
+                             max_reconnect_attempts=1)
+
+    async def run(self) -> None:
+        """Replicate until stopped or diverged; the floor being away is waited out, never fatal."""
+        backoff = min(0.05, self.max_backoff)
         nc = None
         try:
             while not self._stopping():
                 try:
                     if nc is None or nc.is_closed:
-                        # A bounded try (each server twice), never cancelled midway: nats-py's connect may not
-                        # end when cancelled. A connection that gave up reconnecting is made again here.
-                        nc = await connect(self.servers, credentials=self.credentials, name=f"croupier-{self.machine}",
-                                           max_reconnect_attempts=1)
+                        nc = await self._connect()
                     js = nc.jetstream(timeout=self.timeout)
-                    await self._sync(js)
-                    if self.status.diverged:
-                        log.critical("floor replication of %s stopped: %s", self.machine, self.status.diverged)
-                        return
-                    backoff = 0.05
-                    await self._stream(js)
+                    while not self._stopping():
+                        await self._sync(js)
+                        if self.status.diverged:
+                            log.critical("floor replication of %s stopped: %s", self.machine, self.status.diverged)
+                            return
+                        backoff = min(0.05, self.max_backoff)
+                        await self._stream(js, nc)  # returns to resync after an ack that says "a copy"
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # noqa: BLE001 - the floor is away or refused a row: resync and go on
@@ -196,7 +249,7 @@ class Replicator:
     async def _sync(self, js: Any) -> None:
         """Learn the floor's last row of this machine and check it against the journal."""
         stream_seq, row = await floor_last(js, self.subject)
-        self.status.reachable = True
+        self._contact()
         self.status.journal_seq = self.reader.last_seq()
         if row is None:
             self._stream_seq = 0
@@ -217,29 +270,41 @@ class Replicator:
         self.status.acked_seq = seq
         self._acked_changed.set()
 
-    async def _stream(self, js: Any) -> None:
+    async def _stream(self, js: Any, nc: Any) -> None:
         while not self._stopping():
             self._wake.clear()
-            # read on the loop, not in a thread: a stop may close the reader, never under a read (a few hundred rows
-            # of a local WAL database take well under a millisecond)
+            # read on the loop, not in a thread: a stop may close the reader, never under a read (a batch of a
+            # local WAL database takes about a millisecond)
             rows = self.reader.rows(self.status.acked_seq, self.batch)
-            if rows:
-                self.status.journal_seq = max(self.status.journal_seq, rows[-1].seq)
-            else:
+            if not rows:
                 self.status.journal_seq = self.status.acked_seq
+                if getattr(nc, "is_connected", False):  # idle: the connection's pings say the floor is there
+                    self._contact()
+                else:
+                    self.status.reachable = False
                 try:
                     await asyncio.wait_for(self._wake.wait(), self.poll)
                 except asyncio.TimeoutError:
                     pass
                 continue
-            for row in rows:
-                headers = {HDR_MSG_ID: msg_id(self.machine, row.seq),
+            self.status.journal_seq = max(self.status.journal_seq, rows[-1].seq)
+            while rows:
+                sent, body = pack(rows, self.batch, self.max_bytes)
+                headers = {HDR_MSG_ID: msg_id(self.machine, sent[0].seq),
                            HDR_EXPECTED_SUBJECT_SEQ: str(self._stream_seq)}
-                ack = await js.publish(self.subject, encode_row(row), timeout=self.timeout, headers=headers)
+                ack = await js.publish(self.subject, body, timeout=self.timeout, headers=headers)
+                if ack.duplicate:
+                    # a message starting at this row is on the floor (or on its way) already, with boundaries
+                    # that may differ from these: learn what the floor holds from the floor
+                    log.info("floor replication of %s: message %s was a copy; resyncing", self.machine,
+                             headers[HDR_MSG_ID])
+                    return
                 self._stream_seq = ack.seq
                 self.status.last_ack = time.time()
-                self.status.reachable, self.status.error = True, None
-                self._set_acked(row.seq)
+                self.status.messages += 1
+                self._contact()
+                self._set_acked(sent[-1].seq)
+                rows = rows[len(sent):]
                 if self._stopping():
                     return
 

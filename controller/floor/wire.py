@@ -1,10 +1,12 @@
 """The floor's wire format for journal records, and the pure chain check the floor runs as it ingests them.
 
-One journal row is one JetStream message on the subject `croupier.journal.<machine>` of the stream
-`CROUPIER_JOURNAL`, with the message id `<machine>:<seq>` (JetStream drops a second copy within its
-duplicate window) and `Nats-Expected-Last-Subject-Sequence` set to the stream sequence of the machine's
-previous row (the stream refuses a row that would leave a gap or come out of order). The body is the row
-exactly as the journal holds it (canonical JSON, keys sorted):
+One JetStream message on the subject `croupier.journal.<machine>` of the stream `CROUPIER_JOURNAL` carries
+one or more consecutive journal rows (a batch: one round trip to the floor for many rows), with the message
+id `<machine>:<first row's seq>` (JetStream drops a second message starting at the same row within its
+duplicate window, whatever rows it ends at: a batch re-sent after an outage with other boundaries is still a
+copy) and `Nats-Expected-Last-Subject-Sequence` set to the stream sequence of the machine's previous message
+(the stream refuses a message that would leave a gap or come out of order). The body is each row exactly as
+the journal holds it (canonical JSON, keys sorted), one a line (a single-row message is one line, no newline):
 
     {"mac": MAC, "prev": previous MAC, "record": "<the record's canonical JSON text>", "schema": 2,
      "seq": N, "table_id": MACHINE, "ts_ns": NANOSECONDS}
@@ -27,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 __all__ = ["STREAM", "SUBJECT_PREFIX", "FloorRow", "FloorWireError", "ChainState", "ChainError", "subject_for",
-           "machine_of", "msg_id", "encode_row", "decode_row", "check_link", "HDR_MSG_ID", "HDR_EXPECTED_SUBJECT_SEQ"]
+           "machine_of", "msg_id", "encode_row", "decode_row", "encode_rows", "decode_rows", "check_link",
+           "check_message", "HDR_MSG_ID", "HDR_EXPECTED_SUBJECT_SEQ"]
 
 STREAM = "CROUPIER_JOURNAL"
 SUBJECT_PREFIX = "croupier.journal."
@@ -80,7 +83,7 @@ def machine_of(subject: str) -> str:
 
 
 def msg_id(machine: str, seq: int) -> str:
-    """The de-duplication id of a machine's row."""
+    """The de-duplication id of a machine's message whose first row is `seq`."""
     return f"{machine}:{seq}"
 
 
@@ -89,6 +92,25 @@ def encode_row(row: FloorRow) -> bytes:
     body = {"mac": row.mac, "prev": row.prev, "record": row.record, "schema": row.schema, "seq": row.seq,
             "table_id": row.table_id, "ts_ns": row.ts_ns}
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def encode_rows(rows: list[FloorRow] | tuple[FloorRow, ...]) -> bytes:
+    """A message body of consecutive rows (one line each; canonical JSON escapes every newline in a row)."""
+    return b"\n".join(encode_row(row) for row in rows)
+
+
+def decode_rows(data: bytes) -> list[FloorRow]:
+    """The rows of a message body, in order; anything malformed raises FloorWireError naming the line and field."""
+    lines = data.split(b"\n")
+    if len(lines) == 1:
+        return [decode_row(data)]
+    out = []
+    for i, line in enumerate(lines, 1):
+        try:
+            out.append(decode_row(line))
+        except FloorWireError as exc:
+            raise FloorWireError(f"line {i} of {len(lines)}: {exc}") from None
+    return out
 
 
 def _int(body: Mapping[str, Any], key: str, low: int) -> int:
@@ -149,3 +171,13 @@ def check_link(state: ChainState, row: FloorRow, header_id: str | None) -> Chain
     if state.seq and row.prev != state.mac:
         raise ChainError(f"{where}: chain broken (its previous MAC is not row {state.seq}'s MAC)")
     return ChainState(state.machine, row.seq, row.mac)
+
+
+def check_message(state: ChainState, rows: list[FloorRow], header_id: str | None) -> ChainState:
+    """The floor's check of a machine's next message: its id names its first row, and each row links to the one
+    before (check_link); the new state, or ChainError saying what broke."""
+    if not rows:
+        raise ChainError(f"floor copy of {state.machine}: a message with no row")
+    for i, row in enumerate(rows):
+        state = check_link(state, row, header_id if i == 0 else None)
+    return state
