@@ -16,9 +16,9 @@
     myow-1 = 2
 
 Reading the stream reuses ingest.IngestChecker (its cursor, its consumer made again after any failure, its
-chain check); each row that passes is folded into its machine's summary (summary.fold_row). The stream's
-per-subject counts, read every `refresh` seconds, give each machine's rows held by the floor, so the page
-shows rows the service has not folded yet.
+chain check); each row that passes is folded into its machine's summary (summary.fold_row). Every `refresh`
+seconds the stream's per-subject counts say which machines moved, and their last messages where each stands
+on the floor, so the page shows rows the service has not folded yet.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.floor.ingest import IngestChecker
 from controller.floor.summary import MachineSummary, fold_row, new_summary
-from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_row, machine_of
+from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_rows, machine_of
 
 __all__ = ["ServiceConfig", "load_service_config", "service_config_from_mapping", "FloorService", "ROLES",
            "ServiceConfigError", "read_floor"]
@@ -189,7 +189,8 @@ class _Folding(IngestChecker):
             return
         after = self.chains.get(machine)
         if after is not None and after is not before:
-            self.service.fold(machine, decode_row(data))
+            for row in decode_rows(data):  # a message carries a batch of rows
+                self.service.fold(machine, row)
 
 
 class FloorService:
@@ -202,6 +203,7 @@ class FloorService:
         self.refresh = refresh
         self.summaries: dict[str, MachineSummary] = {}
         self.held: dict[str, int] = {}            # rows the stream holds per machine (last refresh)
+        self._messages: dict[str, int] = {}       # messages per subject when `held` was last read
         self.pools: dict[str, int] | None = None  # link subject -> messages, when the pool stream exists
         self.checker = _Folding(service=self)
         self.refreshed = asyncio.Event()
@@ -254,8 +256,8 @@ class FloorService:
         while not self._closing.is_set():
             try:
                 info = await js.stream_info(STREAM, subjects_filter=SUBJECT_PREFIX + ">")
-                self.held = {machine_of(s): n for s, n in (info.state.subjects or {}).items()
-                             if s.startswith(SUBJECT_PREFIX)}
+                await self._held_rows(js, {s: n for s, n in (info.state.subjects or {}).items()
+                                           if s.startswith(SUBJECT_PREFIX)})
                 try:
                     pools = await js.stream_info(self.cfg.pool_stream, subjects_filter=">")
                     self.pools = dict(pools.state.subjects or {})
@@ -270,6 +272,16 @@ class FloorService:
                 await asyncio.wait_for(self._closing.wait(), self.refresh)
             except asyncio.TimeoutError:
                 pass
+
+    async def _held_rows(self, js: Any, messages: dict[str, int]) -> None:
+        """The floor's last row per machine: a message carries a batch of rows, so a subject's message count is
+        not its rows; the last message of each subject whose count moved says where its machine stands."""
+        for subject, count in messages.items():
+            if self._messages.get(subject) == count:
+                continue
+            last = await js.get_last_msg(STREAM, subject)
+            self.held[machine_of(subject)] = decode_rows(last.data or b"")[-1].seq
+            self._messages[subject] = count
 
     async def wait_for(self, predicate: Any, timeout: float) -> bool:
         """Wait until predicate(self) holds, tested after each batch the service reads; False on timeout."""
