@@ -1,0 +1,148 @@
+"""The screens' fit checks shared by the tests/test_screens_fit*.py files: what is wrong with a page as laid out (no scrolling, nothing outside the viewport or cut off, no overlapping text, no raw keys, 18 px text at 1080p), run at each size with a screenshot of each as an artifact."""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SIZES = ((1920, 1080), (1280, 720), (1024, 600), (800, 480))
+ENDS = (SIZES[0], SIZES[-1])   # the largest and the smallest: every state of a round is checked at these
+
+# What is wrong with the page as it is laid out now: a list of sentences (empty: it fits).
+CHECK = r"""() => {
+  const W = innerWidth, H = innerHeight, out = [];
+  const el = document.scrollingElement;
+  if (el.scrollHeight > H + 1 || el.scrollWidth > W + 1) out.push(`scrolls: ${el.scrollWidth}x${el.scrollHeight}`);
+  if (document.body.dataset.layout !== document.body.dataset.game) out.push(`layout: ${document.body.dataset.layout}`);
+  const raw = /\b[A-Za-z]+\[\d+\]|\b[a-z]+_[a-z_]+\b|\b[a-z]+:\d+\b/.exec(document.body.innerText);
+  if (raw) out.push(`raw key: ${raw[0]}`);
+  // every piece of text (not the cards' own SVG letters) with its boxes and the boxes that clip it
+  const texts = [];
+  const walk = document.createTreeWalker(document.getElementById("app"), NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.textContent.trim() || n.parentElement.closest("svg")) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    const rects = [...range.getClientRects()].filter((r) => r.width > 0.5 && r.height > 0.5);
+    if (!rects.length) continue;
+    const what = n.textContent.trim().slice(0, 30);
+    const px = parseFloat(getComputedStyle(n.parentElement).fontSize);
+    if (W >= 1900 && px < 18) out.push(`small text: "${what}" at ${px.toFixed(1)} px`);   // legible from two metres
+    for (const r of rects) {
+      if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
+        out.push(`outside the viewport: "${what}" at ${Math.round(r.left)},${Math.round(r.top)}`);
+      }
+      for (let a = n.parentElement; a && a !== document.body; a = a.parentElement) {
+        const s = getComputedStyle(a);
+        if (s.overflowX === "visible" && s.overflowY === "visible") continue;
+        const b = a.getBoundingClientRect();
+        if (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1) {
+          out.push(`cut off: "${what}" by .${[...a.classList].join(".")}`);
+          break;
+        }
+      }
+      texts.push([what, r]);
+    }
+  }
+  // a spot's bets, cards and values lie inside it
+  for (const spot of document.querySelectorAll(".felt .spot")) {
+    const b = spot.getBoundingClientRect();
+    for (const e of spot.querySelectorAll(".bet, .card, .note, .net, .seat-note")) {
+      const r = e.getBoundingClientRect();
+      if (r.width && (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1)) {
+        out.push(`outside spot ${spot.dataset.spot}: .${[...e.classList].join(".")}`);
+      }
+    }
+  }
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const [p, a] = texts[i], [q, b] = texts[j];
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 2 && h > 2) out.push(`overlap: "${p}" and "${q}"`);
+    }
+  }
+  return [...new Set(out)];
+}"""
+
+# The cabinet screen's and the attendant page's checks: the player page's, less its game layout, plus: the reels,
+# every meter and feature tile, each paytable row and each lockup's buttons lie whole inside the viewport and inside
+# whatever clips them; the symbols' names drawn in the paytable's pictures are 18 px or more at 1080p (the reels'
+# are several times that).
+CABINET_CHECK = CHECK.replace(
+    "if (document.body.dataset.layout !== document.body.dataset.game) out.push(`layout: ${document.body.dataset.layout}`);",
+    r"""for (const e of document.querySelectorAll(".machine, .reel, .meter, .feature, .slot-paytable tr, .alert button, " +
+                                             ".progressive, .recall-nav button, .mini-window")) {
+    const r = e.getBoundingClientRect();
+    const what = `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} "${e.textContent.trim().slice(0, 24)}"`;
+    if (!r.width || !r.height) continue;
+    if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) out.push(`not in view: ${what}`);
+    for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.overflowX === "visible" && s.overflowY === "visible") continue;
+      const b = a.getBoundingClientRect();
+      if (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1) {
+        out.push(`cut off: ${what} by .${[...a.classList].join(".")}`);
+        break;
+      }
+    }
+  }
+  if (W >= 1900) {
+    for (const icon of document.querySelectorAll(".slot-paytable svg")) {
+      const use = icon.querySelector("use"), r = icon.getBoundingClientRect();
+      const sym = use && document.querySelector(use.getAttribute("href"));
+      for (const t of sym ? sym.querySelectorAll("text") : []) {
+        const px = Number(t.getAttribute("font-size")) * r.height / 100;
+        if (px < 18) out.push(`small text: "${t.textContent}" in the paytable's ${icon.dataset.symbol} at ${px.toFixed(1)} px`);
+      }
+    }
+  }""")
+
+
+def artifacts_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the fit tests' screenshots go: $CROUPIER_ARTIFACTS/screens when set (CI keeps it), else screens/ in
+    the pytest run's temporary folder (pytest keeps the last three runs' folders)."""
+    named = os.environ.get("CROUPIER_ARTIFACTS")
+    folder = Path(named) / "screens" if named else tmp_path_factory.getbasetemp() / "screens"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return artifacts_folder(tmp_path_factory)
+
+
+async def settled(page: Any) -> None:
+    """Two animation frames: the page has laid out and painted what it was last given."""
+    await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+async def fit(page: Any, check: str, name: str, sizes: Any, problems: dict[str, list[str]], folder: Path) -> None:
+    """`check` run on the page at each size (problems keyed "<name> <W>x<H>"), a screenshot of each in
+    `folder`/<name>-<W>x<H>.png; the page is left at the last size."""
+    for w, h in sizes:
+        await page.set_viewport_size({"width": w, "height": h})
+        await settled(page)
+        found = await page.evaluate(check)
+        if found:
+            problems[f"{name} {w}x{h}"] = found
+        await screenshot(page, folder / f"{name.replace(' ', '-')}-{w}x{h}.png")
+
+
+async def screenshot(page: Any, path: Path) -> None:
+    """A PNG of the page's viewport, taken over the DevTools protocol with Chromium's fast encoder (a third of the
+    time of Playwright's screenshot at 1920x1080; the fit tests take hundreds)."""
+    cdp = getattr(page, "_fit_cdp", None)
+    if cdp is None:
+        cdp = page._fit_cdp = await page.context.new_cdp_session(page)
+    shot = await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def report(problems: dict[str, list[str]]) -> str:
+    return "\n".join(f"{k}: {'; '.join(v[:6])}" for k, v in problems.items())
