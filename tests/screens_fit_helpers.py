@@ -119,13 +119,16 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 async def settled(page: Any) -> None:
-    """Two animation frames: the page has laid out and painted what it was last given."""
-    await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    """An animation frame: the page's resize handlers have run (a check's measuring lays the page out itself)."""
+    await page.evaluate("new Promise(r => requestAnimationFrame(r))")
+
+
+SHOTS: list[Path] = []   # every screenshot the fit checks wrote this session, for the tests that they were
 
 
 async def fit(page: Any, check: str, name: str, sizes: Any, problems: dict[str, list[str]], folder: Path) -> None:
     """`check` run on the page at each size (problems keyed "<name> <W>x<H>"), a screenshot of each in
-    `folder`/<name>-<W>x<H>.png; the page is left at the last size. The page is brought to the front first: a
+    `folder`/<name>-<W>x<H>.jpg; the page is left at the last size. The page is brought to the front first: a
     page behind another paints no frames, and its screenshot is of whatever it last painted."""
     await page.bring_to_front()
     for w, h in sizes:
@@ -134,21 +137,45 @@ async def fit(page: Any, check: str, name: str, sizes: Any, problems: dict[str, 
         found = await page.evaluate(check)
         if found:
             problems[f"{name} {w}x{h}"] = found
-        await screenshot(page, folder / f"{name.replace(' ', '-')}-{w}x{h}.png")
+        path = folder / f"{name.replace(' ', '-')}-{w}x{h}.jpg"
+        await screenshot(page, path)
+        SHOTS.append(path)
+
+
+def jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header, None when it is no JPEG."""
+    i = 2
+    while data[:2] == b"\xff\xd8" and i + 9 < len(data) and data[i] == 0xFF:
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2):
+            height, width = struct.unpack(">HH", data[i + 5:i + 9])
+            return width, height
+        i += 2 + length
+    return None
 
 
 async def screenshot(page: Any, path: Path) -> None:
-    """A PNG of the page's viewport, taken over the DevTools protocol with Chromium's fast encoder (a third of the
-    time of Playwright's screenshot at 1920x1080; the fit tests take hundreds). A capture of another size than the
+    """A JPEG of the page's viewport, taken over the DevTools protocol with Chromium's fast encoder (a fifth of the
+    time of Playwright's PNG at 1920x1080; the fit tests take hundreds). A capture of another size than the
     viewport (one taken before the page's first frame at a new size) is taken again by Playwright, which waits."""
     cdp = getattr(page, "_fit_cdp", None)
     if cdp is None:
         cdp = page._fit_cdp = await page.context.new_cdp_session(page)
-    shot = base64.b64decode((await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True}))["data"])
+    shot = await cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 85, "optimizeForSpeed": True})
+    data = base64.b64decode(shot["data"])
     size = page.viewport_size
-    if shot[:8] != b"\x89PNG\r\n\x1a\n" or struct.unpack(">II", shot[16:24]) != (size["width"], size["height"]):
-        shot = await page.screenshot()
-    path.write_bytes(shot)
+    if jpeg_size(data) != (size["width"], size["height"]):
+        data = await page.screenshot(type="jpeg", quality=85)
+    path.write_bytes(data)
+
+
+def shots_wrong(prefix: str) -> list[str]:
+    """The screenshots named `prefix`* that the fit checks wrote but are missing or not of their name's size; and a
+    sentence when there were none."""
+    mine = [p for p in SHOTS if p.name.startswith(prefix)]
+    wrong = [p.name for p in mine if not p.is_file() or
+             "x".join(map(str, jpeg_size(p.read_bytes()) or ())) != p.stem.rsplit("-", 1)[1]]
+    return wrong if mine else [f"no screenshot {prefix}*"]
 
 
 def report(problems: dict[str, list[str]]) -> str:

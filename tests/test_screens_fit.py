@@ -11,7 +11,7 @@ import pytest
 from controller.games import game_names
 from controller.screens.browser import browser, missing, wait_for
 from controller.screens.roads import ask, derived_roads
-from tests.screens_fit_helpers import CHECK, ENDS, SIZES, fit, report, shots  # noqa: F401 (shots: a fixture)
+from tests.screens_fit_helpers import CHECK, ENDS, SIZES, fit, report, shots, shots_wrong  # noqa: F401 (shots: a fixture)
 from tests.screens_helpers import Replay, recorded_views, run
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
@@ -34,7 +34,7 @@ def states(views: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     betting = of("betting")
     if betting:
         out["betting"] = max(reversed(betting), key=lambda v: len(v["game"].get("bets", [])))
-    dealing = [v for v in of("dealing") if _cards(v)]
+    dealing = [v for v in of("dealing") if _cards(v)] or of("dealing")   # (big two deals every card face down)
     if dealing:
         out["dealing"] = dealing[len(dealing) // 2]
     playing = [v for v in views if v["game"].get("phase") not in ("betting", "idle", None)]
@@ -130,3 +130,7 @@ def test_holdem_page_draws_no_burn_card(checked: dict[str, Any]) -> None:
 
 def test_page_roads_are_roads_py_s(checked: dict[str, Any]) -> None:
     assert checked["roads_differ"] == []
+
+
+def test_every_page_check_left_its_screenshot(checked: dict[str, Any]) -> None:
+    assert shots_wrong("fit-") == []

@@ -20,7 +20,7 @@ from controller.screens.browser import browser, missing, wait_for
 from controller.slots import all_titles, get_title
 from tests.cabinet_helpers import RUNNING, Script, cabinet_config, started, stops_for
 from tests.cabinet_helpers import run as run_stopping
-from tests.screens_fit_helpers import CABINET_CHECK, ENDS, SIZES, fit, report, settled, shots  # noqa: F401
+from tests.screens_fit_helpers import CABINET_CHECK, ENDS, SIZES, fit, report, shots, shots_wrong  # noqa: F401 (shots: a fixture)
 from tests.screens_helpers import TOKEN, bridged
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
@@ -134,3 +134,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory, shots: Path) -> dict[str, 
 def test_cabinet_pages_fit_in_every_state(checked: dict[str, list[str]], page: str, size: str) -> None:
     mine = {k: v for k, v in checked.items() if k.startswith(page + " ") and k.endswith(" " + size)}
     assert mine == {}, report(mine)
+
+
+def test_every_cabinet_check_left_its_screenshot(checked: dict[str, list[str]]) -> None:
+    assert shots_wrong("cabinet-") == [] and shots_wrong("attendant-") == []

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from controller.screens.browser import browser, missing, wait_for
-from tests.screens_fit_helpers import CHECK, ENDS, SIZES, fit, report, shots  # noqa: F401 (shots: a fixture)
+from tests.screens_fit_helpers import CHECK, ENDS, SIZES, fit, report, shots, shots_wrong  # noqa: F401 (shots: a fixture)
 from tests.screens_helpers import Replay, cards_in, recorded_views, run
 from tests.test_screens_fit import EVERY_SIZE, states
 
@@ -165,3 +165,7 @@ def test_dealer_page_fits_at_every_size(checked: tuple[dict[str, list[str]], dic
 
 def test_dealer_camera_panel_shows_the_round_in_play(checked: tuple[dict[str, list[str]], dict[str, Any]]) -> None:
     assert checked[1] == {}, f"camera panel (listed but not in play, in play but not listed): {checked[1]}"
+
+
+def test_every_dealer_check_left_its_screenshot(checked: tuple[dict[str, list[str]], dict[str, Any]]) -> None:
+    assert shots_wrong("dealer-") == []
