@@ -128,8 +128,9 @@ SHOTS: list[Path] = []   # every screenshot the fit checks wrote this session, f
 
 async def fit(page: Any, check: str, name: str, sizes: Any, problems: dict[str, list[str]], folder: Path) -> None:
     """`check` run on the page at each size (problems keyed "<name> <W>x<H>"), a screenshot of each in
-    `folder`/<name>-<W>x<H>.jpg; the page is left at the last size. The page is brought to the front first: a
-    page behind another paints no frames, and its screenshot is of whatever it last painted."""
+    `folder`/<name>-<W>x<H>.jpg (.png with CROUPIER_SCREENSHOTS=png); the page is left at the last size. The page is
+    brought to the front first: a page behind another paints no frames, and its screenshot is of whatever it last
+    painted."""
     await page.bring_to_front()
     for w, h in sizes:
         await page.set_viewport_size({"width": w, "height": h})
@@ -137,13 +138,15 @@ async def fit(page: Any, check: str, name: str, sizes: Any, problems: dict[str, 
         found = await page.evaluate(check)
         if found:
             problems[f"{name} {w}x{h}"] = found
-        path = folder / f"{name.replace(' ', '-')}-{w}x{h}.jpg"
+        path = folder / f"{name.replace(' ', '-')}-{w}x{h}{SUFFIX}"
         await screenshot(page, path)
         SHOTS.append(path)
 
 
-def jpeg_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a JPEG's frame header, None when it is no JPEG."""
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header or a JPEG's frame header, None when it is neither."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return struct.unpack(">II", data[16:24])
     i = 2
     while data[:2] == b"\xff\xd8" and i + 9 < len(data) and data[i] == 0xFF:
         marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
@@ -154,18 +157,24 @@ def jpeg_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+# JPEG unless CROUPIER_SCREENSHOTS=png: a felt's gradient makes a 1920x1080 PNG 1.8 MB (the fit tests' ~700 shots:
+# 570 MB a run) and its transfer and encoding twice the time of the JPEG's.
+FORMAT = "png" if os.environ.get("CROUPIER_SCREENSHOTS") == "png" else "jpeg"
+SUFFIX = ".png" if FORMAT == "png" else ".jpg"
+
+
 async def screenshot(page: Any, path: Path) -> None:
-    """A JPEG of the page's viewport, taken over the DevTools protocol with Chromium's fast encoder (a fifth of the
-    time of Playwright's PNG at 1920x1080; the fit tests take hundreds). A capture of another size than the
-    viewport (one taken before the page's first frame at a new size) is taken again by Playwright, which waits."""
+    """The page's viewport, taken over the DevTools protocol with Chromium's fast encoder (a fifth of the time of
+    Playwright's screenshot at 1920x1080; the fit tests take hundreds). A capture of another size than the viewport
+    (one taken before the page's first frame at a new size) is taken again by Playwright, which waits."""
     cdp = getattr(page, "_fit_cdp", None)
     if cdp is None:
         cdp = page._fit_cdp = await page.context.new_cdp_session(page)
-    shot = await cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 85, "optimizeForSpeed": True})
-    data = base64.b64decode(shot["data"])
+    params: dict[str, Any] = {"format": FORMAT, "optimizeForSpeed": True, **({"quality": 85} if FORMAT == "jpeg" else {})}
+    data = base64.b64decode((await cdp.send("Page.captureScreenshot", params))["data"])
     size = page.viewport_size
-    if jpeg_size(data) != (size["width"], size["height"]):
-        data = await page.screenshot(type="jpeg", quality=85)
+    if image_size(data) != (size["width"], size["height"]):
+        data = await page.screenshot(type=FORMAT, **({"quality": 85} if FORMAT == "jpeg" else {}))
     path.write_bytes(data)
 
 
@@ -174,7 +183,7 @@ def shots_wrong(prefix: str) -> list[str]:
     sentence when there were none."""
     mine = [p for p in SHOTS if p.name.startswith(prefix)]
     wrong = [p.name for p in mine if not p.is_file() or
-             "x".join(map(str, jpeg_size(p.read_bytes()) or ())) != p.stem.rsplit("-", 1)[1]]
+             "x".join(map(str, image_size(p.read_bytes()) or ())) != p.stem.rsplit("-", 1)[1]]
     return wrong if mine else [f"no screenshot {prefix}*"]
 
 
