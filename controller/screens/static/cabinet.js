@@ -312,12 +312,21 @@ const Slots = (() => {
     });
   }
 
+  // Before the first game: each reel at the start of its strip, the third turned on until the centre line holds no
+  // three of a kind (the strips often start alike, and a cabinet showing a jackpot line it never paid misleads).
+  function idleWindow(info) {
+    const at = (r, k, row) => info.strips[r][((k + row - 1) % info.strips[r].length + info.strips[r].length) % info.strips[r].length];
+    let k = 0;
+    while (k < info.strips[2].length - 1 && at(0, 0, 1) === at(1, 0, 1) && at(1, 0, 1) === at(2, k, 1)) k++;
+    return [0, 1, 2].map((row) => [at(0, 0, row), at(1, 0, row), at(2, k, row)]);
+  }
+
   function machine(state, info) {
     const last = state.reels;
     const hits = Slots.paid(state);
     const atRest = turning === null;
     if (atRest) {
-      const window = last ? last.window : [0, 1, 2].map((row) => [0, 1, 2].map((r) => info.strips[r][(row + info.strips[r].length - 1) % info.strips[r].length]));
+      const window = last ? last.window : idleWindow(info);
       Felt.patch(els.reels, Slots.reels(info, window, hits.cells));
       Felt.setData(els.reels, "game", String(last ? last.game : 0));
     }
