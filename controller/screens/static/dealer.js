@@ -229,7 +229,8 @@
     const exp = state.expected || {};
     const f = Felt.felt(state, info, {four: !!info.four_colour});
     Felt.patch(els.title, `${esc(info.title)} &middot; ${esc(state.table)}`);
-    Felt.patch(els.next, `<span class="next-label">Next</span> ${esc(exp.text || "")}`);
+    // (the table's words for the step; an action's name in them with its underscore is said as words: "house way")
+    Felt.patch(els.next, `<span class="next-label">Next</span> ${esc(Felt.words(exp.text || ""))}`);
     Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
     Felt.patch(els.alerts, alerts(state, info));
     Felt.patch(els.controls, controls(state, info));
