@@ -1,4 +1,4 @@
-"""Every game's player page in real Chromium (issue 38): a layout of its own, and at 1920x1080, 1280x720 and 800x480 (its spot's screen at the largest and smallest) no scrolling, no text outside the viewport or cut off, no overlapping text, no raw data keys, no text under 18 px at 1080p, no burn card on hold'em's; from a demo of each game dealt a few rounds in, its views replayed to the page; screenshots in artifacts/screens/fit-*."""
+"""Every game's player page in real Chromium (issue 38): a layout of its own, and no scrolling, no text outside the viewport or cut off, no overlapping text, no raw data keys, no text under 18 px at 1080p, no burn card on hold'em's; in the states a round passes through (bets open, cards being dealt, the round in play, settled, a few rounds in) at 1920x1080 and 800x480, the round in play and the last view at 1280x720 and 1024x600 too, its spot's screen in every state at 1920x1080 and 800x480; from one demo of each game, its views replayed to the pages state by state; screenshots in the artifacts folder (screens/fit-*: $CROUPIER_ARTIFACTS, else the pytest run's temporary folder)."""
 
 from __future__ import annotations
 
@@ -11,69 +11,14 @@ import pytest
 from controller.games import game_names
 from controller.screens.browser import browser, missing, wait_for
 from controller.screens.roads import ask, derived_roads
-from tests.screens_helpers import Replay, artifacts, recorded_views, run
+from tests.screens_fit_helpers import CHECK, ENDS, SIZES, fit, report, shots, shots_wrong  # noqa: F401 (shots: a fixture)
+from tests.screens_helpers import Replay, recorded_views, run
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")]
 
-SIZES = ((1920, 1080), (1280, 720), (800, 480))
-
-# What is wrong with the page as it is laid out now: a list of sentences (empty: it fits).
-CHECK = r"""() => {
-  const W = innerWidth, H = innerHeight, out = [];
-  const el = document.scrollingElement;
-  if (el.scrollHeight > H + 1 || el.scrollWidth > W + 1) out.push(`scrolls: ${el.scrollWidth}x${el.scrollHeight}`);
-  if (document.body.dataset.layout !== document.body.dataset.game) out.push(`layout: ${document.body.dataset.layout}`);
-  const raw = /\b[A-Za-z]+\[\d+\]|\b[a-z]+_[a-z_]+\b|\b[a-z]+:\d+\b/.exec(document.body.innerText);
-  if (raw) out.push(`raw key: ${raw[0]}`);
-  // every piece of text (not the cards' own SVG letters) with its boxes and the boxes that clip it
-  const texts = [];
-  const walk = document.createTreeWalker(document.getElementById("app"), NodeFilter.SHOW_TEXT);
-  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    if (!n.textContent.trim() || n.parentElement.closest("svg")) continue;
-    const range = document.createRange();
-    range.selectNodeContents(n);
-    const rects = [...range.getClientRects()].filter((r) => r.width > 0.5 && r.height > 0.5);
-    if (!rects.length) continue;
-    const what = n.textContent.trim().slice(0, 30);
-    const px = parseFloat(getComputedStyle(n.parentElement).fontSize);
-    if (W >= 1900 && px < 18) out.push(`small text: "${what}" at ${px.toFixed(1)} px`);   // legible from two metres
-    for (const r of rects) {
-      if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
-        out.push(`outside the viewport: "${what}" at ${Math.round(r.left)},${Math.round(r.top)}`);
-      }
-      for (let a = n.parentElement; a && a !== document.body; a = a.parentElement) {
-        const s = getComputedStyle(a);
-        if (s.overflowX === "visible" && s.overflowY === "visible") continue;
-        const b = a.getBoundingClientRect();
-        if (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1) {
-          out.push(`cut off: "${what}" by .${[...a.classList].join(".")}`);
-          break;
-        }
-      }
-      texts.push([what, r]);
-    }
-  }
-  // a spot's bets, cards and values lie inside it
-  for (const spot of document.querySelectorAll(".felt .spot")) {
-    const b = spot.getBoundingClientRect();
-    for (const e of spot.querySelectorAll(".bet, .card, .note, .net, .seat-note")) {
-      const r = e.getBoundingClientRect();
-      if (r.width && (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1)) {
-        out.push(`outside spot ${spot.dataset.spot}: .${[...e.classList].join(".")}`);
-      }
-    }
-  }
-  for (let i = 0; i < texts.length; i++) {
-    for (let j = i + 1; j < texts.length; j++) {
-      const [p, a] = texts[i], [q, b] = texts[j];
-      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
-      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-      if (w > 2 && h > 2) out.push(`overlap: "${p}" and "${q}"`);
-    }
-  }
-  return [...new Set(out)];
-}"""
+# (the checks, the sizes and the screenshots are shared with the dealer's and the cabinets' fit tests)
+EVERY_SIZE = ("play", "last")   # the states checked at every size; the others at the largest and the smallest
 
 
 def _cards(view: dict[str, Any]) -> int:
@@ -81,32 +26,41 @@ def _cards(view: dict[str, Any]) -> int:
 
 
 def states(views: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The states a page is checked in: the round in play with the most cards up (a decision when there is
-    one), and the last view (a few rounds in: the last round settled, or the next one under way)."""
+    """The states a page is checked in, those a round passes through (each the game has): bets open with the bets
+    placed ("betting"), cards being dealt ("dealing", halfway through a deal), the round in play with the most cards
+    up, a decision when there is one ("play"), settled with its results ("settled"), and the last view, a few rounds
+    in ("last": the last round settled, or the next one under way)."""
+    of = lambda phase: [v for v in views if v["game"].get("phase") == phase]  # noqa: E731
+    out: dict[str, dict[str, Any]] = {}
+    betting = of("betting")
+    if betting:
+        out["betting"] = max(reversed(betting), key=lambda v: len(v["game"].get("bets", [])))
+    dealing = [v for v in of("dealing") if _cards(v)] or of("dealing")   # (big two deals every card face down)
+    if dealing:
+        out["dealing"] = dealing[len(dealing) // 2]
     playing = [v for v in views if v["game"].get("phase") not in ("betting", "idle", None)]
     deciding = [v for v in playing if v["game"].get("phase") == "deciding"] or playing or views
-    return {"play": max(deciding, key=_cards), "last": views[-1]}
+    out["play"] = max(deciding, key=_cards)
+    if of("settling"):
+        out["settled"] = of("settling")[-1]
+    out["last"] = views[-1]
+    return out
 
 
-async def check(page: Any, name: str, sizes: Any, problems: dict[str, list[str]]) -> None:
-    """The page checked at each size, a screenshot of each in artifacts/screens/fit-*."""
-    for w, h in sizes:
-        await page.set_viewport_size({"width": w, "height": h})
-        await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        found = await page.evaluate(CHECK)
-        if found:
-            problems[f"{name} {w}x{h}"] = found
-        await page.screenshot(path=str(artifacts(f"fit-{name.replace(' ', '-')}-{w}x{h}.png")))
-
-
-def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory, shots: Path) -> dict[str, Any]:
+    """One browser over every game's demo, its pages stepped from state to state: what does not fit, by page, game,
+    state and size ("player" and "spot"); what hold'em's page drew of a view that carried burns; the shoes whose
+    page roads differ from roads.py's."""
+    tmp_path = tmp_path_factory.mktemp("fit")
     games = game_names()
 
-    async def main() -> dict[str, list[str]]:
+    async def main() -> dict[str, Any]:
         recorded = {}
         for game in games:
             recorded[game] = await recorded_views(tmp_path / game, game.replace("-", "_"))
-        problems: dict[str, list[str]] = {}
+        problems: dict[str, dict[str, list[str]]] = {"player": {}, "spot": {}}
+        out: dict[str, Any] = {"problems": problems, "roads_differ": []}
         replay = Replay()
         await replay.start()
         try:
@@ -115,19 +69,20 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
                 for game in games:
                     info, views = recorded[game]
                     table = info["id"]
-                    for label, state in states(views).items():
+                    todo = states(views)
+                    # the spot's own screen: of the first spot with a bet in the round in play
+                    spot = min([b["spot"] for b in todo["play"]["game"].get("bets", [])] or [1])
+                    for n, (label, state) in enumerate(todo.items()):
                         seq = await replay.show(table, info, state)
-                        if label == "play":
-                            await page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
-                            await page.goto(f"http://127.0.0.1:{replay.port}/table/{table}")
-                        await wait_for(page, f"Number(document.body.dataset.seq) === {seq}")
-                        await check(page, f"{game} {label}", SIZES, problems)
-                        if label == "play":   # the spot's own screen, of the first spot with a bet
-                            spot = min([b["spot"] for b in state["game"].get("bets", [])] or [1])
-                            await spot_page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
-                            await spot_page.goto(f"http://127.0.0.1:{replay.port}/table/{table}/spot/{spot}")
-                            await wait_for(spot_page, f"Number(document.body.dataset.seq) === {seq}")
-                            await check(spot_page, f"{game} spot {label}", (SIZES[0], SIZES[-1]), problems)
+                        for p, url in ((page, f"/table/{table}"), (spot_page, f"/table/{table}/spot/{spot}")):
+                            await p.bring_to_front()
+                            if n == 0:
+                                await p.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+                                await p.goto(f"http://127.0.0.1:{replay.port}{url}")
+                            await wait_for(p, f"Number(document.body.dataset.seq) === {seq}")
+                        await fit(page, CHECK, f"fit {game} {label}", SIZES if label in EVERY_SIZE else ENDS,
+                                  problems["player"], shots)
+                        await fit(spot_page, CHECK, f"fit {game} spot {label}", ENDS, problems["spot"], shots)
                 # hold'em's page draws no burn, even from a view that carried them (as views did before issue 38):
                 # the cards on the felt are the board's and the seats' only
                 info, views = recorded["texas-holdem"]
@@ -137,10 +92,11 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
                 assert "burns" not in game and len(game["board"]) >= 3
                 burns = [{"card": None, "up": False}] * 3
                 seq = await replay.show(info["id"], info, {**state, "game": {**game, "burns": burns}})
+                await page.bring_to_front()
                 await page.goto(f"http://127.0.0.1:{replay.port}/table/{info['id']}")
                 await wait_for(page, f"Number(document.body.dataset.seq) === {seq}")
-                assert await page.evaluate("document.querySelectorAll('.felt .card').length") == dealt
-                assert await page.evaluate("!/burn/i.test(document.getElementById('app').innerHTML)")
+                out["holdem"] = (dealt, await page.evaluate("document.querySelectorAll('.felt .card').length"),
+                                 await page.evaluate("/burn/i.test(document.getElementById('app').innerHTML)"))
 
                 # the page's derived roads and ask are roads.py's, on random shoes
                 rng = random.Random(38)
@@ -150,12 +106,32 @@ def test_every_game_fits_the_player_page_at_every_size(tmp_path: Path) -> None:
                     got = await page.evaluate("(w) => typeof Felt.derivedRoads === 'function' && "
                                               "[Felt.derivedRoads(w), Felt.askRoads(w)]", shoe)
                     if got != [derived_roads(shoe), ask(shoe)]:
-                        roads_differ.append(shoe)
+                        out["roads_differ"].append(shoe)
         finally:
             await replay.close()
-        return problems
+        return out
 
-    roads_differ: list[list[str]] = []
-    problems = run(main(), timeout=600)
-    assert problems == {}, "\n".join(f"{k}: {'; '.join(v[:6])}" for k, v in problems.items())
-    assert roads_differ == []
+    return run(main(), timeout=600)
+
+
+def test_every_game_fits_the_player_page_at_every_size(checked: dict[str, Any]) -> None:
+    problems = checked["problems"]["player"]
+    assert problems == {}, report(problems)
+
+
+def test_every_game_fits_its_spot_page_in_every_state(checked: dict[str, Any]) -> None:
+    problems = checked["problems"]["spot"]
+    assert problems == {}, report(problems)
+
+
+def test_holdem_page_draws_no_burn_card(checked: dict[str, Any]) -> None:
+    dealt, drawn, burn = checked["holdem"]
+    assert drawn == dealt and not burn
+
+
+def test_page_roads_are_roads_py_s(checked: dict[str, Any]) -> None:
+    assert checked["roads_differ"] == []
+
+
+def test_every_page_check_left_its_screenshot(checked: dict[str, Any]) -> None:
+    assert shots_wrong("fit-") == []

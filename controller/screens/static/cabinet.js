@@ -82,15 +82,15 @@ const Slots = (() => {
     const wildish = n === "wild" || /^\dx$/.test(n);
     const fill = wildish ? "#f2c94c" : colourOf(code, name);
     const ink = ["#f4f4f4", "#fdd835", "#f2c94c"].includes(fill) ? "#1b1b1b" : "#fff";
-    const split = name.split(/\s+/);
-    const lines = name.length > 6 && split.length > 1 ? [split.slice(0, Math.ceil(split.length / 2)).join(" "),
-      split.slice(Math.ceil(split.length / 2)).join(" ")] : [name];
+    const lines = nameLines(name);
     const longest = Math.max(...lines.map((l) => l.length));
     const size = Math.min(32, Math.floor(78 / (Math.max(longest, 2) * 0.7)));   // bold capitals: ~0.7 em wide
     const y0 = 50 + size * 0.35 - (lines.length - 1) * size * 0.55;
+    // a long word (FIRECRACKER) is wider than 0.7 em a letter: squeezed to the ring's inside, never over it
+    const squeeze = (l) => l.length * size * 0.8 > 76 ? ' textLength="76" lengthAdjust="spacingAndGlyphs"' : "";
     return `<circle cx="50" cy="50" r="46" fill="${fill}" stroke="#111" stroke-width="3"/>` +
       `<circle cx="50" cy="50" r="39" fill="none" stroke="${ink}" stroke-opacity=".35" stroke-width="2"/>` +
-      lines.map((l, i) => `<text x="50" y="${(y0 + i * size * 1.1).toFixed(1)}" font-size="${size}" fill="${ink}" ${TEXT}>` +
+      lines.map((l, i) => `<text x="50" y="${(y0 + i * size * 1.1).toFixed(1)}" font-size="${size}" fill="${ink}"${squeeze(l)} ${TEXT}>` +
         `${esc(l.toUpperCase())}</text>`).join("");
   }
 
@@ -125,14 +125,50 @@ const Slots = (() => {
     }).join("");
   }
 
+  // A symbol's name in one or two lines (the medallions' and the paytable's chips' words).
+  function nameLines(name) {
+    const split = name.split(/\s+/);
+    return name.length > 6 && split.length > 1 ? [split.slice(0, Math.ceil(split.length / 2)).join(" "),
+      split.slice(Math.ceil(split.length / 2)).join(" ")] : [name];
+  }
+
+  // A symbol in the paytable. A picture (a seven, a cherry, a stripe...) is drawn as on the reels; a symbol that is
+  // a word (a medallion with its name, a bar) is a chip of page text instead: drawn inside a paytable-sized
+  // picture its name would be a few pixels high, unreadable from where a player stands.
+  function paySymbol(code) {
+    const s = Slots.info.symbols[code];
+    if (s.blank) return '<span class="any">BLANK</span>';
+    const n = s.name.toLowerCase();
+    if (/ bar$/.test(n)) {
+      return `<span class="bar-sym" data-symbol="${esc(code)}">${"<span>BAR</span>".repeat(WORDS[n.split(/\s+/)[0]] || 1)}</span>`;
+    }
+    if (/ stripe$/.test(n) || /(^|\s)7$/.test(n) || n === "cherry" || /diamond$/.test(n) || n === "star" ||
+        /bolt|light speed/.test(n)) return icon(code);
+    const fill = n === "wild" || /^\dx$/.test(n) ? "#f2c94c" : colourOf(code, s.name);
+    const ink = ["#f4f4f4", "#fdd835", "#f2c94c"].includes(fill) ? "#1b1b1b" : "#fff";
+    return `<span class="chip-sym" data-symbol="${esc(code)}" style="--fill:${fill};--ink:${ink}">` +
+      nameLines(s.name).map((l) => esc(l.toUpperCase())).join("<br>") + "</span>";
+  }
+
+  const wordsOf = (code) => Slots.info.symbols[code].name.split(/\s+/);
+  // "any bar", "any cat": the symbols' names end in one word
+  function shareWord(codes) {
+    const last = wordsOf(codes[0]).slice(-1)[0];
+    return codes.every((s) => wordsOf(s).slice(-1)[0] === last) ? last : null;
+  }
+
+  // A row of any three of some symbols, mixed: said once, not three stacked lists.
+  function anyMix(codes) {
+    return `<span class="any mix">ANY MIX OF<br>${codes.map((s) => esc(Slots.info.symbols[s].name.toUpperCase())).join(", ")}</span>`;
+  }
+
   function payCell(c) {
     if (c.any) return '<span class="any">ANY</span>';
-    if (c.symbols.length === 1) return icon(c.symbols[0]);
-    // "any bar", "any cat": the word the symbols' names share, else the symbols small
-    const names = c.symbols.map((s) => Slots.info.symbols[s].name.split(/\s+/));
-    const last = names[0][names[0].length - 1];
-    if (names.every((n) => n[n.length - 1] === last)) return `<span class="any" title="${esc(c.text)}">ANY<br>${esc(last.toUpperCase())}</span>`;
-    return `<span class="group" title="${esc(c.text)}">${c.symbols.map((s) => icon(s, "sym tiny")).join("")}</span>`;
+    if (c.symbols.length === 1) return paySymbol(c.symbols[0]);
+    // "any bar", "any cat": the word the symbols' names share, else the symbols' names one under another
+    const last = shareWord(c.symbols);
+    if (last) return `<span class="any">ANY<br>${esc(last.toUpperCase())}</span>`;
+    return `<span class="any group">${c.symbols.map((s) => esc(Slots.info.symbols[s].name.toUpperCase())).join("<br>")}</span>`;
   }
 
   // The paytable: a row per combination, a column per coin, the bet's column and the paid row marked.
@@ -141,7 +177,9 @@ const Slots = (() => {
     const cols = info.max_coins;
     const head = cols > 1 ? `<tr><th class="coins">coins</th>${Array.from({length: cols}, (_, k) => `<th class="${k + 1 === coins ? "bet-col" : ""}">${k + 1}</th>`).join("")}</tr>` : "";
     const rows = table.rows.map((row, i) => {
-      const combo = row.cells ? row.cells.map(payCell).join("")
+      const mixed = row.cells && row.cells.every((c) => !c.any && c.symbols.length > 1 && c.symbols.join() === row.cells[0].symbols.join());
+      const combo = mixed && !shareWord(row.cells[0].symbols) ? anyMix(row.cells[0].symbols)
+        : row.cells ? row.cells.map(payCell).join("")
         : `<span class="anywhere">${Array.from({length: row.count}, () => payCell(row.anywhere)).join("")}<em>any position</em></span>`;
       return `<tr data-row="${i}" class="${paidRows.has(i) ? "paid" : ""}"><td class="combo">${combo}</td>` +
         row.pays.map((p, k) => `<td class="${k + 1 === coins || cols === 1 ? "bet-col" : ""}">${Felt.money(p)}</td>`).join("") + "</tr>";
@@ -274,12 +312,21 @@ const Slots = (() => {
     });
   }
 
+  // Before the first game: each reel at the start of its strip, the third turned on until the centre line holds no
+  // three of a kind (the strips often start alike, and a cabinet showing a jackpot line it never paid misleads).
+  function idleWindow(info) {
+    const at = (r, k, row) => info.strips[r][((k + row - 1) % info.strips[r].length + info.strips[r].length) % info.strips[r].length];
+    let k = 0;
+    while (k < info.strips[2].length - 1 && at(0, 0, 1) === at(1, 0, 1) && at(1, 0, 1) === at(2, k, 1)) k++;
+    return [0, 1, 2].map((row) => [at(0, 0, row), at(1, 0, row), at(2, k, row)]);
+  }
+
   function machine(state, info) {
     const last = state.reels;
     const hits = Slots.paid(state);
     const atRest = turning === null;
     if (atRest) {
-      const window = last ? last.window : [0, 1, 2].map((row) => [0, 1, 2].map((r) => info.strips[r][(row + info.strips[r].length - 1) % info.strips[r].length]));
+      const window = last ? last.window : idleWindow(info);
       Felt.patch(els.reels, Slots.reels(info, window, hits.cells));
       Felt.setData(els.reels, "game", String(last ? last.game : 0));
     }
@@ -287,7 +334,7 @@ const Slots = (() => {
     Felt.patch(els.paylines, Slots.paylines(info, played, atRest ? hits.lines : new Set()));
     const locked = ["locked", "door_open"].includes(state.status);
     els.lockup.hidden = !locked;
-    Felt.patch(els.lockup, locked ? Slots.esc(state.message || "call an attendant") : "");
+    Felt.patch(els.lockup, locked ? `<span>${Slots.esc(state.message || "call an attendant")}</span>` : "");
     const held = !atRest;   // the win shows when the reels rest, and the credit meter counts it in then
     const win = held ? 0 : state.win;
     const credits = held && state.status !== "locked" ? state.credits - state.win : state.credits;

@@ -13,13 +13,15 @@
     app.innerHTML =
       '<header class="bar"><span class="title"></span><span class="next"></span><span class="round"></span></header>' +
       '<div class="dealer-layout"><div class="main"><section class="alerts"></section>' +
-      '<section class="controls"></section><div class="felt mini"><div class="centre"></div><div class="panel"></div>' +
+      '<section class="controls"></section><p class="felt-hidden" hidden>The table shows again here once the alerts ' +
+      'are resolved.</p><div class="felt mini"><div class="centre"></div><div class="panel"></div>' +
       '<div class="spots"></div></div></div><aside class="side"><section class="shoe"></section>' +
       '<section class="doors"></section><section class="camera"></section><section class="meters"></section>' +
       '<section class="history"></section>' +
       '</aside></div><div class="toast" hidden></div>';
     for (const name of ["title", "next", "round", "alerts", "controls", "centre", "panel", "spots", "shoe", "doors", "camera",
       "meters", "history", "toast", "side", "main", "felt"]) els[name] = app.querySelector("." + name);
+    els.hidden = app.querySelector(".felt-hidden");
     app.addEventListener("click", click);
     addEventListener("resize", fit);
     setInterval(() => { if (els.meters.dataset.pages > 1) { spotPage++; fit(); } }, 6000);
@@ -202,7 +204,13 @@
       });
     };
     felt.style.zoom = "";
+    felt.style.display = "";
     for (let z = 0.94; z > 0.4 && full(); z -= 0.06) felt.style.zoom = z.toFixed(2);
+    // Alerts piled up leave no room for a legible felt: it goes, and says so, until they are resolved (the round is
+    // paused meanwhile); the alerts and their buttons are never pushed off the screen.
+    const crowded = full();
+    felt.style.display = crowded ? "none" : "";
+    els.hidden.hidden = !crowded;
   }
 
   function history(state) {
@@ -221,7 +229,8 @@
     const exp = state.expected || {};
     const f = Felt.felt(state, info, {four: !!info.four_colour});
     Felt.patch(els.title, `${esc(info.title)} &middot; ${esc(state.table)}`);
-    Felt.patch(els.next, `<span class="next-label">Next</span> ${esc(exp.text || "")}`);
+    // (the table's words for the step; an action's name in them with its underscore is said as words: "house way")
+    Felt.patch(els.next, `<span class="next-label">Next</span> ${esc(Felt.words(exp.text || ""))}`);
     Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
     Felt.patch(els.alerts, alerts(state, info));
     Felt.patch(els.controls, controls(state, info));

@@ -150,13 +150,13 @@ const Felt = (() => {
       `<b>${money(b.amount)}</b> ${esc(label ? label(b.box) : words(b.box))}</span>`;
   }
 
-  function result(r, single) {
+  function result(r, single, label) {
     const net = r.returned - r.stake;
     const cls = (net > 0 ? "win" : net < 0 ? "lose" : "push") + (single ? " single" : "");
     const amount = net > 0 ? ` +${money(net)}` : net < 0 ? ` \u2212${money(-net)}` : "";
     return `<div class="result ${cls}" data-spot="${r.spot}" data-box="${esc(r.box)}" data-stake="${r.stake}" ` +
       `data-returned="${r.returned}" data-outcome="${esc(r.outcome)}" title="${esc(r.line)}">` +
-      `<span class="outcome">${esc(words(r.outcome).toUpperCase())}${amount}</span> <span class="box">${esc(words(r.box))}</span>` +
+      `<span class="outcome">${esc(words(r.outcome).toUpperCase())}${amount}</span> <span class="box">${esc(label ? label(r.box) : words(r.box))}</span>` +
       `${r.commission ? ` <span class="commission">commission ${money(r.commission)}</span>` : ""}</div>`;
   }
 
@@ -173,7 +173,7 @@ const Felt = (() => {
       `<div class="spot-no">${n}</div>` + (note ? `<div class="seat-note">${note}</div>` : "") +
       `<div class="bets">${bets.map((b) => bet(b, view.layout.boxLabel)).join("")}</div>` +
       (hands.length ? `<div class="hands">${hands.map((h, i) => hand(h, opts.four, i)).join("")}</div>` : "") +
-      `<div class="results">${total}${results.map((r) => result(r, results.length === 1)).join("")}</div></section>`;
+      `<div class="results">${total}${results.map((r) => result(r, results.length === 1, view.layout.boxLabel)).join("")}</div></section>`;
   }
 
   // The felt of a state: {centre: [hand HTML], spots: [spot HTML], settled, mode}. opts: {four, spot}.
