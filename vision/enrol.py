@@ -77,6 +77,8 @@ class EnrolError(ValueError):
 
 
 def card_index(card: Card) -> int:
+    """A suited card's label in a deck model (the factory orders hold no joker)."""
+    assert card.suit is not None, f"{card}: the joker has no label in a deck model"
     return (card.rank - 2) * 4 + int(card.suit)
 
 
@@ -140,7 +142,7 @@ def _nudged(crop: np.ndarray, dx: float, dy: float, scale: float, angle: float) 
         return crop
     h, w = crop.shape[:2]
     M = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
-    M[:, 2] += (dx, dy)
+    M[:, 2] += np.array((dx, dy))
     return cv2.warpAffine(crop, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -162,8 +164,8 @@ def _hog(gray: np.ndarray, cell: int = 4) -> np.ndarray:
     cells = np.minimum(cy // cell, ch - 1) * cw + np.minimum(cx // cell, cw - 1)
     size = ch * cw * 9
     at = (np.arange(n)[:, None] * size + cells[None, :] * 9).ravel()
-    hist = (np.bincount(at + lo.ravel(), (mag * (1 - frac)).ravel(), n * size) +
-            np.bincount(at + (lo.ravel() + 1) % 9, (mag * frac).ravel(), n * size))
+    hist: np.ndarray = (np.bincount(at + lo.ravel(), (mag * (1 - frac)).ravel(), n * size) +
+                        np.bincount(at + (lo.ravel() + 1) % 9, (mag * frac).ravel(), n * size))
     hist = hist.astype(np.float32).reshape(n, ch, cw, 9)
     blocks = np.concatenate([hist[:, y:y + 2, x:x + 2].reshape(n, 1, 36) for y in range(ch - 1)
                              for x in range(cw - 1)], 1)
@@ -298,8 +300,7 @@ class DeckModel:
 def fit(examples: Sequence[Example] | Iterable[tuple[Card, np.ndarray]], meta: dict[str, Any] | None = None
         ) -> DeckModel:
     """A deck model of labelled corners: (card, crop (48, 32, 3)) pairs, or Examples (both corners each)."""
-    pairs = [(e.card, c) for e in examples for c in e.crops] if examples and isinstance(
-        next(iter(examples)), Example) else list(examples)  # type: ignore[arg-type]
+    pairs = _corner_pairs(examples)
     if not pairs:
         raise EnrolError("no labelled corners to enrol")
     # A card's corners are nudged fewer ways the more of them there are (from play: real sightings are the variety),
@@ -317,6 +318,17 @@ def fit(examples: Sequence[Example] | Iterable[tuple[Card, np.ndarray]], meta: d
     labels = np.array(labels_list, np.int16)
     return DeckModel(rank, suit, labels, dict(meta or {}, method=METHOD, corners=len(pairs),
                                          cards=len(set(card for card, _ in pairs))))
+
+
+def _corner_pairs(examples: Sequence[Example] | Iterable[tuple[Card, np.ndarray]]) -> list[tuple[Card, np.ndarray]]:
+    """(card, crop) pairs: each Example's corners, pairs as they come."""
+    pairs: list[tuple[Card, np.ndarray]] = []
+    for item in examples:
+        if isinstance(item, Example):
+            pairs += [(item.card, c) for c in item.crops]
+        else:
+            pairs.append(item)
+    return pairs
 
 
 def held_back(examples: Sequence[Example]) -> tuple[list[tuple[Card, np.ndarray]], list[tuple[Card, np.ndarray]]]:
@@ -447,7 +459,7 @@ def spread_cards(frame: np.ndarray, min_area: float = 0.004) -> list[Any]:
 def _paper_cards(frame: np.ndarray, hsv: np.ndarray, bright: float, min_area: float) -> list[Any]:
     from vision.recognise import CardRect
 
-    mask = ((hsv[..., 1] < 70) & (hsv[..., 2] > bright)).astype(np.uint8) * 255
+    mask: np.ndarray = ((hsv[..., 1] < 70) & (hsv[..., 2] > bright)).astype(np.uint8) * 255
     k = max(3, frame.shape[1] // 200)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))

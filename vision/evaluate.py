@@ -33,6 +33,8 @@ def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confide
         if progress is not None:  # (done, total): the command's progress bar
             progress(i, len(held))
         image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"{photo.path}: not an image")
         dets = [d for d in rec.identify(image) if d.card is not None and not d.card.joker
                 and d.confidence >= min_confidence]
         score = realdata.match(photo.cards, [(d.card.rank, d.box) for d in dets])  # type: ignore[union-attr]

@@ -220,7 +220,7 @@ def geometry_from_config(config: dict[str, Any]) -> TableGeometry:
                           "or malformed") from None
     if H.shape != (3, 3) or not np.isfinite(H).all() or len(table_mm) != 2:
         raise ConfigError("camera config: calibration.homography must be 3x3 numbers, table_mm two numbers")
-    calib = Calibration(tuple(tuple(float(v) for v in row) for row in H), table_mm,  # type: ignore[arg-type]
+    calib = Calibration(tuple(tuple(float(v) for v in row) for row in H), table_mm,
                         size, str(cal.get("source", "config")), float(cal.get("error_px", 0.0)))  # type: ignore[arg-type]
     zones = []
     for i, z in enumerate(config.get("zones", [])):
@@ -231,5 +231,5 @@ def geometry_from_config(config: dict[str, Any]) -> TableGeometry:
                 raise
             raise ConfigError(f"camera config: zones[{i}] needs name and rect = [x0, y0, x1, y1]") from None
     if not zones:
-        zones = list(default_zones(table_mm))  # type: ignore[arg-type]
+        zones = list(default_zones(table_mm))
     return TableGeometry(calib, tuple(zones))

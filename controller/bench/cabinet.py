@@ -70,6 +70,7 @@ def _spins(tmp: str, title: str, count: int, mechanical: bool) -> dict[str, Any]
     async def main() -> dict[str, Any]:
         cab = Cabinet(cfg)
         await cab.start()
+        assert cab.state is not None  # start() folded the journal: set from here on
         await cab.shown.wait()
         await cab.command(ATTENDANT, "add_credits", {"credits": 3 * count})
         t0 = time.perf_counter()

@@ -15,7 +15,10 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # for the annotations only: like every bench, this one imports the floor when it runs
+    from controller.floor.progressive import FloorLinkClient, PoolReader
 
 HELP = ("floor progressive: hit to confirmed award p50/p99 on a local three-node JetStream cluster (R3) while "
         "cabinets contribute, two readers agreeing (also `croupier bench floor --part progressive`)")
@@ -30,6 +33,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="progressive: contributions/s from each other cabinet meanwhile (default 20)")
 
 
+def _on_link(up_event: asyncio.Event) -> Callable[[bool], None]:
+    """A cabinet's link callback that keeps `up_event` set while its link is up."""
+    def on_link(ok: bool) -> None:
+        if ok:
+            up_event.set()
+        else:
+            up_event.clear()
+    return on_link
+
+
 async def _bench(urls: list[str], hits: int, cabinets: int, rate: float) -> dict[str, Any]:
     from controller.config import LinkConfig
     from controller.floor.config import FloorConfig
@@ -40,8 +53,8 @@ async def _bench(urls: list[str], hits: int, cabinets: int, rate: float) -> dict
     link = LinkConfig(LINK, None, heartbeat=0.5, timeout=5.0, engine="floor")
     floor = FloorConfig(tuple(urls), subject_for("bench"))
     up = {f"c{i}": asyncio.Event() for i in range(cabinets)}
-    clients = [FloorLinkClient(name, link, floor, RESET, lambda ok, e=event: e.set() if ok else e.clear(),
-                               lambda cents: None) for name, event in up.items()]
+    clients = [FloorLinkClient(name, link, floor, RESET, _on_link(event), lambda cents: None)
+               for name, event in up.items()]
     try:
         return await _measure(readers, clients, up, hits, rate)
     finally:
@@ -51,8 +64,8 @@ async def _bench(urls: list[str], hits: int, cabinets: int, rate: float) -> dict
             await c.close()
 
 
-async def _measure(readers: list[Any], clients: list[Any], up: dict[str, asyncio.Event], hits: int,
-                   rate: float) -> dict[str, Any]:
+async def _measure(readers: list[PoolReader], clients: list[FloorLinkClient], up: dict[str, asyncio.Event],
+                   hits: int, rate: float) -> dict[str, Any]:
     from controller.bus import CommandError
 
     for r in readers:

@@ -91,6 +91,7 @@ def _measure(tmp: str, title: str, polls: int, realtime: int | None = None) -> d
     async def main() -> dict[str, Any]:
         cab = Cabinet(cfg)
         await cab.start()
+        assert cab.state is not None  # start() folded the journal: set from here on
         ctx = multiprocessing.get_context("spawn")
         here, there = ctx.Pipe()
         host = ctx.Process(target=_poller, args=(there, cab.sas.pty[2], polls, realtime), daemon=True)

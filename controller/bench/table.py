@@ -53,7 +53,7 @@ def _subscriber(conn: Any, endpoint: str, topic: bytes, stall: bool) -> None:
 
     head = re.compile(rb'"seq": (\d+), (?:"prev": \w+, )?"ts": [^,]+, "kind": "(\w+)"')
 
-    sock = zmq.Context.instance().socket(zmq.SUB)
+    sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.SUB)
     sock.setsockopt(zmq.SUBSCRIBE, topic)
     sock.setsockopt(zmq.RCVHWM, 10 if stall else 1_000_000)
     sock.connect(endpoint)
@@ -111,11 +111,13 @@ def _service(conn: Any, mode: str, count: int, seed: int) -> None:
         while not parent.poll():
             await asyncio.sleep(0.05)  # heartbeats flow while the screen process connects
         parent.recv()
-        if table.sim is not None:
+        assert table.state is not None  # start() folded the journal: set from here on
+        sim = table.sim
+        if sim is not None:
             def hook(kind: str, data: bytes, when: float) -> None:
                 if kind == "CardDrawn":
-                    written[table.sim.draws] = when
-            table.sim.write_hook = hook
+                    written[sim.draws] = when
+            sim.write_hook = hook
         autoplay = Autoplay(table, SeededRng(seed))
         t0 = time.perf_counter()
         if mode == "latency":

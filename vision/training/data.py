@@ -15,7 +15,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from controller.cards import Suit
+from controller.cards import Card, Suit
 from vision import render
 from vision.realdata import Photo
 from vision.recognise import (BACK, BODY_H, BODY_NONE, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, JOKER_CLASS,
@@ -48,10 +48,15 @@ def rect_of_quad(quad: np.ndarray) -> CardRect:
     return CardRect(float(centre[0]), float(centre[1]), float(up[0]), float(up[1]), half_l, half_w)
 
 
-def rank_class(card) -> int:
+def rank_class(card: Card | None) -> int:
     if card is None:
         return BACK
     return JOKER_CLASS if card.joker else card.rank - 2
+
+
+def _suit_class(card: Card | None) -> int:
+    """A card's suit class; -1 for a card back or the joker (no suit to learn)."""
+    return -1 if card is None or card.suit is None else int(card.suit)
 
 
 def background_patches(photos: Sequence[Photo], limit: int = 400) -> list[np.ndarray]:
@@ -104,14 +109,16 @@ def detector_scene(rng: np.random.Generator, size: int = 256, backgrounds: Seque
         if pc.visible <= 0:
             continue
         rect = rect_of_quad(pc.quad / 2)
-        box = tuple(v / 2 for v in pc.box)
+        x0, y0, x1, y1 = pc.box
+        box = (x0 / 2, y0 / 2, x1 / 2, y1 / 2)
         # Slivers and cards whose indices are both hidden are neither required nor punished.
         ignore = pc.visible < 0.12 or max(pc.index_visible) < 0.3 and pc.visible < 0.5
-        seen, half = [], []
+        seen: list[CardRect] = []
+        half: list[CardRect] = []
         if pc.card is not None:  # a card back has no index
             for r, vis in zip((rect, rect.flipped()), pc.index_visible):
                 (seen if vis >= 0.8 else half if vis >= 0.3 else []).append(r)
-        objects.append(DetObject(box, rect, ignore, seen, half))  # type: ignore[arg-type]
+        objects.append(DetObject(box, rect, ignore, seen, half))
     return canvas, objects
 
 
@@ -151,7 +158,7 @@ def real_detector_sample(rng: np.random.Generator, image: np.ndarray, photo: Pho
 
 
 def _tint(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
-    f = img.astype(np.float32) * rng.uniform(0.7, 1.25) + rng.uniform(-20, 20)
+    f: np.ndarray = img.astype(np.float32) * rng.uniform(0.7, 1.25) + rng.uniform(-20, 20)
     f *= 1 + rng.uniform(-0.08, 0.08, 3).astype(np.float32)
     if rng.random() < 0.3:
         f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
@@ -283,19 +290,19 @@ def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray]
                 continue
             rects.append(r)
             ranks.append(label)
-            suits.append(int(pc.card.suit) if pc.card is not None and not pc.card.joker and label < BACK else -1)
+            suits.append(_suit_class(pc.card) if label < BACK else -1)
     if detect is not None:
         truths = [(pc, rect_of_quad(pc.quad)) for pc in scene.cards if pc.visible >= 0.05]
         found, indices = detect(scene.image)
         # Both corners of each card found; an index corner found is read from its own rect only.
         corners = [c for _, _, pred in found for c in (pred, pred.flipped())] + [r for _, r in indices or ()]
         for r in corners:
-            label = _label_corner(r, truths)
-            if label is None:
+            labelled = _label_corner(r, truths)
+            if labelled is None:
                 continue
             rects.append(r)
-            ranks.append(label[0])
-            suits.append(label[1])
+            ranks.append(labelled[0])
+            suits.append(labelled[1])
     # Some crops of nothing in particular (background, hands, card middles) teach "none".
     for _ in range(int(rng.integers(0, 2))):
         rects.append(_anywhere(rng, w, h, (0.04, 0.2)))
@@ -342,7 +349,7 @@ def body_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (),
         rect = jitter_rect(rng, rect_of_quad(pc.quad), float(rng.uniform(0.5, 1.5)))
         rects.append(rect.flipped() if rng.random() < 0.5 else rect)
         ranks.append(label)
-        suits.append(int(pc.card.suit) if label != BODY_NONE else -1)
+        suits.append(_suit_class(pc.card) if label != BODY_NONE else -1)
     for _ in range(int(rng.integers(0, 2))):  # a rectangle anywhere: mostly felt, or parts of cards
         rects.append(_anywhere(rng, w, h, (0.03, 0.08)))
         ranks.append(BODY_NONE)
@@ -473,7 +480,7 @@ def _label_corner(r: CardRect, truths: Sequence[tuple[render.PlacedCard, CardRec
     if pc.card is None:
         return BACK, -1
     label = rank_class(pc.card)
-    return label, (int(pc.card.suit) if label < JOKER_CLASS else -1)
+    return label, _suit_class(pc.card)  # the joker's: -1
 
 
 def classical_rect(image: np.ndarray, box: Sequence[int]) -> CardRect | None:
@@ -489,7 +496,7 @@ def classical_rect(image: np.ndarray, box: Sequence[int]) -> CardRect | None:
     hsv = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)
     # Paper: bright (Otsu on brightness) and unsaturated; closing fills the ink.
     _, bright = cv2.threshold(hsv[..., 2], 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    paper = bright & ((hsv[..., 1] < 150).astype(np.uint8) * 255)
+    paper = cv2.bitwise_and(bright, (hsv[..., 1] < 150).astype(np.uint8) * 255)
     k = max(3, int(min(x1 - x0, y1 - y0) * 0.12)) | 1
     paper = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))

@@ -39,7 +39,7 @@ def card_boxes(image: np.ndarray, min_area: float = 0.004) -> list[tuple[int, in
     """Boxes of the card paper in a photo of cards apart on a darker or coloured ground: bright, unsaturated
     regions larger than `min_area` of the photo."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    mask = ((hsv[..., 1] < 70) & (hsv[..., 2] > 150)).astype(np.uint8) * 255
+    mask: np.ndarray = ((hsv[..., 1] < 70) & (hsv[..., 2] > 150)).astype(np.uint8) * 255
     k = max(3, image.shape[1] // 200)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
@@ -85,6 +85,8 @@ def ee326(mirror: Path, out: Path) -> int:
         blob = subprocess.run(["git", "-C", str(mirror), "show", f"{EE326_COMMIT}:{name}"], check=True,
                               capture_output=True).stdout
         image = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_COLOR)
+        if image is None:
+            raise SystemExit(f"{name}: not an image")
         s = LONG_SIDE / max(image.shape[:2])
         if s < 1:
             image = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
@@ -93,7 +95,8 @@ def ee326(mirror: Path, out: Path) -> int:
         if stem in EE326_SCENES:
             wanted = EE326_SCENES[stem]
         else:
-            suit = _SUITS[stem[len(rank):]]  # type: ignore[arg-type]
+            assert rank is not None  # the filter above kept scenes and single cards only
+            suit = _SUITS[stem[len(rank):]]
             wanted = {("T" if rank == "10" else rank) + suit: (0.5, 0.5)}
         cards = []
         for card, (fx, fy) in wanted.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,5 +46,8 @@ def build(root: Path = Path("/usr/share/fonts/truetype")) -> dict[str, np.ndarra
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else ATLAS
     atlas = build()
-    np.savez_compressed(target, **atlas)
+    # Typed Any for numpy's stub only: it lets `**` arrays fill savez's `allow_pickle` (a bool) too, and that
+    # keyword, spelt out, needs numpy 2.1 (the project takes 1.26).
+    arrays: dict[str, Any] = atlas
+    np.savez_compressed(target, **arrays)
     print(f"{len(atlas)} glyphs of {len(FONTS)} fonts written to {target}")

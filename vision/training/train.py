@@ -375,6 +375,13 @@ def _freeze_batch_norm(net: torch.nn.Module) -> None:
             m.eval()
 
 
+def _bias(b: np.ndarray | None, path: Path, k: int) -> torch.Tensor:
+    """Layer `k`'s folded bias (the export gives every layer one) as a tensor."""
+    if b is None:
+        raise ValueError(f"{path}: layer {k} has no bias")
+    return torch.from_numpy(b.copy())
+
+
 def load_onnx_weights(net: torch.nn.Module, path: Path) -> None:
     """Load a shipped ONNX model's weights into its PyTorch network, to train it further. The export folded
     each batch norm into its convolution, so the convolution gets the folded weight and the batch norm
@@ -401,17 +408,17 @@ def load_onnx_weights(net: torch.nn.Module, path: Path) -> None:
                     raise ValueError(f"{path}: layer {k} has shape {w.shape}, the network wants "
                                      f"{tuple(m.weight.shape)}")
                 m.weight[:w.shape[0]] = torch.from_numpy(w.copy())
-                m.bias[:w.shape[0]] = torch.from_numpy(b.copy())
+                m.bias[:w.shape[0]] = _bias(b, path, k)
                 continue
             m.weight.copy_(torch.from_numpy(w.copy()))
             bn = layers[i + 1] if i + 1 < len(layers) and isinstance(layers[i + 1], torch.nn.BatchNorm2d) else None
             if bn is not None:
                 bn.weight.fill_(1.0)
-                bn.bias.copy_(torch.from_numpy(b.copy()))
+                bn.bias.copy_(_bias(b, path, k))
                 bn.running_mean.zero_()
                 bn.running_var.fill_(1.0 - bn.eps)
             elif m.bias is not None:
-                m.bias.copy_(torch.from_numpy(b.copy()))
+                m.bias.copy_(_bias(b, path, k))
     if k != len(params):
         raise ValueError(f"{path}: {len(params)} layers, the network has {k}")
 
@@ -489,6 +496,8 @@ def _real_training(say: Callable[[str], None]) -> tuple[list[tuple[np.ndarray, r
     say(f"real photos: {len(train_photos)} for training, {len(held)} held out (never read here)")
     for p in train_photos:
         img = cv2.imread(str(p.path))
+        if img is None:
+            raise ValueError(f"{p.path}: not an image")
         real.append((img, p, [data.classical_rect(img, c.box) for c in p.cards]))
     known = sum(r is not None for _, _, rs in real for r in rs)
     say(f"card rectangles found the classical way on {known}/{sum(len(p.cards) for p in train_photos)} "
@@ -542,13 +551,13 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
         det = _train_detector(say, rng, images, targets, real, det_epochs, 32, real_share, progress=progress)
         torch.save(det.state_dict(), out / "detector.pt")  # for a classifier-only run; not shipped
         del images, targets
-    jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
+    cls_jobs = [(int(rng.integers(2**63)), min(chunk, cls_scenes - i)) for i in range(0, cls_scenes, chunk)]
     onnx_for_crops = None
     if detector_crops:
         # The classifier also learns from the corners the detector itself cuts (needs it as ONNX now).
         _export_detector(det, out / "detector.onnx")
         onnx_for_crops = str(out / "detector.onnx")
-    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, onnx_for_crops, say)
+    crops, ranks, suits = _classifier_crops(cls_jobs, backgrounds, workers, onnx_for_crops, say)
     if real:
         rc, rr = _harvest_real(det, real, rng, 8, say)
         crops = np.concatenate([crops, rc])
@@ -677,7 +686,7 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
         load_onnx_weights(net, start)
         # One bar over all the readers' steps, each reader's in turn.
         step = None if progress is None else \
-            (lambda done, total, i=i: progress(i * total + done, len(starts) * total))  # type: ignore[misc]
+            (lambda done, total, i=i: progress(i * total + done, len(starts) * total))
         nets[reader] = _train_classifier(say, rng, crops, ranks, suits, epochs, 256, start=net, lr=lr, progress=step)
     _export(None, None, out, say, readers=nets)
     summary = {"seconds": round(time.time() - started), "from": {r: p.name for r, p in starts.items()},
@@ -705,8 +714,9 @@ def train_index_reader(rng: np.random.Generator, reader: str, *, detector: Path 
     _export(None, None, out, say, readers={reader: net})
     summary = {"seconds": round(time.time() - started), "detector": str(detector.name), "scenes": scenes,
                "epochs": epochs, "dealt": dealt, "crops": int(len(crops))}
-    if _INDEX_READERS[reader][0] is not None:
-        summary["width"] = list(_INDEX_READERS[reader][0])
+    width, _ = _INDEX_READERS[reader]
+    if width is not None:
+        summary["width"] = list(width)
     say(f"{reader} trained in {summary['seconds']} s; written to {out / (reader + '.onnx')}")
     return summary
 

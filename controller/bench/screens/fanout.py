@@ -252,6 +252,7 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         table = Table(cfg)
         try:
             await table.start()
+            assert table.state is not None  # start() folded the journal: set from here on
             if table.shoe is not None and not await table.wait_for(lambda s: s.shoe.link, 30):
                 raise RuntimeError("the simulated shoe never answered")
             bridge = await _child("bridge", {"mapping": mapping, "path": str(Path(tmp) / "bench.toml"),

@@ -92,6 +92,7 @@ async def _game(chromium: Any, game: str, args: argparse.Namespace, width: int, 
         cfg = table_config(tmp, args.seed, game)
         table = Table(cfg)
         await table.start()
+        assert table.state is not None  # start() folded the journal: set from here on
         bridge = Bridge([source_for_table(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0,
                         heartbeat=cfg.bus.heartbeat)
         pages = {"page": _Page(chromium), "floor": _Page(chromium)}

@@ -51,6 +51,7 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
         cfg = table_config(tmp, args.seed, args.game)
         table = Table(cfg)
         await table.start()
+        assert table.state is not None  # start() folded the journal: set from here on
         bridge = Bridge([source_for_table(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0,
                         heartbeat=cfg.bus.heartbeat)
         await bridge.start()
