@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.bus import BusEndpoints, parse_role
-from controller.configreader import ConfigError, Root, Section, refuse_non_finite, shown
+from drivers.configreader import ConfigError, Section, refuse_non_finite, shown
 from controller.games import get_game
 from controller.games.base import GameSpec, RulesBase, RulesError, rules_from_mapping
 
@@ -119,7 +119,7 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
     """Validate a parsed table config; relative paths are taken from the config file's folder."""
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    root = Root(data, where)
+    root = Section(data, where, root=True)
     t, r, s, c, p, b = (root.section(name) for name in ("table", "rules", "shoe", "camera", "panel", "bus"))
     floor = root.optional("floor")
     root.skip("screens")  # controller/screens/config.py reads it when the bridge starts
@@ -370,7 +370,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
 
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    root = Root(data, where)
+    root = Section(data, where, root=True)
     c, p, b, sas = (root.section(name) for name in ("cabinet", "panel", "bus", "sas"))
     floor = root.optional("floor")
     root.skip("screens")  # controller/screens/config.py reads it when the bridge starts
@@ -506,7 +506,7 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     """Validate a parsed progressive link controller config."""
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    root = Root(data, where)
+    root = Section(data, where, root=True)
     p, b = root.section("progressive"), root.section("bus")
     floor = root.optional("floor")
     root.done()

@@ -83,7 +83,7 @@ class SasConfig:
 
 def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> SasConfig | None:
     """`[sas]` of a cabinet config, validated (None when absent)."""
-    from controller.configreader import ConfigError, Section
+    from drivers.configreader import ConfigError, Section
 
     if not s:
         return None

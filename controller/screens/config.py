@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.config import CabinetConfig, ConfigError, TableConfig
-from controller.configreader import Section
+from drivers.configreader import Section
 
 __all__ = ["ScreensConfig", "screens_config", "parse_listen", "MIN_TOKEN"]
 

@@ -2,16 +2,18 @@
 
 Klipper's configfile.py reads its options this way: a section's keys are named once, where they are read, so
 the list of known keys cannot drift from the code that reads them, and a misspelt key is an error, not a silent
-default. Pure: the standard library only (drivers/panel/config.py reads the pin map with it too).
+default. Pure, the standard library only. It sits among the drivers because the panel's pin map
+(drivers/panel/config.py) is read with it too, and a driver imports nothing of `controller` but the card type;
+the table's, cabinet's and link's configs (controller/config.py), [screens], [sas] and [floor] import it from here.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Self
 
-__all__ = ["ConfigError", "Section", "Root", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown", "ID"]
+__all__ = ["ConfigError", "Section", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown", "ID"]
 
 
 class ConfigError(ValueError):
@@ -45,11 +47,12 @@ class Section:
 
     error: type[ValueError] = ConfigError
 
-    def __init__(self, data: Any, where: str) -> None:
+    def __init__(self, data: Any, where: str, *, root: bool = False) -> None:
         if not isinstance(data, Mapping):
             raise self.error(self.not_a_table(data, where))
         self.data: Mapping[str, Any] = data
         self.where = where
+        self.root = root  # a whole config file: its keys are sections, named `file[section]` in errors
         self.read: set[str] = set()
 
     @staticmethod
@@ -58,7 +61,7 @@ class Section:
 
     def key(self, key: str) -> str:
         """How errors name one of this section's keys."""
-        return f"{self.where}.{key}"
+        return f"{self.where}[{key}]" if self.root else f"{self.where}.{key}"
 
     def has(self, key: str) -> bool:
         """Whether `key` is given; a key asked about is a key this section knows (recorded as read)."""
@@ -85,9 +88,15 @@ class Section:
             raise self.error(f"{self.key(key)}: expected {what or kind_name(kind)}, got {value!r}")
         return value
 
-    def section(self, key: str) -> Section:
+    def section(self, key: str) -> Self:
         """The table at `key` (empty when absent), read by the same rules."""
         return type(self)(self.value(key, {}), self.key(key))
+
+    def optional(self, key: str) -> Self | None:
+        """The table at `key`, or None when absent: a section whose absence turns its feature off ([floor])."""
+        if not self.has(key):
+            return None
+        return self.section(key)
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """Every key and value, each recorded as read: a table whose keys are names (buttons, tiers, groups)."""
@@ -136,23 +145,6 @@ class Section:
             raise self.error(f"{self.key(key)}: expected tcp://HOST:PORT (port 1..65535), ipc://PATH or "
                              f"inproc://NAME, got {value!r}")
         return str(value)
-
-
-class Root(Section):
-    """A whole config file: its keys are sections, named `file[section]` in errors."""
-
-    def key(self, key: str) -> str:
-        return f"{self.where}[{key}]"
-
-    def section(self, key: str) -> Section:
-        return Section(self.value(key, {}), self.key(key))
-
-    def optional(self, key: str) -> Section | None:
-        """A section that, when absent, turns its feature off ([floor], [sas])."""
-        if not self.has(key):
-            self.read.add(key)
-            return None
-        return self.section(key)
 
 
 class Listed(Section):
