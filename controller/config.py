@@ -200,11 +200,11 @@ def _panel(p: Section, path: Path | None, base: Path) -> tuple[Path | None, bool
     drivers/panel/config.py reads)."""
     panel: Path | None = None
     panel_sim = False
-    if set(p.data) in ({"file"}, {"file", "driver"}):
-        panel = base / p.get("file", str)
+    if p.has("file"):  # a pin map file: `file` and `driver` only
+        panel, panel_sim = base / p.get("file", str), p.get("driver", str, "gpio") == "sim"
+        p.done()
         if not panel.is_file():
             raise ConfigError(f"{p.key('file')}: no such file {panel}")
-        panel_sim = p.get("driver", str, "gpio") == "sim"
     elif p.data:
         panel = path  # the pin map is inline in this file
     if panel is not None:
