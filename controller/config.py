@@ -82,37 +82,34 @@ class TableConfig:
                        camera=replace(self.camera, source="sim") if self.camera.on else self.camera)
 
 
-def _journal(t: Section, ident: str, base: Path) -> Path:
+def _journal(t: Section, ident: str, base: Path) -> tuple[Path, dict[str, Path | None]]:
+    """The journal (`journal`, else `<state_dir>/<id>.journal`), `journal_key` (the machine's journal key, outside
+    the journal folder; default: the user's, made on first use) and `journal_anchor` (the last committed row,
+    outside the database; default `<journal>.anchor`)."""
+    from controller.journal import default_anchor
+
     if t.has("journal"):
         t.value("state_dir")  # the journal wins; a state_dir beside it is unused
         journal = base / t.get("journal", str)
     else:
         journal = base / t.get("state_dir", str, ".") / f"{ident}.journal"
-    key = _journal_key(t.data, t.where)
+    where = _journal_key(t.data, t.where)
     if journal.is_dir():
-        raise ConfigError(f"{key}: the journal {journal} is a folder")
+        raise ConfigError(f"{where}: the journal {journal} is a folder")
     for folder in (journal.parent, *journal.parent.parents):
         if folder.exists():
             if not folder.is_dir():
-                raise ConfigError(f"{key}: {folder} is a file, not a folder for the journal")
+                raise ConfigError(f"{where}: {folder} is a file, not a folder for the journal")
             break
-    return journal
-
-
-def _journal_key(section: Mapping[str, Any], where: str) -> str:
-    return f"{where}.journal" if "journal" in section else f"{where}.state_dir"
-
-
-def _journal_files(t: Section, journal: Path, base: Path) -> dict[str, Path | None]:
-    """`journal_key` (the machine's journal key, outside the journal folder; default: the user's, made on first
-    use) and `journal_anchor` (the last committed row, outside the database; default `<journal>.anchor`)."""
-    from controller.journal import default_anchor
-
     key, anchor = t.get("journal_key", str), t.get("journal_anchor", str)
     key_path = base / key if key else None
     if key_path is not None and journal.parent.resolve() in (key_path.parent.resolve(), *key_path.resolve().parents):
         raise ConfigError(f"{t.key('journal_key')}: keep the key outside the journal's folder {journal.parent}")
-    return {"journal_key": key_path, "journal_anchor": base / anchor if anchor else default_anchor(journal)}
+    return journal, {"journal_key": key_path, "journal_anchor": base / anchor if anchor else default_anchor(journal)}
+
+
+def _journal_key(section: Mapping[str, Any], where: str) -> str:
+    return f"{where}.journal" if "journal" in section else f"{where}.state_dir"
 
 
 def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> TableConfig:
@@ -134,9 +131,8 @@ def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> Ta
         game = get_game(game_name)
     except ValueError as exc:
         raise ConfigError(f"{t.key('game')}: {exc}") from None
-    journal = _journal(t, table_id, base)
+    journal, files = _journal(t, table_id, base)
     betting = t.seconds("betting_seconds", 0, 1, 3600, off=True)  # 0: the dealer closes bets
-    files = _journal_files(t, journal, base)
     t.done()
     try:  # the rules read their own keys (controller/games/base.py)
         rules = rules_from_mapping(game.rules_type, r.data, where=r.where)
@@ -214,7 +210,6 @@ def _panel(p: Section, path: Path | None, base: Path) -> tuple[Path | None, bool
             load_panel_config(panel)
         except PanelConfigError as exc:
             raise ConfigError(str(exc)) from None
-
     return panel, panel_sim
 
 
@@ -224,8 +219,8 @@ def _bus(b: Section, where: str, base: Path) -> BusConfig:
     folder = b.get("keys", str)
     keys = base / folder if folder is not None else None
     entries = b.get("client", list, [])
-    heartbeat, hwm, curve_screens = b.seconds("heartbeat", 1.0, 0.05, 60), b.get("hwm", int, 1000), \
-        b.get("curve_screens", bool, False)
+    heartbeat, hwm = b.seconds("heartbeat", 1.0, 0.05, 60), b.get("hwm", int, 1000)
+    curve_screens = b.get("curve_screens", bool, False)
     b.done()
     bound = [endpoints.publish, endpoints.snapshot, endpoints.commands]
     for k, endpoint in zip(("snapshot", "commands"), bound[1:]):
@@ -413,8 +408,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
         if meter not in DEFAULT_DISPLAYS or not isinstance(name, str):
             raise ConfigError(f"{ds.key(meter)}: meters are {', '.join(DEFAULT_DISPLAYS)}, each a display name")
         displays[meter] = name
-    journal = _journal(c, cabinet_id, base)
-    files, seed = _journal_files(c, journal, base), c.get("seed", int)
+    (journal, files), seed = _journal(c, cabinet_id, base), c.get("seed", int)
     c.done()
     panel, panel_sim = _panel(p, path, base)
     if reels == "mechanical":
@@ -524,8 +518,7 @@ def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None =
     if title is None and not p.has("reset_cents"):
         raise ConfigError(f"{p.where}: give the title (its reset value) or reset_cents")
     reset = _cents(p, "reset_cents", title.progressive.reset_cents if title is not None else 0)
-    journal = _journal(p, link_id, base)
-    files = _journal_files(p, journal, base)
+    journal, files = _journal(p, link_id, base)
     p.done()
     bus = _bus(b, where, base)
     if bus.curve_screens:
