@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any, Iterator, Mapping, Self
 
-__all__ = ["ConfigError", "Section", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown", "ID"]
+__all__ = ["ConfigError", "Section", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown"]
 
 
 class ConfigError(ValueError):
@@ -26,7 +26,7 @@ _KIND_NAMES: dict[type, str] = {str: "text", int: "a whole number", float: "a nu
 
 # An id names the journal file, the bus topics and the screens' URLs: ASCII only (a Unicode digit or letter reads
 # like another id on a screen) and short enough for a file name and a topic.
-ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ENDPOINT = re.compile(r"tcp://(\*|[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})|ipc://.+|inproc://[^\s]+", re.ASCII)
 
 
@@ -67,9 +67,6 @@ class Section:
         """Whether `key` is given; a key asked about is a key this section knows (recorded as read)."""
         self.read.add(key)
         return key in self.data
-
-    def __len__(self) -> int:
-        return len(self.data)
 
     def value(self, key: str, default: Any = None) -> Any:
         """The value at `key` as written (recorded as read), or `default`; the caller checks it."""
@@ -132,7 +129,7 @@ class Section:
     def ident(self, key: str, what: str) -> str:
         """An id (`what`: table, cabinet, link): 1 to 64 ASCII letters, digits, - and _."""
         ident = self.get(key, str)
-        if ident is None or not ID.fullmatch(ident):
+        if ident is None or not _ID.fullmatch(ident):
             raise self.error(f"{self.key(key)}: a {what} id is 1 to 64 ASCII letters, digits, - and _ (got "
                              f"{shown(ident)})")
         return str(ident)
