@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -58,6 +59,24 @@ def test_names_asked_about_skipped_or_iterated_are_read() -> None:
     assert dict(s.section("buttons").items()) == {"spin": "spin"}
     s.done()
     assert s.read == {"journal", "title", "screens", "state_dir", "buttons"}
+
+
+@pytest.mark.parametrize("screens", [3, "x", [1]])
+def test_a_screens_section_that_is_not_a_table_is_a_config_error(tmp_path: Path, screens: Any) -> None:
+    # it was a bare TypeError or ValueError (a traceback from `croupier screens`)
+    cfg = any_config_from_mapping({"table": {"id": "t1", "game": "baccarat"}, "screens": screens}, tmp_path / "t.toml")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(tmp_path / 't.toml'))}\[screens\]: expected a table$"):
+        screens_config(cfg)
+
+
+def test_a_pin_map_file_with_another_key_names_that_key(tmp_path: Path) -> None:
+    # it was read as an inline pin map, whose error named `file` (or, with no file behind it, nothing at all)
+    (tmp_path / "pins.toml").write_text(PINS)
+    data = {"table": {"id": "t1", "game": "baccarat"}, "panel": {"file": "pins.toml", "drivr": "sim"}}
+    with pytest.raises(ConfigError, match=r"\[panel\]\.drivr: unknown key \(known: driver, file\)$"):
+        any_config_from_mapping(data, tmp_path / "t.toml")
+    with pytest.raises(ConfigError, match=r"^config\[panel\]\.drivr: unknown key"):
+        any_config_from_mapping(data)
 
 
 # -- any unknown key at any table of a valid config is refused, naming section.key ----------------------------------
