@@ -1,30 +1,26 @@
 """Configuration files (TOML) of a table, a slot cabinet or a progressive link controller: ids, game or title, drivers, bus, journal and keys, validated at start with messages naming the key.
 
 `load_config(path)` reads any of the three, told apart by their first section: `[table]`, `[cabinet]`
-or `[progressive]`; the `[panel]` and `[bus]` sections and the journal mean the same in each.
+or `[progressive]`; the `[panel]` and `[bus]` sections and the journal mean the same in each. Each section is read
+with drivers/configreader.py: a key is named once, where it is read, and a key nobody reads is refused.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from controller.bus import BusEndpoints
+from controller.bus import BusEndpoints, parse_role
+from drivers.configreader import ConfigError, Section, refuse_non_finite, shown
 from controller.games import get_game
 from controller.games.base import GameSpec, RulesBase, RulesError, rules_from_mapping
 
 __all__ = ["ConfigError", "TableConfig", "ShoeConfig", "CameraConfig", "BusConfig", "CabinetConfig", "LinkConfig",
            "ProgressiveConfig", "load_config", "config_from_mapping", "cabinet_config_from_mapping",
            "progressive_config_from_mapping", "any_config_from_mapping", "check_runnable", "BUTTON_ACTIONS"]
-
-
-class ConfigError(ValueError):
-    """The configuration cannot run a table; the message names the file, the key and the problem."""
 
 
 @dataclass(frozen=True)
@@ -87,195 +83,96 @@ class TableConfig:
                        camera=replace(self.camera, source="sim") if self.camera.on else self.camera)
 
 
-# [screens]: controller/screens/config.py; [floor]: controller/floor/config.py
-_SECTIONS = {"table", "rules", "shoe", "camera", "panel", "bus", "screens", "floor"}
+def _journal(t: Section, ident: str, base: Path) -> tuple[Path, dict[str, Path | None]]:
+    """The journal (`journal`, else `<state_dir>/<id>.journal`), `journal_key` (the machine's journal key, outside
+    the journal folder; default: the user's, made on first use) and `journal_anchor` (the last committed row,
+    outside the database; default `<journal>.anchor`)."""
+    from controller.journal import default_anchor
 
-
-def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = None) -> Any:
-    if key not in table:
-        return default
-    value = table[key]
-    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-        raise ConfigError(f"{where}.{key}: expected {_kind_name(kind)}, got {value!r}")
-    if not isinstance(value, kind):
-        raise ConfigError(f"{where}.{key}: expected {_kind_name(kind)}, got {value!r}")
-    return value
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    names = {str: "text", int: "a whole number", float: "a number", bool: "true or false", dict: "a table",
-             list: "a list"}
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
-def _unknown(table: Mapping[str, Any], known: set[str], where: str) -> None:
-    extra = sorted(set(table) - known)
-    if extra:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(known))})")
-
-
-def _section(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
-    value = data.get(name, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}[{name}]: expected a table")
-    return value
-
-
-# An id names the journal file, the bus topics and the screens' URLs: ASCII only (a Unicode digit or letter reads
-# like another id on a screen) and short enough for a file name and a topic.
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-def _ident(t: Mapping[str, Any], where: str, what: str) -> str:
-    ident = _get(t, "id", str, where)
-    if ident is None or not _ID.fullmatch(ident):
-        raise ConfigError(f"{where}.id: a {what} id is 1 to 64 ASCII letters, digits, - and _ (got {_shown(ident)})")
-    return ident
-
-
-def _shown(text: str | None) -> str:
-    return repr(text) if text is None or len(text) <= 40 else f"{text[:40]!r}... ({len(text)} characters)"
-
-
-def _finite(node: Any, where: str) -> None:
-    """Refuse nan and inf anywhere in a config: TOML spells them, and one would reach a timer (`betting_seconds =
-    inf` stopped a table at its first open_bets) or a journal record, which cannot hold them."""
-    if isinstance(node, float) and not math.isfinite(node):
-        raise ConfigError(f"{where}: {node} is not a finite number (nan and inf are refused)")
-    if isinstance(node, dict):
-        for key, value in node.items():
-            _finite(value, f"{where}.{key}")
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            _finite(value, f"{where}[{i}]")
-
-
-def _all_finite(data: Mapping[str, Any], where: str) -> None:
-    for name, value in data.items():
-        _finite(value, f"{where}[{name}]" if isinstance(value, (dict, list)) else f"{where}.{name}")
-
-
-def _seconds(t: Mapping[str, Any], key: str, where: str, default: float, low: float, high: float,
-             off: bool = False) -> float:
-    """A timing key within sane bounds (`off`: 0 turns it off): a heartbeat of 1e-9 s spins a core at 100%."""
-    value = float(_get(t, key, (int, float), where, default))
-    if not (low <= value <= high or (off and value == 0)):
-        raise ConfigError(f"{where}.{key}: {'0 (off) or ' if off else ''}{low:g} to {high:g} seconds, got {value:g}")
-    return value
-
-
-_ENDPOINT = re.compile(r"tcp://(\*|[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})|ipc://.+|inproc://[^\s]+", re.ASCII)
-
-
-def _endpoint(value: str, where: str) -> str:
-    """A ZeroMQ endpoint the bus can bind or connect: tcp://HOST:PORT (port 1..65535), ipc://PATH, inproc://NAME."""
-    match = _ENDPOINT.fullmatch(value)
-    if not match or (match.group(2) is not None and not 1 <= int(match.group(2)) <= 65535):
-        raise ConfigError(f"{where}: expected tcp://HOST:PORT (port 1..65535), ipc://PATH or inproc://NAME, "
-                          f"got {value!r}")
-    return value
+    if t.has("journal"):
+        t.value("state_dir")  # the journal wins; a state_dir beside it is unused
+        journal = base / t.get("journal", str)
+    else:
+        journal = base / t.get("state_dir", str, ".") / f"{ident}.journal"
+    where = _journal_key(t.data, t.where)
+    if journal.is_dir():
+        raise ConfigError(f"{where}: the journal {journal} is a folder")
+    for folder in (journal.parent, *journal.parent.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise ConfigError(f"{where}: {folder} is a file, not a folder for the journal")
+            break
+    key, anchor = t.get("journal_key", str), t.get("journal_anchor", str)
+    key_path = base / key if key else None
+    if key_path is not None and journal.parent.resolve() in (key_path.parent.resolve(), *key_path.resolve().parents):
+        raise ConfigError(f"{t.key('journal_key')}: keep the key outside the journal's folder {journal.parent}")
+    return journal, {"journal_key": key_path, "journal_anchor": base / anchor if anchor else default_anchor(journal)}
 
 
 def _journal_key(section: Mapping[str, Any], where: str) -> str:
     return f"{where}.journal" if "journal" in section else f"{where}.state_dir"
 
 
-def _journal(t: Mapping[str, Any], ident: str, where: str, base: Path) -> Path:
-    if "journal" in t:
-        journal = base / _get(t, "journal", str, where)
-    else:
-        journal = base / _get(t, "state_dir", str, where, ".") / f"{ident}.journal"
-    key = _journal_key(t, where)
-    if journal.is_dir():
-        raise ConfigError(f"{key}: the journal {journal} is a folder")
-    for folder in (journal.parent, *journal.parent.parents):
-        if folder.exists():
-            if not folder.is_dir():
-                raise ConfigError(f"{key}: {folder} is a file, not a folder for the journal")
-            break
-    return journal
-
-
-_JOURNAL_KEYS = {"journal_key", "journal_anchor"}
-
-
-def _journal_files(t: Mapping[str, Any], journal: Path, where: str, base: Path) -> dict[str, Path | None]:
-    """`journal_key` (the machine's journal key, outside the journal folder; default: the user's, made on first
-    use) and `journal_anchor` (the last committed row, outside the database; default `<journal>.anchor`)."""
-    from controller.journal import default_anchor
-
-    key, anchor = _get(t, "journal_key", str, where), _get(t, "journal_anchor", str, where)
-    key_path = base / key if key else None
-    if key_path is not None and journal.parent.resolve() in (key_path.parent.resolve(), *key_path.resolve().parents):
-        raise ConfigError(f"{where}.journal_key: keep the key outside the journal's folder {journal.parent}")
-    return {"journal_key": key_path, "journal_anchor": base / anchor if anchor else default_anchor(journal)}
-
-
 def config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> TableConfig:
     """Validate a parsed table config; relative paths are taken from the config file's folder."""
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _unknown(data, _SECTIONS, where)
-    _all_finite(data, where)
+    root = Section(data, where, root=True)
+    t, r, s, c, p, b = (root.section(name) for name in ("table", "rules", "shoe", "camera", "panel", "bus"))
+    floor = root.optional("floor")
+    root.skip("screens")  # controller/screens/config.py reads it when the bridge starts
+    root.done()
+    refuse_non_finite(data, where)
 
-    t = _section(data, "table", where)
-    _unknown(t, {"id", "game", "journal", "state_dir", "betting_seconds"} | _JOURNAL_KEYS, f"{where}[table]")
-    table_id = _ident(t, f"{where}[table]", "table")
-    game_name = _get(t, "game", str, f"{where}[table]")
+    table_id = t.ident("id", "table")
+    game_name = t.get("game", str)
     if not game_name:
-        raise ConfigError(f"{where}[table].game: which game does this table run?")
+        raise ConfigError(f"{t.key('game')}: which game does this table run?")
     try:
         game = get_game(game_name)
     except ValueError as exc:
-        raise ConfigError(f"{where}[table].game: {exc}") from None
-    try:
-        rules = rules_from_mapping(game.rules_type, _section(data, "rules", where), where=f"{where}[rules]")
+        raise ConfigError(f"{t.key('game')}: {exc}") from None
+    journal, files = _journal(t, table_id, base)
+    betting = t.seconds("betting_seconds", 0, 1, 3600, off=True)  # 0: the dealer closes bets
+    t.done()
+    try:  # the rules read their own keys (controller/games/base.py)
+        rules = rules_from_mapping(game.rules_type, r.data, where=r.where)
     except RulesError as exc:
         text = str(exc)
-        raise ConfigError(text if text.startswith(where) else f"{where}[rules]: {text}") from None
-    journal = _journal(t, table_id, f"{where}[table]", base)
-    betting = _seconds(t, "betting_seconds", f"{where}[table]", 0, 1, 3600, off=True)  # 0: the dealer closes bets
+        raise ConfigError(text if text.startswith(where) else f"{r.where}: {text}") from None
 
-    s = _section(data, "shoe", where)
-    _unknown(s, {"port", "decks", "cut", "seed"}, f"{where}[shoe]")
-    shoe = ShoeConfig(port=_get(s, "port", str, f"{where}[shoe]", "sim"),
-                      decks=_get(s, "decks", int, f"{where}[shoe]", getattr(rules, "decks", 1)),
-                      cut=_get(s, "cut", int, f"{where}[shoe]"), seed=_get(s, "seed", int, f"{where}[shoe]"))
+    shoe = ShoeConfig(port=s.get("port", str, "sim"), decks=s.get("decks", int, getattr(rules, "decks", 1)),
+                      cut=s.get("cut", int), seed=s.get("seed", int))
+    s.done()
     if not 1 <= shoe.decks <= 8:
-        raise ConfigError(f"{where}[shoe].decks: 1 to 8 decks, got {shoe.decks}")
+        raise ConfigError(f"{s.key('decks')}: 1 to 8 decks, got {shoe.decks}")
     if shoe.cut is not None and not 1 <= shoe.cut < 52 * shoe.decks:
-        raise ConfigError(f"{where}[shoe].cut: the cut card goes inside the shoe (1..{52 * shoe.decks - 1})")
+        raise ConfigError(f"{s.key('cut')}: the cut card goes inside the shoe (1..{52 * shoe.decks - 1})")
 
-    camera = _camera(_section(data, "camera", where), f"{where}[camera]", base)
-
-    panel, panel_sim = _panel(data, where, path, base)
-
-    bus = _bus(data, where, base)
-
-    return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, bus, float(betting),
-                       data, **_journal_files(t, journal, f"{where}[table]", base),
-                       floor=_floor(data, table_id, where, base))
+    camera = _camera(c, base)
+    panel, panel_sim = _panel(p, path, base)
+    return TableConfig(path, table_id, game, rules, journal, shoe, camera, panel, panel_sim, _bus(b, where, base),
+                       betting, data, **files, floor=_floor(floor, table_id, base))
 
 
-def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
+def _camera(c: Section, base: Path) -> CameraConfig:
     """The [camera] section: where frames come from, and how sure a card must be before it counts."""
-    _unknown(c, {"source", "config", "fps", "stable_frames", "min_confidence"}, where)
-    source = _get(c, "source", (str, int), where, "none")
+    source = c.get("source", (str, int), "none")
     if isinstance(source, int):
         source = str(source)  # a device index
     if not source.strip():
-        raise ConfigError(f"{where}.source: \"none\", \"sim\", a device index, a /dev/v4l/by-id path, a file or a URL")
-    config = _get(c, "config", str, where)
-    cam = CameraConfig(source, base / config if config else None,
-                       float(_get(c, "fps", (int, float), where, 4.0)), _get(c, "stable_frames", int, where, 3),
-                       float(_get(c, "min_confidence", (int, float), where, 0.9)))
+        raise ConfigError(f"{c.key('source')}: \"none\", \"sim\", a device index, a /dev/v4l/by-id path, a file or a "
+                          "URL")
+    config = c.get("config", str)
+    cam = CameraConfig(source, base / config if config else None, float(c.get("fps", (int, float), 4.0)),
+                       c.get("stable_frames", int, 3), float(c.get("min_confidence", (int, float), 0.9)))
+    c.done()
     if not 0.1 <= cam.fps <= 30:
-        raise ConfigError(f"{where}.fps: 0.1 to 30 frames a second, got {cam.fps}")
+        raise ConfigError(f"{c.key('fps')}: 0.1 to 30 frames a second, got {cam.fps}")
     if not 1 <= cam.stable_frames <= 100:
-        raise ConfigError(f"{where}.stable_frames: 1 to 100, got {cam.stable_frames}")
+        raise ConfigError(f"{c.key('stable_frames')}: 1 to 100, got {cam.stable_frames}")
     if not 0 < cam.min_confidence <= 1:
-        raise ConfigError(f"{where}.min_confidence: above 0, at most 1, got {cam.min_confidence}")
+        raise ConfigError(f"{c.key('min_confidence')}: above 0, at most 1, got {cam.min_confidence}")
     if cam.on and source != "sim":  # a real camera: its source and its calibration must hold up now
         from drivers.camera.capture import CameraError, parse_source
         from vision.geometry import ConfigError as CameraConfigError
@@ -284,30 +181,29 @@ def _camera(c: Mapping[str, Any], where: str, base: Path) -> CameraConfig:
         try:
             parse_source(source)
         except CameraError as exc:
-            raise ConfigError(f"{where}.source: {exc}") from None
+            raise ConfigError(f"{c.key('source')}: {exc}") from None
         if cam.config is None:
-            raise ConfigError(f"{where}.config: a real camera needs its calibration file (`croupier vision "
+            raise ConfigError(f"{c.key('config')}: a real camera needs its calibration file (`croupier vision "
                               "calibrate --config FILE`), e.g. config = \"camera.toml\"")
         try:
             geometry_from_config(load_camera_config(cam.config))
         except (OSError, CameraConfigError) as exc:
-            raise ConfigError(f"{where}.config: {cam.config}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise ConfigError(f"{c.key('config')}: {cam.config}: {getattr(exc, 'strerror', None) or exc}") from None
     return cam
 
 
-def _panel(data: Mapping[str, Any], where: str, path: Path | None, base: Path) -> tuple[Path | None, bool]:
-    """The [panel] section: a pin map file (and its driver), or the pin map inline in this file."""
-    p = _section(data, "panel", where)
+def _panel(p: Section, path: Path | None, base: Path) -> tuple[Path | None, bool]:
+    """The [panel] section: a pin map file (and its driver), or the pin map inline in this file (which
+    drivers/panel/config.py reads)."""
     panel: Path | None = None
     panel_sim = False
-    if p:
-        if set(p) == {"file"} or set(p) == {"file", "driver"}:
-            panel = base / _get(p, "file", str, f"{where}[panel]")
-            if not panel.is_file():
-                raise ConfigError(f"{where}[panel].file: no such file {panel}")
-            panel_sim = _get(p, "driver", str, f"{where}[panel]", "gpio") == "sim"
-        else:
-            panel = path  # the pin map is inline in this file
+    if p.has("file"):  # a pin map file: `file` and `driver` only
+        panel, panel_sim = base / p.get("file", str), p.get("driver", str, "gpio") == "sim"
+        p.done()
+        if not panel.is_file():
+            raise ConfigError(f"{p.key('file')}: no such file {panel}")
+    elif p.data:
+        panel = path  # the pin map is inline in this file
     if panel is not None:
         try:
             from drivers.panel import PanelConfigError, load_panel_config
@@ -315,52 +211,47 @@ def _panel(data: Mapping[str, Any], where: str, path: Path | None, base: Path) -
             load_panel_config(panel)
         except PanelConfigError as exc:
             raise ConfigError(str(exc)) from None
-
     return panel, panel_sim
 
 
-def _bus(data: Mapping[str, Any], where: str, base: Path) -> BusConfig:
+def _bus(b: Section, where: str, base: Path) -> BusConfig:
     """The [bus] section: endpoints, the CURVE keys folder and each client's key and role."""
-    b = _section(data, "bus", where)
-    _unknown(b, {"publish", "snapshot", "commands", "keys", "client", "heartbeat", "hwm", "curve_screens"},
-             f"{where}[bus]")
-    endpoints = BusEndpoints(*(_endpoint(_get(b, k, str, f"{where}[bus]", getattr(BusEndpoints(), k)),
-                                         f"{where}[bus].{k}") for k in ("publish", "snapshot", "commands")))
+    endpoints = BusEndpoints(*(b.endpoint(k, getattr(BusEndpoints(), k)) for k in ("publish", "snapshot", "commands")))
+    folder = b.get("keys", str)
+    keys = base / folder if folder is not None else None
+    entries = b.get("client", list, [])
+    heartbeat, hwm = b.seconds("heartbeat", 1.0, 0.05, 60), b.get("hwm", int, 1000)
+    curve_screens = b.get("curve_screens", bool, False)
+    b.done()
     bound = [endpoints.publish, endpoints.snapshot, endpoints.commands]
     for k, endpoint in zip(("snapshot", "commands"), bound[1:]):
         if bound.count(endpoint) > 1:
-            raise ConfigError(f"{where}[bus].{k}: {endpoint} is bound by another of the bus's sockets already")
-    keys = base / _get(b, "keys", str, f"{where}[bus]") if "keys" in b else None
+            raise ConfigError(f"{b.key(k)}: {endpoint} is bound by another of the bus's sockets already")
     clients = []
-    for i, entry in enumerate(_get(b, "client", list, f"{where}[bus]", [])):
+    for i, entry in enumerate(entries):
         w = f"{where}[[bus.client]] #{i + 1}"
         if not isinstance(entry, dict):
             raise ConfigError(f"{w}: expected a table with key and role")
-        _unknown(entry, {"key", "role"}, w)
-        key_file = (keys or base) / _get(entry, "key", str, w, "")
+        e = Section(entry, w)
+        key_file, role = (keys or base) / e.get("key", str, ""), e.get("role", str, "")
+        e.done()
         if not key_file.is_file():
-            raise ConfigError(f"{w}.key: no such key file {key_file}")
-        from controller.bus import parse_role
-
-        role = _get(entry, "role", str, w, "")
+            raise ConfigError(f"{e.key('key')}: no such key file {key_file}")
         try:
             parse_role(role)
         except ValueError as exc:
-            raise ConfigError(f"{w}.role: {exc}") from None
+            raise ConfigError(f"{e.key('role')}: {exc}") from None
         clients.append((key_file, role))
     if clients and keys is None:
-        raise ConfigError(f"{where}[bus].keys: client keys need the folder holding the server key")
+        raise ConfigError(f"{b.key('keys')}: client keys need the folder holding the server key")
     if keys is not None and not (keys / "server.key_secret").is_file():
-        raise ConfigError(f"{where}[bus].keys: no server.key_secret in {keys} (create it: croupier keys server "
+        raise ConfigError(f"{b.key('keys')}: no server.key_secret in {keys} (create it: croupier keys server "
                           f"--dir {keys})")
-    heartbeat = _seconds(b, "heartbeat", f"{where}[bus]", 1.0, 0.05, 60)
-    hwm = _get(b, "hwm", int, f"{where}[bus]", 1000)
     if not 1 <= hwm <= 1_000_000:
-        raise ConfigError(f"{where}[bus].hwm: 1 to 1000000 messages, got {hwm}")
-    curve_screens = _get(b, "curve_screens", bool, f"{where}[bus]", False)
+        raise ConfigError(f"{b.key('hwm')}: 1 to 1000000 messages, got {hwm}")
     if curve_screens and keys is None:
-        raise ConfigError(f"{where}[bus].curve_screens: CURVE needs the keys folder ([bus].keys)")
-    return BusConfig(endpoints, keys, tuple(clients), float(heartbeat), hwm, curve_screens)
+        raise ConfigError(f"{b.key('curve_screens')}: CURVE needs the keys folder ([bus].keys)")
+    return BusConfig(endpoints, keys, tuple(clients), heartbeat, hwm, curve_screens)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -449,204 +340,203 @@ class ProgressiveConfig:
         return self
 
 
-def _cents(t: Mapping[str, Any], key: str, where: str, default: int) -> int:
-    value = _get(t, key, int, where, default)
+def _cents(t: Section, key: str, default: int) -> int:
+    value = t.get(key, int, default)
     if value < 0:
-        raise ConfigError(f"{where}.{key}: cents cannot be negative")
-    return value
+        raise ConfigError(f"{t.key(key)}: cents cannot be negative")
+    return int(value)
 
 
-def _title(t: Mapping[str, Any], where: str, base: Path) -> Any:
+def _title(t: Section, base: Path) -> Any:
     from controller.slots import TitleError, get_title, load_title, title_ids
 
-    name = _get(t, "title", str, where)
+    name = t.get("title", str)
     if not name:
-        raise ConfigError(f"{where}.title: which title? ({', '.join(title_ids())})")
+        raise ConfigError(f"{t.key('title')}: which title? ({', '.join(title_ids())})")
     try:
         return load_title(base / name) if name.endswith(".toml") else get_title(name)
     except TitleError as exc:
-        raise ConfigError(f"{where}.title: {exc}") from None
+        raise ConfigError(f"{t.key('title')}: {exc}") from None
 
 
 def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> CabinetConfig:
     """Validate a parsed cabinet config; relative paths are taken from the config file's folder."""
     from controller.cabinetstate import Settings
+    from controller.sas import sas_config
 
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _unknown(data, {"cabinet", "panel", "bus", "screens", "sas", "floor"}, where)  # [screens]: controller/screens/config.py
-    _all_finite(data, where)
-    c = _section(data, "cabinet", where)
-    w = f"{where}[cabinet]"
-    _unknown(c, {"id", "title", "denomination", "journal", "state_dir", "paytable", "hand_pay_limit_cents",
-                 "jackpot_limit_cents", "coin_cents", "hopper", "hopper_timeout", "spin_seconds", "attract_seconds",
-                 "reels", "seed", "buttons", "displays", "progressive"} | _JOURNAL_KEYS, w)
-    cabinet_id = _ident(c, w, "cabinet")
-    title = _title(c, w, base)
-    denomination = _get(c, "denomination", int, w, title.denominations[0])
+    root = Section(data, where, root=True)
+    c, p, b, sas = (root.section(name) for name in ("cabinet", "panel", "bus", "sas"))
+    floor = root.optional("floor")
+    root.skip("screens")  # controller/screens/config.py reads it when the bridge starts
+    root.done()
+    refuse_non_finite(data, where)
+    cabinet_id = c.ident("id", "cabinet")
+    title = _title(c, base)
+    denomination = c.get("denomination", int, title.denominations[0])
     if denomination not in title.denominations:
-        raise ConfigError(f"{w}.denomination: {title.name} is played at "
+        raise ConfigError(f"{c.key('denomination')}: {title.name} is played at "
                           f"{', '.join(map(str, title.denominations))} cents per credit, not {denomination}")
-    paytable = _get(c, "paytable", int, w, 0)
+    paytable = c.get("paytable", int, 0)
     if not 0 <= paytable < len(title.paytables):
-        raise ConfigError(f"{w}.paytable: {title.name} has paytables 0..{len(title.paytables) - 1}")
-    coin = _cents(c, "coin_cents", w, denomination)
+        raise ConfigError(f"{c.key('paytable')}: {title.name} has paytables 0..{len(title.paytables) - 1}")
+    coin = _cents(c, "coin_cents", denomination)
     if coin < denomination or coin % denomination:
-        raise ConfigError(f"{w}.coin_cents: a coin must be whole credits of {denomination} cents, got {coin}")
+        raise ConfigError(f"{c.key('coin_cents')}: a coin must be whole credits of {denomination} cents, got {coin}")
     limits = {}
     for key in ("hand_pay_limit_cents", "jackpot_limit_cents"):
-        cents = _cents(c, key, w, 120_000)
+        cents = _cents(c, key, 120_000)
         if cents < denomination:
-            raise ConfigError(f"{w}.{key}: at least one credit ({denomination} cents)")
+            raise ConfigError(f"{c.key(key)}: at least one credit ({denomination} cents)")
         limits[key] = -(-cents // denomination)  # whole credits, rounded up so the limit is never undercut
-    progressive = "none"
-    link = None
-    p = _section(c, "progressive", w)
-    pw = f"{w}.progressive"
-    if p:
-        if title.progressive is None:
-            raise ConfigError(f"{pw}: {title.name} has no progressive")
-        _unknown(p, {"mode", "link", "publish", "snapshot", "commands", "server_key", "key", "heartbeat", "timeout",
-                     "engine"}, pw)
-        progressive = _get(p, "mode", str, pw, "link")
-        if progressive not in ("link", "standalone"):
-            raise ConfigError(f"{pw}.mode: \"link\" or \"standalone\", got {progressive!r}")
-        engine = _get(p, "engine", str, pw, "bus")
-        if engine not in ("bus", "floor"):
-            raise ConfigError(f"{pw}.engine: \"bus\" (the link controller) or \"floor\" (the floor's JetStream), "
-                              f"got {_shown(engine)}")
-        if progressive == "link" and engine == "floor":
-            link = _floor_link(data, p, pw, where)
-        elif progressive == "link":
-            missing = [k for k in ("link", "publish", "snapshot", "commands") if k not in p]
-            if missing:
-                raise ConfigError(f"{pw}: a link needs the controller's id (link) and its publish, snapshot and "
-                                  f"commands endpoints; missing {', '.join(missing)}")
-            keys = []
-            for key in ("server_key", "key"):
-                file = base / _get(p, key, str, pw) if key in p else None
-                if file is not None and not file.is_file():
-                    raise ConfigError(f"{pw}.{key}: no such key file {file}")
-                keys.append(file)
-            if (keys[0] is None) != (keys[1] is None):
-                raise ConfigError(f"{pw}: give both server_key (the controller's public key) and key (ours), or "
-                                  "neither (unauthenticated: tests only)")
-            heartbeat = _seconds(p, "heartbeat", pw, 1.0, 0.05, 60)
-            timeout = _seconds(p, "timeout", pw, 2.0, 0.05, 60)
-            link_id = _get(p, "link", str, pw)
-            if not _ID.fullmatch(link_id):
-                raise ConfigError(f"{pw}.link: a link id is 1 to 64 ASCII letters, digits, - and _ (got "
-                                  f"{_shown(link_id)})")
-            link = LinkConfig(link_id, BusEndpoints(*(_endpoint(_get(p, k, str, pw), f"{pw}.{k}")
-                                                      for k in ("publish", "snapshot", "commands"))),
-                              keys[0], keys[1], float(heartbeat), float(timeout))
-        else:
-            _unknown(p, {"mode"}, pw)
-    elif title.progressive is not None:
-        raise ConfigError(f"{w}: {title.name} has a system-wide progressive: give [cabinet.progressive] with the "
-                          "link controller's endpoints, or mode = \"standalone\" for the cabinet's own pool")
-    hopper = _get(c, "hopper", bool, w, True)
-    settings = Settings(limits["hand_pay_limit_cents"], limits["jackpot_limit_cents"], coin // denomination, hopper,
-                        progressive)
-    seconds = {"hopper_timeout": _seconds(c, "hopper_timeout", w, 3.0, 0.1, 60),
-               "spin_seconds": _seconds(c, "spin_seconds", w, 1.0, 0, 30),
-               "attract_seconds": _seconds(c, "attract_seconds", w, 60.0, 0.1, 86400, off=True)}
-    reels = _get(c, "reels", str, w, "screen")
+    progressive, link = _cabinet_link(c, title, floor is not None, base)
+    settings = Settings(limits["hand_pay_limit_cents"], limits["jackpot_limit_cents"], coin // denomination,
+                        c.get("hopper", bool, True), progressive)
+    hopper_timeout, spin, attract = (c.seconds("hopper_timeout", 3.0, 0.1, 60), c.seconds("spin_seconds", 1.0, 0, 30),
+                                     c.seconds("attract_seconds", 60.0, 0.1, 86400, off=True))
+    reels = c.get("reels", str, "screen")
     if reels not in ("screen", "mechanical"):
-        raise ConfigError(f"{w}.reels: \"screen\" or \"mechanical\", got {reels!r}")
-    buttons = dict(DEFAULT_BUTTONS)
-    for name, action in _section(c, "buttons", w).items():
+        raise ConfigError(f"{c.key('reels')}: \"screen\" or \"mechanical\", got {reels!r}")
+    buttons, displays = dict(DEFAULT_BUTTONS), dict(DEFAULT_DISPLAYS)
+    bt = c.section("buttons")
+    for name, action in bt.items():
         if action not in BUTTON_ACTIONS:
-            raise ConfigError(f"{w}.buttons.{name}: {action!r} is not one of {', '.join(BUTTON_ACTIONS)}")
+            raise ConfigError(f"{bt.key(name)}: {action!r} is not one of {', '.join(BUTTON_ACTIONS)}")
         buttons[name] = action
-    displays = dict(DEFAULT_DISPLAYS)
-    for meter, name in _section(c, "displays", w).items():
+    ds = c.section("displays")
+    for meter, name in ds.items():
         if meter not in DEFAULT_DISPLAYS or not isinstance(name, str):
-            raise ConfigError(f"{w}.displays.{meter}: meters are {', '.join(DEFAULT_DISPLAYS)}, each a display name")
+            raise ConfigError(f"{ds.key(meter)}: meters are {', '.join(DEFAULT_DISPLAYS)}, each a display name")
         displays[meter] = name
-    panel, panel_sim = _panel(data, where, path, base)
+    (journal, files), seed = _journal(c, cabinet_id, base), c.get("seed", int)
+    c.done()
+    panel, panel_sim = _panel(p, path, base)
     if reels == "mechanical":
-        from drivers.panel import load_panel_config
-
-        if panel is None or not load_panel_config(panel).reels:
-            raise ConfigError(f"{w}.reels: mechanical reels need [panel.reels] in the pin map")
-        spec = load_panel_config(panel).reels
-        assert spec is not None
-        if len(spec.reels) != 3 or any(r.size != spec.stops for r in title.reels):
-            raise ConfigError(f"{w}.reels: the pin map's {len(spec.reels)} reels of {spec.stops} stops do not "
-                              f"carry {title.name}'s strips ({', '.join(str(r.size) for r in title.reels)} stops)")
-    from controller.sas import sas_config
-
-    return CabinetConfig(path, cabinet_id, title, denomination, _journal(c, cabinet_id, w, base), settings, paytable,
-                         seconds["hopper_timeout"], seconds["spin_seconds"], seconds["attract_seconds"],
-                         tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
-                         _bus(data, where, base), _get(c, "seed", int, w), data,
-                         **_journal_files(c, _journal(c, cabinet_id, w, base), w, base),
-                         sas=sas_config(_section(data, "sas", where), where, denomination),
-                         floor=_floor(data, cabinet_id, where, base))
+        _mechanical(c, title, panel)
+    return CabinetConfig(path, cabinet_id, title, denomination, journal, settings, paytable, hopper_timeout, spin,
+                         attract, tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
+                         _bus(b, where, base), seed, data, **files, sas=sas_config(sas.data, where, denomination),
+                         floor=_floor(floor, cabinet_id, base))
 
 
-def _floor_link(data: Mapping[str, Any], p: Mapping[str, Any], pw: str, where: str) -> LinkConfig:
+def _mechanical(c: Section, title: Any, panel: Path | None) -> None:
+    """Mechanical reels: the pin map's [panel.reels] must carry the title's three strips."""
+    from drivers.panel import load_panel_config
+
+    spec = load_panel_config(panel).reels if panel is not None else None
+    if spec is None:
+        raise ConfigError(f"{c.key('reels')}: mechanical reels need [panel.reels] in the pin map")
+    if len(spec.reels) != 3 or any(r.size != spec.stops for r in title.reels):
+        raise ConfigError(f"{c.key('reels')}: the pin map's {len(spec.reels)} reels of {spec.stops} stops do not "
+                          f"carry {title.name}'s strips ({', '.join(str(r.size) for r in title.reels)} stops)")
+
+
+def _cabinet_link(c: Section, title: Any, floor: bool, base: Path) -> tuple[str, LinkConfig | None]:
+    """`[cabinet.progressive]`: the progressive's mode ("link" or "standalone") and, on a link, how to reach it."""
+    p = c.section("progressive")
+    if not p.data:
+        if title.progressive is not None:
+            raise ConfigError(f"{c.where}: {title.name} has a system-wide progressive: give "
+                              "[cabinet.progressive] with the link controller's endpoints, or mode = \"standalone\" "
+                              "for the cabinet's own pool")
+        return "none", None
+    if title.progressive is None:
+        raise ConfigError(f"{p.where}: {title.name} has no progressive")
+    mode = p.get("mode", str, "link")
+    if mode not in ("link", "standalone"):
+        raise ConfigError(f"{p.key('mode')}: \"link\" or \"standalone\", got {mode!r}")
+    if mode == "standalone":
+        p.done()  # a standalone pool takes no other key
+        return mode, None
+    engine = p.get("engine", str, "bus")
+    if engine not in ("bus", "floor"):
+        raise ConfigError(f"{p.key('engine')}: \"bus\" (the link controller) or \"floor\" (the floor's JetStream), "
+                          f"got {shown(engine)}")
+    link = _floor_link(p, floor) if engine == "floor" else _bus_link(p, base)
+    p.done()
+    return mode, link
+
+
+def _bus_link(p: Section, base: Path) -> LinkConfig:
+    """`[cabinet.progressive]` on the ZeroMQ link controller (controller/progressive.py)."""
+    missing = [k for k in ("link", "publish", "snapshot", "commands") if not p.has(k)]
+    if missing:
+        raise ConfigError(f"{p.where}: a link needs the controller's id (link) and its publish, snapshot and "
+                          f"commands endpoints; missing {', '.join(missing)}")
+    keys = []
+    for key in ("server_key", "key"):
+        name = p.get(key, str)
+        file = base / name if name is not None else None
+        if file is not None and not file.is_file():
+            raise ConfigError(f"{p.key(key)}: no such key file {file}")
+        keys.append(file)
+    if (keys[0] is None) != (keys[1] is None):
+        raise ConfigError(f"{p.where}: give both server_key (the controller's public key) and key (ours), or "
+                          "neither (unauthenticated: tests only)")
+    heartbeat, timeout = p.seconds("heartbeat", 1.0, 0.05, 60), p.seconds("timeout", 2.0, 0.05, 60)
+    endpoints = (p.endpoint(k) for k in ("publish", "snapshot", "commands"))
+    return LinkConfig(p.ident("link", "link"), BusEndpoints(*endpoints), keys[0], keys[1], heartbeat, timeout)
+
+
+def _floor_link(p: Section, floor: bool) -> LinkConfig:
     """`[cabinet.progressive] engine = "floor"`: the link on the floor's JetStream (controller/floor/progressive.py)."""
-    if "floor" not in data:
-        raise ConfigError(f"{pw}.engine: \"floor\" needs the [floor] section (its servers carry the link)")
-    extra = sorted(set(p) & {"commands", "server_key", "key"})
+    if not floor:
+        raise ConfigError(f"{p.key('engine')}: \"floor\" needs the [floor] section (its servers carry the link)")
+    extra = sorted(set(p.data) & {"commands", "server_key", "key"})
     if extra:
-        raise ConfigError(f"{pw}: {', '.join(extra)}: not on a floor link (the floor's credential carries it)")
-    if "link" not in p:
-        raise ConfigError(f"{pw}: a link needs its id (link)")
-    link_id = _get(p, "link", str, pw)
-    if not _ID.fullmatch(link_id):
-        raise ConfigError(f"{pw}.link: a link id is 1 to 64 ASCII letters, digits, - and _ (got {_shown(link_id)})")
-    if ("publish" in p) != ("snapshot" in p):
-        raise ConfigError(f"{pw}: give a pool reader's publish and snapshot endpoints (for the screens), or neither")
-    endpoints = None
-    if "publish" in p:
-        endpoints = BusEndpoints(_endpoint(_get(p, "publish", str, pw), f"{pw}.publish"),
-                                 _endpoint(_get(p, "snapshot", str, pw), f"{pw}.snapshot"))
-    return LinkConfig(link_id, endpoints, heartbeat=float(_seconds(p, "heartbeat", pw, 1.0, 0.05, 60)),
-                      timeout=float(_seconds(p, "timeout", pw, 2.0, 0.05, 60)), engine="floor")
+        raise ConfigError(f"{p.where}: {', '.join(extra)}: not on a floor link (the floor's credential carries it)")
+    if not p.has("link"):
+        raise ConfigError(f"{p.where}: a link needs its id (link)")
+    link_id = p.ident("link", "link")
+    if p.has("publish") != p.has("snapshot"):
+        raise ConfigError(f"{p.where}: give a pool reader's publish and snapshot endpoints (for the screens), or "
+                          "neither")
+    endpoints = BusEndpoints(p.endpoint("publish"), p.endpoint("snapshot")) if p.has("publish") else None
+    return LinkConfig(link_id, endpoints, heartbeat=p.seconds("heartbeat", 1.0, 0.05, 60),
+                      timeout=p.seconds("timeout", 2.0, 0.05, 60), engine="floor")
 
 
 def progressive_config_from_mapping(data: Mapping[str, Any], path: Path | None = None) -> ProgressiveConfig:
     """Validate a parsed progressive link controller config."""
     where = str(path) if path else "config"
     base = path.parent if path else Path.cwd()
-    _unknown(data, {"progressive", "bus", "floor"}, where)
-    _all_finite(data, where)
-    p = _section(data, "progressive", where)
-    w = f"{where}[progressive]"
-    _unknown(p, {"id", "title", "reset_cents", "journal", "state_dir", "engine"} | _JOURNAL_KEYS, w)
-    link_id = _ident(p, w, "link")
-    engine = _get(p, "engine", str, w, "bus")
+    root = Section(data, where, root=True)
+    p, b = root.section("progressive"), root.section("bus")
+    floor = root.optional("floor")
+    root.done()
+    refuse_non_finite(data, where)
+    link_id = p.ident("id", "link")
+    engine = p.get("engine", str, "bus")
     if engine not in ("bus", "floor"):
-        raise ConfigError(f"{w}.engine: \"bus\" (this link controller) or \"floor\" (a reader of the link on the "
-                          f"floor's JetStream), got {_shown(engine)}")
-    if engine == "floor" and "floor" not in data:
-        raise ConfigError(f"{w}.engine: \"floor\" needs the [floor] section (its servers carry the link)")
-    title = _title(p, w, base) if "title" in p else None
+        raise ConfigError(f"{p.key('engine')}: \"bus\" (this link controller) or \"floor\" (a reader of the link on "
+                          f"the floor's JetStream), got {shown(engine)}")
+    if engine == "floor" and floor is None:
+        raise ConfigError(f"{p.key('engine')}: \"floor\" needs the [floor] section (its servers carry the link)")
+    title = _title(p, base) if p.has("title") else None
     if title is not None and title.progressive is None:
-        raise ConfigError(f"{w}.title: {title.name} has no progressive")
-    if title is None and "reset_cents" not in p:
-        raise ConfigError(f"{w}: give the title (its reset value) or reset_cents")
-    reset = _cents(p, "reset_cents", w, title.progressive.reset_cents if title is not None else 0)
-    bus = _bus(data, where, base)
+        raise ConfigError(f"{p.key('title')}: {title.name} has no progressive")
+    if title is None and not p.has("reset_cents"):
+        raise ConfigError(f"{p.where}: give the title (its reset value) or reset_cents")
+    reset = _cents(p, "reset_cents", title.progressive.reset_cents if title is not None else 0)
+    journal, files = _journal(p, link_id, base)
+    p.done()
+    bus = _bus(b, where, base)
     if bus.curve_screens:
-        raise ConfigError(f"{where}[bus].curve_screens: not on a link controller (its cabinets follow the pool in "
+        raise ConfigError(f"{b.key('curve_screens')}: not on a link controller (its cabinets follow the pool in "
                           "the clear; their contributions and hits go over CURVE)")
-    journal = _journal(p, link_id, w, base)
-    return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **_journal_files(p, journal, w, base),
-                             floor=_floor(data, link_id, where, base), engine=engine)
+    return ProgressiveConfig(path, link_id, title, reset, journal, bus, data, **files,
+                             floor=_floor(floor, link_id, base), engine=engine)
 
 
-def _floor(data: Mapping[str, Any], ident: str, where: str, base: Path) -> Any:
+def _floor(f: Section | None, ident: str, base: Path) -> Any:
     """The [floor] section (controller/floor/config.py), or None: no floor, the machine runs alone."""
-    if "floor" not in data:
+    if f is None:
         return None
     from controller.floor.config import floor_config_from_mapping
 
     try:
-        return floor_config_from_mapping(_section(data, "floor", where), ident, f"{where}[floor]", base)
+        return floor_config_from_mapping(f.data, ident, f.where, base)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 

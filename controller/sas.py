@@ -83,57 +83,43 @@ class SasConfig:
 
 def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> SasConfig | None:
     """`[sas]` of a cabinet config, validated (None when absent)."""
-    from controller.config import ConfigError
+    from drivers.configreader import ConfigError, Section
 
     if not s:
         return None
-    w = f"{where}[sas]"
-    known = {"port", "address", "asset_number", "accounting_denomination", "serial", "features", "wakeup",
-             "chirp_after", "gap", "rom_signature", "realtime"}
-    for key in s:
-        if key not in known:
-            raise ConfigError(f"{w}.{key}: unknown key (known: {', '.join(sorted(known))})")
-
-    def get(key: str, kind: Any, default: Any) -> Any:
-        value = s.get(key, default)
-        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
-            raise ConfigError(f"{w}.{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
-        return value
-
-    if "port" not in s:
-        raise ConfigError(f"{w}.port: the SAS line's device (/dev/ttyUSB0, a /dev/serial/by-id link or a URL)")
-    address = get("address", int, 1)
+    r = Section(s, f"{where}[sas]")
+    if not r.has("port"):
+        raise ConfigError(f"{r.key('port')}: the SAS line's device (/dev/ttyUSB0, a /dev/serial/by-id link or a URL)")
+    port, address, asset = r.get("port", str), r.get("address", int, 1), r.get("asset_number", int, 0)
+    acct, features = r.get("accounting_denomination", int, denomination), tuple(r.get("features", list, list(FEATURES)))
+    wakeup, serial = r.get("wakeup", str, "auto"), r.get("serial", str, "")
+    rom = r.get("rom_signature", str, "immediate")
+    chirp, gap = float(r.get("chirp_after", (int, float), 5.0)), float(r.get("gap", (int, float), 0.01))
+    realtime = r.get("realtime", int, 0) or None
+    r.done()
+    w = r.where
     if not 1 <= address <= 127:
         raise ConfigError(f"{w}.address: 1..127, got {address}")
-    asset = get("asset_number", int, 0)
     if not 0 <= asset <= 0xFFFFFFFF:
         raise ConfigError(f"{w}.asset_number: 0..4294967295, got {asset}")
-    acct = get("accounting_denomination", int, denomination)
     if acct <= 0 or denomination % acct:
         raise ConfigError(f"{w}.accounting_denomination: the cabinet's {denomination} cents must be whole SAS "
                           f"credits of it, got {acct}")
-    features = tuple(get("features", list, list(FEATURES)))
     bad = [f for f in features if f not in FEATURES]
     if bad:
         raise ConfigError(f"{w}.features: unknown {', '.join(map(str, bad))} (features: {', '.join(FEATURES)})")
-    wakeup = get("wakeup", str, "auto")
     if wakeup not in ("auto", "parity", "timing"):
         raise ConfigError(f"{w}.wakeup: \"auto\", \"parity\" or \"timing\", got {wakeup!r}")
-    serial = get("serial", str, "")
     if len(serial) > 40 or not serial.isascii():
         raise ConfigError(f"{w}.serial: at most 40 ASCII characters")
-    rom = get("rom_signature", str, "immediate")
     if rom not in ("immediate", "general_poll"):
         raise ConfigError(f"{w}.rom_signature: \"immediate\" or \"general_poll\", got {rom!r}")
-    chirp = float(get("chirp_after", (int, float), 5.0))
-    gap = float(get("gap", (int, float), 0.01))
     if gap <= 0 or chirp < 0:
         raise ConfigError(f"{w}: gap must be positive and chirp_after not negative")
-    realtime = get("realtime", int, 0) or None
     if realtime is not None and not 1 <= realtime <= 99:
         raise ConfigError(f"{w}.realtime: a SCHED_FIFO priority 1..99, got {realtime}")
-    return SasConfig(get("port", str, ""), address, asset, acct, serial, features, wakeup, chirp, gap,
-                     rom_signature=rom, realtime=realtime)
+    return SasConfig(port, address, asset, acct, serial, features, wakeup, chirp, gap, rom_signature=rom,
+                     realtime=realtime)
 
 
 # --------------------------------------------------------------------------------------------------- the fold

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from controller.floor.wire import SUBJECT_PREFIX, FloorWireError, machine_of, subject_for
+from drivers.configreader import Listed
 
-__all__ = ["FloorConfig", "floor_config_from_mapping", "KEYS"]
+__all__ = ["FloorConfig", "floor_config_from_mapping"]
 
-KEYS = {"servers", "credentials", "subject", "stop_play_after"}
 _SCHEMES = ("nats://", "tls://")
 
 
@@ -37,30 +37,23 @@ class FloorConfig:
         return machine_of(self.subject)
 
 
-def floor_config_from_mapping(f: Mapping[str, Any], ident: str, where: str, base: Path) -> FloorConfig:
+def floor_config_from_mapping(data: Mapping[str, Any], ident: str, where: str, base: Path) -> FloorConfig:
     """Validate a `[floor]` section (`where` names it in errors); raises ValueError naming the key."""
-    extra = sorted(set(f) - KEYS)
-    if extra:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(KEYS))})")
-    servers = f.get("servers")
+    f = Listed(data, where)
+    servers, subject, creds = f.value("servers"), f.get("subject", str), f.get("credentials", str, what="a file name")
+    stop = f.value("stop_play_after")
+    f.done()
     if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
         raise ValueError(f"{where}.servers: a list of NATS server URLs, e.g. [\"nats://floor1:4222\"]")
     for url in servers:
         if not url.startswith(_SCHEMES) or len(url) <= len("nats://"):
             raise ValueError(f"{where}.servers: {url!r} is not a nats:// or tls:// URL")
-    subject = f.get("subject", None)
     if subject is None:
         subject = subject_for(ident)
-    elif not isinstance(subject, str):
-        raise ValueError(f"{where}.subject: expected text, got {subject!r}")
     try:
         machine_of(subject)
     except FloorWireError:
         raise ValueError(f"{where}.subject: {subject!r} is not {SUBJECT_PREFIX}<machine id>") from None
-    creds = f.get("credentials")
-    if creds is not None and not isinstance(creds, str):
-        raise ValueError(f"{where}.credentials: expected a file name, got {creds!r}")
-    stop = f.get("stop_play_after")
     if stop is not None and (isinstance(stop, bool) or not isinstance(stop, (int, float)) or not 0 < stop < 10**6):
         raise ValueError(f"{where}.stop_play_after: minutes without the floor before play stops, a number above 0, "
                          f"got {stop!r}")

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from controller.config import CabinetConfig, ConfigError, TableConfig, _get, _unknown
+from controller.config import CabinetConfig, ConfigError, TableConfig
+from drivers.configreader import Section
 
 __all__ = ["ScreensConfig", "screens_config", "parse_listen", "MIN_TOKEN"]
 
@@ -68,24 +69,24 @@ def screens_config(cfg: TableConfig | CabinetConfig, overrides: Mapping[str, Any
     from controller.bus import load_public_key, load_secret_keys, parse_role
 
     where = f"{cfg.path or 'config'}[screens]"
-    raw = dict(cfg.raw.get("screens", {}) or {})
-    if not isinstance(cfg.raw.get("screens", {}), dict):
-        raise ConfigError(f"{where}: expected a table")
     cabinet = isinstance(cfg, CabinetConfig)
     key_field, staff = ("attendant_key", "attendant") if cabinet else ("dealer_key", "dealer")
-    _unknown(raw, {"listen", "dealer_token_file", key_field} | ({"four_colour"} if not cabinet else set()), where)
-    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    host, port = parse_listen(_get(raw, "listen", str, where, "0.0.0.0:8080"), f"{where}.listen")
+    s = Section(cfg.raw.get("screens", {}), where)
+    listen, token_file, key_name = s.get("listen", str, "0.0.0.0:8080"), s.get("dealer_token_file", str), \
+        s.get(key_field, str)
+    four = False if cabinet else s.get("four_colour", bool, False)  # a cabinet's pages have no cards
+    s.done()
+    given = Section({k: v for k, v in (overrides or {}).items() if v is not None}, where)  # the command line's
+    listen, four = given.get("listen", str, listen), given.get("four_colour", bool, four)
+    host, port = parse_listen(listen, s.key("listen"))
     base = cfg.path.parent if cfg.path else Path.cwd()
-    token_file = _get(raw, "dealer_token_file", str, where)
     if token_file:
-        token, generated = _read_token(base / token_file, f"{where}.dealer_token_file"), False
+        token, generated = _read_token(base / token_file, s.key("dealer_token_file")), False
     else:
         token, generated = secrets.token_urlsafe(18), True
 
     keys = server = None
     commands = True
-    key_name = _get(raw, key_field, str, where)
     if cfg.bus.keys is None:
         if key_name:
             raise ConfigError(f"{where}.{key_field}: the bus has no CURVE keys ([bus].keys): commands are "
@@ -112,5 +113,4 @@ def screens_config(cfg: TableConfig | CabinetConfig, overrides: Mapping[str, Any
             server = load_public_key(cfg.bus.keys / "server.key")
         except OSError:
             raise ConfigError(f"{where}.{key_field}: no server.key (the bus's public key) in {cfg.bus.keys}") from None
-    four = _get(raw, "four_colour", bool, where, False)
     return ScreensConfig(host, port, token, generated, keys, server, commands, four)

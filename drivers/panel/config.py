@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from drivers.configreader import Section
+
 __all__ = [
     "PanelConfigError", "PanelConfig", "ButtonSpec", "SwitchSpec", "PulseSpec", "LampSpec", "OutputSpec",
     "TowerSpec", "DisplaySpec", "ChainSpec", "ReelSpec", "ReelsSpec", "WiringRow",
@@ -278,28 +280,21 @@ def parse_pin(value: Any, where: str) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 # Parsing
 
-class _Table:
-    """A TOML table being read: every key must be consumed, so a misspelt key is an error, not a silent default."""
+class _Table(Section):
+    """A table of the pin map being read (drivers/configreader.py): every key must be read, so a misspelt key
+    is an error, not a silent default."""
 
-    def __init__(self, data: Any, where: str) -> None:
-        if not isinstance(data, Mapping):
-            raise PanelConfigError(f"{where}: expected a table, got {type(data).__name__}")
-        self.data = dict(data)
-        self.where = where
-        self.used: set[str] = set()
+    error = PanelConfigError
 
-    def key(self, key: str) -> str:
-        return f"{self.where}.{key}"
+    @staticmethod
+    def not_a_table(data: Any, where: str) -> str:
+        return f"{where}: expected a table, got {type(data).__name__}"
 
-    def has(self, key: str) -> bool:
-        return key in self.data
-
-    def get(self, key: str, default: Any = None) -> Any:
-        self.used.add(key)
-        return self.data.get(key, default)
+    def unknown(self, keys: list[str]) -> str:
+        return f"{self.where}: unknown key {sorted(keys)[0]!r}"
 
     def number(self, key: str, default: float, low: float, high: float, *, integer: bool = False) -> Any:
-        value = self.get(key, default)
+        value = self.value(key, default)
         kind = "a whole number" if integer else "a number"
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
             raise PanelConfigError(f"{self.key(key)}: expected {kind}, got {value!r}")
@@ -308,28 +303,17 @@ class _Table:
         return value if integer else float(value)
 
     def flag(self, key: str, default: bool) -> bool:
-        value = self.get(key, default)
-        if not isinstance(value, bool):
-            raise PanelConfigError(f"{self.key(key)}: expected true or false, got {value!r}")
-        return value
+        return bool(self.get(key, bool, default))
 
     def choice(self, key: str, default: str, choices: Iterable[str]) -> str:
         choices = tuple(choices)
-        value = self.get(key, default)
+        value = self.value(key, default)
         if value not in choices:
             raise PanelConfigError(f"{self.key(key)}: {value!r} is not one of {', '.join(choices)}")
-        return value
+        return str(value)
 
     def text(self, key: str, default: str) -> str:
-        value = self.get(key, default)
-        if not isinstance(value, str):
-            raise PanelConfigError(f"{self.key(key)}: expected a string, got {value!r}")
-        return value
-
-    def done(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise PanelConfigError(f"{self.where}: unknown key {unknown[0]!r}")
+        return str(self.get(key, str, default, what="a string"))
 
 
 def _device(value: Any, where: str) -> _Table:
@@ -370,7 +354,7 @@ def _electrical(table: _Table, pull: str, active: str) -> tuple[str, bool]:
 
 
 def _devices(root: _Table, section: str) -> list[tuple[str, _Table]]:
-    data = root.get(section, {})
+    data = root.value(section, {})
     where = root.key(section)
     if not isinstance(data, Mapping):
         raise PanelConfigError(f"{where}: expected a table of devices, got {type(data).__name__}")
@@ -386,7 +370,7 @@ def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> 
     root = _Table(data, where)
     name = root.text("name", "")
     driver = root.choice("driver", "gpio", DRIVERS)
-    reserve = root.get("reserve", ["uart"])
+    reserve = root.value("reserve", ["uart"])
     if not isinstance(reserve, list) or any(bus not in ("uart", "i2c", "spi0") for bus in reserve):
         raise PanelConfigError(f"{root.key('reserve')}: expected a list of \"uart\", \"i2c\", \"spi0\", "
                                f"got {reserve!r}")
@@ -398,7 +382,7 @@ def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> 
     for name_, t in _devices(root, "buttons"):
         spot, role = _spot_and_role(t, name_)
         pull, active_high = _electrical(t, "up", "low")
-        spec = ButtonSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pull, active_high, spot, role,
+        spec = ButtonSpec(name_, parse_pin(t.value("pin"), t.key("pin")), pull, active_high, spot, role,
                           t.number("bounce", bounce, 0.0, 1.0), t.number("hold", hold, 0.05, 60.0),
                           t.number("stuck", stuck, 0.0, 3600.0))
         if spec.stuck and spec.stuck <= spec.hold:
@@ -410,14 +394,14 @@ def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> 
     for kind, section, active in (("door", "doors", "high"), ("switch", "switches", "low")):
         for name_, t in _devices(root, section):
             pull, active_high = _electrical(t, "up", active)
-            switches.append(SwitchSpec(name_, parse_pin(t.get("pin"), t.key("pin")), kind, pull, active_high,
+            switches.append(SwitchSpec(name_, parse_pin(t.value("pin"), t.key("pin")), kind, pull, active_high,
                                        t.number("bounce", 0.05, 0.0, 1.0)))
             t.done()
 
     pulses = []
     for name_, t in _devices(root, "pulses"):
         pull, active_high = _electrical(t, "up", "low")
-        line = PulseSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pull, active_high,
+        line = PulseSpec(name_, parse_pin(t.value("pin"), t.key("pin")), pull, active_high,
                          t.number("glitch", 0.002, 0.0, 0.1), t.number("min_width", 0.015, 0.0, 1.0),
                          t.number("max_width", 0.15, 0.001, 5.0), t.number("min_gap", 0.015, 0.0, 1.0))
         if not line.glitch < line.min_width < line.max_width:
@@ -433,13 +417,13 @@ def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> 
         brightness = t.number("brightness", 1.0, 0.0, 1.0)
         if brightness != 1.0 and not pwm:
             raise PanelConfigError(f"{t.key('brightness')}: only a PWM lamp can be dimmed (set pwm = true)")
-        lamps.append(LampSpec(name_, parse_pin(t.get("pin"), t.key("pin")), pwm,
+        lamps.append(LampSpec(name_, parse_pin(t.value("pin"), t.key("pin")), pwm,
                               t.choice("active", "high", LEVELS) == "high", brightness, spot, role))
         t.done()
 
     outputs = []
     for name_, t in _devices(root, "outputs"):
-        outputs.append(OutputSpec(name_, parse_pin(t.get("pin"), t.key("pin")),
+        outputs.append(OutputSpec(name_, parse_pin(t.value("pin"), t.key("pin")),
                                   t.choice("active", "high", LEVELS) == "high",
                                   t.number("pulse", 0.05, 0.001, 10.0), t.number("gap", 0.05, 0.001, 10.0)))
         t.done()
@@ -460,33 +444,31 @@ def panel_config_from_mapping(data: Mapping[str, Any], where: str = "panel") -> 
 def _tower(root: _Table) -> TowerSpec | None:
     if not root.has("tower"):
         return None
-    t = _Table(root.get("tower"), root.key("tower"))
-    tiers_table = _Table(t.get("tiers", {}), t.key("tiers"))
+    t = root.section("tower")
+    tiers_table = t.section("tiers")
     tiers = []
-    for tier, value in tiers_table.data.items():
+    for tier, value in tiers_table.items():
         _check_name(tier, tiers_table.key(tier))
         d = _device(value, tiers_table.key(tier))
-        tiers.append(LampSpec(tier, parse_pin(d.get("pin"), d.key("pin")), False,
+        tiers.append(LampSpec(tier, parse_pin(d.value("pin"), d.key("pin")), False,
                               d.choice("active", "high", LEVELS) == "high", role=tier))
         d.done()
-        tiers_table.used.add(tier)
     if not tiers:
         raise PanelConfigError(f"{t.where}: has no pins (give [{t.key('tiers')}], e.g. top = 26)")
     names = {tier.name for tier in tiers}
     if t.has("conditions"):
-        ct = _Table(t.get("conditions"), t.key("conditions"))
+        ct = t.section("conditions")
         conditions = []
-        for condition, looks in ct.data.items():
+        for condition, looks in ct.items():
             _check_name(condition, ct.key(condition))
             lt = _Table(looks, ct.key(condition))
-            for tier, look in lt.data.items():
+            for tier, look in lt.items():
                 if tier not in names:
                     raise PanelConfigError(f"{lt.key(tier)}: the tower has no tier {tier!r} "
                                            f"(tiers: {', '.join(sorted(names))})")
                 if look not in TOWER_LOOKS:
                     raise PanelConfigError(f"{lt.key(tier)}: {look!r} is not one of {', '.join(TOWER_LOOKS)}")
-            conditions.append((condition, tuple(lt.data.items())))
-            ct.used.add(condition)
+            conditions.append((condition, tuple(lt.items())))
         conditions_t = tuple(conditions)
     else:
         if not {"top", "bottom"} <= names:
@@ -500,8 +482,8 @@ def _tower(root: _Table) -> TowerSpec | None:
 def _displays(root: _Table) -> ChainSpec | None:
     if not root.has("displays"):
         return None
-    t = _Table(root.get("displays"), root.key("displays"))
-    bus = t.get("bus", "spi0")
+    t = root.section("displays")
+    bus = t.value("bus", "spi0")
     if isinstance(bus, str):
         if bus not in HARDWARE_SPI:
             raise PanelConfigError(f"{t.key('bus')}: {bus!r} is not \"spi0\", \"spi0.1\" or a table "
@@ -513,19 +495,19 @@ def _displays(root: _Table) -> ChainSpec | None:
         for key in ("clock", "data", "select"):
             if not b.has(key):
                 raise PanelConfigError(f"{b.where}: has no {key} pin")
-        clock, data, select = (parse_pin(b.get(k), b.key(k)) for k in ("clock", "data", "select"))
+        clock, data, select = (parse_pin(b.value(k), b.key(k)) for k in ("clock", "data", "select"))
         b.done()
         hardware = next((name for name, pins in HARDWARE_SPI.items() if pins == (clock, data, select)), None)
     intensity = t.number("intensity", 8, 0, 15, integer=True)
     refresh = t.number("refresh", 5.0, 0.0, 3600.0)
-    chain = t.get("chain", [])
+    chain = t.value("chain", [])
     if not isinstance(chain, list) or not chain:
         raise PanelConfigError(f"{t.key('chain')}: has no displays (list the chips, nearest the Pi first)")
     displays = []
     for position, item in enumerate(chain):
         where = f"{t.key('chain')}[{position}]"
         d = _Table(item if isinstance(item, Mapping) else {"name": item}, where)
-        name = d.get("name")
+        name = d.value("name")
         if not isinstance(name, str):
             raise PanelConfigError(f"{where}: a display needs a name")
         _check_name(name, where)
@@ -540,9 +522,9 @@ def _displays(root: _Table) -> ChainSpec | None:
 def _reels(root: _Table) -> ReelsSpec | None:
     if not root.has("reels"):
         return None
-    t = _Table(root.get("reels"), root.key("reels"))
-    shared = {key: parse_pin(t.get(key), t.key(key)) for key in ("dir", "enable") if t.has(key)}
-    items = t.get("reel", [])
+    t = root.section("reels")
+    shared = {key: parse_pin(t.value(key), t.key(key)) for key in ("dir", "enable") if t.has(key)}
+    items = t.value("reel", [])
     if not isinstance(items, list) or not items:
         raise PanelConfigError(f"{t.key('reel')}: list the reels, left to right: reel = [{{ step = .., home = .. }}, ...]")
     reels = []
@@ -551,7 +533,7 @@ def _reels(root: _Table) -> ReelsSpec | None:
         pins = {}
         for key in ("step", "home", "dir", "enable"):
             if r.has(key):
-                pins[key] = parse_pin(r.get(key), r.key(key))
+                pins[key] = parse_pin(r.value(key), r.key(key))
             elif key in shared:
                 pins[key] = shared[key]
             else:
@@ -574,10 +556,10 @@ def _reels(root: _Table) -> ReelsSpec | None:
 
 
 def _groups(root: _Table, lamps: list[LampSpec]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    t = _Table(root.get("groups", {}), root.key("groups"))
+    t = root.section("groups")
     known = {lamp.name for lamp in lamps}
     groups = []
-    for group, members in t.data.items():
+    for group, members in t.items():
         _check_name(group, t.key(group))
         if not isinstance(members, list) or not members or not all(isinstance(m, str) for m in members):
             raise PanelConfigError(f"{t.key(group)}: expected a list of lamp names")
@@ -587,7 +569,6 @@ def _groups(root: _Table, lamps: list[LampSpec]) -> tuple[tuple[str, tuple[str, 
         if len(set(members)) != len(members):
             raise PanelConfigError(f"{t.key(group)}: names a lamp twice")
         groups.append((group, tuple(members)))
-        t.used.add(group)
     return tuple(groups)
 
 
