@@ -41,6 +41,7 @@ def _journal(folder: Path, ident: str, durable: bool = True) -> Any:
     if not durable:
         # Two hundred machines have two hundred SD cards, not this one disk: their commits skip the fsyncs (of
         # the journal and of an anchor) that would make this bench measure the disk, not the floor.
+        assert j._db is not None
         j._db.execute("PRAGMA synchronous=OFF")
     return j
 

@@ -46,7 +46,7 @@ def missing(playwright: bool = True) -> str | None:
     """Why the browser cannot run here (None when it can); playwright=False: without Playwright (the bench)."""
     if playwright:
         try:
-            import playwright.async_api  # noqa: F401
+            from playwright import async_api  # noqa: F401
         except ImportError:
             return "the playwright package is not installed (pip install -e '.[test]')"
     if chromium_path() is None:
