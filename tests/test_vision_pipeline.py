@@ -19,9 +19,11 @@ from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
 from vision.geometry import Calibration, TableGeometry
 from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, SIGN_REGION,
-                              SIGN_SIZE, WIDE_H, WIDE_REGION, WIDE_W, CardRect, Detection, Recogniser, _distinct,
+                              SIGN_SIZE, WIDE_H, WIDE_REGION, WIDE_W, CardRect, Detection, Recogniser,
                               body_crops, cascade_gaps, corner_crops, corner_point, index_crops, letterbox,
                               locator_crops, rect_at_index, sign_crops, wide_crops)
+from vision.cardrect import Find
+from vision.readings import distinct as _distinct
 from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
 from vision.training.data import rect_of_quad
 
@@ -240,7 +242,7 @@ def test_a_sure_index_off_the_found_cards_counts_only_beside_one() -> None:
         render._composite(img, np.full((600, 800), -1, np.int32), render.card_face(parse_card(name)), quad, k, 1.0)
     rects = {name: rect_of_quad(quad) for name, quad in quads.items()}
     rec = Recogniser(refine=False, body=False)
-    found = [(0.9, (320.0, 300.0, 520.0, 580.0), rects["QD"], 0)]
+    found = [Find(0.9, (320.0, 300.0, 520.0, 580.0), rects["QD"], 0)]
     indices = [(0.6, rects["QD"]), (0.5, rects["7C"]), (0.5, rects["4H"])]
     rec._detect = lambda frame: (found, indices, [], [])  # type: ignore[method-assign]
     assert sorted(str(d.card) for d in rec.identify(img)) == ["7C", "QD"]
@@ -427,8 +429,8 @@ def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
     implied = dataclasses.replace(true, cx=true.cx + 0.15 * hw, half_w=hw * 0.9)
     rec = Recogniser(refine=False)
     named = Detection(parse_card("7S"), 0.6, 0.9, (0, 0, 600, 600), implied)
-    finds = [(0.9, (0.0, 0.0, 600.0, 600.0), dataclasses.replace(true, cx=true.cx + 0.4 * hw), 0),
-             (0.8, (0.0, 0.0, 600.0, 600.0), true, 0)]
+    finds = [Find(0.9, (0.0, 0.0, 600.0, 600.0), dataclasses.replace(true, cx=true.cx + 0.4 * hw), 0),
+             Find(0.8, (0.0, 0.0, 600.0, 600.0), true, 0)]
     assert rec._body_rect(named, finds, [(img, 1.0)]) == true
     assert rec._body_rect(named, finds[:1], [(img, 1.0)]) == implied
 
@@ -506,7 +508,7 @@ def test_a_cards_other_index_is_read_when_the_first_names_it_unsurely(rec: Recog
 def test_two_corners_suit_readings_multiply() -> None:
     # Two indices that each read clubs at 0.7 (spades 0.3) are two looks that agree: the card is a club at
     # 0.49 / (0.49 + 0.09) = 0.845, over _SURE (averaged, it stayed at 0.7). A suit one corner rules out stays out.
-    from vision.recognise import _pool
+    from vision.readings import pool as _pool
     rect = CardRect(552, 336, 1.0, 0.0, 97, 68)
     ranks = np.zeros((2, RANK_CLASSES), np.float32)
     ranks[:, 11] = 0.99
@@ -521,7 +523,7 @@ def test_two_corners_suit_readings_multiply() -> None:
 def test_an_index_counts_on_the_card_found_on_top_of_its_own() -> None:
     # The 2H under the QC in a rendered cascade: the detector found only the QC (its visible box below); the
     # 2H's index lies off that box, but the card it implies is centred on it.
-    from vision.recognise import _on_box
+    from vision.cardrect import on_box as _on_box
 
     top_box = (495.0, 244.0, 640.0, 433.0)
     two_hearts = CardRect(510, 308, 0.0, -1.0, 70, 50)  # upright: its index at the top left, at (475, 260)
@@ -539,8 +541,8 @@ def test_a_card_named_twice_does_not_hide_the_card_under_its_second_name(
     king = CardRect(348, 263, -0.91, 0.41, 85, 61)
     frame = np.zeros((720, 1280, 3), np.uint8)
     monkeypatch.setattr(rec, "refine", False)
-    monkeypatch.setattr(rec, "_detect", lambda f: ([(0.8, (180.0, 70.0, 400.0, 262.0), nine, 0),
-                                                    (0.6, (260.0, 180.0, 430.0, 350.0), king, 0)],
+    monkeypatch.setattr(rec, "_detect", lambda f: ([Find(0.8, (180.0, 70.0, 400.0, 262.0), nine, 0),
+                                                    Find(0.6, (260.0, 180.0, 430.0, 350.0), king, 0)],
                                                    [(0.73, nine), (0.54, nine_again)], [(f, 1.0)], []))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
@@ -562,8 +564,8 @@ def test_a_photos_card_found_at_two_sizes_keeps_the_better_reading(monkeypatch: 
     rec = Recogniser(det_size=(320, 224), indices=False, refine=False)
     small = CardRect(210, 262, 0.0, -1.0, 86 * 1.4, 76)
     right = CardRect(210, 266, 0.0, -1.0, 150, 107)
-    monkeypatch.setattr(rec, "_detect", lambda f: ([(0.67, (135.0, 176.0, 286.0, 348.0), small, 0),
-                                                    (0.61, (104.0, 116.0, 316.0, 417.0), right, 1)], None,
+    monkeypatch.setattr(rec, "_detect", lambda f: ([Find(0.67, (135.0, 176.0, 286.0, 348.0), small, 0),
+                                                    Find(0.61, (104.0, 116.0, 316.0, 417.0), right, 1)], None,
                                                    [(f, 1.0), (f, 1.0)], []))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
