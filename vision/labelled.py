@@ -1,18 +1,7 @@
 """Any labelled folder of card photos (Pascal VOC, YOLO, LabelMe or a cards.json): loading it, scoring a reader on it
 by rank and by rank and suit, the confusion table by rank, and a contact sheet of the failures.
 
-`croupier vision evaluate --photos DIR` runs it. The label's name gives the rank, and the suit where it has one:
-`nine`, `10`, `T`, `Q`, `ace`, `10C`, `Qh`, `AS`, `ace of spades`, `king_hearts`, `5-diamonds`. A label naming no
-card (a joker, a card back, a suit sign alone) is kept as `other`: a report there is neither right nor false.
-
-Formats, found by what the folder holds (searched recursively):
-- Pascal VOC: `*.xml` with `<annotation><filename>` and `<object><name>`/`<bndbox>`.
-- YOLO: `*.txt` per image (`class cx cy w h`, normalised; a polygon `class x1 y1 x2 y2 ...` too), the class names in
-  `classes.txt`, `obj.names` or `data.yaml` (`names:`) in the folder or above the labels; the image beside the txt or
-  in the matching `images/` folder.
-- LabelMe: `*.json` with `shapes: [{label, points}]` and `imagePath`.
-- `cards.json`: `[{"image": "a.jpg", "cards": [{"card": "QS", "outline": [[x, y], ...]} | {"card": "Q", "box":
-  [x0, y0, x1, y1]}]}]`, paths relative to the file.
+`croupier vision evaluate --photos DIR` runs it. The labels, their names and the formats read: vision/labelfiles.py.
 
 The scoring rule is the real photos' (`realdata.match`): a labelled card is found when a reported card of its rank
 (and suit, for the rank-and-suit figure) has its centre inside the label's outline; each report matches one label at

@@ -46,14 +46,9 @@ def _recall(args: argparse.Namespace) -> int:
             print(f"round {r['round'] or '(in progress)'}  {when}")
         for box, stake in r["bets"].items():
             print(f"    bet {box}: {stake}")
-        for card in r["cards"]:
-            print(f"    card {card}")
-        for d in r["decisions"]:
-            print(f"    decision {d}")
-        for seen in r["seen"]:
-            print(f"    camera saw {seen}")
-        for alert in r["alerts"]:
-            print(f"    alert {alert}")
+        for key, lead in (("cards", "card"), ("decisions", "decision"), ("seen", "camera saw"), ("alerts", "alert")):
+            for line in r[key]:
+                print(f"    {lead} {line}")
         res = r["result"]
         if res and "results" in res:
             for row in res["results"]:
