@@ -14,24 +14,34 @@ if TYPE_CHECKING:  # the commands import their heavy modules when they run: `cro
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run a table, slot cabinet or progressive link controller from its config file",
-                       description="Run a live table (shoe, panel and camera drivers), slot cabinet (panel, reels, "
-                                   "hopper) or progressive link controller: journal, bus.")
-    p.add_argument("--config", required=True, help="the table's, cabinet's or link's TOML config")
+    p = _serving(sub, "run", "run a table, slot cabinet or progressive link controller from its config file",
+                 "Run a live table (shoe, panel and camera drivers), slot cabinet (panel, reels, hopper) or progressive "
+                 "link controller: journal, bus.", "the table's, cabinet's or link's TOML config")
     p.add_argument("--sim", action="store_true", help="swap every driver for its simulation")
     p.add_argument("--sas-pty", metavar="LINK", default=None,
                    help="cabinet with --sim: serve its SAS line on a pseudo-terminal linked at LINK")
-    p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
-    p.set_defaults(func=_run)
+    _log_level(p, _run)
 
 
 def register_progressive(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("progressive", help="run a progressive link controller (one per link of cabinets)",
-                       description="Run the controller of a linked progressive: cabinets send contributions and hits "
-                                   "over the bus (CURVE); it journals them, keeps the pool and publishes it.")
-    p.add_argument("--config", required=True, help="the link's TOML config ([progressive] and [bus])")
+    p = _serving(sub, "progressive", "run a progressive link controller (one per link of cabinets)",
+                 "Run the controller of a linked progressive: cabinets send contributions and hits over the bus "
+                 "(CURVE); it journals them, keeps the pool and publishes it.",
+                 "the link's TOML config ([progressive] and [bus])")
+    _log_level(p, _progressive)
+
+
+def _serving(sub: argparse._SubParsersAction, name: str, help: str, description: str,
+             config: str) -> argparse.ArgumentParser:
+    """The parser of a command that serves a runtime from its config file (`run`, `progressive`)."""
+    p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
+    p.add_argument("--config", required=True, help=config)
+    return p
+
+
+def _log_level(p: argparse.ArgumentParser, func: Any) -> None:
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
-    p.set_defaults(func=_progressive)
+    p.set_defaults(func=func)
 
 
 def runtime_for(cfg: Any) -> Any:
