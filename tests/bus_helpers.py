@@ -70,3 +70,43 @@ def keys(tmp_path: Path) -> Path:
     for name in ("server", "dealer", "spot3", "stranger"):
         create_keys(tmp_path, name)
     return tmp_path
+
+
+# Speaking ZMTP by hand, below libzmq: what a hostile peer can send.
+
+def zmtp_frame(body: bytes, command: bool = False) -> bytes:
+    flags = 0x04 if command else 0x00
+    if len(body) > 255:
+        return bytes([flags | 0x02]) + len(body).to_bytes(8, "big") + body
+    return bytes([flags, len(body)]) + body
+
+
+def _read_exactly(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError("the peer closed the connection")
+        data += chunk
+    return data
+
+
+def zmtp_read(sock: socket.socket) -> tuple[int, bytes]:
+    """One ZMTP frame: (flags, body)."""
+    flags = _read_exactly(sock, 1)[0]
+    size = int.from_bytes(_read_exactly(sock, 8 if flags & 0x02 else 1), "big")
+    return flags, _read_exactly(sock, size)
+
+
+def zmtp_connect(endpoint: str, socket_type: bytes = b"SUB") -> socket.socket:
+    """A hostile peer's view of the bus: a raw TCP connection speaking ZMTP 3.0 (NULL mechanism) by hand, so it
+    can send what no libzmq client would (and holds nothing of what it sends in a trie of its own)."""
+    host, port = endpoint.removeprefix("tcp://").rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=20)
+    sock.sendall(b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" * 32)
+    _read_exactly(sock, 64)  # the server's greeting
+    sock.sendall(zmtp_frame(b"\x05READY\x0bSocket-Type" + len(socket_type).to_bytes(4, "big") + socket_type,
+                             command=True))
+    flags, body = zmtp_read(sock)
+    assert flags & 0x04 and body.startswith(b"\x05READY"), body[:40]
+    return sock

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -12,45 +11,8 @@ import pytest
 import zmq
 
 from controller.bus import BusClient, BusServer, CommandClient, CommandError, load_client_roles, load_secret_keys
-from tests.bus_helpers import MAX_DEPTH, FakeTable, free_endpoints, keys, wait_for  # noqa: F401 - keys: a fixture
-
-
-def _zmtp_frame(body: bytes, command: bool = False) -> bytes:
-    flags = 0x04 if command else 0x00
-    if len(body) > 255:
-        return bytes([flags | 0x02]) + len(body).to_bytes(8, "big") + body
-    return bytes([flags, len(body)]) + body
-
-
-def _read_exactly(sock: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError("the peer closed the connection")
-        data += chunk
-    return data
-
-
-def zmtp_read(sock: socket.socket) -> tuple[int, bytes]:
-    """One ZMTP frame: (flags, body)."""
-    flags = _read_exactly(sock, 1)[0]
-    size = int.from_bytes(_read_exactly(sock, 8 if flags & 0x02 else 1), "big")
-    return flags, _read_exactly(sock, size)
-
-
-def zmtp_connect(endpoint: str, socket_type: bytes = b"SUB") -> socket.socket:
-    """A hostile peer's view of the bus: a raw TCP connection speaking ZMTP 3.0 (NULL mechanism) by hand, so it
-    can send what no libzmq client would (and holds nothing of what it sends in a trie of its own)."""
-    host, port = endpoint.removeprefix("tcp://").rsplit(":", 1)
-    sock = socket.create_connection((host, int(port)), timeout=20)
-    sock.sendall(b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" * 32)
-    _read_exactly(sock, 64)  # the server's greeting
-    sock.sendall(_zmtp_frame(b"\x05READY\x0bSocket-Type" + len(socket_type).to_bytes(4, "big") + socket_type,
-                             command=True))
-    flags, body = zmtp_read(sock)
-    assert flags & 0x04 and body.startswith(b"\x05READY"), body[:40]
-    return sock
+from tests.bus_helpers import (MAX_DEPTH, FakeTable, free_endpoints, keys, wait_for,  # noqa: F401 - keys: a fixture
+                               zmtp_connect, zmtp_frame, zmtp_read)
 
 
 def rss_kib(pid: int) -> int:
@@ -106,7 +68,7 @@ def test_a_huge_subscription_or_many_foreign_ones_do_not_grow_the_publisher(bus_
     before = rss_kib(proc.pid)
     hostile = zmtp_connect(ep.publish)
     try:
-        hostile.sendall(_zmtp_frame(b"\x01" + b"X" * 10_485_760))
+        hostile.sendall(zmtp_frame(b"\x01" + b"X" * 10_485_760))
     except OSError:
         pass  # the publisher may hang up before the whole subscription is written
     with pytest.raises((EOFError, ConnectionResetError)):  # it closed the connection: nothing kept
@@ -117,7 +79,7 @@ def test_a_huge_subscription_or_many_foreign_ones_do_not_grow_the_publisher(bus_
     many = zmtp_connect(ep.publish)
     try:
         for i in range(4000):
-            many.sendall(_zmtp_frame(b"\x01" + f"{i:06d}".encode() + b"Y" * 994))
+            many.sendall(zmtp_frame(b"\x01" + f"{i:06d}".encode() + b"Y" * 994))
     except OSError:
         pass
     with pytest.raises((EOFError, ConnectionResetError)):
