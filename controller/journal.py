@@ -24,13 +24,15 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import sqlite3
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from urllib.parse import quote
+
+from controller.journalseal import (Anchor, JournalIntegrityError, JournalKeyError, default_anchor, default_key_file,
+                                   key_id, make_key, read_key)
 
 if TYPE_CHECKING:
     from _hashlib import HASH
@@ -68,94 +70,9 @@ def fold(step: Callable[[S, dict[str, Any]], tuple[S, Any]], state: S,
     return state
 
 
-class JournalIntegrityError(RuntimeError):
-    """The journal is damaged, incomplete, forged or cannot be checked; the service must not run on it."""
-
-
-class JournalKeyError(JournalIntegrityError):
-    """The journal key is missing, unreadable, malformed, too widely readable, or cannot be made."""
-
-
 def canonical_json(record: Mapping[str, Any]) -> str:
     """The one byte-exact JSON form of a record that is stored and MACed."""
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-# ---------------------------------------------------------------------------------------------- the key
-
-def default_key_file() -> Path:
-    """Where a config that names no journal key keeps it: the user's state folder (demos, tests, --sim);
-    a live service names /etc/croupier/journal.key, made by deploy/install.sh."""
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "croupier" / "journal.key"
-
-
-def default_anchor(journal: Path) -> Path:
-    """A journal's anchor when its config names none: beside it, `<name>.anchor` (not `<name>.journal-*`, so
-    removing a journal's WAL by a glob does not take the anchor with it)."""
-    anchor = journal.with_suffix(".anchor")
-    return anchor if anchor != journal else journal.with_name(journal.name + ".anchor")
-
-
-def make_key(path: Path) -> bytes:
-    """Make a new 256-bit journal key at `path` (0600, written once, never replaced); return it. A key
-    already there (another process made it first) is returned instead."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    key = secrets.token_bytes(32)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, key.hex().encode() + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.link(tmp, path)  # atomic, and never over an existing key
-    except FileExistsError:
-        os.unlink(tmp)
-        loaded = _read_key(path)
-        assert loaded is not None
-        return loaded
-    os.unlink(tmp)
-    _fsync_dir(path.parent)
-    return key
-
-
-def _read_key(path: Path) -> bytes | None:
-    """The key at `path`, or None if there is no file; a key anyone but its owner may read is refused."""
-    try:
-        st = path.stat()
-        text = path.read_text(encoding="ascii").strip()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except PermissionError:
-        raise JournalKeyError(f"journal key {path}: permission denied (it is readable by the service user alone: "
-                              f"run this as that user, e.g. sudo -u croupier)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JournalKeyError(f"journal key {path}: cannot read it: {exc}") from None
-    if st.st_mode & 0o077:
-        raise JournalKeyError(f"journal key {path} may be read by others (mode {st.st_mode & 0o777:04o}): "
-                              f"chmod 0400 {path}")
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        key = b""
-    if len(key) != 32:
-        raise JournalKeyError(f"journal key {path} is malformed (expected 64 hex digits)")
-    return key
-
-
-def _key_id(key: bytes) -> str:
-    """A short public name of a key (a wrong key file is named as such, not as 'row 1 altered')."""
-    return hashlib.sha256(b"croupier-journal-key-id\x1f" + key).hexdigest()[:16]
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # ---------------------------------------------------------------------------------------------- the chain
@@ -175,83 +92,6 @@ def _row_hash(mac: hmac.HMAC | None, prev_hash: str, seq: int, table_id: str, ts
         h.update(part.encode())
         h.update(b"\x1f")  # unit separator: no two different rows MAC the same bytes
     return h.hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------- the anchor
-
-class _Anchor:
-    """The last committed (seq, MAC), outside the database, in two copies written in turn, each with its own MAC.
-
-    A commit rewrites one copy in place (one pwrite and one fdatasync; no rename, no directory sync), the
-    other copy still holding the commit before: a write torn by a power cut leaves one copy that verifies.
-    The copies sit 4 KiB apart, never in one block."""
-
-    SLOT = 4096
-    MAGIC = "croupier-anchor-1"
-
-    def __init__(self, path: Path, table_id: str, mac: hmac.HMAC) -> None:
-        self.path, self.table_id, self._mac = path, table_id, mac
-        self._fd: int | None = None
-        self._next_slot = 0
-
-    def _slot_mac(self, seq: int, row_mac: str) -> str:
-        h = self._mac.copy()
-        h.update(f"{self.MAGIC}\x1f{self.table_id}\x1f{seq}\x1f{row_mac}".encode())
-        return h.hexdigest()
-
-    def _encode(self, seq: int, row_mac: str) -> bytes:
-        return f"{self.MAGIC} {seq} {row_mac} {self._slot_mac(seq, row_mac)}\n".encode()
-
-    def read(self) -> tuple[int, str] | None:
-        """The newest copy that verifies, or None when there is no anchor file."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise JournalIntegrityError(f"anchor {self.path}: cannot read it: {exc}") from None
-        best: tuple[int, str, int] | None = None
-        for slot in (0, 1):
-            chunk = data[slot * self.SLOT:(slot + 1) * self.SLOT].split(b"\n", 1)[0]
-            try:
-                magic, seq_text, row_mac, slot_mac = chunk.decode("ascii").split(" ")
-                seq = int(seq_text)
-            except ValueError:  # a torn or damaged copy (UnicodeDecodeError is a ValueError)
-                continue
-            if magic == self.MAGIC and seq >= 0 and hmac.compare_digest(slot_mac, self._slot_mac(seq, row_mac)):
-                if best is None or seq > best[0]:
-                    best = (seq, row_mac, slot)
-        if best is None:
-            raise JournalIntegrityError(f"anchor {self.path} is damaged or was not made with this journal key "
-                                        f"(neither copy verifies): the journal's last committed row is unknown")
-        self._next_slot = 1 - best[2]
-        return best[0], best[1]
-
-    def create(self, seq: int, row_mac: str) -> None:
-        """Make the anchor file (both copies), atomically: a new file renamed into place."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        line = self._encode(seq, row_mac)
-        with open(tmp, "wb") as fh:
-            fh.write(line.ljust(self.SLOT, b"\0") + line.ljust(self.SLOT, b"\0"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
-        self._next_slot = 0
-
-    def write(self, seq: int, row_mac: str) -> None:
-        """Record a commit: one copy rewritten in place and fsynced (the other keeps the commit before)."""
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY)
-        os.pwrite(self._fd, self._encode(seq, row_mac).ljust(self.SLOT, b"\0"), self._next_slot * self.SLOT)
-        os.fdatasync(self._fd)
-        self._next_slot = 1 - self._next_slot
-
-    def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
 
 
 # ---------------------------------------------------------------------------------------------- the journal
@@ -289,7 +129,7 @@ class Journal:
         self.key_file = Path(key_file) if key_file is not None else default_key_file()
         self.anchor_path = Path(anchor) if anchor is not None else None
         self._db: sqlite3.Connection | None = None
-        self._anchor: _Anchor | None = None
+        self._anchor: Anchor | None = None
         self.anchored_seq: int | None = None  # the seq the anchor held when opened (None: no anchor)
         self.key_id = ""
         self._new_meta = False
@@ -306,14 +146,14 @@ class Journal:
         size = self.path.stat().st_size if self.path.exists() else None
         wal = self.path.with_name(self.path.name + "-wal")
         in_wal = wal.exists() and wal.stat().st_size > 0  # rows not yet copied into the file: SQLite reads them
-        key = _read_key(self.key_file)
+        key = read_key(self.key_file)
         anchored = None
         if self.anchor_path is not None and self.anchor_path.exists():
             if key is None:
                 raise JournalKeyError(f"journal key {self.key_file} is missing, but anchor {self.anchor_path} "
                                       f"exists: the journal cannot be verified without the key it was made with")
             # the anchor is read before the journal: a journal only grows, so one read after it is never behind
-            self._anchor = _Anchor(self.anchor_path, self.table_id, hmac.new(key, digestmod=hashlib.sha256))
+            self._anchor = Anchor(self.anchor_path, self.table_id, hmac.new(key, digestmod=hashlib.sha256))
             anchored = self._anchor.read()
             self.anchored_seq = anchored[0] if anchored else None
         if size is None or (size == 0 and not in_wal):
@@ -416,7 +256,7 @@ class Journal:
             except OSError as exc:
                 raise JournalKeyError(f"journal key {self.key_file} is missing and cannot be made: {exc.strerror} "
                                       f"(deploy/install.sh makes it; a config names it as journal_key)") from None
-        self.key_id = _key_id(key)
+        self.key_id = key_id(key)
         self._mac = hmac.new(key, digestmod=hashlib.sha256)
         if rows and meta.get("key_id") not in (None, self.key_id):
             raise JournalKeyError(f"journal {self.path} was made with journal key {meta['key_id']}, but "
@@ -463,7 +303,7 @@ class Journal:
                              (self.table_id, str(JOURNAL_SCHEMA), self.key_id))
         if self._anchor_to == "create":
             assert self.anchor_path is not None
-            self._anchor = _Anchor(self.anchor_path, self.table_id, self._mac)
+            self._anchor = Anchor(self.anchor_path, self.table_id, self._mac)
             self._anchor.create(0, self._last_hash)
             self.anchored_seq = 0
         elif self._anchor_to == "catch up":
@@ -593,7 +433,7 @@ def migrate(path: str | Path, table_id: str, *, key_file: str | Path | None = No
             raise JournalIntegrityError(f"{path} is the journal of table {meta.get('table_id')!r}, not {table_id!r}")
         if meta.get("schema") != "1":
             raise JournalIntegrityError(f"journal {path} has schema {meta.get('schema')!r}: only schema 1 is migrated")
-        key = _read_key(key_path)
+        key = read_key(key_path)
         if key is None:
             key = make_key(key_path)
         mac = hmac.new(key, digestmod=hashlib.sha256)
@@ -610,13 +450,13 @@ def migrate(path: str | Path, table_id: str, *, key_file: str | Path | None = No
             db.execute("BEGIN")
             db.executemany("UPDATE journal SET prev_hash = ?, hash = ? WHERE seq = ?", updates)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?), ('key_id', ?)",
-                       (str(JOURNAL_SCHEMA), _key_id(key)))
+                       (str(JOURNAL_SCHEMA), key_id(key)))
     except sqlite3.DatabaseError as exc:
         raise JournalIntegrityError(f"journal {path} is damaged: {exc}") from None
     finally:
         db.close()
     if anchor is not None:
-        _Anchor(Path(anchor), table_id, mac).create(expected - 1, new_prev)
+        Anchor(Path(anchor), table_id, mac).create(expected - 1, new_prev)
     return expected - 1
 
 
@@ -632,7 +472,7 @@ def write_copy(path: Path, table_id: str, rows: list[tuple[int, str, int, int, s
                                   f"(keep the old file for the regulator, move it away, then write the copy)")
     if not rows:
         raise JournalIntegrityError(f"no row of {table_id} to write")
-    key = _read_key(key_file)
+    key = read_key(key_file)
     if key is None:
         raise JournalKeyError(f"journal key {key_file} is missing: a copy verifies only under the key of the "
                               f"machine whose journal it is (restore that key from its backup first)")
@@ -651,7 +491,7 @@ def write_copy(path: Path, table_id: str, rows: list[tuple[int, str, int, int, s
                 if statement.strip():
                     db.execute(statement)
             db.execute("INSERT INTO meta VALUES ('table_id', ?), ('schema', ?), ('key_id', ?)",
-                       (table_id, str(JOURNAL_SCHEMA), _key_id(key)))
+                       (table_id, str(JOURNAL_SCHEMA), key_id(key)))
             db.executemany("INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
@@ -664,5 +504,5 @@ def write_copy(path: Path, table_id: str, rows: list[tuple[int, str, int, int, s
             leftover.unlink(missing_ok=True)
         raise
     os.replace(tmp, path)
-    _Anchor(anchor, table_id, hmac.new(key, digestmod=hashlib.sha256)).create(rows[-1][0], rows[-1][6])
+    Anchor(anchor, table_id, hmac.new(key, digestmod=hashlib.sha256)).create(rows[-1][0], rows[-1][6])
     return count

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
-import json
 import logging
 import signal
 import time
@@ -32,8 +30,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from controller.bus import MAX_INT, BusServer, Origin, Role, load_client_roles, load_secret_keys
+from controller.bus import BusServer, Origin, Role, load_client_roles, load_secret_keys
 from controller.journal import Journal, canonical_json, default_anchor
+from controller.runtimeargs import (MAX_RECORDED, RefusalLimiter, bounded, clip, int_arg, json_bytes, jsonable,
+                                   text_arg)
 from controller.sdnotify import notify, watchdog_interval
 from controller.views import ScreenViews, project
 
@@ -45,8 +45,6 @@ Effects = tuple[Any, ...]
 ANSWER_WINDOW_S = 600.0   # how long a command's (key, id) is answered with its first answer
 ANSWER_WINDOW_N = 10_000  # ... and at most this many of the latest (memory stays bounded)
 READ_ONLY = frozenset({"status", "meters", "audit", "recall"})  # change nothing: answered afresh each time
-MAX_TEXT = 500            # characters of a text argument (a reason, a box's name)
-MAX_RECORDED = 512        # bytes of a refused command's args kept in its record; larger ones as a summary
 FLOOR_CHECK_S = 5.0       # how often a machine with [floor] stop_play_after looks at how long the floor is away
 
 
@@ -58,49 +56,6 @@ class FatalStop(SystemExit):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)  # a text code: Python prints it and exits 1
         self.reason = reason
-
-
-class RefusalLimiter:
-    """How many refusals of one peer (an IP address) are journaled: a burst of `burst`, then one every
-    `every` seconds; the ones left out are counted and the count goes in the next record journaled for that
-    peer (or `flush`'s). At most `peers` peers are tracked, so a flood from many addresses stays bounded."""
-
-    def __init__(self, burst: int = 20, every: float = 1.0, peers: int = 1024,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.burst, self.every, self.peers, self.clock = burst, every, peers, clock
-        self._buckets: OrderedDict[str, list[float]] = OrderedDict()  # peer -> [tokens, at, left out]
-        self._orphans = 0   # left out by peers no longer tracked
-        self.left_out = 0   # left out in all, since the start
-
-    def allow(self, peer: str) -> tuple[bool, int]:
-        """(journal this one?, refusals of this peer left out before it, when it is journaled)."""
-        now = self.clock()
-        bucket = self._buckets.pop(peer, None)
-        if bucket is None:
-            bucket = [float(self.burst), now, 0]
-            while len(self._buckets) >= self.peers:
-                _, dropped = self._buckets.popitem(last=False)
-                self._orphans += int(dropped[2])
-        self._buckets[peer] = bucket
-        bucket[0] = min(float(self.burst), bucket[0] + (now - bucket[1]) / self.every)
-        bucket[1] = now
-        if bucket[0] >= 1:
-            bucket[0] -= 1
-            left, bucket[2] = int(bucket[2]), 0
-            return True, left
-        bucket[2] += 1
-        self.left_out += 1
-        return False, 0
-
-    def flush(self) -> dict[str, int]:
-        """The counts left out per peer since their last record (and forgets them): for a summary record."""
-        out = {peer: int(b[2]) for peer, b in self._buckets.items() if b[2]}
-        for b in self._buckets.values():
-            b[2] = 0
-        if self._orphans:
-            out["(others)"] = self._orphans
-            self._orphans = 0
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,7 +439,7 @@ class Runtime:
                 return known.answer
             mark = len(batch.staged)
             reply = self._command(batch, role, command, args)
-            answer = reply if len(_json(reply)) <= MAX_RECORDED else None
+            answer = reply if len(json_bytes(reply)) <= MAX_RECORDED else None
             if len(batch.staged) > mark:
                 record, state, effects = batch.staged[mark]
                 tag = {"key": origin.key, "id": origin.id, "digest": origin.digest, "answer": answer}
@@ -548,10 +503,10 @@ class Runtime:
                 args: dict[str, Any] | None) -> dict[str, Any]:
         """Answer a refusal and journal it: the command and its args (a summary when they are large); a bus
         command's refusals at most at the limiter's rate per peer."""
-        reason = _clip(reason)
+        reason = clip(reason)
         request: dict[str, Any] | None = None
         if command is not None:
-            request = {"command": _clip(command, 64), "args": bounded(args)}
+            request = {"command": clip(command, 64), "args": bounded(args)}
         origin = self._origin
         left = 0
         if origin is not None:
@@ -559,8 +514,8 @@ class Runtime:
             journal, left = self.refusals.allow(origin.peer or "(no address)")
             if not journal:
                 return {"ok": False, "error": reason}
-        self.log.warning("refused %s from %s: %s", _clip(str(command), 64), who, reason)
-        record: dict[str, Any] = {"kind": "refused", "who": _clip(who, 64), "reason": reason, "request": request}
+        self.log.warning("refused %s from %s: %s", clip(str(command), 64), who, reason)
+        record: dict[str, Any] = {"kind": "refused", "who": clip(who, 64), "reason": reason, "request": request}
         if left:
             record["left_out"] = left
         batch.add(record)
@@ -573,9 +528,9 @@ class Runtime:
         journal, left = self.refusals.allow(str(info.get("peer") or "(no address)"))
         if not journal:
             return
-        reason = _clip(reason)
+        reason = clip(reason)
         self.log.warning("refused a message from %s (%s): %s", who, info.get("peer"), reason)
-        record: dict[str, Any] = {"kind": "refused", "who": _clip(who, 64), "reason": reason, "request": info}
+        record: dict[str, Any] = {"kind": "refused", "who": clip(who, 64), "reason": reason, "request": info}
         if left:
             record["left_out"] = left
         self._post(lambda batch: batch.add(record))
@@ -642,62 +597,6 @@ class Runtime:
             notify("WATCHDOG=1")
 
 
-_REQUIRED: Any = object()
-
-
-def text_arg(args: dict[str, Any], key: str, default: Any = _REQUIRED) -> str:
-    """A command's text argument (KeyError when missing and no default; TypeError for another type or a text
-    over MAX_TEXT characters)."""
-    value = args[key] if default is _REQUIRED else args.get(key, default)
-    if not isinstance(value, str):
-        raise TypeError(f"{key} must be text")
-    if len(value) > MAX_TEXT:
-        raise TypeError(f"{key} must be text of at most {MAX_TEXT} characters")
-    return value
-
-
-def int_arg(args: dict[str, Any], key: str, default: Any = _REQUIRED) -> int:
-    """A command's whole-number argument: 25.9 (or 25.0) is refused, never truncated; so are NaN, Infinity and
-    numbers beyond ±(2**53 - 1)."""
-    value = args[key] if default is _REQUIRED else args.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{key} must be a whole number, not {_clip(repr(value), 40)}")
-    if abs(value) > MAX_INT:
-        raise TypeError(f"{key} must be a whole number within ±{MAX_INT}")
-    return value
-
-
-def jsonable(value: Any) -> Any:
-    """`value` when the journal can hold it as it is (strict JSON: finite numbers, UTF-8 text), else its repr."""
-    try:
-        json.dumps(value, allow_nan=False, ensure_ascii=False).encode()
-        return value
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)
-
-
-def bounded(value: Any) -> Any:
-    """`value` as a refusal record keeps it: as it is when it is strict JSON of at most MAX_RECORDED bytes,
-    else a summary (its size, SHA-256 and first bytes), so no refused request can make a record large or
-    unwritable."""
-    try:
-        data = json.dumps(value, allow_nan=False, ensure_ascii=False, sort_keys=True).encode()
-    except (TypeError, ValueError, RecursionError):
-        data = repr(value).encode("utf-8", "backslashreplace")
-    else:
-        if len(data) <= MAX_RECORDED:
-            return value
-    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-            "head": data[:64].decode("utf-8", "backslashreplace")}
-
-
-def _json(value: Any) -> bytes:
-    try:
-        return json.dumps(value, allow_nan=False, ensure_ascii=False).encode()
-    except (TypeError, ValueError, RecursionError):
-        return b"x" * (MAX_RECORDED + 1)
-
-
 def _storable(staged: list[tuple[dict[str, Any], Any, Effects]]) -> None:
     """ValueError unless the journal can write every staged record (strict JSON, UTF-8): checked per command,
     so a command's bad args are refused rather than failing the group commit (and stopping the service)."""
@@ -705,11 +604,4 @@ def _storable(staged: list[tuple[dict[str, Any], Any, Effects]]) -> None:
         try:
             canonical_json(record).encode()
         except (TypeError, ValueError, RecursionError) as exc:
-            raise ValueError(f"the journal cannot hold its records ({_clip(str(exc), 80)})") from None
-
-
-def _clip(text: str, limit: int = 500) -> str:
-    """At most `limit` characters, UTF-8 encodable (a lone surrogate, as a local caller may pass, becomes its
-    escape): a refusal's reason and names go into the journal."""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+            raise ValueError(f"the journal cannot hold its records ({clip(str(exc), 80)})") from None

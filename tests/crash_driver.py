@@ -208,7 +208,7 @@ def check_tail_loss(killed: Path, config_in: Any, tmp: Path) -> None:
     import subprocess
 
     from controller.cli import main
-    from controller.commands.table import _toml
+    from controller.commands.table.demo import to_toml as _toml
 
     for how, message in TAIL_LOSS.items():
         folder = tmp / how.replace(" ", "-")

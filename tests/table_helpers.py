@@ -152,9 +152,9 @@ def recall_text(cfg: Any, *args: str) -> str:
     from unittest import mock
 
     from controller.cli import main
-    from controller.commands import table as table_commands
+    from controller.commands.table import recall as recall_command
 
     out = io.StringIO()
-    with mock.patch.object(table_commands, "_load", lambda path: cfg), contextlib.redirect_stdout(out):
+    with mock.patch.object(recall_command, "load", lambda path: cfg), contextlib.redirect_stdout(out):
         assert main(["recall", "--config", "table.toml", *args]) == 0
     return out.getvalue()

@@ -25,7 +25,7 @@ import zmq.asyncio
 from controller.bus import BusClient, BusEndpoints, CommandClient, create_keys, load_public_key, load_secret_keys
 from controller.journal import canonical_json
 from tests.table_helpers import free_ports
-from tests.test_bus import _zmtp_frame, zmtp_connect, zmtp_read
+from tests.bus_helpers import zmtp_connect, zmtp_frame, zmtp_read
 
 pytestmark = pytest.mark.slow
 
@@ -259,10 +259,10 @@ def _hostile_subscriptions(rt: Runtime, rng: random.Random) -> None:
             continue  # the CURVE publisher refused the plain handshake
         try:
             if body is not None:
-                sock.sendall(_zmtp_frame(body))
+                sock.sendall(zmtp_frame(body))
             else:
                 for i in range(3000):
-                    sock.sendall(_zmtp_frame(b"\x01" + rng.randbytes(rng.randrange(1, 500))))
+                    sock.sendall(zmtp_frame(b"\x01" + rng.randbytes(rng.randrange(1, 500))))
         except OSError:
             pass
         try:

@@ -156,7 +156,7 @@ def test_croupier_run_serves_a_cabinet_as_the_systemd_unit_does(tmp_path: Path) 
 def test_demo_cabinet_takes_the_titles_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """`croupier titles` shows "Frozen Assets"; `demo --cabinet` took only the id."""
     played: list = []
-    monkeypatch.setattr("controller.commands.table._play_demo", lambda args, cfg, ready, autoplay: played.append(cfg))
+    monkeypatch.setattr("controller.commands.table.demo._play_demo", lambda args, cfg, ready, autoplay: played.append(cfg))
     assert main(["demo", "--cabinet", name, "--dir", str(tmp_path)]) == 0
     assert [cfg.title.id for cfg in played] == ["frozen-assets"]
     assert played[0].cabinet_id == "demo-frozen-assets"

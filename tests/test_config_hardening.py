@@ -53,7 +53,7 @@ def refused(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
         raise AssertionError(f"{path} passed the checks and started")
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("controller.commands.table._serve", started)
+        patch.setattr("controller.commands.table.run.serve_runtime", started)
         assert main(["run", "--config", str(path), *extra]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err

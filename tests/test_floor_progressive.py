@@ -354,7 +354,7 @@ def test_bench_floor_part_progressive_reports_hit_confirmation_as_json(tmp_path:
 def test_a_link_config_on_the_floor_engine_runs_a_reader_whose_pool_the_displays_follow(
         floor_cluster: NatsCluster, tmp_path: Path) -> None:  # noqa: F811
     from controller.bus import BusClient
-    from controller.commands.table import _runtime
+    from controller.commands.table.run import runtime_for as _runtime
     from controller.config import progressive_config_from_mapping
 
     p1, p2, p3 = free_ports(3)

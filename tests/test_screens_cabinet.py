@@ -227,7 +227,7 @@ def test_a_linked_cabinet_screen_gets_the_link_pool_beside_its_view(tmp_path: Pa
 
 
 def test_serve_mixes_tables_and_cabinets_and_the_demo_urls(tmp_path: Path) -> None:
-    from controller.commands.screens import urls
+    from controller.commands._common import urls
 
     table = table_config(tmp_path, "baccarat")
     cab = cabinet_config(tmp_path)

@@ -95,7 +95,7 @@ def test_the_terminal_prints_a_tables_view_only_when_what_it_shows_changes(capsy
                                                                           ) -> None:
     """The demo and `croupier watch` print the table's progress: an update that changed nothing they show (a
     camera sighting, a shoe status: only its seq moved) is left out, where each used to print the same block."""
-    from controller.commands.table import _printer
+    from controller.commands.table.printing import state_printer as _printer
 
     def view(seq: int, bet: int, seen: list[str]) -> dict:
         return {"table": "t", "seq": seq, "expected": {"text": "bets open"},
@@ -117,7 +117,7 @@ def no_demo(monkeypatch: pytest.MonkeyPatch) -> list:
         played.append(cfg)
         return 0
 
-    monkeypatch.setattr("controller.commands.table._play_demo", play)
+    monkeypatch.setattr("controller.commands.table.demo._play_demo", play)
     return played
 
 
@@ -185,7 +185,7 @@ def test_a_table_demo_keeps_its_folder_and_config_and_prints_every_settlement(tm
 
 def test_the_terminal_prints_a_settlement_that_came_with_the_next_rounds_opening(
         capsys: pytest.CaptureFixture[str]) -> None:
-    from controller.commands.table import _printer
+    from controller.commands.table.printing import state_printer as _printer
 
     settled = {"round": 1, "stakes": 20, "returned": 30, "results": [{"stake": 20, "returned": 30}]}
     show = _printer(compact=True)

@@ -125,7 +125,7 @@ def test_the_dealer_view_lists_the_cards_a_camera_alert_may_reassign(capsys: pyt
     assert pic["dealer_only"]["alerts"][0]["reassign"] == ["2H", "4D"]
     assert project(pic, "dealer")["dealer_only"]["alerts"] == pic["dealer_only"]["alerts"]
     assert "dealer_only" not in project(pic, "public")
-    from controller.commands.table import _print_state
+    from controller.commands.table.printing import print_state as _print_state
 
     _print_state(project(pic, "dealer"))
     assert ("    ALERT 1: camera sees KC on player: the shoe dealt no such card face up (resolve: confirm, reassign, "

@@ -242,6 +242,6 @@ def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pyt
     printed = capsys.readouterr().out
     assert "classifier, second_reader fine-tuned" in printed
     assert (out / "classifier.onnx").is_file() and (out / "second_reader.onnx").is_file()
-    from vision import render
+    from vision import faces
 
-    assert render._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered
+    assert faces._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered

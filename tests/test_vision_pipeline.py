@@ -1,28 +1,25 @@
-"""The shipped models end to end: corner crops, identify on the simulated table, the tracker on a rendered
-sequence with noise and a passing hand, and the `croupier vision` / `croupier bench vision` commands."""
+"""The shipped models end to end: the crops each reader sees, the locator, the readers and how identify pools and
+merges their readings (dealers' cascades: test_vision_cascades.py; the simulated table, the tracker and the commands:
+test_vision_table.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from controller.cards import parse_card, parse_cards
-from controller.cli import main
+from controller.cards import parse_card
 from controller.rng import SeededRng
-from drivers.camera.sim import SimulatedCamera
 from vision import evaluate, render
-from vision.geometry import Calibration, TableGeometry
 from vision.recognise import (BODY_H, BODY_NONE, BODY_RANKS, BODY_W, CROP_H, CROP_W, NONE, RANK_CLASSES, SIGN_REGION,
-                              SIGN_SIZE, WIDE_H, WIDE_REGION, WIDE_W, CardRect, Detection, Recogniser, _distinct,
-                              body_crops, cascade_gaps, corner_crops, corner_point, index_crops, letterbox,
+                              SIGN_SIZE, WIDE_H, WIDE_REGION, WIDE_W, CardRect, Detection, Recogniser,
+                              body_crops, corner_crops, corner_point, index_crops, letterbox,
                               locator_crops, rect_at_index, sign_crops, wide_crops)
-from vision.tracker import CardAppeared, CardMoved, CardRemoved, TableWatcher, Tracker
+from vision.cardrect import Find
+from vision.readings import distinct as _distinct
 from vision.training.data import rect_of_quad
 
 
@@ -240,7 +237,7 @@ def test_a_sure_index_off_the_found_cards_counts_only_beside_one() -> None:
         render._composite(img, np.full((600, 800), -1, np.int32), render.card_face(parse_card(name)), quad, k, 1.0)
     rects = {name: rect_of_quad(quad) for name, quad in quads.items()}
     rec = Recogniser(refine=False, body=False)
-    found = [(0.9, (320.0, 300.0, 520.0, 580.0), rects["QD"], 0)]
+    found = [Find(0.9, (320.0, 300.0, 520.0, 580.0), rects["QD"], 0)]
     indices = [(0.6, rects["QD"]), (0.5, rects["7C"]), (0.5, rects["4H"])]
     rec._detect = lambda frame: (found, indices, [], [])  # type: ignore[method-assign]
     assert sorted(str(d.card) for d in rec.identify(img)) == ["7C", "QD"]
@@ -427,8 +424,8 @@ def test_the_body_is_read_at_the_detectors_rectangle_of_the_same_card() -> None:
     implied = dataclasses.replace(true, cx=true.cx + 0.15 * hw, half_w=hw * 0.9)
     rec = Recogniser(refine=False)
     named = Detection(parse_card("7S"), 0.6, 0.9, (0, 0, 600, 600), implied)
-    finds = [(0.9, (0.0, 0.0, 600.0, 600.0), dataclasses.replace(true, cx=true.cx + 0.4 * hw), 0),
-             (0.8, (0.0, 0.0, 600.0, 600.0), true, 0)]
+    finds = [Find(0.9, (0.0, 0.0, 600.0, 600.0), dataclasses.replace(true, cx=true.cx + 0.4 * hw), 0),
+             Find(0.8, (0.0, 0.0, 600.0, 600.0), true, 0)]
     assert rec._body_rect(named, finds, [(img, 1.0)]) == true
     assert rec._body_rect(named, finds[:1], [(img, 1.0)]) == implied
 
@@ -506,7 +503,7 @@ def test_a_cards_other_index_is_read_when_the_first_names_it_unsurely(rec: Recog
 def test_two_corners_suit_readings_multiply() -> None:
     # Two indices that each read clubs at 0.7 (spades 0.3) are two looks that agree: the card is a club at
     # 0.49 / (0.49 + 0.09) = 0.845, over _SURE (averaged, it stayed at 0.7). A suit one corner rules out stays out.
-    from vision.recognise import _pool
+    from vision.readings import pool as _pool
     rect = CardRect(552, 336, 1.0, 0.0, 97, 68)
     ranks = np.zeros((2, RANK_CLASSES), np.float32)
     ranks[:, 11] = 0.99
@@ -521,7 +518,7 @@ def test_two_corners_suit_readings_multiply() -> None:
 def test_an_index_counts_on_the_card_found_on_top_of_its_own() -> None:
     # The 2H under the QC in a rendered cascade: the detector found only the QC (its visible box below); the
     # 2H's index lies off that box, but the card it implies is centred on it.
-    from vision.recognise import _on_box
+    from vision.cardrect import on_box as _on_box
 
     top_box = (495.0, 244.0, 640.0, 433.0)
     two_hearts = CardRect(510, 308, 0.0, -1.0, 70, 50)  # upright: its index at the top left, at (475, 260)
@@ -539,8 +536,8 @@ def test_a_card_named_twice_does_not_hide_the_card_under_its_second_name(
     king = CardRect(348, 263, -0.91, 0.41, 85, 61)
     frame = np.zeros((720, 1280, 3), np.uint8)
     monkeypatch.setattr(rec, "refine", False)
-    monkeypatch.setattr(rec, "_detect", lambda f: ([(0.8, (180.0, 70.0, 400.0, 262.0), nine, 0),
-                                                    (0.6, (260.0, 180.0, 430.0, 350.0), king, 0)],
+    monkeypatch.setattr(rec, "_detect", lambda f: ([Find(0.8, (180.0, 70.0, 400.0, 262.0), nine, 0),
+                                                    Find(0.6, (260.0, 180.0, 430.0, 350.0), king, 0)],
                                                    [(0.73, nine), (0.54, nine_again)], [(f, 1.0)], []))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
@@ -562,8 +559,8 @@ def test_a_photos_card_found_at_two_sizes_keeps_the_better_reading(monkeypatch: 
     rec = Recogniser(det_size=(320, 224), indices=False, refine=False)
     small = CardRect(210, 262, 0.0, -1.0, 86 * 1.4, 76)
     right = CardRect(210, 266, 0.0, -1.0, 150, 107)
-    monkeypatch.setattr(rec, "_detect", lambda f: ([(0.67, (135.0, 176.0, 286.0, 348.0), small, 0),
-                                                    (0.61, (104.0, 116.0, 316.0, 417.0), right, 1)], None,
+    monkeypatch.setattr(rec, "_detect", lambda f: ([Find(0.67, (135.0, 176.0, 286.0, 348.0), small, 0),
+                                                    Find(0.61, (104.0, 116.0, 316.0, 417.0), right, 1)], None,
                                                    [(f, 1.0), (f, 1.0)], []))
 
     def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
@@ -579,224 +576,3 @@ def test_a_photos_card_found_at_two_sizes_keeps_the_better_reading(monkeypatch: 
     monkeypatch.setattr(rec, "_read", read)
     found = rec.identify(np.zeros((504, 378, 3), np.uint8))
     assert [str(d.card) for d in found] == ["AD"] and found[0].rect == right
-
-
-# A blackjack cascade of a validation frame (seed 777, the fourth dealt frame): the 5D under the 7S under the
-# KS, as the detector of stop 22 found them: the 5D by its index and the KS whole, the 7S neither way (only its
-# index shows, about ten pixels tall in the detector's input); its index is at (205, 103), turned the 5D's way.
-_FIVE = CardRect(191.46, 109.21, 0.45, -0.89, 89.0, 63.57)
-_SEVEN = CardRect(217.42, 177.48, 0.45, -0.89, 89.99, 64.28)
-_KING = CardRect(230.82, 246.8, -0.59, 0.81, 90.97, 64.98)
-
-
-def _named(card: str, rect: CardRect) -> Detection:
-    return Detection(parse_card(card), 0.93, 0.66, (0.0, 0.0, 1.0, 1.0), rect)
-
-
-def test_a_card_missed_in_a_cascade_is_looked_for_between_its_neighbours() -> None:
-    gaps = cascade_gaps([_named("5D", _FIVE), _named("KS", _KING)])
-    at = [(round(corner_point(r)[0]), round(corner_point(r)[1]), r.ux) for r in gaps]
-    # Each pair both ways (which card lies under is not known): the 5D's way finds the 7S's index, read
-    # both ways up; the KS's way points at the KS's own middle, where a reading finds no index.
-    assert at[:2] == [(205, 103, 0.45), (205, 103, -0.45)]
-    assert all(math.hypot(x - 217, y - 253) < 2 for x, y, _ in at[2:]) and len(at) == 4
-    # Nothing is looked for where a named card's index is, between cards a step apart, or lying crosswise.
-    named = cascade_gaps([_named("5D", _FIVE), _named("7S", _SEVEN), _named("KS", _KING)])
-    assert not any(math.hypot(corner_point(r)[0] - 205, corner_point(r)[1] - 103) < 30 for r in named)
-    assert cascade_gaps([_named("5D", _FIVE), _named("7S", _SEVEN)]) == []
-    crosswise = CardRect(_KING.cx, _KING.cy, 0.89, 0.45, _KING.half_l, _KING.half_w)
-    assert cascade_gaps([_named("5D", _FIVE), _named("KS", crosswise)]) == []
-    # Only surely named cards count.
-    assert cascade_gaps([_named("5D", _FIVE), dataclasses.replace(_named("KS", _KING), confidence=0.6)]) == []
-
-
-def test_the_farthest_cascade_cascade_gaps_reaches_is_looked_in() -> None:
-    # Two named cards three of the longest steps apart (the most a gap is looked for across), the second a quarter
-    # smaller and turned 25 degrees either way: cascade_gaps' first, cheap test of their distance lets them through.
-    a = rect_at_index(600.0, 300.0, 0.0, -1.0, 40.0)
-    for side in (1, -1):
-        step = (side * 1.24 * a.half_w, 0.74 * a.half_l)  # across (right or left), then along (down)
-        for turn in (math.radians(25), -math.radians(25)):
-            ux, uy = math.sin(turn), -math.cos(turn)
-            b = rect_at_index(600.0 + 3 * step[0], 300.0 + 3 * step[1], ux, uy, 40.0 / 1.24)
-            at = [corner_point(r) for r in cascade_gaps([_named("5D", a), _named("KS", b)])]
-            for j in (1, 2):
-                assert any(math.dist(p, (600.0 + j * step[0], 300.0 + j * step[1])) < 0.5 for p in at), (side, turn)
-
-
-def test_a_cascade_named_at_the_corners_it_hides_is_looked_for_at_the_ones_it_shows() -> None:
-    # The 5D named at its other index (or at its rectangle taken the other way up) lies the same way as the KS: the
-    # corners the two were named at are the ones the cascade hides, and the 7S's index is looked for between the
-    # corners it shows.
-    gaps = cascade_gaps([_named("5D", _FIVE.flipped()), _named("KS", _KING)])
-    assert [(round(corner_point(r)[0]), round(corner_point(r)[1]), r.ux) for r in gaps
-            if math.dist(corner_point(r), (205, 103)) < 2] == [(205, 103, 0.45), (205, 103, -0.45)]
-
-
-def test_a_hole_card_seen_face_down_is_a_cascades_first_card() -> None:
-    # The 5D's place holding a card face down: the gap to the KS is looked for as from a named card, at both
-    # of the back's ends (it has no way up); only the end the cascade steps from finds a point in range.
-    back = Detection(None, 0.97, 0.7, (0.0, 0.0, 1.0, 1.0), _FIVE, face_down=True)
-    at = [(round(corner_point(r)[0]), round(corner_point(r)[1])) for r in cascade_gaps([back, _named("KS", _KING)])]
-    assert at.count((205, 103)) == 2 and all(p == (205, 103) or math.dist(p, (217, 253)) < 2 for p in at)
-    assert cascade_gaps([dataclasses.replace(back, confidence=0.6), _named("KS", _KING)]) == []
-
-
-def test_an_index_read_unsurely_in_a_gap_is_read_again_shifted(rec: Recogniser,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    # A dealer's steps are uneven: the 7S's index lies a tenth of a width across from the point between the
-    # 5D's and the KS's, where it reads unsurely (0.6); shifted onto it, it reads surely and names the card.
-    gap = cascade_gaps([_named("5D", _FIVE), _named("KS", _KING)])[0]
-    true = CardRect(gap.cx - gap.uy * 0.2 * gap.half_w, gap.cy + gap.ux * 0.2 * gap.half_w, gap.ux, gap.uy,
-                    gap.half_l, gap.half_w)
-
-    def read(f: np.ndarray, rects: list[CardRect]) -> tuple[np.ndarray, np.ndarray]:
-        ranks, suits = np.zeros((len(rects), RANK_CLASSES), np.float32), np.zeros((len(rects), 4), np.float32)
-        for k, r in enumerate(rects):
-            off = math.hypot(r.cx - true.cx, r.cy - true.cy) / r.half_w
-            p = 0.95 if off < 0.01 and r.ux == true.ux else 0.6 if off < 0.25 and r.ux == true.ux else 0.0
-            ranks[k, 5], suits[k, int(parse_card("7S").suit)] = p, p  # rank class 5 is the 7
-            ranks[k, -1], suits[k, 0] = 1 - p, 1 - p
-        return ranks, suits
-
-    monkeypatch.setattr(rec, "_read", read)
-    frame = np.zeros((720, 1280, 3), np.uint8)
-    found = rec._read_gaps(frame, [_named("5D", _FIVE), _named("KS", _KING)])
-    assert [(str(d.card), round(d.rect.cx, 2), round(d.rect.cy, 2)) for d in found] == \
-        [("7S", round(true.cx, 2), round(true.cy, 2))]
-
-
-@pytest.mark.slow
-def test_identify_names_the_card_under_two_others_in_a_rendered_cascade(rec: Recogniser,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    # The eighth dealt frame of numpy's generator seeded 777: a cascade of 7S, 7H and 5C (and a hole card). The
-    # shipped detector finds no index of the 7H, which lies between the 7S and the 5C, nor the card: only the gap
-    # reading names it.
-    rng = np.random.default_rng(777)
-    for _ in range(8):
-        shot = evaluate.synthetic_scene(rng)
-    at = {str(pc.card): rect_of_quad(pc.quad) for pc in shot.cards if pc.card is not None}
-
-    def named_near(found: list[Detection], card: str) -> list[str]:
-        r = at[card]
-        return [str(d.card) for d in found
-                if d.card is not None and math.hypot(d.rect.cx - r.cx, d.rect.cy - r.cy) < 0.3 * r.half_w]
-
-    found = rec.identify(shot.image)
-    assert (named_near(found, "7S"), named_near(found, "7H"), named_near(found, "5C")) == (["7S"], ["7H"], ["5C"])
-    monkeypatch.setattr(rec, "_read_gaps", lambda frame, cards: [])  # what this frame needs the gaps read for
-    assert named_near(rec.identify(shot.image), "7H") == []
-
-
-def _table(cards: str, seed: int = 5) -> SimulatedCamera:
-    cam = SimulatedCamera(rng=SeededRng(seed).numpy(), noise=3.0)
-    zones = ["dealer", "community", "spot 1", "spot 3", "spot 5"]
-    for i, c in enumerate(parse_cards(cards)):
-        cam.place(c, zones[i % len(zones)], angle=[0, 8, -6, 180, 3][i % 5])
-    return cam
-
-
-def test_identify_reads_the_simulated_table(rec: Recogniser) -> None:
-    cam = _table("AS KD TH 9C 2D 3S QH JC")
-    # The corner calibration markers may be taken for cards, but never with any confidence.
-    found = [d for d in rec.identify(cam.read()) if d.card is not None and d.confidence >= 0.5]
-    got = sorted(str(d.card) for d in found)
-    assert got == sorted("AS KD TH 9C 2D 3S QH JC".split())
-    assert min(d.confidence for d in found) > 0.8
-    for d in found:
-        tc = next(c for c in cam.cards if c.card == d.card)
-        x, y = tc.x * 1280 / 1200, tc.y * 720 / 675
-        assert d.box[0] < x < d.box[2] and d.box[1] < y < d.box[3]
-        assert math.hypot(d.rect.cx - x, d.rect.cy - y) < 10
-
-
-@pytest.mark.slow
-def test_tracker_turns_a_rendered_sequence_into_exactly_the_right_events(rec: Recogniser) -> None:
-    """Deal three cards, pass a hand over them, move one to the discard, take one away: frames rendered with
-    sensor noise; the events must be exactly these, in this order."""
-    cam = SimulatedCamera(rng=SeededRng(11).numpy(), noise=4.0)
-    geometry = TableGeometry(Calibration.from_markers(cam.read(), cam.table_mm), cam.zones)
-    watcher = TableWatcher(rec, geometry, Tracker(stable_frames=3, remove_frames=10, min_confidence=0.8))
-    AS, KD, TH = parse_cards("AS KD TH")
-    events = []
-
-    def frames(n: int) -> None:
-        for _ in range(n):
-            events.extend(watcher.process(cam.read()))
-
-    frames(3)
-    cam.place(AS, "spot 1")
-    frames(4)
-    cam.place(KD, "dealer")
-    frames(4)
-    cam.place(TH, "spot 1")
-    frames(4)
-    # A hand sweeps across the table over the cards, for 8 frames.
-    spot1 = next(z for z in cam.zones if z.name == "spot 1").rect
-    for i in range(8):
-        cam.hand((spot1[0] + 40 + i * 90, spot1[1] + 80 - i * 40))
-        frames(1)
-    cam.hand(None)
-    frames(4)
-    cam.remove(KD)
-    cam.place(KD, "discard")
-    frames(5)
-    cam.remove(TH)
-    frames(12)
-    kinds = [(type(e).__name__, str(e.card), (e.from_zone, e.zone) if isinstance(e, CardMoved) else e.zone)
-             for e in events]
-    assert kinds == [("CardAppeared", "AS", "spot 1"), ("CardAppeared", "KD", "dealer"),
-                     ("CardAppeared", "TH", "spot 1"), ("CardMoved", "KD", ("dealer", "discard")),
-                     ("CardRemoved", "TH", "spot 1")]
-    assert all(e.certain for e in events if isinstance(e, (CardAppeared, CardMoved)))
-    assert isinstance(events[-1], CardRemoved)
-
-
-def test_identify_command_prints_the_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "table.png"
-    cv2.imwrite(str(path), _table("AS KD 7H").read())
-    assert main(["vision", "identify", str(path), "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert len(out) == 1 and out[0]["image"] == str(path)
-    cards = out[0]["cards"]
-    assert sorted(c["card"] for c in cards) == ["7H", "AS", "KD"]
-    for c in cards:
-        assert set(c) == {"card", "rank", "suit", "box", "confidence"}
-        assert c["rank"] + c["suit"] == c["card"] and c["rank"] in "23456789TJQKA" and c["suit"] in "SHDC"
-        assert len(c["box"]) == 4 and all(isinstance(v, int) for v in c["box"]) and c["box"][0] < c["box"][2]
-        assert 0 < c["confidence"] <= 1
-    assert main(["vision", "identify", str(path)]) == 0
-    assert "AS" in capsys.readouterr().out
-
-
-def test_identify_refuses_an_unreadable_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bad = tmp_path / "bad.png"
-    bad.write_bytes(b"not an image")
-    assert main(["vision", "identify", str(bad)]) == 2
-    assert "cannot read image" in capsys.readouterr().err
-
-
-def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = tmp_path / "camera.toml"
-    config.write_text('[camera]\nsource = 0\n')
-    assert main(["vision", "calibrate", "--sim", "--config", str(config)]) == 0
-    assert "from markers" in capsys.readouterr().out
-    text = config.read_text()
-    assert "[calibration]" in text and 'source = 0' in text
-    image = tmp_path / "felt.png"
-    cv2.imwrite(str(image), np.full((720, 1280, 3), 60, np.uint8))
-    assert main(["vision", "calibrate", "--image", str(image), "--config", str(config)]) == 2
-    assert "markers not found" in capsys.readouterr().err
-    assert main(["vision", "calibrate", "--image", str(image), "--config", str(config),
-                 "--corners", "0,0 1280,0 1280,720 0,720"]) == 0
-    assert text.count("[calibration]") == config.read_text().count("[calibration]") == 1
-
-
-@pytest.mark.slow
-def test_bench_vision_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "v.json"
-    assert main(["bench", "vision", "--frames", "5", "--json", str(path)]) == 0
-    report = json.loads(path.read_text())
-    assert report["bench"] == "vision" and report["cards"] == 8 and report["threads"] == 1
-    assert report["ms_p50"] > 0 and report["ms_p99"] >= report["ms_p50"] and report["peak_rss_mb"] > 0
-    assert "p50" in capsys.readouterr().out

@@ -141,6 +141,7 @@ def test_extra_index_styles_are_off_unless_asked_for(tmp_path) -> None:
     import numpy as np
 
     from controller.cards import parse_card
+    from vision import faces as faces_module
     from vision import render
     from vision.training.glyphs import ATLAS
 
@@ -155,7 +156,7 @@ def test_extra_index_styles_are_off_unless_asked_for(tmp_path) -> None:
         rng = np.random.default_rng(11)
         styles = [render.random_style(rng) for _ in range(60)]
         fonts = {s.glyph_font for s in styles if s.glyph_font}
-        assert fonts and fonts <= set(render._EXTRA["fonts"]) and any(s.faces for s in styles)
+        assert fonts and fonts <= set(faces_module._EXTRA["fonts"]) and any(s.faces for s in styles)
         decked = next(s for s in styles if s.faces)
         face = render.card_face(parse_card("7C"), decked)
         assert face.shape == (render.CARD_H, render.CARD_W, 4)
@@ -170,4 +171,4 @@ def test_extra_index_styles_are_off_unless_asked_for(tmp_path) -> None:
             render.use_extra_styles(1.0, None, faces)
     finally:
         render.use_extra_styles(0.0)
-        render._EXTRA.update(glyphs={}, fonts=(), faces={})
+        faces_module._EXTRA.update(glyphs={}, fonts=(), faces={})

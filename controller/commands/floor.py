@@ -75,10 +75,10 @@ def _restore(args: argparse.Namespace) -> int:
     import asyncio
 
     from controller.cli import CliError
-    from controller.commands.table import _load
+    from controller.commands._common import load
     from controller.journal import JournalIntegrityError, default_anchor, default_key_file
 
-    cfg = _load(args.config)
+    cfg = load(args.config)
     if cfg.floor is None:
         raise CliError(f"{args.config}: no [floor] section: which floor holds {args.machine}'s journal?")
     if args.machine != cfg.floor.machine:

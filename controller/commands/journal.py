@@ -25,10 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _verify(args: argparse.Namespace) -> int:
     from controller.cli import CliError
-    from controller.commands.table import _load
+    from controller.commands._common import load
     from controller.journal import JournalIntegrityError, open_journal
 
-    cfg = _load(args.config)
+    cfg = load(args.config)
     if not cfg.journal.exists():
         raise CliError(f"no journal at {cfg.journal}: {cfg.table_id} has not run yet")
     try:
@@ -44,10 +44,10 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _migrate(args: argparse.Namespace) -> int:
     from controller.cli import CliError
-    from controller.commands.table import _load
+    from controller.commands._common import load
     from controller.journal import JournalIntegrityError, default_anchor, migrate
 
-    cfg = _load(args.config)
+    cfg = load(args.config)
     anchor = cfg.journal_anchor or default_anchor(cfg.journal)
     if anchor.exists():
         raise CliError(f"anchor {anchor} exists: {cfg.journal} is keyed already")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+from controller.commands._common import load, print_urls, setup_logging
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,43 +21,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
 
-def urls(bridge: Any, settings: Any, host: str | None = None) -> list[tuple[str, str]]:
-    """(what, URL) for each table's pages; the dealer URL carries the token when it was made up at start."""
-    import socket
-
-    shown = host or (bridge.host if bridge.host not in ("0.0.0.0", "::", "") else socket.gethostname())
-    base = f"http://{shown}:{bridge.port}"
-    out = []
-    token = settings.dealer_token if settings.token_generated else "<token from [screens].dealer_token_file>"
-    for sid, source in bridge.sources.items():
-        if source.kind == "cabinet":
-            out.append(("cabinet screen", f"{base}/cabinet/{sid}"))
-            out.append(("attendant", f"{base}/cabinet/{sid}/attendant?token={token}"))
-            continue
-        out.append(("players", f"{base}/table/{sid}"))
-        out.append(("spot 1's own screen", f"{base}/table/{sid}/spot/1"))
-        out.append(("dealer", f"{base}/dealer/{sid}?token={token}"))
-    out.append(("health", f"{base}/healthz"))
-    return out
-
-
-def print_urls(bridge: Any, settings: Any, lead: str = "screens:") -> None:
-    for i, (what, url) in enumerate(urls(bridge, settings)):
-        print(f"{lead if i == 0 else ' ' * len(lead)} {url:<60} ({what})", flush=True)
-
-
 def _run(args: argparse.Namespace) -> int:
     import asyncio
     import logging
     import signal
 
     from controller.cli import CliError
-    from controller.commands.table import _load, _setup_logging
     from controller.config import CabinetConfig, ConfigError, TableConfig
     from controller.screens import serve
 
-    _setup_logging(args.log_level)
-    configs = [_load(path) for path in args.config]
+    setup_logging(args.log_level)
+    configs = [load(path) for path in args.config]
     for path, cfg in zip(args.config, configs):
         if not isinstance(cfg, (TableConfig, CabinetConfig)):
             raise CliError(f"{path}: screens are for tables and cabinets (a link controller's pool is shown on the "

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
+from controller.slots.catalog import get_title
+from controller.slots.counters import FREE_SPINS, FreeSpins, MeterChange
 from controller.slots.title import LINES, Bet, LinePay, SlotError, Title
 
 if TYPE_CHECKING:
@@ -28,25 +30,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-FREE_SPINS = "free_spins"  # the name under which changes of the free-spin counter are listed
-
-
-@dataclass(frozen=True, slots=True)
-class FreeSpins:
-    """Spins the player does not pay for, all at the bet of the spin that won them."""
-
-    remaining: int
-    bet: Bet
-    guaranteed: bool = False  # free *winning* spins: every one of them must win (draw_stops makes sure)
-    feature: str = ""         # the feature kind that granted them
-
-    def to_json(self) -> dict[str, Any]:
-        return {"remaining": self.remaining, "bet": self.bet.to_json(), "guaranteed": self.guaranteed,
-                "feature": self.feature}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> FreeSpins:
-        return cls(int(data["remaining"]), Bet.from_json(data["bet"]), bool(data["guaranteed"]), str(data["feature"]))
 
 
 @dataclass(frozen=True)
@@ -81,8 +64,6 @@ class State:
         if data.get("v") != SCHEMA_VERSION:
             raise SlotError(f"state schema version {data.get('v')!r} is not {SCHEMA_VERSION}")
         if title is None:
-            from controller.slots.catalog import get_title
-
             title = get_title(data["title"])
         if data["title"] != title.id or data["digest"] != title.digest:
             raise SlotError(f"this state was written by title {data['title']!r} digest {data['digest'][:12]}, "
@@ -130,21 +111,6 @@ class Award:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Award:
         return cls(d["feature"], d["what"], int(d["credits"]))
-
-
-@dataclass(frozen=True, slots=True)
-class MeterChange:
-    meter: str
-    before: int
-    after: int
-    why: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"meter": self.meter, "before": self.before, "after": self.after, "why": self.why}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> MeterChange:
-        return cls(d["meter"], int(d["before"]), int(d["after"]), d["why"])
 
 
 @dataclass(frozen=True, slots=True)

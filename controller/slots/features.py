@@ -17,10 +17,11 @@ import builtins
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
+from controller.slots.counters import FREE_SPINS, FreeSpins, MeterChange
 from controller.slots.title import Pattern, SlotError, TitleError
 
 if TYPE_CHECKING:
-    from controller.slots.engine import FreeSpins, MeterChange, SpinContext, State
+    from controller.slots.engine import SpinContext, State
 
 __all__ = ["Feature", "Params", "FEATURES", "build_feature"]
 
@@ -384,8 +385,6 @@ class LossMeter(Feature):
         return later[0] - losses if later else None
 
     def cash_in(self, state: State) -> tuple[dict[str, int], FreeSpins, list[MeterChange]]:
-        from controller.slots.engine import FREE_SPINS, FreeSpins, MeterChange
-
         banked = state.meters["free_winning_spins"]
         if not banked:
             raise SlotError("there are no free winning spins to cash in")

@@ -113,7 +113,26 @@ def _cancel(timer: Timer | None) -> None:
         timer.cancel()
 
 
-class ButtonInput(InputLogic):
+class _StuckInput(InputLogic):
+    """An input that reports itself stuck when it stays active too long (a button, a pulse line)."""
+
+    _stuck_since: float | None
+    _stuck_timer: Timer | None
+
+    def _report_stuck(self, at: float, since: float) -> None:
+        self._stuck_timer = None
+        raw = self.debouncer
+        if not raw._raw and raw._raw_at <= at + EPS:
+            return  # released in time; a busy loop has not settled the release yet, and it will count the pulse
+        self._stuck_since = since
+        self._log_stuck(since)
+        self.emit(InputStuck(self.name, at, since))
+
+    def _log_stuck(self, since: float) -> None:
+        raise NotImplementedError
+
+
+class ButtonInput(_StuckInput):
     """Press, release and hold; a button still down after `stuck` seconds is reported (a jam, or tape)."""
 
     def __init__(self, spec: ButtonSpec, clock: Clock, emit: Emit) -> None:
@@ -157,14 +176,8 @@ class ButtonInput(InputLogic):
             self.emit(ButtonHeld(self.spec.name, self._pressed_at + self.spec.hold, self.spec.spot, self.spec.role,
                                  self.spec.hold))
 
-    def _report_stuck(self, at: float, since: float) -> None:
-        self._stuck_timer = None
-        raw = self.debouncer
-        if not raw._raw and raw._raw_at <= at + EPS:
-            return  # released in time; a busy loop has not settled the release yet, and it will count the pulse
-        self._stuck_since = since
+    def _log_stuck(self, since: float) -> None:
         log.warning("panel: button %s stuck (down since %.3f)", self.name, since)
-        self.emit(InputStuck(self.name, at, since))
 
     def close(self) -> None:
         super().close()
@@ -191,7 +204,7 @@ class SwitchInput(InputLogic):
             self.emit(SwitchOn(self.name, at) if active else SwitchOff(self.name, at))
 
 
-class PulseInput(InputLogic):
+class PulseInput(_StuckInput):
     """Counts pulses from a coin acceptor or a hopper's coin-out sensor, checking each one.
 
     A short glitch filter (`glitch`) removes spikes and dropouts; then each pulse must last min_width..max_width
@@ -249,14 +262,8 @@ class PulseInput(InputLogic):
         log.warning("panel: %s pulse rejected: %s", self.name, reason)
         self.emit(PulseRejected(self.name, at, width, reason))
 
-    def _report_stuck(self, at: float, since: float) -> None:
-        self._stuck_timer = None
-        raw = self.debouncer
-        if not raw._raw and raw._raw_at <= at + EPS:
-            return  # released in time; a busy loop has not settled the release yet, and it will count the pulse
-        self._stuck_since = since
+    def _log_stuck(self, since: float) -> None:
         log.warning("panel: pulse line %s stuck active", self.name)
-        self.emit(InputStuck(self.name, at, since))
 
     def close(self) -> None:
         super().close()

@@ -19,12 +19,13 @@ from gpiozero import Device, DigitalOutputDevice, InputDevice, PWMOutputDevice
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from .clock import Clock, LoopClock
-from .config import (ButtonSpec, DisplaySpec, LampSpec, OutputSpec, PanelConfig, PulseSpec, SwitchSpec, pin_label)
+from .config import ButtonSpec, DisplaySpec, LampSpec, PanelConfig, PulseSpec, SwitchSpec, pin_label
 from .reels import Reel, ReelBank
 from .events import PanelEvent
 from .inputs import ButtonInput, InputLogic, PulseInput, SwitchInput
-from .lamps import LOOKS, SPOT_LOOKS, Channel, LampEngine, group_pattern, look, pulses
+from .lamps import LOOKS, SPOT_LOOKS, Channel, LampEngine, group_pattern, look
 from .max7219 import Max7219Chain, encode, render
+from .wiring import BitBangSPI, WiredInput, WiredOutput, writer
 
 if TYPE_CHECKING:
     from .sim import SimControls
@@ -65,81 +66,6 @@ def open_panel(config: PanelConfig, *, loop: asyncio.AbstractEventLoop | None = 
     return Panel(config, clock, Device.pin_factory, owns_factory=False)
 
 
-class _Input:
-    """An input device and its logic; `on_pin` is gpiozero's callback (it runs on gpiozero's thread)."""
-
-    def __init__(self, panel: "Panel", spec: ButtonSpec | SwitchSpec | PulseSpec, logic: InputLogic,
-                 device: InputDevice) -> None:
-        self.panel = panel
-        self.spec = spec
-        self.logic = logic
-        self.device = device
-
-    def read(self) -> bool:
-        return bool(self.device.pin.state) == self.spec.active_high
-
-    def on_pin(self, ticks: Any, state: Any) -> None:
-        factory, clock = self.panel._factory, self.panel.clock
-        # The edge's age by the pin factory's own clock, so its time survives the hop into the loop.
-        try:
-            age = factory.ticks_diff(factory.ticks(), ticks)
-        except Exception:  # noqa: BLE001 - opaque ticks from an unusual factory: take the edge as new
-            age = 0.0
-        if not 0.0 <= age < 1.0:
-            age = 0.0
-        if state not in (0, 1):  # e.g. lgpio's watchdog report: read the level instead
-            state = self.device.pin.state
-        active = bool(state) == self.spec.active_high
-        try:
-            clock.call_soon_threadsafe(self.logic.edge, clock.now() - age, active)
-        except RuntimeError:
-            pass  # the loop has closed: the panel is shutting down
-
-
-class _Output:
-    """A plain output: on/off as its look, counted pulses queued above it."""
-
-    def __init__(self, spec: OutputSpec, channel: Channel, engine: LampEngine) -> None:
-        self.spec = spec
-        self.channel = channel
-        self.engine = engine
-        self.pending = 0
-
-    def pulse(self, count: int) -> None:
-        idle = self.pending == 0
-        self.pending += count
-        if idle:
-            self._next()
-
-    def _next(self) -> None:
-        if self.pending:
-            self.engine.play(pulses(self.spec.pulse, self.spec.gap), (self.channel,), on_end=self._done)
-
-    def _done(self) -> None:
-        self.pending -= 1
-        self._next()
-
-
-class _BitBangSPI:
-    """SPI mode 0, MSB first, write only: what a MAX7219 chain needs, over three output devices (clock and data
-    active high, select active low). Bits go straight to the pins: the devices only reserve them."""
-
-    def __init__(self, clock: DigitalOutputDevice, data: DigitalOutputDevice, select: DigitalOutputDevice) -> None:
-        self.clock, self.data, self.select = clock.pin, data.pin, select.pin
-
-    def transfer(self, frame: list[int]) -> None:
-        clock, data = self.clock, self.data
-        self.select.state = 0  # LOAD/CS low
-        try:
-            for byte in frame:
-                for bit in range(7, -1, -1):
-                    data.state = byte >> bit & 1
-                    clock.state = 1  # the chip samples DIN on the rising edge
-                    clock.state = 0
-        finally:
-            self.select.state = 1  # the rising edge latches every chip's word
-
-
 class Panel:
     """Buttons, doors, switches, pulse lines, lamps, outputs, tower light and displays of one table or cabinet.
 
@@ -152,9 +78,9 @@ class Panel:
         self._factory = factory
         self._owns_factory = owns_factory
         self._devices: list[Any] = []
-        self._inputs: dict[str, _Input] = {}
+        self._inputs: dict[str, WiredInput] = {}
         self._lamps: dict[str, tuple[LampSpec, Channel, Any]] = {}
-        self._outputs: dict[str, tuple[_Output, Any]] = {}
+        self._outputs: dict[str, tuple[WiredOutput, Any]] = {}
         self._tiers: dict[str, tuple[LampSpec, Channel, Any]] = {}
         self._conditions: set[str] = set()
         self._displays: dict[str, DisplaySpec] = {}
@@ -197,22 +123,22 @@ class Panel:
                 logic = PulseInput(spec, self.clock, self._emit)
             else:
                 logic = SwitchInput(spec, self.clock, self._emit)
-            self._inputs[spec.name] = _Input(self, spec, logic, device)
+            self._inputs[spec.name] = WiredInput(self, spec, logic, device)
 
         for lamp in config.lamps:
             device = self._output_device(f"lamps.{lamp.name}", lamp.pin, lamp.active_high, lamp.pwm)
-            channel = Channel(lamp.name, self._writer(device), pwm=lamp.pwm, brightness=lamp.brightness)
+            channel = Channel(lamp.name, writer(device), pwm=lamp.pwm, brightness=lamp.brightness)
             self._lamps[lamp.name] = (lamp, channel, device)
             self.engine.set_look(channel, LOOKS["off"])
         for out in config.outputs:
             device = self._output_device(f"outputs.{out.name}", out.pin, out.active_high, False)
-            channel = Channel(out.name, self._writer(device))
-            self._outputs[out.name] = (_Output(out, channel, self.engine), device)
+            channel = Channel(out.name, writer(device))
+            self._outputs[out.name] = (WiredOutput(out, channel, self.engine), device)
             self.engine.set_look(channel, LOOKS["off"])
         if config.tower:
             for tier in config.tower.tiers:
                 device = self._output_device(f"tower.{tier.name}", tier.pin, tier.active_high, False)
-                channel = Channel(tier.name, self._writer(device))
+                channel = Channel(tier.name, writer(device))
                 self._tiers[tier.name] = (tier, channel, device)
                 self.engine.set_look(channel, LOOKS["off"])
         if config.displays:
@@ -275,16 +201,6 @@ class Panel:
         return self._make(where, pin, lambda: DigitalOutputDevice(pin, active_high=active_high,
                                                                   initial_value=False, pin_factory=f))
 
-    @staticmethod
-    def _writer(device: Any) -> Callable[[float], None]:
-        if isinstance(device, PWMOutputDevice):
-            def write(level: float) -> None:
-                device.value = level
-        else:
-            def write(level: float) -> None:
-                device.on() if level else device.off()
-        return write
-
     def _open_displays(self) -> None:
         chain = self.config.displays
         assert chain is not None
@@ -301,7 +217,7 @@ class Panel:
         else:
             # Mock pins, or a chain on any three pins: bit-bang the write-only bus ourselves (gpiozero's own
             # software SPI asks for the global default pin factory, which a simulation must not need).
-            transfer = _BitBangSPI(*(self._output_device(f"displays.{role}", pin, active_high, False)
+            transfer = BitBangSPI(*(self._output_device(f"displays.{role}", pin, active_high, False)
                                      for role, pin, active_high in (("clock", chain.clock, True),
                                                                     ("data", chain.data, True),
                                                                     ("select", chain.select, False)))).transfer
@@ -621,13 +537,13 @@ class Panel:
             raise PanelError(f"no {kind} named {name!r} ({kind}s: {', '.join(table) or 'none'})")
         return table[name]
 
-    def _input(self, name: str) -> _Input:
+    def _input(self, name: str) -> WiredInput:
         return self._named(self._inputs, name, "input")
 
     def _lamp(self, name: str) -> Channel:
         return self._named(self._lamps, name, "lamp")[1]
 
-    def _output(self, name: str) -> tuple[_Output, Any]:
+    def _output(self, name: str) -> tuple[WiredOutput, Any]:
         return self._named(self._outputs, name, "output")
 
     def _group(self, group: str) -> tuple[Channel, ...]:

@@ -16,24 +16,23 @@ Nothing here draws random numbers: shuffles use the card order handed in (`new_o
 
 from __future__ import annotations
 
-import errno
 import heapq
 import os
 import select
-import socket
 import threading
 import time
-import tty
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Callable, Sequence
 
-from controller.cards import JOKER_INDEX, Card, Composition, from_index, parse_cards
+from controller.cards import JOKER_INDEX, Card, Composition, from_index
 
 from .device import DeviceLink, DeviceTiming
 from .protocol import (
     MAX_PAYLOAD, CardDrawn, DeckCheck, DeviceKind, Heartbeat, Identify, Lock, Message, PROTOCOL_VERSION,
     RequestStatus, ResetCounters, SetTime, Shuffle, ShoeState, StateFlags,
 )
+from .simcontrol import COMMANDS_HELP, Faults, SimError, command
+from .simport import PtyEnd, TcpEnd
 
 __all__ = ["ShoeSim", "Faults", "SimError", "COMMANDS_HELP"]
 
@@ -41,156 +40,6 @@ FIRMWARE = (0, 1, 0)
 _UNRELIABLE = frozenset({"Ack", "Nak", "Identify", "Heartbeat"})
 _MANUAL = StateFlags.LID_OPEN | StateFlags.JAM | StateFlags.LOCKED
 _TICK = 0.005  # seconds between timer checks of the device thread
-
-
-class SimError(RuntimeError):
-    """A request the simulated device refuses (a locked or empty shoe, an unknown command, ...)."""
-
-
-@dataclass
-class Faults:
-    """Fault switches. Counts apply to the next N reliable frames sent (first sends and resends alike)."""
-
-    drop: int = 0  # never send them
-    corrupt: int = 0  # flip one bit in each
-    duplicate: int = 0  # send each twice
-    delay: float = 0.0  # hold each this many seconds...
-    delay_count: int = 0  # ...for the next N frames
-    drop_acks: int = 0  # do not send the next N ACKs of host commands
-    ignore_acks: int = 0  # act as if the next N ACKs from the host were lost (the host then sees duplicates)
-    heartbeat: bool = True  # False: heartbeats stop (the host's watchdog fires)
-    missing: list[Card] = field(default_factory=list)  # taken out of the next shuffle: its deck check reports them
-
-
-class _Pty:
-    """The device end of a pseudo-terminal; `link` is kept pointing at the current slave, like a udev by-id link."""
-
-    def __init__(self, link: str | None) -> None:
-        self.link = link
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)  # no echo or line editing, before the host opens it
-        os.set_blocking(self.master, False)
-        self.path = os.ttyname(self.slave)
-        if link:
-            tmp = f"{link}.{os.getpid()}.tmp"
-            os.symlink(self.path, tmp)
-            os.replace(tmp, link)
-
-    @property
-    def url(self) -> str:
-        return self.link or self.path
-
-    def fds(self) -> list[int]:
-        return [self.master]
-
-    def read(self, fd: int) -> bytes:
-        try:
-            return os.read(self.master, 4096)
-        except (BlockingIOError, InterruptedError):
-            return b""
-        except OSError as exc:
-            if exc.errno == errno.EIO:
-                return b""
-            raise
-
-    def write(self, data: bytes) -> int:
-        try:
-            return os.write(self.master, data)
-        except (BlockingIOError, InterruptedError):
-            return 0  # nobody is reading and the buffer is full: the bytes are lost, as on a UART
-
-    def close(self) -> None:
-        for fd in (self.master, self.slave):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        if self.link:
-            try:  # like udev, remove the link while the device is gone (unless it was re-pointed meanwhile)
-                if os.readlink(self.link) == self.path:
-                    os.unlink(self.link)
-            except OSError:
-                pass
-
-
-class _Tcp:
-    """A TCP listener on the loopback; one host at a time (a new connection replaces the old one)."""
-
-    def __init__(self, port: int, host: str) -> None:
-        self.listener = socket.create_server((host, port))
-        self.listener.setblocking(False)
-        self.host, self.port = host, self.listener.getsockname()[1]
-        self.conn: socket.socket | None = None
-
-    @property
-    def url(self) -> str:
-        return f"socket://{self.host}:{self.port}"
-
-    def fds(self) -> list[int]:
-        return [self.listener.fileno()] + ([self.conn.fileno()] if self.conn else [])
-
-    def read(self, fd: int) -> bytes:
-        if fd == self.listener.fileno():
-            try:
-                conn, _ = self.listener.accept()
-            except BlockingIOError:
-                return b""
-            if self.conn:
-                self.conn.close()
-            conn.setblocking(False)
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self.conn = conn
-            return b""
-        if self.conn is None:
-            return b""
-        try:
-            data = self.conn.recv(4096)
-        except (BlockingIOError, InterruptedError):
-            return b""
-        except OSError:
-            data = b""
-        if not data:
-            self.conn.close()
-            self.conn = None
-        return data
-
-    def write(self, data: bytes) -> int:
-        if self.conn is None:
-            return 0
-        try:
-            return self.conn.send(data)
-        except (BlockingIOError, InterruptedError):
-            return 0
-        except OSError:
-            return 0
-
-    def close(self) -> None:
-        if self.conn:
-            self.conn.close()
-            self.conn = None
-        self.listener.close()
-
-
-COMMANDS_HELP = """\
-deal [N]                 the dealer draws the next card (N cards)
-load CARD...             load a scripted shoe, e.g. `load AS KD 7H` (no deck check)
-shuffle [DECKS]          shuffle a new shoe (the process's seeded order): SHUFFLE, DECK CHECK, SHUFFLE done
-lid open|closed          open or close the shoe's lid
-jam on|off               jam or clear the card path
-missing CARD...          the next shuffle's deck check is missing these cards
-drop N | corrupt N | duplicate N      the next N reliable frames are lost, get a bit flipped, are sent twice
-delay SECONDS [N]        hold the next N reliable frames (default 1) for SECONDS
-drop-acks N              do not acknowledge the host's next N commands
-ignore-acks N            ignore the host's next N acknowledgements (the host sees duplicates)
-heartbeat on|off         stop or resume heartbeats
-garbage N                send N bytes of line noise
-unplug [SECONDS]         close the device's side; reopen after SECONDS (default 0.5; 0: stay unplugged)
-replug                   reopen the device's side now
-reset [counter]          power-cycle the device (unacknowledged messages are lost; the draw counter is kept,
-                         or with `counter` starts again from 0)
-swap SERIAL [DRAWS]      another shoe takes this one's place: a new serial, its draw counter at DRAWS (0)
-status                   one line of JSON: the device's state, fault switches and counters
-help                     this list"""
 
 
 class ShoeSim:
@@ -223,8 +72,8 @@ class ShoeSim:
                                        "garbage_bytes", "unplugs", "resets", "bytes_out", "bytes_lost"), 0)
         self._delayed: list[tuple[float, int, bytes, str]] = []
         self._delay_seq = 0
-        self._transport: _Pty | _Tcp | None = None
-        self._plug: Callable[[], _Pty | _Tcp] | None = None
+        self._transport: PtyEnd | TcpEnd | None = None
+        self._plug: Callable[[], PtyEnd | TcpEnd] | None = None
         self._replug_at: float | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -236,16 +85,16 @@ class ShoeSim:
         """Serve on a new pseudo-terminal; returns the path the host opens (`link`, a symlink kept up to date, if
         given, else the pty itself, whose name changes on every replug)."""
         with self._lock:
-            self._plug = lambda: _Pty(link)
+            self._plug = lambda: PtyEnd(link)
             self._transport = self._plug()
             return self._transport.url
 
     def listen_tcp(self, port: int = 0, host: str = "127.0.0.1") -> str:
         """Serve on a loopback TCP port (0: any free port); returns the pyserial URL, socket://HOST:PORT."""
         with self._lock:
-            first = _Tcp(port, host)
+            first = TcpEnd(port, host)
             port = first.port
-            self._plug = lambda: _Tcp(port, host)
+            self._plug = lambda: TcpEnd(port, host)
             self._transport = first
             return first.url
 
@@ -457,87 +306,7 @@ class ShoeSim:
 
     def command(self, line: str) -> str:
         """Carry out one control command (see COMMANDS_HELP); returns 'ok ...' or 'error: ...'."""
-        import json
-
-        words = line.split()
-        if not words:
-            return "ok"
-        verb, args = words[0].lower(), words[1:]
-        try:
-            if verb == "deal":
-                out = [self.deal() for _ in range(_count(args, 1))]
-                return "ok " + " ".join(f"{m.card}#{m.draw}" for m in out)
-            if verb == "load":
-                self.load(parse_cards(args))
-                return f"ok {len(args)} cards loaded"
-            if verb == "shuffle":
-                check = self.shuffle(decks=_count(args, self.decks))
-                return "ok deck check " + ("complete" if check.complete else
-                                           f"missing {' '.join(map(str, check.missing)) or '-'} "
-                                           f"extra {' '.join(map(str, check.extra)) or '-'}")
-            if verb == "lid":
-                self.set_lid(_switch(args, ("open",), ("closed", "close")))
-                return f"ok lid {args[0]}"
-            if verb == "jam":
-                self.set_jam(_switch(args, ("on",), ("off",)))
-                return f"ok jam {args[0]}"
-            if verb == "missing":
-                cards = parse_cards(args)
-                with self._lock:
-                    self.faults.missing.extend(cards)
-                return f"ok next deck check misses {' '.join(map(str, cards))}"
-            if verb in ("drop", "corrupt", "duplicate", "drop-acks", "ignore-acks"):
-                n = _count(args, 1)
-                with self._lock:
-                    name = verb.replace("-", "_")
-                    if name == "ignore_acks":
-                        self.link.ignore_acks += n
-                    else:
-                        setattr(self.faults, name, getattr(self.faults, name) + n)
-                return f"ok {verb} {n}"
-            if verb == "delay":
-                if not args:
-                    raise SimError("delay needs SECONDS")
-                seconds, n = float(args[0]), _count(args[1:], 1)
-                if not seconds >= 0:
-                    raise SimError("delay SECONDS must be 0 or more")
-                with self._lock:
-                    self.faults.delay, self.faults.delay_count = seconds, n
-                return f"ok delay {seconds} s for {n} frames"
-            if verb == "heartbeat":
-                on = _switch(args, ("on",), ("off",))
-                with self._lock:
-                    self.faults.heartbeat = on
-                return f"ok heartbeat {args[0]}"
-            if verb == "garbage":
-                n = _count(args, 16)
-                # A fixed pattern with flags and escapes in it: deterministic, and as nasty as noise gets.
-                self.inject(bytes((0x7E, 0x7D, 0x05, 0x01, 0x02, 0xFF, 0x7D, 0x5E)[i % 8] ^ (i // 8 & 0x0F)
-                                  for i in range(n)))
-                return f"ok {n} bytes of noise sent"
-            if verb == "unplug":
-                seconds = float(args[0]) if args else 0.5
-                self.unplug(seconds)
-                return "ok unplugged" + (f" for {seconds} s" if seconds else "")
-            if verb == "replug":
-                return f"ok {self.replug()}"
-            if verb == "reset":
-                if args and args != ["counter"]:
-                    raise SimError("reset takes nothing, or `counter` (the draw counter starts again from 0)")
-                self.reset(keep_counter=not args)
-                return f"ok reset (boot {self.boot}, draws {self.draws})"
-            if verb == "swap":
-                if not args:
-                    raise SimError("swap needs the new shoe's SERIAL")
-                self.swap(args[0], _count(args[1:], 0))
-                return f"ok swapped for shoe {self.serial} (draws {self.draws})"
-            if verb == "status":
-                return "ok " + json.dumps(self.status(), sort_keys=True)
-            if verb == "help":
-                return "ok\n" + COMMANDS_HELP
-        except (SimError, ValueError) as exc:
-            return f"error: {exc}"
-        return f"error: unknown command {verb!r} (try `help`)"
+        return command(self, line)
 
     def status(self) -> dict:
         with self._lock:
@@ -678,21 +447,3 @@ class ShoeSim:
                 self.link.poll(now)
                 self._flush()
                 self._changed.notify_all()
-
-
-def _count(args: list[str], default: int) -> int:
-    if not args:
-        return default
-    n = int(args[0])
-    if n < 0:
-        raise SimError(f"expected a count of 0 or more, got {n}")
-    return n
-
-
-def _switch(args: list[str], on: tuple[str, ...], off: tuple[str, ...]) -> bool:
-    word = args[0].lower() if args else ""
-    if word in on:
-        return True
-    if word in off:
-        return False
-    raise SimError(f"expected {'/'.join(on + off)}, got {word or 'nothing'!r}")
