@@ -15,6 +15,10 @@
     [service.paytables]           # cabinets whose config sets a starting paytable other than 0
     myow-1 = 2
 
+Floor-engine links (controller/floor/progressive_fold.py): every link with a subject on the progressive stream
+`CROUPIER_LINK` is folded by a progressive.PoolFollower of its own (the readers' consumer and the pure fold, from
+the stream's first message), so the page shows its pool, last hit and balance as any reader would.
+
 Reading the stream reuses ingest.IngestChecker (its cursor, its consumer made again after any failure, its
 chain check); each row that passes is folded into its machine's summary (summary.fold_row). Every `refresh`
 seconds the stream's per-subject counts say which machines moved, and their last messages where each stands
@@ -34,6 +38,10 @@ from typing import Any, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.floor.ingest import IngestChecker
+from controller.floor.progressive import PoolFollower
+from controller.floor.progressive_fold import STREAM as LINK_STREAM
+from controller.floor.progressive_fold import SUBJECT_PREFIX as LINK_PREFIX
+from controller.floor.progressive_fold import PoolState, ProgressiveWireError, link_filter
 from controller.floor.summary import MachineSummary, fold_row, new_summary
 from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_rows, machine_of
 
@@ -195,7 +203,7 @@ class _Folding(IngestChecker):
 
 class FloorService:
     """`await start()` (connects, makes the journal stream if the cluster has none, starts reading),
-    `await close()`. `summaries`, `held`, `pools` and `broken` are what the page shows."""
+    `await close()`. `summaries`, `held`, `pools`, `link_pools` and `broken` are what the page shows."""
 
     def __init__(self, cfg: ServiceConfig, servers: list[str] | None = None, refresh: float = 1.0) -> None:
         self.cfg = cfg
@@ -206,6 +214,7 @@ class FloorService:
         self._messages: dict[str, int] = {}       # messages per subject when `held` was last read
         self.pools: dict[str, int] | None = None  # link subject -> messages, when the pool stream exists
         self.checker = _Folding(service=self)
+        self.followers: dict[str, PoolFollower] = {}  # floor-engine link -> the fold of its messages
         self.refreshed = asyncio.Event()
         self._nc: Any = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -215,6 +224,11 @@ class FloorService:
     @property
     def broken(self) -> dict[str, str]:
         return self.checker.broken
+
+    @property
+    def link_pools(self) -> dict[str, PoolState]:
+        """Each floor-engine link's pool as folded so far."""
+        return {link: f.state for link, f in self.followers.items()}
 
     def fold(self, machine: str, row: Any) -> None:
         summary = self.summaries.get(machine) or new_summary(machine)
@@ -239,6 +253,8 @@ class FloorService:
         # The loops end on these flags too: nats-py may swallow a cancel that lands inside one of its requests.
         self._closing.set()
         self.checker.stop()
+        for follower in self.followers.values():
+            follower.stop()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -263,6 +279,7 @@ class FloorService:
                     self.pools = dict(pools.state.subjects or {})
                 except NotFoundError:
                     self.pools = None
+                await self._follow_links(js)
                 self.refreshed.set()
             except asyncio.CancelledError:
                 raise
@@ -272,6 +289,30 @@ class FloorService:
                 await asyncio.wait_for(self._closing.wait(), self.refresh)
             except asyncio.TimeoutError:
                 pass
+
+    async def _follow_links(self, js: Any) -> None:
+        """A follower for each floor-engine link the progressive stream has a subject of and none follows yet."""
+        from nats.js.errors import NotFoundError
+
+        if self.cfg.pool_stream == LINK_STREAM:
+            subjects = set(self.pools or ())
+        else:
+            try:
+                info = await js.stream_info(LINK_STREAM, subjects_filter=LINK_PREFIX + ">")
+                subjects = set(info.state.subjects or ())
+            except NotFoundError:
+                subjects = set()
+        for subject in sorted(subjects):
+            link = subject[len(LINK_PREFIX):].split(".")[0] if subject.startswith(LINK_PREFIX) else ""
+            if not link or link in self.followers:
+                continue
+            try:
+                link_filter(link)
+            except ProgressiveWireError as exc:  # not a link any cabinet could publish for: nothing to fold
+                log.warning("floor service: progressive subject %s: %s", subject, exc)
+                continue
+            follower = self.followers[link] = PoolFollower(link)
+            self._tasks.append(asyncio.create_task(follower.run(js)))
 
     async def _held_rows(self, js: Any, messages: dict[str, int]) -> None:
         """The floor's last row per machine: a message carries a batch of rows, so a subject's message count is
