@@ -12,7 +12,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from controller.floor.page import floor_view, link_pool_view, render_floor
-from controller.floor.progressive_fold import Contribution, Hit, Message, Open, new_pool, pool_fold
+from controller.floor.progressive_fold import Contribution, Hit, Message, Open, new_pool, pool_fold, pool_step
+from controller.floor.report import HEADER, report_csv
+from controller.floor.summary import LinkDays, MeterSet, link_day_step
 from tests.floor_cluster import floor_missing
 from tests.table_helpers import free_ports
 
@@ -55,6 +57,30 @@ def test_the_pages_view_of_a_floor_link_is_exact_and_says_whether_it_balances() 
             "2026-03-01T10:00:00+00:00</td><td>4</td><td>2.99</td><td>102.75</td><td>balanced</td></tr>") in page
     assert "<td>NOT BALANCED</td>" in page and "none on the floor" not in page
     assert floor_view({}, {}, {}, None, 0, 60, "2026-03-01")["floor_links"] == []
+
+
+REPORT_LINE = "2026-03-01,fl-1,floor-link,progressive link,,4,299,10275,-9976,0,0,0,0,0,0,\r\n"
+
+
+def test_a_floor_links_meters_go_to_the_gaming_day_of_each_message_and_into_the_report() -> None:
+    # 1.30 before 06:00 (the day before's), the open and a duplicate add no day, then 0.70 and a hit of the
+    # 102.00 pool in 5-cent credits (102.00) on 2026-03-01, and 0.10 on 2026-03-02
+    stream: list[Message] = [Open(LINK, "fc-1", RESET), Contribution(LINK, "fc-1", 1, 130, ts("2026-03-01T05:59:59")),
+                             Contribution(LINK, "fc-1", 1, 130, ts("2026-03-01T12:00:00")),
+                             Contribution(LINK, "fc-2", 1, 70, ts("2026-03-01T06:00:00")),
+                             Hit(LINK, "fc-2", 1, 5, ts("2026-03-01T07:00:00")),
+                             Contribution(LINK, "fc-1", 2, 10, ts("2026-03-02T06:00:00"))]
+    state, days = new_pool(LINK), LinkDays(LINK)
+    for seq, msg in enumerate(stream, start=1):
+        after = pool_step(state, seq, msg)
+        days = link_day_step(days, state, after, 0 if isinstance(msg, Open) else msg.ts_ns, start_hour=6, tz=UTC)
+        state = after
+    assert days.days == (("2026-02-28", MeterSet(games=1, handle=130, win=130)),
+                         ("2026-03-01", MeterSet(games=1, handle=70, paid=10_200, win=-10_130)),
+                         ("2026-03-02", MeterSet(games=1, handle=10, win=10)))
+    assert report_csv([], "2026-03-01", [days]) == (",".join(HEADER) + "\r\n2026-03-01,fl-1,floor-link,progressive "
+                                                    "link,,1,70,10200,-10130,0,0,0,0,0,0,\r\n")
+    assert report_csv([], "2026-03-03", [days]) == ",".join(HEADER) + "\r\n"
 
 
 # ----------------------------------------------------------------------------------------- on a real server
@@ -104,7 +130,7 @@ def test_cabinets_on_a_floor_link_show_their_pool_hit_and_balance_and_a_later_se
     def done(s: FloorService) -> bool:
         return LINK in s.link_pools and s.link_pools[LINK].seq >= 6
 
-    async def scenario() -> tuple[dict[str, Any], str, dict[str, Any]]:
+    async def scenario() -> tuple[dict[str, Any], str, str, dict[str, Any]]:
         nc = await connect([floor_server.url])
         await ensure_progressive_stream(nc.jetstream(timeout=2.0), 1)
         await nc.close()
@@ -141,6 +167,11 @@ def test_cabinets_on_a_floor_link_show_their_pool_hit_and_balance_and_a_later_se
                     view = await r.json()
                 async with http.get(f"http://127.0.0.1:{page.port}/floor") as r:
                     html = await r.text()
+            acc = {"Authorization": "Bearer accounting-token-0123456789"}
+            async with aiohttp.ClientSession(headers=acc) as http:
+                async with http.get(f"http://127.0.0.1:{page.port}/report/2026-03-01.csv") as r:
+                    assert r.status == 200
+                    report = await r.text()
         finally:
             for client in clients.values():
                 await client.close()
@@ -153,12 +184,13 @@ def test_cabinets_on_a_floor_link_show_their_pool_hit_and_balance_and_a_later_se
         finally:
             await later.close()
         again = floor_view({}, {}, {}, later.pools, 0, 60, "2026-03-01", UTC, later.link_pools)
-        return view, html, again
+        return view, html, report, again
 
-    view, html, again = asyncio.run(asyncio.wait_for(scenario(), 40))
+    view, html, report, again = asyncio.run(asyncio.wait_for(scenario(), 40))
     assert view["floor_links"] == [WANT]
     # one open (whichever cabinet's landed first: the others' are the same message id), 4 contributions, a hit
     assert sorted(view["pool_stream"]) == [f"croupier.link.fl-1.fc-{i}" for i in (1, 2, 3)]
     assert sum(view["pool_stream"].values()) == 6
     assert "fc-2 game 2: 102.75 at 2026-03-01T10:00:00+00:00" in html and "<td>balanced</td>" in html
     assert again["floor_links"] == [WANT]
+    assert report == ",".join(HEADER) + "\r\n" + REPORT_LINE  # the journal stream holds no machine here

@@ -270,7 +270,8 @@ class FloorPage:
         day = request.match_info["day"]
         if not _DAY.fullmatch(day):
             raise web.HTTPBadRequest(text=f"gaming day {day!r}: expected YYYY-MM-DD")
-        return web.Response(text=report_csv(self.service.summaries.values(), day), content_type="text/csv",
+        text = report_csv(self.service.summaries.values(), day, self.service.link_days)
+        return web.Response(text=text, content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="meters-{day}.csv"'})
 
     async def _health(self, request: web.Request) -> web.Response:

@@ -41,8 +41,8 @@ from controller.floor.ingest import IngestChecker
 from controller.floor.progressive import PoolFollower
 from controller.floor.progressive_fold import STREAM as LINK_STREAM
 from controller.floor.progressive_fold import SUBJECT_PREFIX as LINK_PREFIX
-from controller.floor.progressive_fold import PoolState, ProgressiveWireError, link_filter
-from controller.floor.summary import MachineSummary, fold_row, new_summary
+from controller.floor.progressive_fold import Open, PoolState, ProgressiveWireError, decode_message, link_filter
+from controller.floor.summary import LinkDays, MachineSummary, fold_row, link_day_step, new_summary
 from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_rows, machine_of
 
 __all__ = ["ServiceConfig", "load_service_config", "service_config_from_mapping", "FloorService", "ROLES",
@@ -201,6 +201,29 @@ class _Folding(IngestChecker):
                 self.service.fold(machine, row)
 
 
+@dataclass
+class _LinkFolding(PoolFollower):
+    """A floor-engine link's fold (the readers' follower), and what each message added kept per gaming day."""
+
+    start_hour: int = 6
+    tz: Any = None
+    days: LinkDays = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.days is None:
+            self.days = LinkDays(self.link)
+
+    def take(self, seq: int, subject: str, data: bytes) -> None:
+        before = self.state
+        super().take(seq, subject, data)
+        if self.state.contributions == before.contributions and self.state.hits == before.hits:
+            return  # an open, a duplicate, a refusal: no meter moved
+        msg = decode_message(subject, data)  # it decoded in the fold: its time is the cabinet's
+        ts_ns = 0 if isinstance(msg, Open) else msg.ts_ns
+        self.days = link_day_step(self.days, before, self.state, ts_ns, start_hour=self.start_hour, tz=self.tz)
+
+
 class FloorService:
     """`await start()` (connects, makes the journal stream if the cluster has none, starts reading),
     `await close()`. `summaries`, `held`, `pools`, `link_pools` and `broken` are what the page shows."""
@@ -214,7 +237,7 @@ class FloorService:
         self._messages: dict[str, int] = {}       # messages per subject when `held` was last read
         self.pools: dict[str, int] | None = None  # link subject -> messages, when the pool stream exists
         self.checker = _Folding(service=self)
-        self.followers: dict[str, PoolFollower] = {}  # floor-engine link -> the fold of its messages
+        self.followers: dict[str, _LinkFolding] = {}  # floor-engine link -> the fold of its messages
         self.refreshed = asyncio.Event()
         self._nc: Any = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -229,6 +252,11 @@ class FloorService:
     def link_pools(self) -> dict[str, PoolState]:
         """Each floor-engine link's pool as folded so far."""
         return {link: f.state for link, f in self.followers.items()}
+
+    @property
+    def link_days(self) -> list[LinkDays]:
+        """Each floor-engine link's meters per gaming day (the meters report's `floor-link` lines)."""
+        return [f.days for f in self.followers.values()]
 
     def fold(self, machine: str, row: Any) -> None:
         summary = self.summaries.get(machine) or new_summary(machine)
@@ -311,7 +339,7 @@ class FloorService:
             except ProgressiveWireError as exc:  # not a link any cabinet could publish for: nothing to fold
                 log.warning("floor service: progressive subject %s: %s", subject, exc)
                 continue
-            follower = self.followers[link] = PoolFollower(link)
+            follower = self.followers[link] = _LinkFolding(link, start_hour=self.cfg.start_hour, tz=self._tz)
             self._tasks.append(asyncio.create_task(follower.run(js)))
 
     async def _held_rows(self, js: Any, messages: dict[str, int]) -> None:
