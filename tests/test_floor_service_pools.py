@@ -10,6 +10,8 @@ from typing import Any, Callable, Iterator
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.floor.page import floor_view, link_pool_view, render_floor
 from controller.floor.progressive_fold import Contribution, Hit, Message, Open, new_pool, pool_fold, pool_step
@@ -81,6 +83,34 @@ def test_a_floor_links_meters_go_to_the_gaming_day_of_each_message_and_into_the_
     assert report_csv([], "2026-03-01", [days]) == (",".join(HEADER) + "\r\n2026-03-01,fl-1,floor-link,progressive "
                                                     "link,,1,70,10200,-10130,0,0,0,0,0,0,\r\n")
     assert report_csv([], "2026-03-03", [days]) == ",".join(HEADER) + "\r\n"
+
+
+cabinets = st.sampled_from(["fc-1", "fc-2"])
+moments = st.integers(ts("2026-03-01T00:00:00"), ts("2026-03-04T00:00:00"))
+messages = st.one_of(
+    st.builds(lambda c: Open(LINK, c, RESET), cabinets),
+    st.builds(lambda c, g, cents, t: Contribution(LINK, c, g, cents, t), cabinets, st.integers(1, 8),
+              st.integers(0, 999), moments),
+    st.builds(lambda c, g, d, t: Hit(LINK, c, g, d, t), cabinets, st.integers(1, 8), st.sampled_from([1, 5, 25]),
+              moments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(messages, max_size=30), st.integers(0, 23))
+def test_a_floor_links_gaming_days_add_up_to_its_folds_meters_whatever_the_times(stream: list[Message],
+                                                                                  start_hour: int) -> None:
+    state, days = new_pool(LINK), LinkDays(LINK)
+    for seq, msg in enumerate(stream, start=1):
+        after = pool_step(state, seq, msg)
+        days = link_day_step(days, state, after, 0 if isinstance(msg, Open) else msg.ts_ns, start_hour=start_hour,
+                             tz=UTC)
+        state = after
+    total = MeterSet()
+    for _, meters in days.days:
+        total = total + meters
+    assert total == MeterSet(games=state.contributions, handle=state.contributed, paid=state.paid,
+                             win=state.contributed - state.paid)
+    assert len({day for day, _ in days.days}) == len(days.days)
 
 
 # ----------------------------------------------------------------------------------------- on a real server
