@@ -147,7 +147,7 @@ def test_cabinets_on_a_floor_link_show_their_pool_hit_and_balance_and_a_later_se
     from controller.floor.page import FloorPage
     from controller.floor.progressive import FloorLinkClient, ensure_progressive_stream
     from controller.floor.server import connect
-    from controller.floor.service import FloorService, service_config_from_mapping
+    from controller.floor.service import FloorService, read_floor, service_config_from_mapping
     from controller.floor.wire import subject_for
 
     token = "supervisor-token-0123456789"
@@ -214,6 +214,8 @@ def test_cabinets_on_a_floor_link_show_their_pool_hit_and_balance_and_a_later_se
         finally:
             await later.close()
         again = floor_view({}, {}, {}, later.pools, 0, 60, "2026-03-01", UTC, later.link_pools)
+        read = await read_floor(cfg, timeout=10)  # what `croupier floor report` reads
+        assert report_csv(read.summaries.values(), "2026-03-01", read.link_days) == report
         return view, html, report, again
 
     view, html, report, again = asyncio.run(asyncio.wait_for(scenario(), 40))

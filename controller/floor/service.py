@@ -360,8 +360,30 @@ class FloorService:
         return time.time_ns()
 
 
+async def _read_links(svc: FloorService, timeout: float) -> None:
+    """Wait until every floor-engine link the service's first refresh found is folded to its last message."""
+    from nats.js.errors import NotFoundError
+
+    if not await svc.wait_for(lambda s: s.refreshed.is_set(), timeout):
+        raise TimeoutError(f"the floor's stream counts were not read in {timeout:g} s")
+    js = svc._nc.jetstream(timeout=timeout)
+    try:
+        info = await js.stream_info(LINK_STREAM, subjects_filter=LINK_PREFIX + ">")
+    except NotFoundError:
+        return
+    last: dict[str, int] = {}
+    for subject in info.state.subjects or {}:
+        link = subject[len(LINK_PREFIX):].split(".")[0]
+        if link in svc.followers:
+            msg = await js.get_last_msg(LINK_STREAM, subject)
+            last[link] = max(last.get(link, 0), msg.seq)
+    if not await svc.wait_for(lambda s: all(s.followers[k].state.seq >= n for k, n in last.items()), timeout):
+        raise TimeoutError(f"the floor's progressive links were not read in {timeout:g} s")
+
+
 async def read_floor(cfg: ServiceConfig, servers: list[str] | None = None, timeout: float = 60.0) -> FloorService:
-    """Every row the floor holds now, checked and folded (the report command): a closed service with its summaries."""
+    """Every row the floor holds now, checked and folded (the report command): a closed service with its summaries
+    and its floor-engine links' folds (`link_pools`, `link_days`)."""
     svc = FloorService(cfg, servers)
     await svc.start(timeout=timeout, create=False)
     try:
@@ -369,6 +391,7 @@ async def read_floor(cfg: ServiceConfig, servers: list[str] | None = None, timeo
         last = info.state.last_seq
         if not await svc.wait_for(lambda s: s.checker.cursor >= last, timeout):
             raise TimeoutError(f"read {svc.checker.cursor} of {last} rows of the floor in {timeout:g} s")
+        await _read_links(svc, timeout)
     finally:
         await svc.close()
     return svc
