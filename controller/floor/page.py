@@ -1,5 +1,9 @@
 """The floor page (aiohttp, the screens' stack): every table and cabinet with status, meters, alerts and lockups, replication lag and link pools, behind a token per role.
 
+Link pools: a link controller's (a machine journaling its link) from its journal's fold; a floor-engine link's
+(no controller: controller/floor/progressive_fold.py) from the fold of its messages on the progressive stream,
+with its last hit and whether its arithmetic balances (contributions + seed = pool + paid).
+
     GET /floor?token=T          the page (HTML, refreshes itself every 5 s): the token is checked, set as an
                                 HttpOnly cookie and the address bar loses it (a redirect to /floor);
                                 `?day=YYYY-MM-DD`: that gaming day's meters (default: the current one)
@@ -25,23 +29,42 @@ from typing import Any, Mapping
 
 from aiohttp import web
 
+from controller.floor.progressive_fold import PoolState
 from controller.floor.report import report_csv
 from controller.floor.summary import (MachineSummary, alerts_of, day_meters, gaming_day, machine_status,
                                       meter_set)
 from controller.screens.bridge import TokenTries
 
-__all__ = ["floor_view", "FloorPage", "COOKIE"]
+__all__ = ["floor_view", "link_pool_view", "FloorPage", "COOKIE"]
 
 log = logging.getLogger("croupier.floor")
 COOKIE = "croupier_floor"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+def _when(ts_ns: int, tz: tzinfo | None) -> str:
+    return datetime.fromtimestamp(ts_ns // 1_000_000_000, tz).isoformat(timespec="seconds")
+
+
+def link_pool_view(state: PoolState, tz: tzinfo | None = None) -> dict[str, Any]:
+    """A floor-engine link as the page shows it (pure): its pool and meters in cents, its last hit (the cabinet's
+    time of it in `tz`), and whether the fold's balance holds: contributions + seed = pool + paid."""
+    last = state.last_hit
+    return {"link": state.link, "seq": state.seq, "pool": state.pool, "reset": state.reset_cents,
+            "seeded": state.seeded, "contributions": state.contributions, "contributed": state.contributed,
+            "hits": state.hits, "paid": state.paid, "duplicates": state.duplicates, "refused": state.refused,
+            "last_hit": None if last is None else {
+                "hit": last.hit, "cabinet": last.cabinet, "game": last.game, "award": last.cents,
+                "denomination": last.denomination, "seq": last.seq, "time": _when(last.ts_ns, tz)},
+            "balanced": state.contributed + state.seeded == state.pool + state.paid}
+
+
 def floor_view(summaries: Mapping[str, MachineSummary], held: Mapping[str, int], broken: Mapping[str, str],
                pools: Mapping[str, int] | None, now_ns: int, offline_after: float, day: str,
-               tz: tzinfo | None = None) -> dict[str, Any]:
-    """What the page shows (pure): a line per machine, the links' pools, the pool stream's subjects; times in `tz`
-    (None: this machine's local time)."""
+               tz: tzinfo | None = None, link_pools: Mapping[str, PoolState] | None = None) -> dict[str, Any]:
+    """What the page shows (pure): a line per machine, the links' pools (link controllers' in `links`, floor-engine
+    links' folded from the progressive stream in `floor_links`), the pool stream's subjects; times in `tz` (None:
+    this machine's local time)."""
     machines = []
     links = []
     for machine in sorted(set(summaries) | set(held) | set(broken)):
@@ -51,8 +74,7 @@ def floor_view(summaries: Mapping[str, MachineSummary], held: Mapping[str, int],
         machines.append({
             "machine": machine, "kind": s.kind, "what": s.what, "denomination": s.denomination,
             "status": machine_status(s, now_ns, offline_after),
-            "last_row": datetime.fromtimestamp(s.last_ts_ns // 1_000_000_000, tz).isoformat(timespec="seconds")
-            if s.seq else None,
+            "last_row": _when(s.last_ts_ns, tz) if s.seq else None,
             "age_s": round((now_ns - s.last_ts_ns) / 1e9, 1) if s.seq else None,
             "floor_seq": s.seq, "held": on_floor, "lag_rows": on_floor - s.seq,
             "chain": "broken: " + broken[machine] if machine in broken else "ok",
@@ -63,6 +85,7 @@ def floor_view(summaries: Mapping[str, MachineSummary], held: Mapping[str, int],
             links.append({"link": machine, "pool": s.state.pool, "reset": s.state.reset_cents, "hits": s.state.hits,
                           "paid": s.state.paid, "contributed": s.state.contributed})
     return {"gaming_day": day, "machines": machines, "links": links,
+            "floor_links": [link_pool_view(state, tz) for _, state in sorted((link_pools or {}).items())],
             "pool_stream": None if pools is None else dict(sorted(pools.items()))}
 
 
@@ -101,6 +124,19 @@ def render_floor(view: dict[str, Any], role: str) -> str:
             "games", "handle", "paid", "win", "drop", "alerts and lockups", "chain"]
     links = "".join(f"<li>{html.escape(p['link'])}: pool {_money(p['pool'])} (reset {_money(p['reset'])}), "
                     f"{p['hits']} hits paid {_money(p['paid'])}</li>" for p in view["links"])
+    floor_links = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in (
+            p["link"], _money(p["pool"]), "" if p["reset"] is None else _money(p["reset"]), f"{p['hits']}",
+            "none" if p["last_hit"] is None else
+            f"{p['last_hit']['cabinet']} game {p['last_hit']['game']}: {_money(p['last_hit']['award'])} at "
+            f"{p['last_hit']['time']}",
+            f"{p['contributions']}", _money(p["contributed"]), _money(p["paid"]),
+            "balanced" if p["balanced"] else "NOT BALANCED")) + "</tr>" for p in view.get("floor_links", ()))
+    floor_html = "" if not floor_links else (
+        "<h2>Floor-engine link pools</h2><table><thead><tr>" + "".join(f"<th>{h}</th>" for h in (
+            "link", "pool", "reset", "hits", "last hit", "contributions", "contributed", "paid", "balance"))
+        + f"</tr></thead><tbody>{floor_links}</tbody></table>")
+    link_list = f"<ul>{links}</ul>" if links else "" if floor_links else "<ul><li>none on the floor</li></ul>"
     stream = view["pool_stream"]
     stream_html = "" if stream is None else "<h2>Progressive stream</h2><ul>" + "".join(
         f"<li>{html.escape(s)}: {n} messages</li>" for s, n in stream.items()) + "</ul>"
@@ -119,7 +155,7 @@ currency units, the gaming day's meters (another day: <code>?day=YYYY-MM-DD</cod
 <table><thead><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr></thead><tbody>
 {"".join(rows)}
 </tbody></table>
-<h2>Link pools</h2><ul>{links or "<li>none on the floor</li>"}</ul>{stream_html}
+<h2>Link pools</h2>{link_list}{floor_html}{stream_html}
 </body></html>
 """
 
@@ -205,7 +241,8 @@ class FloorPage:
         svc = self.service
         now = svc.now_ns()
         day = day or gaming_day(now, svc.cfg.start_hour, svc.cfg.tz)
-        return floor_view(svc.summaries, svc.held, svc.broken, svc.pools, now, svc.cfg.offline_after, day, svc.cfg.tz)
+        return floor_view(svc.summaries, svc.held, svc.broken, svc.pools, now, svc.cfg.offline_after, day, svc.cfg.tz,
+                          svc.link_pools)
 
     async def _root(self, request: web.Request) -> web.Response:
         raise web.HTTPFound("/floor")
@@ -233,7 +270,8 @@ class FloorPage:
         day = request.match_info["day"]
         if not _DAY.fullmatch(day):
             raise web.HTTPBadRequest(text=f"gaming day {day!r}: expected YYYY-MM-DD")
-        return web.Response(text=report_csv(self.service.summaries.values(), day), content_type="text/csv",
+        text = report_csv(self.service.summaries.values(), day, self.service.link_days)
+        return web.Response(text=text, content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="meters-{day}.csv"'})
 
     async def _health(self, request: web.Request) -> web.Response:

@@ -15,6 +15,10 @@
     [service.paytables]           # cabinets whose config sets a starting paytable other than 0
     myow-1 = 2
 
+Floor-engine links (controller/floor/progressive_fold.py): every link with a subject on the progressive stream
+`CROUPIER_LINK` is folded by a progressive.PoolFollower of its own (the readers' consumer and the pure fold, from
+the stream's first message), so the page shows its pool, last hit and balance as any reader would.
+
 Reading the stream reuses ingest.IngestChecker (its cursor, its consumer made again after any failure, its
 chain check); each row that passes is folded into its machine's summary (summary.fold_row). Every `refresh`
 seconds the stream's per-subject counts say which machines moved, and their last messages where each stands
@@ -34,7 +38,11 @@ from typing import Any, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.floor.ingest import IngestChecker
-from controller.floor.summary import MachineSummary, fold_row, new_summary
+from controller.floor.progressive import PoolFollower
+from controller.floor.progressive_fold import STREAM as LINK_STREAM
+from controller.floor.progressive_fold import SUBJECT_PREFIX as LINK_PREFIX
+from controller.floor.progressive_fold import Open, PoolState, ProgressiveWireError, decode_message, link_filter
+from controller.floor.summary import LinkDays, MachineSummary, fold_row, link_day_step, new_summary
 from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_rows, machine_of
 
 __all__ = ["ServiceConfig", "load_service_config", "service_config_from_mapping", "FloorService", "ROLES",
@@ -193,9 +201,32 @@ class _Folding(IngestChecker):
                 self.service.fold(machine, row)
 
 
+@dataclass
+class _LinkFolding(PoolFollower):
+    """A floor-engine link's fold (the readers' follower), and what each message added kept per gaming day."""
+
+    start_hour: int = 6
+    tz: Any = None
+    days: LinkDays = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.days is None:
+            self.days = LinkDays(self.link)
+
+    def take(self, seq: int, subject: str, data: bytes) -> None:
+        before = self.state
+        super().take(seq, subject, data)
+        if self.state.contributions == before.contributions and self.state.hits == before.hits:
+            return  # an open, a duplicate, a refusal: no meter moved
+        msg = decode_message(subject, data)  # it decoded in the fold: its time is the cabinet's
+        ts_ns = 0 if isinstance(msg, Open) else msg.ts_ns
+        self.days = link_day_step(self.days, before, self.state, ts_ns, start_hour=self.start_hour, tz=self.tz)
+
+
 class FloorService:
     """`await start()` (connects, makes the journal stream if the cluster has none, starts reading),
-    `await close()`. `summaries`, `held`, `pools` and `broken` are what the page shows."""
+    `await close()`. `summaries`, `held`, `pools`, `link_pools` and `broken` are what the page shows."""
 
     def __init__(self, cfg: ServiceConfig, servers: list[str] | None = None, refresh: float = 1.0) -> None:
         self.cfg = cfg
@@ -206,6 +237,7 @@ class FloorService:
         self._messages: dict[str, int] = {}       # messages per subject when `held` was last read
         self.pools: dict[str, int] | None = None  # link subject -> messages, when the pool stream exists
         self.checker = _Folding(service=self)
+        self.followers: dict[str, _LinkFolding] = {}  # floor-engine link -> the fold of its messages
         self.refreshed = asyncio.Event()
         self._nc: Any = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -215,6 +247,16 @@ class FloorService:
     @property
     def broken(self) -> dict[str, str]:
         return self.checker.broken
+
+    @property
+    def link_pools(self) -> dict[str, PoolState]:
+        """Each floor-engine link's pool as folded so far."""
+        return {link: f.state for link, f in self.followers.items()}
+
+    @property
+    def link_days(self) -> list[LinkDays]:
+        """Each floor-engine link's meters per gaming day (the meters report's `floor-link` lines)."""
+        return [f.days for f in self.followers.values()]
 
     def fold(self, machine: str, row: Any) -> None:
         summary = self.summaries.get(machine) or new_summary(machine)
@@ -239,6 +281,8 @@ class FloorService:
         # The loops end on these flags too: nats-py may swallow a cancel that lands inside one of its requests.
         self._closing.set()
         self.checker.stop()
+        for follower in self.followers.values():
+            follower.stop()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -263,6 +307,7 @@ class FloorService:
                     self.pools = dict(pools.state.subjects or {})
                 except NotFoundError:
                     self.pools = None
+                await self._follow_links(js)
                 self.refreshed.set()
             except asyncio.CancelledError:
                 raise
@@ -272,6 +317,30 @@ class FloorService:
                 await asyncio.wait_for(self._closing.wait(), self.refresh)
             except asyncio.TimeoutError:
                 pass
+
+    async def _follow_links(self, js: Any) -> None:
+        """A follower for each floor-engine link the progressive stream has a subject of and none follows yet."""
+        from nats.js.errors import NotFoundError
+
+        if self.cfg.pool_stream == LINK_STREAM:
+            subjects = set(self.pools or ())
+        else:
+            try:
+                info = await js.stream_info(LINK_STREAM, subjects_filter=LINK_PREFIX + ">")
+                subjects = set(info.state.subjects or ())
+            except NotFoundError:
+                subjects = set()
+        for subject in sorted(subjects):
+            link = subject[len(LINK_PREFIX):].split(".")[0] if subject.startswith(LINK_PREFIX) else ""
+            if not link or link in self.followers:
+                continue
+            try:
+                link_filter(link)
+            except ProgressiveWireError as exc:  # not a link any cabinet could publish for: nothing to fold
+                log.warning("floor service: progressive subject %s: %s", subject, exc)
+                continue
+            follower = self.followers[link] = _LinkFolding(link, start_hour=self.cfg.start_hour, tz=self._tz)
+            self._tasks.append(asyncio.create_task(follower.run(js)))
 
     async def _held_rows(self, js: Any, messages: dict[str, int]) -> None:
         """The floor's last row per machine: a message carries a batch of rows, so a subject's message count is
@@ -291,8 +360,30 @@ class FloorService:
         return time.time_ns()
 
 
+async def _read_links(svc: FloorService, timeout: float) -> None:
+    """Wait until every floor-engine link the service's first refresh found is folded to its last message."""
+    from nats.js.errors import NotFoundError
+
+    if not await svc.wait_for(lambda s: s.refreshed.is_set(), timeout):
+        raise TimeoutError(f"the floor's stream counts were not read in {timeout:g} s")
+    js = svc._nc.jetstream(timeout=timeout)
+    try:
+        info = await js.stream_info(LINK_STREAM, subjects_filter=LINK_PREFIX + ">")
+    except NotFoundError:
+        return
+    last: dict[str, int] = {}
+    for subject in info.state.subjects or {}:
+        link = subject[len(LINK_PREFIX):].split(".")[0]
+        if link in svc.followers:
+            msg = await js.get_last_msg(LINK_STREAM, subject)
+            last[link] = max(last.get(link, 0), msg.seq)
+    if not await svc.wait_for(lambda s: all(s.followers[k].state.seq >= n for k, n in last.items()), timeout):
+        raise TimeoutError(f"the floor's progressive links were not read in {timeout:g} s")
+
+
 async def read_floor(cfg: ServiceConfig, servers: list[str] | None = None, timeout: float = 60.0) -> FloorService:
-    """Every row the floor holds now, checked and folded (the report command): a closed service with its summaries."""
+    """Every row the floor holds now, checked and folded (the report command): a closed service with its summaries
+    and its floor-engine links' folds (`link_pools`, `link_days`)."""
     svc = FloorService(cfg, servers)
     await svc.start(timeout=timeout, create=False)
     try:
@@ -300,6 +391,7 @@ async def read_floor(cfg: ServiceConfig, servers: list[str] | None = None, timeo
         last = info.state.last_seq
         if not await svc.wait_for(lambda s: s.checker.cursor >= last, timeout):
             raise TimeoutError(f"read {svc.checker.cursor} of {last} rows of the floor in {timeout:g} s")
+        await _read_links(svc, timeout)
     finally:
         await svc.close()
     return svc

@@ -10,6 +10,9 @@ floor's Croupier does not know, or a row the fold refuses stops that machine's f
 status, floor seq and lag go on being kept. A cabinet's starting paytable is not journaled (it is the
 config's `paytable`, 0 unless set): the floor takes it from its own `paytables` setting.
 
+A floor-engine link (controller/floor/progressive_fold.py) has no journal: its meters per gaming day are what
+each message did to its fold's meters (link_day_step), in the gaming day of the cabinet's time on the message.
+
 Meters per gaming day: a row belongs to the gaming day of its journal time (`gaming_day`); a day's meters are
 what its rows added to the machine's meters (meters only grow), so the days of a machine add up to its meters.
 """
@@ -21,10 +24,11 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Mapping
 
+from controller.floor.progressive_fold import PoolState
 from controller.floor.wire import FloorRow
 
 __all__ = ["MeterSet", "MachineSummary", "new_summary", "fold_row", "meter_set", "day_meters", "gaming_day",
-           "alerts_of", "machine_status", "METER_FIELDS"]
+           "alerts_of", "machine_status", "METER_FIELDS", "LinkDays", "link_day_step"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +188,33 @@ def day_meters(summary: MachineSummary, day: str) -> MeterSet | None:
     for added in runs:
         total = added if total is None else total + added
     return total
+
+
+@dataclass(frozen=True)
+class LinkDays:
+    """A floor-engine link's meters per gaming day (a link controller's meters: games = contributions, handle =
+    contributed, paid = awards paid, win = contributed - paid)."""
+
+    link: str
+    days: tuple[tuple[str, MeterSet], ...] = ()   # (gaming day, its meters), in the order the days first came
+
+    def day(self, day: str) -> MeterSet | None:
+        return dict(self.days).get(day)
+
+
+def link_day_step(days: LinkDays, before: PoolState, after: PoolState, ts_ns: int, *, start_hour: int = 6,
+                  tz: tzinfo | None = None) -> LinkDays:
+    """The days after one message moved the link's fold from `before` to `after` (its time `ts_ns`): what it added
+    to the fold's meters goes to its gaming day; a message that added nothing (an open, a duplicate) adds no day."""
+    contributed, paid = after.contributed - before.contributed, after.paid - before.paid
+    added = MeterSet(games=after.contributions - before.contributions, handle=contributed, paid=paid,
+                     win=contributed - paid)
+    if added == _ZERO and after.hits == before.hits:
+        return days
+    day = gaming_day(ts_ns, start_hour, tz)
+    table = dict(days.days)
+    table[day] = table.get(day, _ZERO) + added
+    return replace(days, days=tuple(table.items()))
 
 
 def alerts_of(summary: MachineSummary) -> tuple[str, ...]:
