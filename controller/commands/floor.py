@@ -251,7 +251,7 @@ def _report(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - no server, no stream, a timeout: one line, exit 2
         raise CliError(f"cannot read the floor {', '.join(servers or cfg.servers)}: {type(exc).__name__}: {exc}") \
             from None
-    text = report_csv(svc.summaries.values(), args.day)
+    text = report_csv(svc.summaries.values(), args.day, svc.link_days)
     if args.out:
         args.out.write_text(text)
     else:
