@@ -155,7 +155,7 @@ class ProgressiveWin(CabinetRecord):
     KIND: ClassVar[str] = "progressive_win"
     game: int
     cents: int
-    hit: JSON = opt()
+    hit: JSON
 
 
 @dataclass(frozen=True, slots=True)

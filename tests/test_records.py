@@ -13,12 +13,14 @@ import pytest
 
 from controller.journal import canonical_json
 from controller.records import ABSENT, RecordError, kinds_text, opt
+from controller.cabinetrecords import cabinet_record
 from controller.tablerecords import Game, ShoeFlags, TableRecord, table_record
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "journals"
 RECORDS = json.loads((DATA / "records.json").read_text())
 TABLES = json.loads((DATA / "tables.json").read_text())
+CABINETS = json.loads((DATA / "cabinets.json").read_text())
 
 
 def _table_rows() -> list[dict[str, Any]]:
@@ -35,6 +37,25 @@ def test_every_recorded_table_row_is_written_back_byte_for_byte() -> None:
         assert canonical_json(record.to_json()) == canonical_json(row)
         kinds.add((record.KIND, record.WHAT))
     assert len(kinds) == 17  # every table kind occurs
+
+
+def test_every_recorded_cabinet_row_is_written_back_byte_for_byte() -> None:
+    kinds = set()
+    for row in RECORDS["cabinet"] + [r for rows in CABINETS.values() for r in rows]:
+        record = cabinet_record(row)
+        assert canonical_json(record.to_json()) == canonical_json(row)
+        kinds.add((record.KIND, record.WHAT))
+    assert len(kinds) == 25  # every cabinet kind occurs (SAS's seven among them)
+
+
+def test_a_cabinet_row_of_an_unknown_kind_is_refused_naming_the_row() -> None:
+    from controller.cabinetstate import new_state, replay
+    from controller.slots.catalog import get_title
+
+    title = get_title("frozen-assets")
+    with pytest.raises(RecordError, match=r"^journal row 2: unknown cabinet record kind 'spin_twice'"):
+        replay(new_state("fa-1", title, title.denominations[0]), [(1, CABINETS["frozen-assets"][0]),
+                                                                   (2, {"kind": "spin_twice"})])
 
 
 def test_what_the_table_writes_is_what_it_wrote_before() -> None:
@@ -85,12 +106,13 @@ def test_a_later_version_writes_its_number_and_reads_only_its_own() -> None:
         table_record({"kind": "test_buzz", "loud": False})
 
 
-def test_the_readme_lists_the_table_kinds_the_code_has() -> None:
+@pytest.mark.parametrize("family", ["table", "cabinet"])
+def test_the_readme_lists_the_kinds_the_code_has(family: str) -> None:
     readme = (ROOT / "README.md").read_text()
-    block = re.search(r"<!-- record kinds: table -->\n(.*?)\n<!-- end record kinds: table -->", readme, re.S)
-    assert block is not None, "README.md has no generated list of table record kinds"
-    listed = "\n".join(line for line in kinds_text("table").splitlines() if "test_buzz" not in line)
-    assert block.group(1) == listed, "regenerate it: python -m controller.records table"
+    block = re.search(rf"<!-- record kinds: {family} -->\n(.*?)\n<!-- end record kinds: {family} -->", readme, re.S)
+    assert block is not None, f"README.md has no generated list of {family} record kinds"
+    listed = "\n".join(line for line in kinds_text(family).splitlines() if "test_buzz" not in line)
+    assert block.group(1) == listed, f"regenerate it: python -m controller.records {family}"
 
 
 def test_absent_and_null_are_told_apart() -> None:

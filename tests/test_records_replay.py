@@ -50,7 +50,7 @@ def cabinet_views(arg: str, records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _load(name: str) -> dict[str, Any]:
-    return json.loads((DATA / name).read_text())  # type: ignore[no-any-return]
+    return json.loads((DATA / name).read_text())
 
 
 TABLES = _load("tables.json")
