@@ -173,7 +173,7 @@ if __name__ == "__main__":  # python -m controller.records FAMILY: the listing t
     import importlib
     import sys
 
-    for module in ("controller.tablerecords", "controller.cabinetrecords"):
+    for module in ("controller.tablerecords", "controller.cabinetrecords", "controller.linkrecords"):
         importlib.import_module(module)
     # This file runs as __main__: the registry the kinds fill is the one of the imported controller.records.
     print(importlib.import_module("controller.records").kinds_text(sys.argv[1] if len(sys.argv) > 1 else "table"))

@@ -14,6 +14,7 @@ import pytest
 from controller.journal import canonical_json
 from controller.records import ABSENT, RecordError, kinds_text, opt
 from controller.cabinetrecords import cabinet_record
+from controller.linkrecords import link_record
 from controller.tablerecords import Game, ShoeFlags, TableRecord, table_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +47,15 @@ def test_every_recorded_cabinet_row_is_written_back_byte_for_byte() -> None:
         assert canonical_json(record.to_json()) == canonical_json(row)
         kinds.add((record.KIND, record.WHAT))
     assert len(kinds) == 25  # every cabinet kind occurs (SAS's seven among them)
+
+
+def test_every_recorded_link_row_is_written_back_byte_for_byte() -> None:
+    kinds = set()
+    for row in RECORDS["progressive"]:
+        record = link_record(row)
+        assert canonical_json(record.to_json()) == canonical_json(row)
+        kinds.add(record.KIND)
+    assert kinds == {"start", "contribution", "hit", "refused"}
 
 
 def test_a_cabinet_row_of_an_unknown_kind_is_refused_naming_the_row() -> None:
@@ -106,7 +116,7 @@ def test_a_later_version_writes_its_number_and_reads_only_its_own() -> None:
         table_record({"kind": "test_buzz", "loud": False})
 
 
-@pytest.mark.parametrize("family", ["table", "cabinet"])
+@pytest.mark.parametrize("family", ["table", "cabinet", "progressive"])
 def test_the_readme_lists_the_kinds_the_code_has(family: str) -> None:
     readme = (ROOT / "README.md").read_text()
     block = re.search(rf"<!-- record kinds: {family} -->\n(.*?)\n<!-- end record kinds: {family} -->", readme, re.S)
