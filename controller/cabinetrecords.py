@@ -231,5 +231,5 @@ class SasAck(CabinetRecord):
     """SAS: the host acknowledged these queued exceptions (ids), by their code"""
     KIND: ClassVar[str] = "sas"
     WHAT: ClassVar[str | None] = "ack"
-    ids: tuple[int, ...]
+    ids: tuple[str, ...]
     code: JSON = opt()

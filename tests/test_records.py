@@ -71,7 +71,8 @@ def test_a_cabinet_row_of_an_unknown_kind_is_refused_naming_the_row() -> None:
 def test_what_the_table_writes_is_what_it_wrote_before() -> None:
     assert Game({"kind": "open_bets"}, "dealer", closes_at=None).to_json() == \
         {"kind": "game", "event": {"kind": "open_bets"}, "via": "dealer", "closes_at": None}
-    assert Game({"kind": "settle"}, "dealer").to_json() == {"kind": "game", "event": {"kind": "settle"}, "via": "dealer"}
+    assert Game({"kind": "settle"}, "dealer").to_json() == \
+        {"kind": "game", "event": {"kind": "settle"}, "via": "dealer"}
     assert ShoeFlags(("EMPTY",)).to_json() == {"kind": "shoe", "what": "flags", "flags": ["EMPTY"]}
 
 
@@ -85,7 +86,8 @@ def test_records_are_frozen() -> None:
     ({"kind": "shoe", "what": "levitate"}, "journal row 3: unknown table record 'shoe' of what 'levitate'"),
     ({"kind": "door", "name": "main", "open": True, "v": 2},
      "journal row 3: table record 'door' version 2 is not known (this build reads version 1)"),
-    ({"kind": "door", "name": "main", "open": True, "ajar": 1}, "journal row 3: table record 'door' has no field(s) ajar"),
+    ({"kind": "door", "name": "main", "open": True, "ajar": 1},
+     "journal row 3: table record 'door' has no field(s) ajar"),
     ({"kind": "door", "name": "main"}, "journal row 3: table record 'door' lacks field(s) open"),
     ([1, 2], "journal row 3: a record is an object with a \"kind\""),
 ])
