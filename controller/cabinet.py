@@ -18,6 +18,7 @@ A progressive link that falls silent disables max-bet (progressive-qualifying) p
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from typing import Any, Callable
@@ -131,7 +132,7 @@ class Cabinet(CabinetShow):
     def _resume(self) -> None:
         """After a restart: pay on, show the last game's stops, tell the panel what is true now."""
         self._sync_outputs()
-        last = next((e for e in reversed(self.state.recall) if e.get("kind") == "spin"), None)
+        last = next((e for e in reversed(self._live.recall) if e.get("kind") == "spin"), None)
         if self.panel is not None and self.panel.reels:
             stops = tuple(last["physical"]) if last else (0, 0, 0)
             self._turn_reels(stops)
@@ -198,7 +199,7 @@ class Cabinet(CabinetShow):
         raise CommandRefused(f"{command} is not a cabinet command")
 
     def _not_turning(self, batch: Batch) -> None:
-        if self.showing or batch.state.games != self.state.games:
+        if self.showing or batch.state.games != self._live.games:
             raise CommandRefused("the reels are turning")
 
     def _spin(self, batch: Batch, max_bet: bool) -> dict[str, Any]:
@@ -288,10 +289,9 @@ class Cabinet(CabinetShow):
         if self.panel is None:
             return
         open_now = {d.name for d in self.panel.config.doors if self.panel.door_open(d.name)}
-        for name in self.state.doors_open:
+        for name in self._live.doors_open:
             if name not in open_now:  # shut while the cabinet was off
-                record = CabinetDoor(name, False).to_json()
-                self._post(lambda batch, record=record: batch.add(record))
+                self._post(functools.partial(Batch.add, record=CabinetDoor(name, False).to_json()))
 
     def _panel_ready(self, panel: Any) -> None:
         self.panel = panel  # _has_hopper reads the pin map
@@ -309,7 +309,7 @@ class Cabinet(CabinetShow):
             self._post(self._coin_in)
         elif isinstance(ev, PulseCounted) and ev.name == "coin_out":
             self._coins_in_flight += 1
-            payout = self.state.payout
+            payout = self._live.payout
             if self._motor and payout is not None and payout.paid + self._coins_in_flight >= payout.coins:
                 self.panel.set_output("hopper_motor", False)  # the last coin is out: stop now, journal after
             self._post(self._coin_out)
@@ -447,7 +447,7 @@ class Cabinet(CabinetShow):
         while True:
             await self._link_kick.wait()
             self._link_kick.clear()
-            prog = self.state.progressive
+            prog = self._live.progressive
             if not prog.up or not (prog.unacked or prog.pending_hit is not None) or self.link is None:
                 continue
             try:

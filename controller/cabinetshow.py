@@ -61,6 +61,12 @@ class CabinetShow(Runtime):
     _attract_timer: asyncio.TimerHandle | None
     _link_kick: asyncio.Event
 
+    @property
+    def _live(self) -> CabinetState:
+        """The state the cabinet runs on (there from start() on: nothing is shown before)."""
+        assert self.state is not None
+        return self.state
+
     def _lock(self, batch: Batch, kind: str, text: str) -> None:
         state: CabinetState = batch.state
         if any(x.kind == kind for x in state.lockups):
@@ -72,17 +78,17 @@ class CabinetShow(Runtime):
 
     def _show(self, effects: tuple[Any, ...]) -> None:
         if self.sas is not None:
-            self.sas.show(effects, self.state.seq)
+            self.sas.show(effects, self._live.seq)
         for eff in effects:
             if isinstance(eff, Spun):
                 self._spun(eff)
             elif isinstance(eff, LockupCleared) and eff.lockup.kind == "reel_misindex" and self.panel is not None \
                     and self.panel.reels:
-                last = next((e for e in reversed(self.state.recall) if e.get("kind") == "spin"), None)
+                last = next((e for e in reversed(self._live.recall) if e.get("kind") == "spin"), None)
                 self._turn_reels(tuple(last["physical"]) if last else (0, 0, 0))
             elif isinstance(eff, LockupRaised):
                 log.warning("cabinet %s locked: %s", self.ident, eff.lockup.text)
-            elif isinstance(eff, (Picked, ProgressiveWon)) and self.panel is not None and self.state.last_win:
+            elif isinstance(eff, (Picked, ProgressiveWon)) and self.panel is not None and self._live.last_win:
                 self._flash_win()
             elif isinstance(eff, (Credited, PayoutStarted, PayoutDone, DoorChanged, LinkChanged)):
                 pass  # the meters and outputs below say it
@@ -98,7 +104,7 @@ class CabinetShow(Runtime):
                     self.panel.pulse_output("meter_coin_in", eff.outcome.cost)
             except PanelError as exc:
                 log.info("panel: %s", exc)
-        entry = next(e for e in reversed(self.state.recall) if e.get("game") == eff.game)
+        entry = next(e for e in reversed(self._live.recall) if e.get("game") == eff.game)
         self._displayed_credits = entry["credits_before"] - eff.outcome.cost
         self._turn_reels(eff.outcome.physical or (0, 0, 0))
 
@@ -109,7 +115,8 @@ class CabinetShow(Runtime):
         if self.panel is not None and self.panel.reels:
             self.panel.spin_reels(tuple(stops), self._reels_rest)
         else:
-            asyncio.get_running_loop().call_later(self.config.spin_seconds, self._reels_rest, [None, None, None])
+            rested: list[str | None] = [None, None, None]
+            asyncio.get_running_loop().call_later(self.config.spin_seconds, self._reels_rest, rested)
 
     def _reels_rest(self, errors: list[str | None]) -> None:
         self.showing = False
@@ -118,7 +125,7 @@ class CabinetShow(Runtime):
         bad = [e for e in errors if e]
         if bad:
             self._post(lambda batch: self._lock(batch, "reel_misindex", "; ".join(bad)))
-        elif self.state.last_win and self.panel is not None:
+        elif self._live.last_win and self.panel is not None:
             self._flash_win()
         self._show_meters()
         self._link_kick.set()
@@ -136,7 +143,7 @@ class CabinetShow(Runtime):
             return
         from drivers.panel import PanelError
 
-        state = self.state
+        state = self._live
         d = self._displays
         credits = self._displayed_credits if self._displayed_credits is not None else state.credits
         win: int | str | None = None if self.showing else state.last_win or None
@@ -186,7 +193,7 @@ class CabinetShow(Runtime):
     def _button_lamps(self) -> None:
         from drivers.panel import PanelError
 
-        state = self.state
+        state = self._live
         playable = play_blocked(state) is None and not self.showing and state.slot.pending is None
         can_spin = playable and (state.slot.free is not None or state.credits >= state.bet.total)
         for lamp, on in (("spin", can_spin), ("max_bet", playable and state.credits >= self.title.max_bet.total),
@@ -203,12 +210,12 @@ class CabinetShow(Runtime):
             return
         if self._attract_timer is not None:
             self._attract_timer.cancel()
-        if self.attracting.is_set() and (self.state.credits or self.state.lockups or self.state.doors_open):
+        if self.attracting.is_set() and (self._live.credits or self._live.lockups or self._live.doors_open):
             self._attract_off()
         self._attract_timer = asyncio.get_running_loop().call_later(self.config.attract_seconds, self._attract_on)
 
     def _attract_on(self) -> None:
-        state = self.state
+        state = self._live
         if state.credits or state.lockups or state.doors_open or state.payout or self.showing:
             return
         self.attracting.set()
