@@ -18,19 +18,24 @@ A progressive link that falls silent disables max-bet (progressive-qualifying) p
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from typing import Any, Callable
 
 from controller import __version__
 from controller.bus import Role
+from controller.cabinetrecords import (
+    BetRecord, CabinetDoor, CabinetStart, CashIn, Cashout, Clear, CoinOut, CoinRefused, Credit, Fault, Link,
+    NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SpinRecord,
+)
+from controller.cabinetshow import CabinetShow, feature_meter
 from controller.cabinetstate import (
-    CabinetState, CoinPaid, Credited, DoorChanged, LinkChanged, LockupCleared, LockupRaised, PayoutDone, PayoutStarted,
-    Picked, ProgressiveWon, Spun, money_in_blocked, new_state, picture, play_blocked, qualifies, replay, step,
+    CabinetState, CoinPaid, money_in_blocked, new_state, picture, play_blocked, qualifies, replay, step,
 )
 from controller.config import CabinetConfig
 from controller.games.base import IllegalEvent
-from controller.runtime import Batch, CommandRefused, Runtime, int_arg
+from controller.runtime import Batch, CommandRefused, int_arg
 from controller.slots import SlotError, draw_pick, draw_stops
 
 __all__ = ["Cabinet", "PLAYER", "ATTENDANT", "OPS", "feature_meter"]
@@ -46,31 +51,7 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
 }
 
 
-def feature_meter(state: CabinetState) -> tuple[int | str | None, int]:
-    """What the feature display and the title's meter lamps show: (a number or text, lamps lit).
-
-    The loss meter lights one lamp per loss in a row; the light-speed lamps (wired in pairs, one up each side
-    of the cabinet) light to the level reached; the snowman fills one lamp per 25 snowflakes; otherwise the
-    free spins (or re-spins) left light one lamp each."""
-    slot = state.slot
-    if slot.pending is not None:
-        return "PIC", 0  # a pick waits (seven segments have no K)
-    meters = slot.meters
-    free = slot.free.remaining if slot.free else 0
-    if "loss_meter" in meters:
-        return (free or meters["loss_meter"]), meters["loss_meter"]
-    if "light_speed" in meters:
-        return meters["light_speed"], meters["light_speed"]
-    if "snowman" in meters:
-        return meters["snowman"], meters["snowman"] // 25
-    if "piggy_bank" in meters:
-        return meters["piggy_bank"], 0
-    if "safe_clicks" in meters:
-        return meters["safe_clicks"], meters["safe_clicks"]
-    return (free or None), free
-
-
-class Cabinet(Runtime):
+class Cabinet(CabinetShow):
     """A running slot cabinet. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
@@ -125,9 +106,8 @@ class Cabinet(Runtime):
 
             # simulation only: a seeded cabinet draws on from where its journal ends, not from the seed again
             self.rng = SeededRng(cfg.seed * 1_000_003 + len(entries)) if cfg.seed is not None else system_rng()
-        self._begin(state, {"kind": "start", "version": __version__, "title": self.title.id,
-                            "digest": self.title.digest, "denomination": cfg.denomination,
-                            "settings": cfg.settings.json()})
+        self._begin(state, CabinetStart(self.title.id, cfg.denomination, cfg.settings.json(), __version__,
+                                        self.title.digest).to_json())
         await self._start_bus()
         self._start_panel()
         self._start_link()
@@ -152,7 +132,7 @@ class Cabinet(Runtime):
     def _resume(self) -> None:
         """After a restart: pay on, show the last game's stops, tell the panel what is true now."""
         self._sync_outputs()
-        last = next((e for e in reversed(self.state.recall) if e.get("kind") == "spin"), None)
+        last = next((e for e in reversed(self._live.recall) if e.get("kind") == "spin"), None)
         if self.panel is not None and self.panel.reels:
             stops = tuple(last["physical"]) if last else (0, 0, 0)
             self._turn_reels(stops)
@@ -199,7 +179,7 @@ class Cabinet(Runtime):
             return {"ok": True, "result": list(state.recall)}
         if command == "add_credits":
             credits = int_arg(args, "credits")
-            batch.add({"kind": "credit", "source": "operator", "credits": credits, "by": str(role)})
+            batch.add(Credit("operator", credits, str(role)).to_json())
             return {"ok": True, "result": {"credits": batch.state.credits}}
         if command == "clear":
             return self._clear(batch, role, args)
@@ -213,13 +193,13 @@ class Cabinet(Runtime):
             return self._pick(batch, args)
         if command in ("cash_in", "next_paytable"):
             self._not_turning(batch)
-            batch.add({"kind": "cash_in" if command == "cash_in" else "paytable"})
+            batch.add((CashIn() if command == "cash_in" else NextPaytable()).to_json())
             return {"ok": True, "result": {"free_spins": batch.state.slot.free.remaining if batch.state.slot.free
                                            else 0, "paytable": batch.state.slot.paytable}}
         raise CommandRefused(f"{command} is not a cabinet command")
 
     def _not_turning(self, batch: Batch) -> None:
-        if self.showing or batch.state.games != self.state.games:
+        if self.showing or batch.state.games != self._live.games:
             raise CommandRefused("the reels are turning")
 
     def _spin(self, batch: Batch, max_bet: bool) -> dict[str, Any]:
@@ -236,10 +216,10 @@ class Cabinet(Runtime):
         if qualifies(state, bet) and state.progressive.mode == "link" and not state.progressive.up:
             raise CommandRefused("progressive link down: max-bet play is disabled until the link is back")
         if bet != state.bet and not state.slot.free:
-            batch.add({"kind": "bet", "coins": bet.coins, "lines": bet.lines})
+            batch.add(BetRecord(bet.coins, bet.lines).to_json())
         stops = draw_stops(batch.state.slot, self.rng)
         game = state.games + 1
-        batch.add({"kind": "spin", "game": game, "stops": list(stops), "bet": bet.to_json()})
+        batch.add(SpinRecord(game, tuple(stops), bet.to_json()).to_json())
         return {"ok": True, "result": {"game": game, "stops": list(stops)}}
 
     def _bet_one(self, batch: Batch) -> dict[str, Any]:
@@ -247,7 +227,7 @@ class Cabinet(Runtime):
         state: CabinetState = batch.state
         bets = self.title.bets()
         bet = bets[(bets.index(state.bet) + 1) % len(bets)] if state.bet in bets else bets[0]
-        batch.add({"kind": "bet", "coins": bet.coins, "lines": bet.lines})
+        batch.add(BetRecord(bet.coins, bet.lines).to_json())
         return {"ok": True, "result": bet.to_json()}
 
     def _pick(self, batch: Batch, args: dict[str, Any]) -> dict[str, Any]:
@@ -264,7 +244,7 @@ class Cabinet(Runtime):
         if choice not in feature.choices:
             raise CommandRefused(f"pick {' or '.join(feature.choices)}")
         draw = draw_pick(state.slot, self.rng)
-        batch.add({"kind": "pick", "game": state.games, "choice": choice, "draw": draw})
+        batch.add(PickRecord(state.games, str(choice), draw).to_json())
         return {"ok": True, "result": {"choice": choice, "won": batch.state.last_win}}
 
     def _cash_out(self, batch: Batch) -> dict[str, Any]:
@@ -275,11 +255,11 @@ class Cabinet(Runtime):
         s = state.settings
         coins = state.credits // s.coin_credits
         if self._has_hopper() and state.credits <= s.hand_pay_limit and coins > 0:
-            record = {"kind": "cashout", "credits": coins * s.coin_credits, "via": "hopper", "coins": coins}
+            record = Cashout(coins * s.coin_credits, "hopper", coins)
         else:
-            record = {"kind": "cashout", "credits": state.credits, "via": "hand_pay"}
-        batch.add(record)
-        return {"ok": True, "result": {"via": record["via"], "credits": record["credits"]}}
+            record = Cashout(state.credits, "hand_pay")
+        batch.add(record.to_json())
+        return {"ok": True, "result": {"via": record.via, "credits": record.credits}}
 
     def _clear(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
         state: CabinetState = batch.state
@@ -293,7 +273,7 @@ class Cabinet(Runtime):
         if lockup is None:
             raise CommandRefused(f"no open lockup {lockup_id}")
         action = args.get("action", lockup.options[0])
-        batch.add({"kind": "clear", "lockup": lockup.id, "action": action, "by": str(role)})
+        batch.add(Clear(lockup.id, action, str(role)).to_json())
         return {"ok": True, "result": {"cleared": lockup.kind, "action": action}}
 
     def _has_hopper(self) -> bool:
@@ -309,10 +289,9 @@ class Cabinet(Runtime):
         if self.panel is None:
             return
         open_now = {d.name for d in self.panel.config.doors if self.panel.door_open(d.name)}
-        for name in self.state.doors_open:
+        for name in self._live.doors_open:
             if name not in open_now:  # shut while the cabinet was off
-                record = {"kind": "door", "name": name, "open": False}
-                self._post(lambda batch, record=record: batch.add(record))
+                self._post(functools.partial(Batch.add, record=CabinetDoor(name, False).to_json()))
 
     def _panel_ready(self, panel: Any) -> None:
         self.panel = panel  # _has_hopper reads the pin map
@@ -324,13 +303,13 @@ class Cabinet(Runtime):
                                    SwitchOn)
 
         if isinstance(ev, (DoorOpened, DoorClosed)):
-            record = {"kind": "door", "name": ev.name, "open": isinstance(ev, DoorOpened)}
+            record = CabinetDoor(ev.name, isinstance(ev, DoorOpened)).to_json()
             self._post(lambda batch: batch.add(record))
         elif isinstance(ev, PulseCounted) and ev.name == "coin_in":
             self._post(self._coin_in)
         elif isinstance(ev, PulseCounted) and ev.name == "coin_out":
             self._coins_in_flight += 1
-            payout = self.state.payout
+            payout = self._live.payout
             if self._motor and payout is not None and payout.paid + self._coins_in_flight >= payout.coins:
                 self.panel.set_output("hopper_motor", False)  # the last coin is out: stop now, journal after
             self._post(self._coin_out)
@@ -371,20 +350,20 @@ class Cabinet(Runtime):
         blocked = money_in_blocked(batch.state)
         if blocked:
             log.warning("coin in while money in is disabled (%s): not credited", blocked)
-            batch.add({"kind": "coin_refused", "credits": credits, "reason": blocked})
+            batch.add(CoinRefused(credits, blocked).to_json())
         else:
-            batch.add({"kind": "credit", "source": "coin", "credits": credits, "by": "coin_in"})
+            batch.add(Credit("coin", credits, "coin_in").to_json())
 
     def _coin_out(self, batch: Batch) -> None:
         self._coins_in_flight -= 1
-        effects = batch.add({"kind": "coin_out"})
+        effects = batch.add(CoinOut().to_json())
         if any(isinstance(e, CoinPaid) and e.extra for e in effects):
             self._lock(batch, "hopper_runaway", "hopper runaway: a coin paid with no payout due")
         elif self._hopper_timer is not None:
             self._arm_hopper_watch()
 
     def _coin_fault(self, batch: Batch, reason: str) -> None:
-        batch.add({"kind": "fault", "what": "coin_in", "reason": reason})
+        batch.add(Fault("coin_in", reason).to_json())
         if "longer" in reason:
             self._lock(batch, "coin_in_jam", f"coin in jam: {reason}")
         elif "after the last pulse" in reason:
@@ -397,14 +376,7 @@ class Cabinet(Runtime):
         for lockup in batch.state.lockups:
             if lockup.kind == "floor_offline":
                 log.warning("the floor is back: play resumes")
-                batch.add({"kind": "clear", "lockup": lockup.id, "action": "clear", "by": "ops:floor"})
-
-    def _lock(self, batch: Batch, kind: str, text: str) -> None:
-        state: CabinetState = batch.state
-        if any(x.kind == kind for x in state.lockups):
-            return
-        log.warning("lockup: %s", text)
-        batch.add({"kind": "lockup", "lockup": {"id": state.next_lockup, "kind": kind, "text": text}})
+                batch.add(Clear(lockup.id, "clear", "ops:floor").to_json())
 
     # ------------------------------------------------------------------------------------------ hopper, tower
 
@@ -445,163 +417,6 @@ class Cabinet(Runtime):
             self._post(lambda batch: self._lock(batch, "hopper_empty", "hopper empty: refill it, or pay the rest "
                                                                        "by hand"))
 
-    # ------------------------------------------------------------------------------------------ showing
-
-    def _show(self, effects: tuple[Any, ...]) -> None:
-        if self.sas is not None:
-            self.sas.show(effects, self.state.seq)
-        for eff in effects:
-            if isinstance(eff, Spun):
-                self._spun(eff)
-            elif isinstance(eff, LockupCleared) and eff.lockup.kind == "reel_misindex" and self.panel is not None \
-                    and self.panel.reels:
-                last = next((e for e in reversed(self.state.recall) if e.get("kind") == "spin"), None)
-                self._turn_reels(tuple(last["physical"]) if last else (0, 0, 0))
-            elif isinstance(eff, LockupRaised):
-                log.warning("cabinet %s locked: %s", self.ident, eff.lockup.text)
-            elif isinstance(eff, (Picked, ProgressiveWon)) and self.panel is not None and self.state.last_win:
-                self._flash_win()
-            elif isinstance(eff, (Credited, PayoutStarted, PayoutDone, DoorChanged, LinkChanged)):
-                pass  # the meters and outputs below say it
-        if not self.showing:
-            self._show_meters()
-
-    def _spun(self, eff: Spun) -> None:
-        if self.panel is not None:
-            from drivers.panel import PanelError
-
-            try:
-                if eff.outcome.cost and any(o.name == "meter_coin_in" for o in self.panel.config.outputs):
-                    self.panel.pulse_output("meter_coin_in", eff.outcome.cost)
-            except PanelError as exc:
-                log.info("panel: %s", exc)
-        entry = next(e for e in reversed(self.state.recall) if e.get("game") == eff.game)
-        self._displayed_credits = entry["credits_before"] - eff.outcome.cost
-        self._turn_reels(eff.outcome.physical or (0, 0, 0))
-
-    def _turn_reels(self, stops: tuple[int, ...]) -> None:
-        self.showing = True
-        self.shown.clear()
-        self._show_meters()
-        if self.panel is not None and self.panel.reels:
-            self.panel.spin_reels(tuple(stops), self._reels_rest)
-        else:
-            asyncio.get_running_loop().call_later(self.config.spin_seconds, self._reels_rest, [None, None, None])
-
-    def _reels_rest(self, errors: list[str | None]) -> None:
-        self.showing = False
-        self._displayed_credits = None
-        self.shown.set()
-        bad = [e for e in errors if e]
-        if bad:
-            self._post(lambda batch: self._lock(batch, "reel_misindex", "; ".join(bad)))
-        elif self.state.last_win and self.panel is not None:
-            self._flash_win()
-        self._show_meters()
-        self._link_kick.set()
-
-    def _flash_win(self) -> None:
-        from drivers.panel import PanelError
-
-        try:
-            self.panel.flash_win()
-        except PanelError:
-            pass
-
-    def _show_meters(self) -> None:
-        if self.panel is None or self.state is None:
-            return
-        from drivers.panel import PanelError
-
-        state = self.state
-        d = self._displays
-        credits = self._displayed_credits if self._displayed_credits is not None else state.credits
-        win: int | str | None = None if self.showing else state.last_win or None
-        if state.doors_open:
-            win = "dOOr"
-        elif state.lockups:
-            win = state.lockups[0].display
-            if state.lockups[0].credits:
-                credits = state.lockups[0].credits
-        elif state.payout is not None:
-            win = state.owed
-        elif state.progressive.pending_hit is not None:
-            win = "JACPOt"
-        elif state.progressive.mode == "link" and not state.progressive.up and not self.showing:
-            win = "PrOG OFF"
-        bet = "FrEE" if state.slot.free else state.bet.total
-        shown, lamps = feature_meter(state)
-        pool: int | str | None = None
-        if state.progressive.mode == "standalone":
-            pool = _dollars(state.progressive.pool * state.denomination)
-        elif state.progressive.mode == "link" and self.link_pool is not None:
-            pool = _dollars(self.link_pool)
-        for meter, value in (("credit", credits), ("bet", bet), ("win", win), ("progressive", pool),
-                             ("feature", shown)):
-            try:
-                self.panel.show(d[meter], value)
-            except PanelError as exc:
-                if "no display" not in str(exc):
-                    self._show_overflow(d[meter], exc)
-        try:
-            self.panel.show_lamps(d["lamps"], lamps)
-        except PanelError:
-            pass
-        self._button_lamps()
-
-    def _show_overflow(self, display: str, exc: Exception) -> None:
-        from drivers.panel import PanelError
-
-        log.info("panel: %s", exc)  # a number too long for the display: dashes, never a wrong number
-        chain = self.panel.config.displays
-        digits = next((d.digits for d in chain.displays if d.name == display), 8) if chain else 8
-        try:
-            self.panel.show(display, "-" * digits)
-        except PanelError:
-            pass
-
-    def _button_lamps(self) -> None:
-        from drivers.panel import PanelError
-
-        state = self.state
-        playable = play_blocked(state) is None and not self.showing and state.slot.pending is None
-        can_spin = playable and (state.slot.free is not None or state.credits >= state.bet.total)
-        for lamp, on in (("spin", can_spin), ("max_bet", playable and state.credits >= self.title.max_bet.total),
-                         ("bet_one", playable and state.slot.free is None), ("cash_out", playable and state.credits > 0)):
-            try:
-                self.panel.light(lamp, "on" if on else "off")
-            except PanelError:
-                pass
-
-    # ------------------------------------------------------------------------------------------ attract mode
-
-    def _restart_attract(self) -> None:
-        if self.panel is None or not self.config.attract_seconds:
-            return
-        if self._attract_timer is not None:
-            self._attract_timer.cancel()
-        if self.attracting.is_set() and (self.state.credits or self.state.lockups or self.state.doors_open):
-            self._attract_off()
-        self._attract_timer = asyncio.get_running_loop().call_later(self.config.attract_seconds, self._attract_on)
-
-    def _attract_on(self) -> None:
-        state = self.state
-        if state.credits or state.lockups or state.doors_open or state.payout or self.showing:
-            return
-        self.attracting.set()
-        try:
-            self.panel.attract(True)
-        except Exception:  # noqa: BLE001 - a panel without lamps has nothing to attract with
-            pass
-
-    def _attract_off(self) -> None:
-        self.attracting.clear()
-        try:
-            self.panel.attract(False)
-        except Exception:  # noqa: BLE001
-            pass
-        self._button_lamps()
-
     # ------------------------------------------------------------------------------------------ progressive link
 
     def _start_link(self) -> None:
@@ -625,7 +440,7 @@ class Cabinet(Runtime):
 
         def record(batch: Batch) -> None:
             if batch.state.progressive.up != up:
-                batch.add({"kind": "link", "up": up})
+                batch.add(Link(up).to_json())
 
         self._post(record)
 
@@ -641,14 +456,14 @@ class Cabinet(Runtime):
         while True:
             await self._link_kick.wait()
             self._link_kick.clear()
-            prog = self.state.progressive
+            prog = self._live.progressive
             if not prog.up or not (prog.unacked or prog.pending_hit is not None) or self.link is None:
                 continue
             try:
                 if prog.unacked:
                     games = await self.link.contribute(list(prog.unacked))
                     if games:
-                        await self._submit(lambda batch: batch.add({"kind": "progressive_ack", "games": games}))
+                        await self._submit(lambda batch: batch.add(ProgressiveAck(tuple(games)).to_json()))
                 if prog.pending_hit is not None and not self.showing:
                     game = prog.pending_hit
                     award = await self.link.hit(game, self.config.denomination)
@@ -660,8 +475,4 @@ class Cabinet(Runtime):
 
     def _award(self, batch: Batch, game: int, award: dict[str, Any]) -> None:
         if batch.state.progressive.pending_hit == game:
-            batch.add({"kind": "progressive_win", "game": game, "cents": int(award["award"]), "hit": award["hit"]})
-
-
-def _dollars(cents: int) -> str:
-    return f"{cents // 100}.{cents % 100:02d}"
+            batch.add(ProgressiveWin(game, int(award["award"]), award["hit"]).to_json())

@@ -4,24 +4,8 @@ The cabinet runtime (controller/cabinet.py) turns every input into a record, com
 `step(state, record)`, journals the record, and only then adopts the new state. Recovery, recall and
 meters are the same fold over the journal. Money is integer credits of the cabinet's denomination.
 
-Record kinds (each a JSON object with "kind"):
-- "start"      the service started: {"version", "title", "digest", "denomination", "settings"} (a power reset)
-- "credit"     money in: {"source": "coin"|"operator", "credits", "by"}; refused while money in is disabled
-- "coin_refused" a coin pulse while money in was disabled: {"credits", "reason"} (metered, not credited)
-- "bet"        the player's bet selection: {"coins", "lines"}
-- "spin"       one game: {"game", "stops", "bet"}; stops drawn by controller/rng.py, journaled before shown
-- "pick"       a pick bonus settled: {"game", "choice", "draw"}
-- "cash_in"    It's Good to be Bad's Cash In!; "paytable": Operation M.Y.O.W.'s Next Paytable
-- "cashout"    {"credits", "via": "hopper"|"hand_pay", "coins"}: credits leave the credit meter
-- "coin_out"   one coin past the hopper's coin-out sensor (beyond the payout: a runaway coin)
-- "lockup"     an error or a hand pay locks the game: {"lockup": {"id", "kind", "text", "credits"}}
-- "clear"      a lockup cleared: {"lockup": id, "action", "by"} (by a role allowed for that kind)
-- "door"       a door switch: {"name", "open"}
-- "link"       the progressive link: {"up"}; "progressive_ack": {"games"}; "progressive_win": {"game", "cents", "hit"}
-- "fault"      a rejected input worth keeping (noise on the coin line): {"what", "reason"}
-- "refused"    a refused command: {"who", "reason", "request"} (audit only)
-- "sas"        the floor's SAS polls (controller/sas.py): {"what": "disable"|"enable"} stops or allows play and money
-               in; "ack", "sound", "rte", "time", "signature" are SAS's own and leave this state as it is
+The record kinds are the typed records of controller/cabinetrecords.py (`python -m controller.records cabinet`
+lists them); `step` folds each by its class. The state's types live in controller/cabinetmodel.py.
 
 The balance every state keeps (the crash tests check it after every kill):
 credits + payout still owed = credits in - credits out - bets + wins, where credits in = drop + credits
@@ -31,12 +15,24 @@ added, credits out = paid by the hopper + cancelled credits paid by hand, bets =
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from dataclasses import replace
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable
 
+from controller.cabinetmodel import (
+    LOCKUPS, RECALL, CabinetMeters, CabinetState, CoinPaid, Credited, DoorChanged, LinkChanged, Lockup, LockupCleared,
+    LockupRaised, Payout, PayoutDone, PayoutStarted, Picked, Progressive, ProgressiveHit, ProgressiveWon, Settings,
+    SlotChanged, Spun, _bump,
+)
+from controller.cabinetrecords import (
+    BetRecord, CabinetDoor, CabinetRecord, CabinetRefused, CabinetStart, CashIn, Cashout, Clear, CoinOut, CoinRefused,
+    Credit, Fault, Link, LockupRecord, NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SasAck, SasDisable,
+    SasEnable, SasRte, SasSignature, SasSound, SasTime, SpinRecord, cabinet_record,
+)
 from controller.games.base import IllegalEvent
 from controller.journal import fold
-from controller.slots import Bet, Outcome, SlotError, State, Title, cash_in, new_state as new_slot_state
+from controller.records import RecordError
+from controller.slots import Bet, Outcome, SlotError, Title, cash_in, new_state as new_slot_state
 from controller.slots import next_paytable, pick, spin
 
 __all__ = [
@@ -45,264 +41,6 @@ __all__ = [
     "DoorChanged", "LinkChanged", "ProgressiveHit", "ProgressiveWon", "SlotChanged",
     "new_state", "step", "replay", "picture", "play_blocked", "money_in_blocked", "qualifies", "balance",
 ]
-
-RECALL = 10  # games kept in the state for the attendant's recall screen (croupier recall replays for more)
-
-# Lockup kinds: the roles that may clear each one, its clearing actions, and what the display says.
-LOCKUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
-    "hand_pay": (("attendant",), ("paid",), "HAnd PAY"),
-    "jackpot": (("attendant",), ("paid",), "JACPOt"),
-    "coin_in_jam": (("attendant", "ops"), ("clear",), "COIn JAN"),
-    "reverse_coin": (("attendant", "ops"), ("clear",), "COIn rEV"),
-    "hopper_empty": (("attendant", "ops"), ("refill", "hand_pay"), "HOPPEr E"),
-    "hopper_jam": (("attendant", "ops"), ("refill", "hand_pay"), "HOPPEr J"),
-    "hopper_runaway": (("ops",), ("clear",), "HOPPEr r"),
-    "reel_misindex": (("ops",), ("clear",), "rEEL Err"),
-    "floor_offline": (("ops",), ("clear",), "no FLOOr"),  # [floor] stop_play_after: cleared when the floor is back
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What the cabinet's config decides about money, as journaled in each start record."""
-
-    hand_pay_limit: int = 1200 * 100   # credits: a cash out above this is paid by an attendant
-    jackpot_limit: int = 1200 * 100    # credits: a single win at or above this locks up for a hand pay
-    coin_credits: int = 1              # credits per coin (acceptor and hopper)
-    hopper: bool = True                # False: every cash out is a hand pay
-    progressive: str = "none"          # "none", "standalone" (the cabinet's own pool) or "link"
-
-    def json(self) -> dict[str, Any]:
-        return {"hand_pay_limit": self.hand_pay_limit, "jackpot_limit": self.jackpot_limit,
-                "coin_credits": self.coin_credits, "hopper": self.hopper, "progressive": self.progressive}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Settings:
-        return cls(int(data["hand_pay_limit"]), int(data["jackpot_limit"]), int(data["coin_credits"]),
-                   bool(data["hopper"]), str(data["progressive"]))
-
-
-@dataclass(frozen=True, slots=True)
-class Payout:
-    """A cash out in progress: by the hopper (coin by coin) or by hand (one lockup)."""
-
-    via: str          # "hopper" or "hand_pay"
-    credits: int      # what left the credit meter
-    coins: int = 0    # coins due from the hopper
-    paid: int = 0     # coins paid so far
-
-    def owed(self, coin_credits: int) -> int:
-        """Credits still owed to the player."""
-        return self.credits if self.via == "hand_pay" else (self.coins - self.paid) * coin_credits
-
-    def json(self) -> dict[str, Any]:
-        return {"via": self.via, "credits": self.credits, "coins": self.coins, "paid": self.paid}
-
-
-@dataclass(frozen=True, slots=True)
-class Lockup:
-    id: int
-    kind: str
-    text: str
-    credits: int = 0  # a hand pay's or jackpot's amount
-
-    @property
-    def clear_by(self) -> tuple[str, ...]:
-        return LOCKUPS[self.kind][0]
-
-    @property
-    def options(self) -> tuple[str, ...]:
-        return LOCKUPS[self.kind][1]
-
-    @property
-    def display(self) -> str:
-        return LOCKUPS[self.kind][2]
-
-    def json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "text": self.text, "credits": self.credits,
-                "clear_by": list(self.clear_by), "options": list(self.options)}
-
-
-@dataclass(frozen=True, slots=True)
-class Progressive:
-    """The progressive as the cabinet sees it: its own pool (standalone), or the link's status and the
-    contributions and hit the link controller has not acknowledged yet."""
-
-    mode: str = "none"
-    pool: int = 0                                   # standalone: the pool in credits
-    up: bool = False                                # link: heard from the controller lately
-    unacked: tuple[tuple[int, int], ...] = ()       # link: (game, cents) contributions not yet acknowledged
-    pending_hit: int | None = None                  # link: the game whose hit waits for the controller's award
-
-    def json(self) -> dict[str, Any]:
-        return {"mode": self.mode, "pool": self.pool, "up": self.up, "unacked": [list(u) for u in self.unacked],
-                "pending_hit": self.pending_hit}
-
-
-def _bump(pairs: tuple[tuple[str, Any], ...], key: str, add: Any) -> tuple[tuple[str, Any], ...]:
-    d = dict(pairs)
-    if isinstance(add, tuple):
-        old = d.get(key, (0,) * len(add))
-        d[key] = tuple(a + b for a, b in zip(old, add))
-    else:
-        d[key] = d.get(key, 0) + add
-    return tuple(sorted(d.items()))
-
-
-@dataclass(frozen=True, slots=True)
-class CabinetMeters:
-    """The electronic meters, derived from the journal and never cleared. Amounts are credits of the
-    cabinet's denomination; counts are counts."""
-
-    coin_in: int = 0                 # credits bet
-    coin_out: int = 0                # credits won to the credit meter
-    jackpot_handpaid: int = 0        # attendant-paid jackpots
-    cancelled_handpaid: int = 0      # attendant-paid cancelled credits (cash outs by hand)
-    hopper_out: int = 0              # credits paid by the hopper
-    drop: int = 0                    # credits of the coins accepted
-    credits_added: int = 0           # credits added by the operator's command
-    coins_in: int = 0
-    coins_out: int = 0
-    coins_refused: int = 0           # credits of coins that arrived while money in was disabled
-    hopper_extra: int = 0            # credits of coins a runaway hopper paid beyond the payout
-    games_played: int = 0
-    games_won: int = 0
-    games_lost: int = 0
-    free_games: int = 0
-    power_resets: int = 0
-    refused: int = 0
-    faults: int = 0
-    progressive_hits: int = 0
-    progressive_won: int = 0         # credits
-    progressive_contributed: int = 0  # credits
-    door_opens: tuple[tuple[str, int], ...] = ()
-    lockups: tuple[tuple[str, int], ...] = ()
-    features: tuple[tuple[str, tuple[int, int]], ...] = ()  # feature -> (awards, credits)
-
-    @property
-    def credits_in(self) -> int:
-        return self.drop + self.credits_added
-
-    @property
-    def credits_out(self) -> int:
-        return self.hopper_out + self.cancelled_handpaid
-
-    def json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {name: getattr(self, name) for name in (
-            "coin_in", "coin_out", "jackpot_handpaid", "cancelled_handpaid", "hopper_out", "drop", "credits_added",
-            "coins_in", "coins_out", "coins_refused", "hopper_extra", "games_played", "games_won", "games_lost",
-            "free_games", "power_resets", "refused", "faults", "progressive_hits", "progressive_won",
-            "progressive_contributed")}
-        out["credits_in"] = self.credits_in
-        out["credits_out"] = self.credits_out
-        out["door_opens"] = dict(self.door_opens)
-        out["lockups"] = dict(self.lockups)
-        out["features"] = {k: {"awards": n, "credits": c} for k, (n, c) in self.features}
-        return out
-
-
-@dataclass(frozen=True)
-class CabinetState:
-    cabinet_id: str
-    title: Title = field(repr=False, compare=False)
-    denomination: int                                 # cents per credit
-    slot: State
-    settings: Settings = Settings()
-    seq: int = 0
-    credits: int = 0
-    bet: Bet = Bet()
-    games: int = 0                                    # games played: the last game's number
-    payout: Payout | None = None
-    lockups: tuple[Lockup, ...] = ()
-    next_lockup: int = 1
-    doors_open: tuple[str, ...] = ()
-    progressive: Progressive = Progressive()
-    meters: CabinetMeters = CabinetMeters()
-    recall: tuple[dict[str, Any], ...] = ()
-    recall_size: int = RECALL
-    last_win: int = 0                                 # what the win meter shows
-    host_disabled: bool = False                       # the floor's SAS host shut the game down (long poll 01)
-
-    @property
-    def owed(self) -> int:
-        """Credits of a payout in progress still owed to the player."""
-        return self.payout.owed(self.settings.coin_credits) if self.payout else 0
-
-
-# --------------------------------------------------------------------------------------------------- effects
-
-@dataclass(frozen=True, slots=True)
-class Spun:
-    game: int
-    outcome: Outcome
-
-
-@dataclass(frozen=True, slots=True)
-class Picked:
-    game: int
-    outcome: Outcome
-
-
-@dataclass(frozen=True, slots=True)
-class SlotChanged:
-    """Cash In! or Next Paytable changed the title's state."""
-
-    outcome: Outcome
-
-
-@dataclass(frozen=True, slots=True)
-class Credited:
-    credits: int
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
-class PayoutStarted:
-    payout: Payout
-
-
-@dataclass(frozen=True, slots=True)
-class CoinPaid:
-    extra: bool  # beyond the payout: a runaway coin
-
-
-@dataclass(frozen=True, slots=True)
-class PayoutDone:
-    payout: Payout
-
-
-@dataclass(frozen=True, slots=True)
-class LockupRaised:
-    lockup: Lockup
-
-
-@dataclass(frozen=True, slots=True)
-class LockupCleared:
-    lockup: Lockup
-    action: str
-
-
-@dataclass(frozen=True, slots=True)
-class DoorChanged:
-    name: str
-    open: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LinkChanged:
-    up: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ProgressiveHit:
-    game: int
-
-
-@dataclass(frozen=True, slots=True)
-class ProgressiveWon:
-    game: int
-    credits: int
-
 
 # --------------------------------------------------------------------------------------------------- rules
 
@@ -406,19 +144,19 @@ def _complete(state: CabinetState, game: int) -> CabinetState:
     return replace(state, meters=meters, recall=recall)
 
 
-def _spin(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
+def _spin(state: CabinetState, record: SpinRecord) -> tuple[CabinetState, list[Any]]:
     # One replace of the state and one of the meters: replay speed is restart speed.
-    game = int(record["game"])
+    game = int(record.game)
     if game != state.games + 1:
         raise _illegal(f"game {game} is not the next game ({state.games + 1})")
     blocked = play_blocked(state)
     if blocked:
         raise _illegal(blocked)
-    bet = Bet.from_json(record["bet"])
+    bet = Bet.from_json(record.bet)
     if qualifies(state, bet) and state.progressive.mode == "link" and not state.progressive.up:
         raise _illegal("progressive link down: max-bet play is disabled until the link is back")
     try:
-        slot, outcome = spin(state.slot, tuple(record["stops"]), bet)
+        slot, outcome = spin(state.slot, tuple(record.stops), bet)
     except SlotError as exc:
         raise _illegal(str(exc)) from None
     if outcome.cost > state.credits:
@@ -479,14 +217,14 @@ def _spin(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, li
     return state, effects
 
 
-def _pick(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
-    game = int(record["game"])
+def _pick(state: CabinetState, record: PickRecord) -> tuple[CabinetState, list[Any]]:
+    game = int(record.game)
     if game != state.games:
         raise _illegal(f"the pick belongs to game {state.games}, not {game}")
     if state.doors_open or state.lockups:
         raise _illegal(play_blocked(state) or "")
     try:
-        slot, outcome = pick(state.slot, str(record["choice"]), int(record["draw"]))
+        slot, outcome = pick(state.slot, str(record.choice), int(record.draw))
     except SlotError as exc:
         raise _illegal(str(exc)) from None
     state = replace(state, slot=slot, meters=replace(state.meters, features=_features(state.meters.features, outcome)))
@@ -495,45 +233,45 @@ def _pick(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, li
     state = replace(state, recall=_recall_update(state, game, won=outcome.won,
                                                  credited=0 if jackpot else outcome.won,
                                                  jackpot=outcome.won if jackpot else 0,
-                                                 pick={"choice": record["choice"], "draw": record["draw"],
+                                                 pick={"choice": record.choice, "draw": record.draw,
                                                        "awards": [a.to_json() for a in outcome.awards]}))
     state = replace(state, last_win=outcome.won)
     return _complete(state, game), [Picked(game, outcome), *effects]
 
 
-def _slot_command(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
+def _slot_command(state: CabinetState, record: CashIn | NextPaytable) -> tuple[CabinetState, list[Any]]:
     blocked = play_blocked(state)
     if blocked:
         raise _illegal(blocked)
     try:
-        slot, outcome = (cash_in if record["kind"] == "cash_in" else next_paytable)(state.slot)
+        slot, outcome = (cash_in if record.KIND == "cash_in" else next_paytable)(state.slot)
     except SlotError as exc:
         raise _illegal(str(exc)) from None
-    entry = {"kind": record["kind"], "after_game": state.games,
+    entry = {"kind": record.KIND, "after_game": state.games,
              "meters": [c.to_json() for c in outcome.meters], "free_spins": outcome.free_spins_left,
              "paytable": outcome.paytable}
     return replace(state, slot=slot, recall=(state.recall + (entry,))[-state.recall_size:]), [SlotChanged(outcome)]
 
 
-def _credit(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
-    credits = int(record["credits"])
+def _credit(state: CabinetState, record: Credit) -> tuple[CabinetState, list[Any]]:
+    credits = int(record.credits)
     if credits <= 0:
         raise _illegal("credits to add must be a positive whole number")
     blocked = money_in_blocked(state)
     if blocked:
         raise _illegal(f"money in is disabled: {blocked}")
     m = state.meters
-    if record["source"] == "coin":
+    if record.source == "coin":
         m = replace(m, drop=m.drop + credits, coins_in=m.coins_in + 1)
-    elif record["source"] == "operator":
+    elif record.source == "operator":
         m = replace(m, credits_added=m.credits_added + credits)
     else:
-        raise ValueError(f"unknown credit source {record['source']!r}")
-    return replace(state, credits=state.credits + credits, meters=m), [Credited(credits, record["source"])]
+        raise ValueError(f"unknown credit source {record.source!r}")
+    return replace(state, credits=state.credits + credits, meters=m), [Credited(credits, record.source)]
 
 
-def _cashout(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
-    credits, via = int(record["credits"]), record["via"]
+def _cashout(state: CabinetState, record: Cashout) -> tuple[CabinetState, list[Any]]:
+    credits, via = int(record.credits), record.via
     blocked = play_blocked(state)
     if blocked:
         raise _illegal(f"no cash out now: {blocked}")
@@ -542,7 +280,9 @@ def _cashout(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState,
     if not 0 < credits <= state.credits:
         raise _illegal(f"cannot cash out {credits} credits with {state.credits} on the meter")
     if via == "hopper":
-        coins = int(record["coins"])
+        if record.coins is None:
+            raise _illegal("a hopper payout names its coins")
+        coins = int(record.coins)
         if not state.settings.hopper or coins < 1 or coins * state.settings.coin_credits != credits:
             raise _illegal(f"a hopper payout of {credits} credits is not {coins} whole coins")
         payout = Payout("hopper", credits, coins)
@@ -571,8 +311,8 @@ def _coin_out(state: CabinetState) -> tuple[CabinetState, list[Any]]:
     return replace(state, payout=p, meters=m), [CoinPaid(False)]
 
 
-def _lockup(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
-    a = record["lockup"]
+def _lockup(state: CabinetState, record: LockupRecord) -> tuple[CabinetState, list[Any]]:
+    a = record.lockup
     if a["kind"] not in LOCKUPS or a["kind"] in ("hand_pay", "jackpot"):
         raise ValueError(f"no lockup kind {a['kind']!r} by record")
     lockup = Lockup(int(a["id"]), a["kind"], a["text"])
@@ -583,11 +323,11 @@ def _lockup(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, 
             [LockupRaised(lockup)])
 
 
-def _clear(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
-    lockup = next((x for x in state.lockups if x.id == record["lockup"]), None)
+def _clear(state: CabinetState, record: Clear) -> tuple[CabinetState, list[Any]]:
+    lockup = next((x for x in state.lockups if x.id == record.lockup), None)
     if lockup is None:
-        raise _illegal(f"no open lockup {record['lockup']}")
-    by, action = str(record["by"]), record["action"]
+        raise _illegal(f"no open lockup {record.lockup}")
+    by, action = str(record.by), record.action
     if by.split(":")[0] not in lockup.clear_by:
         raise _illegal(f"{lockup.kind.replace('_', ' ')} is cleared by {' or '.join(lockup.clear_by)}, not {by}")
     if action not in lockup.options:
@@ -604,21 +344,20 @@ def _clear(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, l
     return state, [LockupCleared(lockup, action)]
 
 
-def _progressive(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, list[Any]]:
+def _progressive(state: CabinetState, record: Link | ProgressiveAck | ProgressiveWin) -> tuple[CabinetState, list[Any]]:
     prog = state.progressive
-    kind = record["kind"]
     if prog.mode != "link":
         raise _illegal("this cabinet is not on a progressive link")
-    if kind == "link":
-        up = bool(record["up"])
+    if isinstance(record, Link):
+        up = bool(record.up)
         return replace(state, progressive=replace(prog, up=up)), [LinkChanged(up)]
-    if kind == "progressive_ack":
-        games = set(record["games"])
+    if isinstance(record, ProgressiveAck):
+        games = set(record.games)
         return replace(state, progressive=replace(prog, unacked=tuple(u for u in prog.unacked if u[0] not in games))), []
-    game = int(record["game"])
+    game = int(record.game)
     if prog.pending_hit != game:
         raise _illegal(f"no progressive hit of game {game} is waiting")
-    cents = int(record["cents"])
+    cents = int(record.cents)
     if cents < 0 or cents % state.denomination:
         raise _illegal(f"a progressive award of {cents} cents is not whole credits of {state.denomination} cents")
     credits = cents // state.denomination
@@ -627,89 +366,93 @@ def _progressive(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetSt
                     meters=replace(m, progressive_hits=m.progressive_hits + 1, progressive_won=m.progressive_won + credits))
     state, effects = _win(state, credits, game, "progressive jackpot")
     jackpot = bool(effects)
-    recall_prog = {"contribution": 0, "hit": True, "won": credits, "award": record.get("hit")}
+    recall_prog = {"contribution": 0, "hit": True, "won": credits, "award": record.hit}
     for e in state.recall:
         if e.get("game") == game:
-            recall_prog = {**e.get("progressive", {}), "won": credits, "award": record.get("hit")}
+            recall_prog = {**e.get("progressive", {}), "won": credits, "award": record.hit}
     state = replace(state, recall=_recall_update(state, game, won=credits, credited=0 if jackpot else credits,
                                                  jackpot=credits if jackpot else 0, progressive=recall_prog))
     return _complete(state, game), [ProgressiveWon(game, credits), *effects]
 
 
-def step(state: CabinetState, record: dict[str, Any]) -> tuple[CabinetState, tuple[Any, ...]]:
-    """The state after one journal record, and the effects to act on. Raises IllegalEvent for a record the
-    state refuses (the runtime then journals a refusal, or a coin_refused, instead)."""
-    kind = record.get("kind")
-    effects: list[Any] = []
-    if kind == "spin":
-        state, effects = _spin(state, record)
-    elif kind == "credit":
-        state, effects = _credit(state, record)
-    elif kind == "coin_out":
-        state, effects = _coin_out(state)
-    elif kind == "bet":
-        bet = Bet(int(record["coins"]), int(record.get("lines", 1)))
-        try:
-            state.title.check_bet(bet)
-        except SlotError as exc:
-            raise _illegal(str(exc)) from None
-        if state.slot.free is not None:
-            raise _illegal("free spins are played at the bet that won them")
-        state = replace(state, bet=bet)
-    elif kind == "pick":
-        state, effects = _pick(state, record)
-    elif kind in ("cash_in", "paytable"):
-        state, effects = _slot_command(state, record)
-    elif kind == "cashout":
-        state, effects = _cashout(state, record)
-    elif kind == "lockup":
-        state, effects = _lockup(state, record)
-    elif kind == "clear":
-        state, effects = _clear(state, record)
-    elif kind == "door":
-        doors = set(state.doors_open)
-        opened = bool(record["open"])
-        if opened == (record["name"] in doors):
-            return state, ()  # a repeat of what is known (e.g. a door found open again at start)
-        (doors.add if opened else doors.discard)(record["name"])
-        meters = state.meters
-        if opened:
-            meters = replace(meters, door_opens=_bump(meters.door_opens, record["name"], 1))
-        state = replace(state, doors_open=tuple(sorted(doors)), meters=meters)
-        effects = [DoorChanged(record["name"], opened)]
-    elif kind in ("link", "progressive_ack", "progressive_win"):
-        state, effects = _progressive(state, record)
-    elif kind == "coin_refused":
-        state = replace(state, meters=replace(state.meters, coins_refused=state.meters.coins_refused
-                                              + int(record["credits"])))
-    elif kind == "start":
-        if record["title"] != state.title.id or record["denomination"] != state.denomination:
-            raise _illegal(f"this journal belongs to {record['title']} at {record['denomination']} cents, not "
-                           f"{state.title.id} at {state.denomination} cents")
-        settings = Settings.from_json(record["settings"])
-        settings = replace(settings, progressive=state.progressive.mode)
-        if state.payout is not None and state.payout.via == "hopper" and \
-                settings.coin_credits != state.settings.coin_credits:
-            raise _illegal(f"a hopper payout of {state.payout.coins - state.payout.paid} coins of "
-                           f"{state.settings.coin_credits} credits is unfinished: keep the coin value until it is paid")
-        prog = replace(state.progressive, up=False)  # the link is down until the controller is heard again
-        state = replace(state, settings=settings, progressive=prog,
-                        meters=replace(state.meters, power_resets=state.meters.power_resets + 1))
-    elif kind == "refused":
-        state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))
-    elif kind == "fault":
-        state = replace(state, meters=replace(state.meters, faults=state.meters.faults + 1))
-    elif kind == "sas":
-        if record["what"] in ("disable", "enable"):
-            state = replace(state, host_disabled=record["what"] == "disable")
-    else:
-        raise ValueError(f"unknown journal record kind {kind!r}")
+def step(state: CabinetState, record: CabinetRecord | Mapping[str, Any]) -> tuple[CabinetState, tuple[Any, ...]]:
+    """The state after one journal record (typed, or its row's object), and the effects to act on. Raises
+    IllegalEvent for a record the state refuses (the runtime then journals a refusal, or a coin_refused, instead),
+    and RecordError for a row that is no cabinet record."""
+    rec = record if isinstance(record, CabinetRecord) else cabinet_record(record)
+    fold_one = _FOLDS.get(type(rec))
+    if fold_one is None:
+        raise RecordError(f"no fold for cabinet record {type(rec).__name__}")
+    state, effects = fold_one(state, rec)
     return state, tuple(effects)
 
 
-def replay(state: CabinetState, records: Iterable[tuple[int, dict[str, Any]]]) -> CabinetState:
-    """Fold (seq, record) pairs into the state (recovery, recall and meters all start here)."""
-    return fold(step, state, records)
+def _bet(state: CabinetState, record: BetRecord) -> tuple[CabinetState, list[Any]]:
+    bet = Bet(int(record.coins), int(1 if record.lines is None else record.lines))
+    try:
+        state.title.check_bet(bet)
+    except SlotError as exc:
+        raise _illegal(str(exc)) from None
+    if state.slot.free is not None:
+        raise _illegal("free spins are played at the bet that won them")
+    return replace(state, bet=bet), []
+
+
+def _door(state: CabinetState, record: CabinetDoor) -> tuple[CabinetState, list[Any]]:
+    doors = set(state.doors_open)
+    opened = bool(record.open)
+    if opened == (record.name in doors):
+        return state, []  # a repeat of what is known (e.g. a door found open again at start)
+    (doors.add if opened else doors.discard)(record.name)
+    meters = state.meters
+    if opened:
+        meters = replace(meters, door_opens=_bump(meters.door_opens, record.name, 1))
+    return replace(state, doors_open=tuple(sorted(doors)), meters=meters), [DoorChanged(record.name, opened)]
+
+
+def _start(state: CabinetState, record: CabinetStart) -> tuple[CabinetState, list[Any]]:
+    if record.title != state.title.id or record.denomination != state.denomination:
+        raise _illegal(f"this journal belongs to {record.title} at {record.denomination} cents, not "
+                       f"{state.title.id} at {state.denomination} cents")
+    settings = Settings.from_json(record.settings)
+    settings = replace(settings, progressive=state.progressive.mode)
+    if state.payout is not None and state.payout.via == "hopper" and \
+            settings.coin_credits != state.settings.coin_credits:
+        raise _illegal(f"a hopper payout of {state.payout.coins - state.payout.paid} coins of "
+                       f"{state.settings.coin_credits} credits is unfinished: keep the coin value until it is paid")
+    prog = replace(state.progressive, up=False)  # the link is down until the controller is heard again
+    return replace(state, settings=settings, progressive=prog,
+                   meters=replace(state.meters, power_resets=state.meters.power_resets + 1)), []
+
+
+def _count(name: str) -> Callable[[CabinetState, Any], tuple[CabinetState, list[Any]]]:
+    """A record that only counts on one meter (by one, or by its credits)."""
+    def fold_one(state: CabinetState, record: Any) -> tuple[CabinetState, list[Any]]:
+        add = int(record.credits) if isinstance(record, CoinRefused) else 1
+        return replace(state, meters=replace(state.meters, **{name: getattr(state.meters, name) + add})), []
+    return fold_one
+
+
+def _unchanged(state: CabinetState, record: Any) -> tuple[CabinetState, list[Any]]:
+    return state, []  # SAS's own records: controller/sas.py folds them
+
+
+_FOLDS: dict[type, Callable[[CabinetState, Any], tuple[CabinetState, list[Any]]]] = {
+    SpinRecord: _spin, Credit: _credit, CoinOut: lambda state, record: _coin_out(state), BetRecord: _bet,
+    PickRecord: _pick, CashIn: _slot_command, NextPaytable: _slot_command, Cashout: _cashout, LockupRecord: _lockup,
+    Clear: _clear, CabinetDoor: _door, Link: _progressive, ProgressiveAck: _progressive, ProgressiveWin: _progressive,
+    CoinRefused: _count("coins_refused"), CabinetStart: _start, CabinetRefused: _count("refused"),
+    Fault: _count("faults"),
+    SasDisable: lambda state, record: (replace(state, host_disabled=True), []),
+    SasEnable: lambda state, record: (replace(state, host_disabled=False), []),
+    SasSound: _unchanged, SasRte: _unchanged, SasTime: _unchanged, SasSignature: _unchanged, SasAck: _unchanged,
+}
+
+
+def replay(state: CabinetState, records: Iterable[tuple[int, Mapping[str, Any]]]) -> CabinetState:
+    """Fold (seq, record) pairs into the state (recovery, recall and meters all start here); a row that is no
+    cabinet record (an unknown kind or version) raises RecordError naming the row."""
+    return fold(step, state, ((seq, cabinet_record(r, f"journal row {seq}")) for seq, r in records))  # type: ignore[misc]
 
 
 def status(state: CabinetState) -> tuple[str, str]:

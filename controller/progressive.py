@@ -34,6 +34,8 @@ from controller import __version__
 from controller.bus import BusClient, CommandClient, CommandError, Role, load_public_key, load_secret_keys
 from controller.games.base import IllegalEvent
 from controller.journal import fold
+from controller.linkrecords import Contribution, Hit, LinkRecord, LinkRefused, LinkStart, link_record
+from controller.records import RecordError
 from controller.runtime import Batch, CommandRefused, Runtime, int_arg
 
 __all__ = ["LinkState", "new_link_state", "link_step", "link_replay", "link_picture", "LinkController", "LinkClient",
@@ -79,11 +81,11 @@ def new_link_state(link_id: str, reset_cents: int) -> LinkState:
     return LinkState(link_id, reset_cents, pool=reset_cents)
 
 
-def link_step(state: LinkState, record: dict[str, Any]) -> tuple[LinkState, tuple[Any, ...]]:
-    """The pure fold of the link controller's journal."""
-    kind = record.get("kind")
-    if kind == "contribution":
-        cabinet, game, cents = str(record["cabinet"]), int(record["game"]), int(record["cents"])
+def link_step(state: LinkState, record: LinkRecord | Mapping[str, Any]) -> tuple[LinkState, tuple[Any, ...]]:
+    """The pure fold of the link controller's journal, by the record's class (a row's object is typed first)."""
+    rec = record if isinstance(record, LinkRecord) else link_record(record)
+    if isinstance(rec, Contribution):
+        cabinet, game, cents = str(rec.cabinet), int(rec.game), int(rec.cents)
         if cents < 0:
             raise IllegalEvent("a contribution cannot be negative")
         if state.counted(cabinet, game):
@@ -94,27 +96,28 @@ def link_step(state: LinkState, record: dict[str, Any]) -> tuple[LinkState, tupl
         cabinets = MappingProxyType({**state.cabinets, cabinet: (high, recent)})
         return replace(state, pool=state.pool + cents, contributions=state.contributions + 1,
                        contributed=state.contributed + cents, cabinets=cabinets), ()
-    if kind == "hit":
-        cabinet, game, denomination = str(record["cabinet"]), int(record["game"]), int(record["denomination"])
+    if isinstance(rec, Hit):
+        cabinet, game, denomination = str(rec.cabinet), int(rec.game), int(rec.denomination)
         if denomination < 1:
             raise IllegalEvent("a denomination is at least one cent")
         if state.award_of(cabinet, game) is not None:
             raise IllegalEvent(f"cabinet {cabinet} game {game} has been paid its hit")
         award = state.pool - state.pool % denomination
-        if record["award"] != award:
-            raise IllegalEvent(f"the award is {award} cents, not {record['award']}")
+        if rec.award != award:
+            raise IllegalEvent(f"the award is {award} cents, not {rec.award}")
         entry = {"hit": state.hits + 1, "cabinet": cabinet, "game": game, "award": award, "denomination": denomination}
         return replace(state, pool=state.reset_cents + state.pool - award, hits=state.hits + 1, paid=state.paid + award,
                        awards=(state.awards + (entry,))[-HITS_KEPT:]), (entry,)
-    if kind == "start":
-        return replace(state, reset_cents=int(record["reset_cents"]), power_ups=state.power_ups + 1), ()
-    if kind == "refused":
+    if isinstance(rec, LinkStart):
+        return replace(state, reset_cents=int(rec.reset_cents), power_ups=state.power_ups + 1), ()
+    if isinstance(rec, LinkRefused):
         return replace(state, refused=state.refused + 1), ()
-    raise ValueError(f"unknown journal record kind {kind!r}")
+    raise RecordError(f"no fold for progressive record {type(rec).__name__}")
 
 
-def link_replay(state: LinkState, records: Iterable[tuple[int, dict[str, Any]]]) -> LinkState:
-    return fold(link_step, state, records)
+def link_replay(state: LinkState, records: Iterable[tuple[int, Mapping[str, Any]]]) -> LinkState:
+    """Fold (seq, record) pairs into the link's state; a row that is no link record raises RecordError naming it."""
+    return fold(link_step, state, ((seq, link_record(r, f"journal row {seq}")) for seq, r in records))  # type: ignore[misc]
 
 
 def link_picture(state: LinkState) -> dict[str, Any]:
@@ -140,8 +143,8 @@ class LinkController(Runtime):
     async def start(self) -> None:
         entries = self._open_journal()
         state = link_replay(new_link_state(self.config.link_id, self.config.reset_cents), entries)
-        self._begin(state, {"kind": "start", "version": __version__, "reset_cents": self.config.reset_cents,
-                            "title": self.config.title.id if self.config.title is not None else None})
+        self._begin(state, LinkStart(self.config.reset_cents, __version__,
+                                     self.config.title.id if self.config.title is not None else None).to_json())
         await self._start_bus(pipelined=True)
 
     def _step(self, state: LinkState, record: dict[str, Any]) -> tuple[LinkState, tuple[Any, ...]]:
@@ -169,7 +172,7 @@ class LinkController(Runtime):
         if command == "contribute":
             if state.counted(cabinet, game):
                 return {"ok": True, "result": {"duplicate": True, "pool": state.pool}}
-            batch.add({"kind": "contribution", "cabinet": cabinet, "game": game, "cents": int_arg(args, "cents")})
+            batch.add(Contribution(cabinet, game, int_arg(args, "cents")).to_json())
             return {"ok": True, "result": {"duplicate": False, "pool": batch.state.pool}}
         if command == "hit":
             done = state.award_of(cabinet, game)
@@ -179,8 +182,7 @@ class LinkController(Runtime):
             if denomination < 1:
                 raise CommandRefused("a denomination is at least one cent")
             award = state.pool - state.pool % denomination
-            (entry,) = batch.add({"kind": "hit", "cabinet": cabinet, "game": game, "denomination": denomination,
-                                  "award": award})
+            (entry,) = batch.add(Hit(cabinet, game, denomination, award).to_json())
             log.warning("progressive %s: hit %d by cabinet %s game %d: %d cents", self.ident, entry["hit"], cabinet,
                         game, award)
             return {"ok": True, "result": {**entry, "duplicate": False}}

@@ -26,27 +26,16 @@ __all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_con
            "DENOMINATION_CODES", "METER_SIZE_5", "GAME_METERS", "FEATURES", "rom_image", "RomSignature",
            "from_bcd", "sas_datetime", "Busy"]
 
+from controller.cabinetrecords import (
+    CabinetDoor, Clear, Credit, SasAck, SasDisable, SasEnable, SasRte, SasSignature, SasSound, SasTime, cabinet_record,
+)
+from controller.sasfold import (  # the fold and its constants, re-exported: importers of controller.sas keep them
+    BONUS_BY, EXCEPTIONS, PRIORITY, Exc, SasNote, SasState, bcd, from_bcd, raised, sas_step,
+)
+from controller.sasrom import RomSignature, rom_image
+
 log = logging.getLogger("croupier.sas")
 
-# Exception codes (SAS general poll), the ones this EGM raises.
-EXCEPTIONS = {
-    0x11: "slot door opened", 0x12: "slot door closed", 0x13: "drop door opened", 0x14: "drop door closed",
-    0x15: "card cage opened", 0x16: "card cage closed", 0x17: "AC power applied", 0x18: "AC power lost",
-    0x19: "cashbox door opened", 0x1A: "cashbox door closed", 0x1D: "belly door opened", 0x1E: "belly door closed",
-    0x20: "general tilt", 0x21: "coin in tilt", 0x22: "coin out tilt", 0x23: "hopper empty", 0x24: "extra coin paid",
-    0x2D: "reverse coin in", 0x3C: "operator changed options", 0x40: "reel tilt", 0x51: "hand pay pending",
-    0x52: "hand pay reset", 0x53: "no progressive information for 5 seconds", 0x54: "progressive win",
-    0x66: "cash out button pressed", 0x70: "exception buffer overflow", 0x7C: "legacy bonus pay awarded",
-    0x7E: "game started", 0x7F: "game ended",
-}
-# Reported before any other queued exception (they ask the floor to act on money).
-PRIORITY = frozenset([0x3D, 0x3E, 0x51, 0x52, 0x57, 0x67, 0x68])
-QUEUE_SIZE = 32
-
-_DOORS = {"main": (0x11, 0x12), "slot": (0x11, 0x12), "drop": (0x13, 0x14), "logic": (0x15, 0x16),
-          "card_cage": (0x15, 0x16), "cash_box": (0x19, 0x1A), "cashbox": (0x19, 0x1A), "belly": (0x1D, 0x1E)}
-_LOCKUPS = {"coin_in_jam": 0x21, "reverse_coin": 0x2D, "hopper_empty": 0x23, "hopper_jam": 0x22,
-            "hopper_runaway": 0x24, "reel_misindex": 0x40, "hand_pay": 0x51, "jackpot": 0x51}
 # Denomination codes by cents (SAS 6.02 Table C-4, whole-cent rows; as quoted by Aristocrat's
 # Aristocrat.Sas.Client DenominationCodes, tejvirc/Platform Protocol/SAS/Aristocrat.Sas.Client/DenominationCodes.cs).
 DENOMINATION_CODES = {1: 0x01, 5: 0x02, 10: 0x03, 25: 0x04, 50: 0x05, 100: 0x06, 500: 0x07, 1000: 0x08, 2000: 0x09,
@@ -58,7 +47,6 @@ METER_SIZE_5 = frozenset(range(0x0D, 0x11))
 # Meters kept per game (what 2F/6F report for game 1); the rest (credit meter, cash out, coins) are the machine's.
 GAME_METERS = frozenset([0x00, 0x01, 0x02, 0x05, 0x06, 0x07])
 FEATURES = ("legacy_bonus", "extended_meters", "rte")
-BONUS_BY = "sas:legacy_bonus"
 HOST = "attendant:sas"  # the floor's remote hand-pay reset clears as an attendant would
 
 
@@ -120,203 +108,6 @@ def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> Sa
         raise ConfigError(f"{w}.realtime: a SCHED_FIFO priority 1..99, got {realtime}")
     return SasConfig(port, address, asset, acct, serial, features, wakeup, chirp, gap, rom_signature=rom,
                      realtime=realtime)
-
-
-# --------------------------------------------------------------------------------------------------- the fold
-
-@dataclass(frozen=True, slots=True)
-class Exc:
-    id: str          # "seq:index" of the journal record that raised it
-    code: int
-    data: bytes = b""  # what real-time event reporting adds
-
-    @property
-    def priority(self) -> bool:
-        return self.code in PRIORITY
-
-
-@dataclass(frozen=True)
-class SasState:
-    """What SAS keeps beside the cabinet's own state, folded from the same journal."""
-
-    queue: tuple[Exc, ...] = ()
-    rte: bool = False
-    sound: bool = True
-    clock_offset: float = 0.0        # seconds the host's clock is ahead of ours (long poll 7F)
-    games_since_power: int = 0
-    games_since_door: int = 0
-    overflowed: bool = False
-    starts: int = 0
-
-    def next(self) -> Exc | None:
-        """The exception the next general poll reports: priority ones first, then in order."""
-        for e in self.queue:
-            if e.priority:
-                return e
-        return self.queue[0] if self.queue else None
-
-
-@dataclass(frozen=True, slots=True)
-class SasNote:
-    """An effect the cabinet's fold carries for SAS: the record with the states around it."""
-
-    before: Any
-    record: dict[str, Any]
-    after: Any
-    effects: tuple[Any, ...]
-
-
-def bcd(value: int, size: int) -> bytes:
-    """`value` in `size` bytes of packed BCD (a meter past its digits rolls over, as meters do)."""
-    digits = f"{max(value, 0) % 10 ** (2 * size):0{2 * size}d}"
-    return bytes.fromhex(digits)
-
-
-def from_bcd(data: bytes) -> int:
-    """Packed BCD to an int; ValueError for a nibble above 9 (a garbled field: the poll is NACKed)."""
-    digits = data.hex()
-    if not digits.isdigit():
-        raise ValueError(f"not BCD: {digits or 'empty'}")
-    return int(digits)
-
-
-def raised(before: Any, record: dict[str, Any], after: Any, effects: Iterable[Any],
-           k: int = 1) -> list[tuple[int, bytes]]:
-    """The exceptions one journal record raises, as (code, real-time data). `k` turns cabinet credits into
-    SAS credits."""
-    from controller.cabinetstate import DoorChanged, LockupCleared, LockupRaised, ProgressiveWon
-
-    out: list[tuple[int, bytes]] = []
-    kind = record.get("kind")
-    if kind == "start":
-        if before.meters.power_resets:
-            out.append((0x18, b""))  # the power went away since the last start
-        out.append((0x17, b""))
-        if before.meters.power_resets and before.settings != after.settings:
-            out.append((0x3C, b""))
-    elif kind == "spin":
-        bet = after.meters.coin_in - before.meters.coin_in
-        out.append((0x7E, bcd(bet * k, 2) + bcd(after.meters.coin_in * k, 4) + b"\x00\x00"))
-        if after.slot.pending is None:
-            out.append((0x7F, bcd(after.last_win * k, 4)))
-    elif kind == "pick":
-        out.append((0x7F, bcd(after.last_win * k, 4)))
-    elif kind == "cashout":
-        out.append((0x66, b""))
-    elif kind == "credit" and record.get("by") == BONUS_BY:
-        # real-time data: multiplier (00: not a multiplied jackpot), multiplied win, tax status, bonus amount
-        out.append((0x7C, b"\x00" + bcd(0, 4) + bytes([int(record.get("tax", 0))]) + bcd(record["credits"] * k, 4)))
-    elif kind == "link" and not record.get("up"):
-        out.append((0x53, b""))
-    for eff in effects:
-        if isinstance(eff, DoorChanged):
-            codes = _DOORS.get(eff.name, (0x11, 0x12))
-            out.append((codes[0] if eff.open else codes[1], b""))
-        elif isinstance(eff, LockupRaised) and eff.lockup.kind in _LOCKUPS:
-            out.append((_LOCKUPS[eff.lockup.kind], b""))
-        elif isinstance(eff, LockupCleared) and eff.lockup.kind in ("hand_pay", "jackpot"):
-            out.append((0x52, b""))
-        elif isinstance(eff, ProgressiveWon):
-            out.append((0x54, b""))
-    return out
-
-
-def _enqueue(sas: SasState, new: list[Exc]) -> SasState:
-    queue = list(sas.queue)
-    overflowed = sas.overflowed
-    for e in new:
-        queue.append(e)
-        while len(queue) > QUEUE_SIZE:
-            # the oldest that is not a priority exception goes; the host is told once (70)
-            victim = next((i for i, x in enumerate(queue) if not x.priority and x.code != 0x70), 0)
-            del queue[victim]
-            if not overflowed:
-                overflowed = True
-                queue.append(Exc(f"{e.id}:overflow", 0x70))
-    return replace(sas, queue=tuple(queue), overflowed=overflowed and any(x.code == 0x70 for x in queue))
-
-
-def sas_step(sas: SasState, seq: int, before: Any, record: dict[str, Any], after: Any, effects: Iterable[Any],
-             k: int = 1) -> SasState:
-    """The SAS state after one journal record (pure: recovery and the live cabinet both fold with it)."""
-    kind = record.get("kind")
-    if kind == "sas":
-        what = record.get("what")
-        if what == "ack":
-            gone = set(record.get("ids", ()))
-            return replace(sas, queue=tuple(e for e in sas.queue if e.id not in gone))
-        if what == "sound":
-            return replace(sas, sound=bool(record["on"]))
-        if what == "rte":
-            return replace(sas, rte=bool(record["on"]))
-        if what == "time":
-            return replace(sas, clock_offset=float(record["offset"]))
-        return sas
-    if kind == "start":
-        sas = replace(sas, games_since_power=0, starts=sas.starts + 1)
-    elif kind == "spin":
-        sas = replace(sas, games_since_power=sas.games_since_power + 1, games_since_door=sas.games_since_door + 1)
-    elif kind == "door" and record.get("name") in ("main", "slot") and not record.get("open"):
-        sas = replace(sas, games_since_door=0)
-    new = [Exc(f"{seq}:{i}", code, data) for i, (code, data) in enumerate(raised(before, record, after, effects, k))]
-    return _enqueue(sas, new) if new else sas
-
-
-# --------------------------------------------------------------------------------------------------- ROM signature
-
-def rom_image(roots: Iterable[Path] | None = None, extra: bytes = b"") -> bytes:
-    """The installed software and models, as the ROM signature covers them: every file of the controller,
-    drivers and vision packages (titles and models included), by relative path in order, name then content."""
-    if roots is None:
-        base = Path(__file__).resolve().parent.parent
-        roots = [base / "controller", base / "drivers", base / "vision"]
-    parts: list[bytes] = []
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                           and p.suffix not in (".pyc", ".pyo")):
-            parts.append(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes())
-    return b"".join(parts) + extra
-
-
-class RomSignature:
-    """Seeded CRC-16 over the image, in microseconds per seed: the CRC is linear, so the seed's part is the
-    zero-byte step raised to the image's length (GF(2) matrix power), XORed with the unseeded CRC."""
-
-    def __init__(self, image: bytes) -> None:
-        from drivers.sas.crc import rom_crc16
-
-        self.length = len(image)
-        self.base = rom_crc16(image, 0)
-        step = [self._zero_byte(1 << i) for i in range(16)]  # columns of one zero byte's linear map
-        self.power = self._pow(step, self.length)
-
-    @staticmethod
-    def _zero_byte(reg: int) -> int:
-        from drivers.sas.crc import crc16
-
-        return crc16(b"\0", reg)
-
-    @staticmethod
-    def _apply(cols: list[int], v: int) -> int:
-        out = 0
-        for i in range(16):
-            if v >> i & 1:
-                out ^= cols[i]
-        return out
-
-    def _pow(self, cols: list[int], n: int) -> list[int]:
-        result = [1 << i for i in range(16)]
-        while n:
-            if n & 1:
-                result = [self._apply(cols, c) for c in result]
-            cols = [self._apply(cols, c) for c in cols]
-            n >>= 1
-        return result
-
-    def __call__(self, seed: int) -> int:
-        return self.base ^ self._apply(self.power, seed & 0xFFFF)
 
 
 # --------------------------------------------------------------------------------------------------- the polls
@@ -498,17 +289,17 @@ def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any]
     if command in (0x01, 0x02):
         disable = command == 0x01
         changes = disable != bool(getattr(cab, "host_disabled", False))
-        return ({"kind": "sas", "what": "disable" if disable else "enable"} if changes else None), b""
+        return ((SasDisable() if disable else SasEnable()).to_json() if changes else None), b""
     if command in (0x03, 0x04, 0x05):
-        return {"kind": "sas", "what": "sound", "on": command == 0x04}, b""
+        return SasSound(command == 0x04).to_json(), b""
     if command == 0x0E and len(data) == 1 and "rte" in view.config.features:
         if data[0] > 1:
             raise ValueError(f"0E: enable is 00 or 01, got {data[0]:02X}")
-        return {"kind": "sas", "what": "rte", "on": data[0] == 1}, b""
+        return SasRte(data[0] == 1).to_json(), b""
     if command == 0x7F and len(data) == 7:
         host = sas_datetime(data)
         offset = round(host.timestamp() - view.now, 3)
-        return {"kind": "sas", "what": "time", "set": host.isoformat(), "offset": offset}, b""
+        return SasTime(host.isoformat(), offset).to_json(), b""
     if command == 0x8A and len(data) == 5 and "legacy_bonus" in view.config.features:
         amount = from_bcd(data[:4])
         if data[4] > 2:  # 00 deductible, 01 non-deductible, 02 wager match
@@ -520,13 +311,12 @@ def change_record(view: View, command: int, data: bytes) -> tuple[dict[str, Any]
         blocked = money_in_blocked(cab)
         if blocked:  # a tilt, a door, a hand pay: the bonus is neither escrowed nor refused, the host retries
             raise Busy(f"legacy bonus: {blocked}")
-        return {"kind": "credit", "source": "operator", "credits": amount // view.k, "by": BONUS_BY,
-                "tax": data[4]}, b""
+        return Credit("operator", amount // view.k, BONUS_BY, data[4]).to_json(), b""
     if command == 0x94:
         lock = next((x for x in cab.lockups if x.kind in ("hand_pay", "jackpot")), None)
         if lock is None:
             return None, b"\x02"  # not in a hand pay
-        return {"kind": "clear", "lockup": lock.id, "action": "paid", "by": HOST}, b"\x00"
+        return Clear(lock.id, "paid", HOST).to_json(), b"\x00"
     raise LookupError(command)
 
 
@@ -570,7 +360,8 @@ class SasEgm:
         from controller.cabinetstate import step
 
         state, sas = initial, SasState()
-        for seq, record in entries:
+        for seq, row in entries:
+            record = cabinet_record(row, f"journal row {seq}")  # typed once, for both folds
             after, effects = step(state, record)
             sas = sas_step(sas, seq, state, record, after, effects, self.k)
             state = after
@@ -579,12 +370,12 @@ class SasEgm:
     def show(self, effects: tuple[Any, ...], seq: int) -> None:
         for eff in effects:
             if isinstance(eff, SasNote):
+                r = cabinet_record(eff.record)
                 with self._lock:
-                    self.state = sas_step(self.state, seq, eff.before, eff.record, eff.after, eff.effects, self.k)
-                r = eff.record
-                if r.get("kind") == "door" and r.get("name") in ("main", "logic") and not r.get("open") \
-                        and r["name"] in eff.before.doors_open:
-                    self._authenticate(f"{r['name']} door close")  # the regulators' self-check after access
+                    self.state = sas_step(self.state, seq, eff.before, r, eff.after, eff.effects, self.k)
+                if isinstance(r, CabinetDoor) and r.name in ("main", "logic") and not r.open \
+                        and r.name in eff.before.doors_open:
+                    self._authenticate(f"{r.name} door close")  # the regulators' self-check after access
 
     # -- the line
 
@@ -644,8 +435,7 @@ class SasEgm:
     def _authenticate(self, why: str) -> None:
         sig = self.signature(0)
         log.info("SAS: self-authentication at %s: ROM signature %04X over %d bytes", why, sig, self.signature.length)
-        self._post({"kind": "sas", "what": "signature", "seed": 0, "signature": sig, "bytes": self.signature.length,
-                    "why": why})
+        self._post(SasSignature(0, sig, self.signature.length, why).to_json())
 
     def _post(self, record: dict[str, Any]) -> Any:
         loop = self._loop
@@ -751,4 +541,4 @@ class SasEgm:
             return
         with self._lock:
             self.state = replace(self.state, queue=tuple(e for e in self.state.queue if e.id != sent.id))
-        self._post({"kind": "sas", "what": "ack", "ids": [sent.id], "code": sent.code})
+        self._post(SasAck((sent.id,), sent.code).to_json())

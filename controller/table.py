@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from controller import __version__
@@ -26,6 +27,8 @@ from controller.runtime import Batch, CommandRefused, Runtime
 from controller.runtime import int_arg as _int
 from controller.runtime import text_arg as _text
 from controller.sdnotify import notify
+from controller.tableshoe import ShoeTable
+from controller.tablerecords import CameraDown, CameraStarted, CameraUp, Door, Game, ManualEntry, Resolve, Seen, Start
 from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, replay, step
 
 if TYPE_CHECKING:  # the drivers are imported where a table starts them: a table without a camera never loads vision
@@ -51,13 +54,7 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
 }
 
 
-def _shoe_records_for_deck_check(ev: Any) -> dict[str, Any]:
-    return {"kind": "shoe", "what": "deck_check", "complete": bool(ev.complete), "decks": ev.decks,
-            "missing": [str(c) for c in ev.missing], "extra": [str(c) for c in ev.extra],
-            "truncated": bool(ev.truncated)}
-
-
-class Table(Runtime):
+class Table(ShoeTable):
     """A running table. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
@@ -104,8 +101,7 @@ class Table(Runtime):
             self.game.apply(probe, NewShoe(getattr(rules, "decks", 1)))
         except IllegalEvent:
             self._accepts_new_shoe = False  # a fresh deck every round (single-deck poker games)
-        self._begin(state, {"kind": "start", "version": __version__, "game": self.game.name,
-                            "rules": cfg.rules.to_json()})
+        self._begin(state, Start(self.game.name, cfg.rules.to_json(), __version__).to_json())
         await self._start_bus()
         await self._start_shoe()
         self._start_panel()
@@ -154,7 +150,7 @@ class Table(Runtime):
         via = str(role)
 
         def game(event: Any, **extra: Any) -> dict[str, Any]:
-            return {"kind": "game", "event": event.to_json(), "via": via, **extra}
+            return Game(event.to_json(), via, **extra).to_json()
 
         if command == "manual_entry":
             return [self._manual_entry(state, args, via)]
@@ -215,7 +211,7 @@ class Table(Runtime):
             raise CommandRefused("the shoe is up and reads the cards: manual card entry is only for while it is down")
         if not on and not state.shoe.link:
             raise CommandRefused("the shoe is still down: manual card entry stays on until it is up again")
-        return {"kind": "shoe", "what": "manual", "on": on, "by": via}
+        return ManualEntry(on, via).to_json()
 
     def _resolution(self, state: TableState, role: Role, args: dict[str, Any]) -> list[dict[str, Any]]:
         alert_id = _int(args, "alert")
@@ -225,17 +221,17 @@ class Table(Runtime):
         action = _text(args, "action")
         if action not in alert.options:
             raise CommandRefused(f"alert {alert_id} is resolved by {', '.join(alert.options)}, not {action!r}")
-        records: list[dict[str, Any]] = [{"kind": "resolve", "alert": alert_id, "action": action, "by": str(role),
-                                          "reason": str(args.get("reason", ""))}]
+        resolve = Resolve(alert_id, action, str(role), str(args.get("reason", "")))
+        more: list[dict[str, Any]] = []
         if action == "reassign":
-            records += self._reassign(state, role, alert, records[0], args.get("card"))
+            resolve, more = self._reassign(state, role, alert, resolve, args.get("card"))
+        records = [resolve.to_json(), *more]
         if action == "void":
-            records.append({"kind": "game", "event": VoidRound(str(args.get("reason") or alert.text)).to_json(),
-                            "via": str(role)})
+            records.append(Game(VoidRound(str(args.get("reason") or alert.text)).to_json(), str(role)).to_json())
         return records
 
-    def _reassign(self, state: TableState, role: Role, alert: Any, record: dict[str, Any], dealt: Any
-                  ) -> list[dict[str, Any]]:
+    def _reassign(self, state: TableState, role: Role, alert: Any, record: Resolve, dealt: Any
+                  ) -> tuple[Resolve, list[dict[str, Any]]]:
         """Complete a camera alert's `reassign` record with the correction (the dealt card the dealer names, or
         the one the camera tells; a swap when the camera's card was dealt face up elsewhere), and confirm the
         other camera alerts the corrected round now agrees with: the card that traded places with this one is
@@ -259,19 +255,19 @@ class Table(Runtime):
                 pair = reassignment(snapshot, state.camera, str(alert.card), str(alert.zone))
             if pair is None:
                 return self._deal_seen(state, alert, record, face_up)
-            record.update(reassign=list(pair), swap=pair[1] in face_up)
+            record = replace(record, reassign=pair, swap=pair[1] in face_up)
             after, _ = step(state, record)
         except (ValueError, IllegalEvent) as exc:
             raise CommandRefused(f"reassign: {getattr(exc, 'reason', exc)}") from None
         game = self.game.snapshot(after.game)
-        return [{"kind": "resolve", "alert": a.id, "action": "confirm", "by": str(role),
-                 "reason": f"agrees with the cards after alert {alert.id} was reassigned"}
-                for a in after.alerts if a.kind == "camera" and a.zone is not None
-                and cross_check(game, after.last_round, {"kind": "card_appeared", "card": a.card, "zone": a.zone,
-                                                          "certain": True}) is None]
+        return record, [Resolve(a.id, "confirm", str(role), f"agrees with the cards after alert {alert.id} was "
+                                "reassigned").to_json()
+                        for a in after.alerts if a.kind == "camera" and a.zone is not None
+                        and cross_check(game, after.last_round, {"kind": "card_appeared", "card": a.card,
+                                                                  "zone": a.zone, "certain": True}) is None]
 
-    def _deal_seen(self, state: TableState, alert: Any, record: dict[str, Any], face_up: set[str]
-                   ) -> list[dict[str, Any]]:
+    def _deal_seen(self, state: TableState, alert: Any, record: Resolve, face_up: set[str]
+                   ) -> tuple[Resolve, list[dict[str, Any]]]:
         """The camera's card, which the shoe did not read, dealt where the game's next card is due face up."""
         from controller.camera import zone_of
         from controller.cards import parse_card
@@ -280,13 +276,13 @@ class Table(Runtime):
         if exp.card_to is None or zone_of(exp.card_to) != alert.zone or exp.face_up is False or alert.card in face_up:
             raise ValueError(f"the camera sees every card dealt to {alert.zone} there, and no card is due there "
                              f"face up: {alert.card} is one too many (confirm or void)")
-        record["dealt"] = alert.card   # for recall: the camera's card, dealt
-        deal = {"kind": "game", "event": CardDealt(parse_card(str(alert.card)), "camera").to_json(), "via": "camera"}
+        record = replace(record, dealt=alert.card)   # for recall: the camera's card, dealt
+        deal = Game(CardDealt(parse_card(str(alert.card)), "camera").to_json(), "camera")
         try:
             step(step(state, record)[0], deal)
         except IllegalEvent:  # the game's reason is left out: it may speak of a face-down card
             raise ValueError(f"{alert.card} cannot be dealt to {alert.zone} now") from None
-        return [deal]
+        return record, [deal.to_json()]
 
     def _status_view(self, role: Role) -> str:
         return "dealer" if role.kind != "spot" else "public"
@@ -298,110 +294,7 @@ class Table(Runtime):
             batch.add(record)
         return {"ok": True, "result": {"records": len(batch.staged)}}
 
-    # ------------------------------------------------------------------------------------------ shoe
-
-    def _sim_order(self, shoe_seed: int, decks: int, out: tuple[str, ...] = ()) -> list[Any]:
-        """The simulated shuffler's order: `decks` decks but the cards `out` (on the table while it shuffles)."""
-        from controller.cards import Composition, parse_card
-        from controller.rng import SeededRng
-
-        return SeededRng(shoe_seed).shuffled(Composition.of(decks).remove_all(parse_card(c) for c in out).cards())
-
-    def _on_table(self, state: TableState) -> list[Any]:
-        """The cards a new shoe would leave out now: those lying on the table when the game reshuffles its
-        discards in the middle of a round (pontoon's pack reaching its burned card); none between rounds."""
-        from controller.cards import Composition
-
-        try:
-            probe, _ = self.game.apply(state.game, NewShoe(self._shoe_decks(), self._cut()))
-        except IllegalEvent:
-            return []
-        left = getattr(getattr(probe, "shoe", None), "left", None)
-        if not isinstance(left, Composition):
-            return []
-        full = Composition.of(self._shoe_decks())
-        return [c for i, c in enumerate(Composition.of(1).cards()) for _ in range(full.counts[i] - left.counts[i])]
-
-    async def _start_shoe(self) -> None:
-        cfg = self.config.shoe
-        if cfg.port == "none":
-            self.shoe_ready.set()
-            return
-        from drivers.shoe import AsyncShoe
-
-        assert self.state is not None
-        url = cfg.port
-        if cfg.simulated:
-            from drivers.shoe import ShoeSim
-
-            decks = self._shoe_decks()
-            seed, base = self.state.shoe_sim
-            order = self._sim_order(seed, decks, self.state.shoe_sim_out) if seed is not None else []
-            drawn = self.state.shoe.draw_of(1) - base if seed is not None else 0
-            self.sim = ShoeSim(decks=decks, cut=self._cut(), boot=self.state.meters.power_ups)
-            self.sim.resume(order, max(0, min(drawn, len(order))), self.state.shoe.draw_of(1))
-            url = self.sim.open_pty(self.sim_link)
-            self.sim.start()
-            if seed is not None and self.state.shoe.shuffling:
-                # The power went while the simulated shuffler shuffled: its new order is journaled, its deck
-                # check is not. It shuffles that order again, as a real shuffler restarts its cycle.
-                self.sim.shuffle(order, decks=decks)
-        self.shoe = AsyncShoe(url, last_draws=dict(self.state.shoe.last_draw), on_event=self._shoe_arrived)
-        self.shoe.start()
-
-    def _shoe_decks(self) -> int:
-        return int(getattr(self.config.rules, "decks", self.config.shoe.decks))
-
-    def _cut(self) -> int | None:
-        decks = self._shoe_decks()
-        return self.config.shoe.cut if self.config.shoe.cut is not None else (52 * decks * 3) // 4 if decks > 1 else None
-
-    def _shoe_arrived(self, ev: Any) -> None:
-        # Called on the loop for each event, in the order the shoe sent them, and queued for the writer without
-        # waiting for its commit: cards drawn in quick succession go into one group commit. A bad event is
-        # logged and does not stop the shoe.
-        self._post(lambda batch: self._shoe_event(batch, ev))
-
-    def _shoe_event(self, batch: Batch, ev: Any) -> None:
-        from drivers.shoe import Anomaly, CardDrawn, CounterReset, DeckCheck, DeviceError, LinkDown, LinkUp, Shuffle
-        from drivers.shoe import ShoeState as DeviceState
-
-        rebased, self._rebased = self._rebased, None
-        if isinstance(ev, CardDrawn):
-            self._card_drawn(batch, ev)
-        elif isinstance(ev, CounterReset):
-            if rebased != (ev.shoe_id, ev.draws):   # else the link says again what the serial told at link-up
-                self._counter_reset(batch, ev)
-        elif isinstance(ev, LinkUp):
-            self.shoe_ready.set()
-            ident, known = ev.identity, batch.state.shoe.serial
-            batch.add({"kind": "shoe", "what": "link", "up": True, "identity": str(ident), "serial": ident.serial})
-            if not self._identified and known is not None and ident.serial != known:
-                # Another shoe since the table last ran: the link, new to both, cannot tell; the journal can.
-                self._counter_reset(batch, CounterReset(ident.shoe_id, ident.draws, f"shoe {ident.shoe_id} is another "
-                                                        f"device than when the table last ran: serial {known} -> "
-                                                        f"{ident.serial}, draws {ident.draws}"))
-                self._rebased = (ident.shoe_id, ident.draws)
-            self._identified = True
-        elif isinstance(ev, LinkDown):
-            if batch.state.shoe.link or batch.state.shoe.down != ev.reason:
-                batch.add({"kind": "shoe", "what": "link", "up": False, "reason": ev.reason})
-        elif isinstance(ev, DeviceState):
-            flags = sorted(f.name for f in type(ev.flags) if f in ev.flags and f.name)
-            if tuple(flags) != batch.state.shoe.flags:
-                was_empty = "EMPTY" in batch.state.shoe.flags
-                batch.add({"kind": "shoe", "what": "flags", "flags": flags})
-                card_to = self.game.expected_next(batch.state.game).card_to
-                if "EMPTY" in flags and not was_empty and card_to is not None:
-                    self._alert(batch, "shoe", f"the shoe is empty and a card is due to {card_to}: load cards "
-                                "and confirm, or void the round", None, ("confirm", "void"))
-        elif isinstance(ev, Shuffle):
-            batch.add({"kind": "shoe", "what": "shuffle", "started": ev.started})
-        elif isinstance(ev, DeckCheck):
-            self._deck_checked(batch, ev)
-        elif isinstance(ev, (Anomaly, DeviceError)):
-            text = f"shoe: {getattr(ev, 'kind', 'error')} {getattr(ev, 'detail', '') or getattr(ev, 'text', '')}"
-            self._alert(batch, "shoe", text.strip(), None, ("confirm", "void"))
+    # ------------------------------------------------------------------------------------------ the floor
 
     def _floor_lost(self, batch: Batch, reason: str, refused: bool) -> None:
         # between rounds, or as the next round is refused: an alert would pause a round in play, which must finish
@@ -413,99 +306,7 @@ class Table(Runtime):
         for alert in batch.state.alerts:
             if alert.kind == "floor":
                 log.warning("the floor is back: play resumes")
-                batch.add({"kind": "resolve", "alert": alert.id, "action": "confirm", "by": "ops:floor",
-                           "reason": "the floor is back"})
-
-    def _alert(self, batch: Batch, kind: str, text: str, card: str | None, options: tuple[str, ...],
-               draw: list[int] | None = None, zone: str | None = None) -> None:
-        record: dict[str, Any] = {"kind": "alert", "alert": {"id": batch.state.next_alert, "kind": kind, "text": text,
-                                                            "card": card, "options": list(options)}}
-        if zone is not None:
-            record["alert"]["zone"] = zone
-        if draw:
-            record["draw"] = draw
-        log.warning("dealer alert: %s", text)
-        batch.add(record)
-
-    def _counter_reset(self, batch: Batch, ev: Any) -> None:
-        """The shoe was swapped or reset: its cards are not the shoe the game counts. Its draws count afresh (so
-        its cards are seen, not taken for draws already journaled), a dealer alert pauses the table, and no card of
-        it is dealt before a deck check: void the round in play, or have the new shoe deck checked."""
-        state = batch.state
-        batch.add({"kind": "shoe", "what": "counter_reset", "shoe_id": ev.shoe_id, "draws": ev.draws,
-                   "detail": ev.detail})
-        in_play = state.round_log is not None
-        options = ("void", "deck_check") if in_play else ("deck_check",)
-        self._alert(batch, "shoe_reset", f"the shoe was swapped or reset ({ev.detail}): its cards are not the "
-                    "shoe counted so far. " + ("Void the round in play, or deck check" if in_play else "Deck check")
-                    + " the new shoe (shuffle it) before any of its cards is dealt", None, options)
-
-    def _card_drawn(self, batch: Batch, ev: Any) -> None:
-        state = batch.state
-        if ev.draw <= state.shoe.draw_of(ev.shoe_id):
-            return  # journaled before a restart: the driver replays what it could not know we kept
-        draw = [ev.shoe_id, ev.draw]
-        if state.paused:
-            self._alert(batch, "misdeal", f"{ev.card} drawn while the round is paused", str(ev.card),
-                        ("discard", "void"), draw)
-            return
-        if state.shoe.check_due:
-            self._alert(batch, "misdeal", f"{ev.card} drawn from a shoe not deck checked since it was swapped or "
-                        "reset", str(ev.card), ("discard", "void"), draw)
-            return
-        try:
-            batch.add({"kind": "game", "event": CardDealt(ev.card, "shoe").to_json(), "via": "shoe", "draw": draw})
-        except IllegalEvent as exc:
-            self._alert(batch, "misdeal", f"{ev.card} drawn: {exc.reason}", str(ev.card), ("discard", "void"), draw)
-
-    def _deck_checked(self, batch: Batch, ev: Any) -> None:
-        record = _shoe_records_for_deck_check(ev)
-        on_table = sorted(str(c) for c in self._on_table(batch.state))
-        missing_cards = sorted(str(c) for c in ev.missing)
-        if on_table and not ev.complete and not ev.extra and not ev.truncated and missing_cards == on_table:
-            record["short_of_table"] = True   # the discards reshuffled in mid-round: the table's cards stay out
-        batch.add(record)
-        if not ev.complete and not record.get("short_of_table"):
-            # Cards on the table are not counted as missing (and are not named: some lie face down).
-            rest = list(missing_cards)
-            for card in on_table:
-                if card in rest:
-                    rest.remove(card)
-            missing = " ".join(rest)
-            extra = " ".join(str(c) for c in ev.extra)
-            text = "deck check failed:" + (f" missing {missing}" if missing else "") + (f" extra {extra}" if extra else "")
-            if on_table:
-                text += f" (besides the {len(on_table)} card(s) on the table)"
-            self._alert(batch, "deck_check", text, None, ("confirm",))
-        elif self._accepts_new_shoe:
-            try:
-                batch.add({"kind": "game", "event": NewShoe(ev.decks, self._cut()).to_json(), "via": "shuffler"})
-            except IllegalEvent as exc:
-                self._alert(batch, "deck_check", f"new shoe refused: {exc.reason}", None, ("confirm",))
-
-    def _shuffle(self, batch: Batch, role: Role) -> dict[str, Any]:
-        """The dealer asks for a shuffle: the simulated shuffler shuffles (a real one reports by itself)."""
-        if self.sim is None:
-            return {"ok": True, "result": "shuffle on the shuffler; the deck check starts the new shoe"}
-        from controller.rng import system_rng
-
-        state = batch.state
-        seed = self.config.shoe.seed
-        shoe_seed = (seed * 1_000_003 + state.sim_shuffles + 1) if seed is not None else system_rng().randbits(63)
-        decks = self._shoe_decks()
-        # A reshuffle in mid-round (pontoon's discards) shuffles what is not on the table, as a dealer does: a
-        # full shoe would deal again the cards lying there, each one "a card this shoe cannot hold".
-        out = tuple(str(c) for c in self._on_table(state))
-        batch.add({"kind": "shoe", "what": "sim_order", "seed": shoe_seed, "draw": [1, state.shoe.draw_of(1)],
-                   "by": str(role), **({"out": list(out)} if out else {})})
-        sim = self.sim
-
-        def shuffle() -> None:  # after the order is journaled, so a restart deals the same shoe
-            sim.cut = self._cut()
-            sim.shuffle(self._sim_order(shoe_seed, decks, out), decks=decks)
-
-        batch.after.append(shuffle)
-        return {"ok": True, "result": "shuffling"}
+                batch.add(Resolve(alert.id, "confirm", "ops:floor", "the floor is back").to_json())
 
     # ------------------------------------------------------------------------------------------ camera
 
@@ -551,8 +352,7 @@ class Table(Runtime):
         self.play_corners = PlayCollector(deck)
         watcher = ReadingWatcher(TableWatcher(recogniser, geometry, Tracker(stable_frames=cfg.stable_frames,
                                                                             min_confidence=cfg.min_confidence)))
-        await self._submit(lambda batch: batch.add({"kind": "camera", "what": "started", "source": cfg.source,
-                                                    "model": recogniser.model_id}))
+        await self._submit(lambda batch: batch.add(CameraStarted(cfg.source, recogniser.model_id).to_json()))
         loop = asyncio.get_running_loop()
         self.camera = CameraWitness(camera, watcher, lambda ev: loop.call_soon_threadsafe(self._camera_arrived, ev),
                                     cfg.fps, on_frame,
@@ -570,8 +370,8 @@ class Table(Runtime):
                                             dict(self.sim_misplaced)))
 
     def _camera_status(self, reason: str | None) -> None:
-        record = {"kind": "camera", "what": "down", "reason": reason} if reason else {"kind": "camera", "what": "up"}
-        self._post(lambda batch: batch.add(record))
+        record = CameraDown(reason) if reason else CameraUp()
+        self._post(lambda batch: batch.add(record.to_json()))
 
     def _camera_arrived(self, ev: Any) -> None:
         self._post(lambda batch: self._camera_event(batch, ev))
@@ -580,10 +380,8 @@ class Table(Runtime):
         from controller.camera import cross_check, layout, shoe_label
 
         seen = ev.to_json()
-        record: dict[str, Any] = {"kind": "seen", "event": seen}
-        if getattr(ev, "model", None):
-            record["model"] = ev.model  # which reader named the card: the base readers' digest or the enrolled deck's
-        batch.add(record)
+        # model: which reader named the card, the base readers' digest or the enrolled deck's
+        batch.add(Seen(seen, getattr(ev, "model", None) or None).to_json())
         state = batch.state
         game = self.game.snapshot(state.game)
         text = cross_check(game, state.last_round, seen)
@@ -625,7 +423,7 @@ class Table(Runtime):
                             opened: type[DoorOpened], closed: type[DoorClosed]) -> None:
         assert self.state is not None
         if isinstance(ev, (opened, closed)):
-            record = {"kind": "door", "name": ev.name, "open": isinstance(ev, opened)}
+            record = Door(ev.name, isinstance(ev, opened)).to_json()
             await self._submit(lambda batch: batch.add(record))
             return
         exp = self.game.expected_next(self.state.game)
@@ -712,7 +510,7 @@ class Table(Runtime):
             if self.game.expected_next(batch.state.game).phase != "betting" or batch.state.paused:
                 return
             try:
-                batch.add({"kind": "game", "event": CloseBets().to_json(), "via": "timer"})
+                batch.add(Game(CloseBets().to_json(), "timer").to_json())
             except IllegalEvent as exc:  # e.g. no bets: bets stay open until the dealer decides
                 log.info("bets stay open: %s", exc.reason)
 

@@ -4,37 +4,15 @@ The runtime (controller/table.py) turns every input into a record, computes `ste
 journals the record, and only then adopts the new state. Recovery, recall and meters are the same fold
 over the journal, so what a table did and what it shows after a restart cannot disagree.
 
-Record kinds (each a JSON object with "kind"):
-- "start"    the service started: {"version", "game", "rules"} (counts a power-up)
-- "game"     a game event: {"event": {...}, "via": "shoe"|"dealer"|"spot:N"|"panel"|"timer"|"autoplay"|"camera",
-             "draw": [shoe_id, draw] for a card read by the shoe, "closes_at": epoch s for open bets}
-- "alert"    a dealer alert that pauses dealing: {"alert": {"id", "kind", "text", "card", "options"}}; a
-             camera alert adds "zone", where the camera saw the card
-- "resolve"  the dealer resolved an alert: {"alert": id, "action", "by", "reason"}; `reassign` adds
-             "reassign": [dealt card, true card], "swap": bool: the round in play is rebuilt from its events
-             with the deal of the one card made a deal of the other (and, with "swap", the other way round:
-             two dealt cards that traded places); or "dealt": card, a card the shoe did not read, dealt as the
-             camera saw it by the game record that follows (via "camera")
-- "refused"  a refused command: {"who", "reason", "request"} (audit only)
-- "shoe"     shoe status: {"what": "link"|"flags"|"shuffle"|"deck_check", ...}; a link up names the shoe's
-             "serial", a link down its "reason" (a start counts the link down until the shoe answers);
-             {"what": "counter_reset", "shoe_id", "draws", "detail"}: the shoe was swapped or reset (its draws
-             count from "draws"; a complete deck check is due); {"what": "manual", "on", "by"}: the dealer
-             switched manual card entry on or off; a deck check short of exactly the cards on the table (a
-             reshuffle of the discards in mid-round) says "short_of_table": true; the simulated shuffler's order
-             is {"what": "sim_order", "seed", "draw", "out": the cards left out of it}
-- "door"     a door switch: {"name", "open"}
-- "camera"   the camera witness: {"what": "started", "source", "model"} (what it saw before is forgotten; the
-             readers in use), {"what": "down", "reason"} (frames stopped coming), {"what": "up"} (they came again)
-- "seen"     the camera's tracker reported a card: {"event": {"kind": "card_appeared"|"card_moved"|
-             "card_removed", "card", "zone", "confidence", "certain", "face_down", ...}, "model"} (controller/camera.py;
-             "model": which readers named the card, "base:<digest>" or "enrolled:<id>" (vision/enrol.py))
+The record kinds are the typed records of controller/tablerecords.py (`croupier journal kinds table` lists them);
+`step` folds each by its class.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from typing import Any, Callable, ClassVar, Iterable
 
 from controller.games.base import (
@@ -42,6 +20,11 @@ from controller.games.base import (
     event_from_json, rules_from_mapping,
 )
 from controller.journal import fold
+from controller.records import ABSENT, RecordError
+from controller.tablerecords import (
+    AlertRecord, CameraDown, CameraStarted, CameraUp, CounterReset, DeckCheck, Door, Game, ManualEntry, Refused,
+    Resolve, Seen, ShoeFlags, ShoeLink, ShoeShuffle, SimOrder, Start, TableRecord, table_record,
+)
 
 __all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
            "CardReassigned", "new_state", "step", "replay", "picture", "scoreboard_entry", "face_down_cards",
@@ -223,8 +206,8 @@ def scoreboard_entry(snapshot: dict[str, Any]) -> dict[str, Any] | None:
             "player": p, "banker": b, "pairs": pairs, "natural": natural}
 
 
-def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
-    event = event_from_json(record["event"])
+def _game_step(state: TableState, record: Game) -> tuple[TableState, Effects]:
+    event = event_from_json(record.event)
     before = state.game
     game, effects = state.game_spec.apply(state.game, event)
     meters, shoe, history = state.meters, state.shoe, state.history
@@ -237,7 +220,7 @@ def _game_step(state: TableState, record: dict[str, Any]) -> tuple[TableState, E
     closes_at = state.bets_close_at
     round_base, round_log = state.round_base, state.round_log
     if event.KIND == "open_bets":
-        closes_at = record.get("closes_at")
+        closes_at = None if record.closes_at is ABSENT else record.closes_at
         round_base, round_log = before, (event,)
     elif event.KIND in ("close_bets", "void_round"):
         closes_at = None
@@ -296,100 +279,128 @@ def _reassign(state: TableState, card: str, becomes: str, swap: bool) -> tuple[T
     return replace(state, game=game, round_log=events), (CardReassigned(card, becomes, swap),)
 
 
-def step(state: TableState, record: dict[str, Any]) -> tuple[TableState, Effects]:
-    """The state after one journal record, and the effects to act on. Raises IllegalEvent for a game
-    event the game refuses (the runtime then journals a refusal or an alert instead)."""
-    kind = record.get("kind")
-    effects: Effects = ()
-    if kind == "game":
-        state, effects = _game_step(state, record)
-    elif kind == "start":
-        if record["game"] != state.game_spec.name:
-            raise IllegalEvent(f"this journal belongs to a {record['game']} table, not {state.game_spec.name}")
-        if record["rules"] != state.rules:
-            # New rules (limits, paytables) start a fresh table, with a new shoe: only between rounds.
-            if state.game_spec.expected_next(state.game).phase not in ("idle", "shuffling"):
-                raise IllegalEvent("the rules changed while a round is in progress: finish it first")
-            rules = rules_from_mapping(state.game_spec.rules_type, record["rules"])
-            state = replace(state, game=state.game_spec.new_table(rules), rules=record["rules"],
-                            shoe=replace(state.shoe, dealt=0, shuffle_due=False))
-        # A new process: the shoe is not up until its driver says so (the last run's link is no news of this one).
-        state = replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1),
-                        shoe=replace(state.shoe, link=False, down=None))
-    elif kind == "alert":
-        a = record["alert"]
-        alert = Alert(a["id"], a["kind"], a["text"], a.get("card"), tuple(a.get("options", ("confirm", "void"))),
-                      a.get("zone"))
-        state = replace(state, alerts=state.alerts + (alert,), next_alert=max(state.next_alert, alert.id + 1))
-        effects = (AlertRaised(alert),)
-    elif kind == "resolve":
-        if not any(a.id == record["alert"] for a in state.alerts):
-            raise IllegalEvent(f"no open alert {record['alert']}")
-        state = replace(state, alerts=tuple(a for a in state.alerts if a.id != record["alert"]))
-        effects = (AlertResolved(record["alert"], record["action"]),)
-        if record.get("reassign"):
-            card, becomes = record["reassign"]
-            state, more = _reassign(state, card, becomes, bool(record.get("swap")))
-            effects += more
-    elif kind == "refused":
-        state = replace(state, meters=replace(state.meters, refused=state.meters.refused + 1))
-    elif kind == "shoe":
-        what, shoe = record["what"], state.shoe
-        if what == "sim_order":
-            state = replace(state, shoe_sim=(record["seed"], record["draw"][1]), sim_shuffles=state.sim_shuffles + 1,
-                            shoe_sim_out=tuple(record.get("out", ())))
-            shoe = replace(shoe, shuffling=True)
-        if what == "link":
-            up = bool(record["up"])
-            shoe = replace(shoe, link=up, down=None if up else str(record.get("reason") or "link down"),
-                           serial=record.get("serial", shoe.serial))
-        elif what == "flags":
-            flags = tuple(record["flags"])
-            # The shoe's own cut card coming out (or the shoe running out) makes the shuffle due, wherever the
-            # game's count of the cut stands: a dealer places the physical cut card by hand.
-            due = shoe.shuffle_due or any(f in flags and f not in shoe.flags for f in ("CUT_CARD", "EMPTY"))
-            shoe = replace(shoe, flags=flags, shuffle_due=due)
-        elif what == "shuffle":
-            shoe = replace(shoe, shuffling=bool(record["started"]))
-        elif what == "deck_check":
-            # A complete deck check is a freshly shuffled shoe (or deck): whatever made the shuffle due is past.
-            # So is one short of exactly the cards lying on the table (the discards reshuffled in mid-round).
-            complete = record.get("complete") or record.get("short_of_table")
-            shoe = replace(shoe, shuffling=False, shuffle_due=shoe.shuffle_due and not complete,
-                           check_due=shoe.check_due and not complete)
-        elif what == "counter_reset":
-            # The shoe was swapped or reset: its draws count afresh from here, and it is deck checked before use.
-            draws = dict(shoe.last_draw)
-            draws[int(record["shoe_id"])] = int(record["draws"])
-            shoe = replace(shoe, last_draw=tuple(sorted(draws.items())), check_due=True, shuffle_due=True)
-        elif what == "manual":
-            shoe = replace(shoe, manual=bool(record["on"]))
-        state = replace(state, shoe=shoe)
-    elif kind == "seen":
-        state = replace(state, camera=_camera_step(state.camera, record["event"]))
-    elif kind == "camera":
-        what = record["what"]
-        if what == "started":
-            state = replace(state, camera=(), camera_down=None)
-        elif what == "down":
-            state = replace(state, camera_down=str(record.get("reason") or "no frames"))
-        elif what == "up":
-            state = replace(state, camera_down=None)
-        else:
-            raise ValueError(f"unknown camera record {what!r}")
-    elif kind == "door":
-        doors = set(state.doors_open)
-        (doors.add if record["open"] else doors.discard)(record["name"])
-        state = replace(state, doors_open=tuple(sorted(doors)))
-    else:
-        raise ValueError(f"unknown journal record kind {kind!r}")
-    if record.get("draw"):
+def step(state: TableState, record: TableRecord | Mapping[str, Any]) -> tuple[TableState, Effects]:
+    """The state after one journal record (typed, or its row's object), and the effects to act on. Raises
+    IllegalEvent for a game event the game refuses (the runtime then journals a refusal or an alert instead), and
+    RecordError for a row that is no table record."""
+    rec = record if isinstance(record, TableRecord) else table_record(record)
+    fold_one = _FOLDS.get(type(rec))
+    if fold_one is None:
+        raise RecordError(f"no fold for table record {type(rec).__name__}")
+    state, effects = fold_one(state, rec)
+    draw = getattr(rec, "draw", None)
+    if draw:
         # Cards read by the shoe (dealt, or held in an alert) advance its draw counter, so a restart can
         # tell the shoe driver which draws are already journaled.
-        shoe_id, draw = record["draw"]
+        shoe_id, n = draw
         shoe = state.shoe
-        state = replace(state, shoe=replace(shoe, last_draw=tuple(sorted({**dict(shoe.last_draw), shoe_id: draw}.items()))))
+        state = replace(state, shoe=replace(shoe, last_draw=tuple(sorted({**dict(shoe.last_draw), shoe_id: n}.items()))))
     return state, effects
+
+
+def _start(state: TableState, rec: Start) -> tuple[TableState, Effects]:
+    if rec.game != state.game_spec.name:
+        raise IllegalEvent(f"this journal belongs to a {rec.game} table, not {state.game_spec.name}")
+    if rec.rules != state.rules:
+        # New rules (limits, paytables) start a fresh table, with a new shoe: only between rounds.
+        if state.game_spec.expected_next(state.game).phase not in ("idle", "shuffling"):
+            raise IllegalEvent("the rules changed while a round is in progress: finish it first")
+        rules = rules_from_mapping(state.game_spec.rules_type, rec.rules)
+        state = replace(state, game=state.game_spec.new_table(rules), rules=rec.rules,
+                        shoe=replace(state.shoe, dealt=0, shuffle_due=False))
+    # A new process: the shoe is not up until its driver says so (the last run's link is no news of this one).
+    return replace(state, meters=replace(state.meters, power_ups=state.meters.power_ups + 1),
+                   shoe=replace(state.shoe, link=False, down=None)), ()
+
+
+def _alert(state: TableState, rec: AlertRecord) -> tuple[TableState, Effects]:
+    a = rec.alert
+    alert = Alert(a["id"], a["kind"], a["text"], a.get("card"), tuple(a.get("options", ("confirm", "void"))),
+                  a.get("zone"))
+    return (replace(state, alerts=state.alerts + (alert,), next_alert=max(state.next_alert, alert.id + 1)),
+            (AlertRaised(alert),))
+
+
+def _resolve(state: TableState, rec: Resolve) -> tuple[TableState, Effects]:
+    if not any(a.id == rec.alert for a in state.alerts):
+        raise IllegalEvent(f"no open alert {rec.alert}")
+    state = replace(state, alerts=tuple(a for a in state.alerts if a.id != rec.alert))
+    effects: Effects = (AlertResolved(rec.alert, rec.action),)
+    if rec.reassign:
+        card, becomes = rec.reassign
+        state, more = _reassign(state, card, becomes, bool(rec.swap))
+        effects += more
+    return state, effects
+
+
+def _refused(state: TableState, rec: Refused) -> tuple[TableState, Effects]:
+    return replace(state, meters=replace(state.meters, refused=state.meters.refused + 1)), ()
+
+
+def _shoe(state: TableState, shoe: ShoeStatus) -> tuple[TableState, Effects]:
+    return replace(state, shoe=shoe), ()
+
+
+def _sim_order(state: TableState, rec: SimOrder) -> tuple[TableState, Effects]:
+    state = replace(state, shoe_sim=(rec.seed, rec.draw[1]), sim_shuffles=state.sim_shuffles + 1,
+                    shoe_sim_out=tuple(rec.out or ()))
+    return _shoe(state, replace(state.shoe, shuffling=True))
+
+
+def _link(state: TableState, rec: ShoeLink) -> tuple[TableState, Effects]:
+    up = bool(rec.up)
+    return _shoe(state, replace(state.shoe, link=up, down=None if up else str(rec.reason or "link down"),
+                                serial=state.shoe.serial if rec.serial is None else rec.serial))
+
+
+def _flags(state: TableState, rec: ShoeFlags) -> tuple[TableState, Effects]:
+    shoe, flags = state.shoe, tuple(rec.flags)
+    # The shoe's own cut card coming out (or the shoe running out) makes the shuffle due, wherever the
+    # game's count of the cut stands: a dealer places the physical cut card by hand.
+    due = shoe.shuffle_due or any(f in flags and f not in shoe.flags for f in ("CUT_CARD", "EMPTY"))
+    return _shoe(state, replace(shoe, flags=flags, shuffle_due=due))
+
+
+def _deck_check(state: TableState, rec: DeckCheck) -> tuple[TableState, Effects]:
+    # A complete deck check is a freshly shuffled shoe (or deck): whatever made the shuffle due is past.
+    # So is one short of exactly the cards lying on the table (the discards reshuffled in mid-round).
+    shoe, complete = state.shoe, rec.complete or rec.short_of_table
+    return _shoe(state, replace(shoe, shuffling=False, shuffle_due=shoe.shuffle_due and not complete,
+                                check_due=shoe.check_due and not complete))
+
+
+def _counter_reset(state: TableState, rec: CounterReset) -> tuple[TableState, Effects]:
+    # The shoe was swapped or reset: its draws count afresh from here, and it is deck checked before use.
+    draws = dict(state.shoe.last_draw)
+    draws[int(rec.shoe_id)] = int(rec.draws)
+    return _shoe(state, replace(state.shoe, last_draw=tuple(sorted(draws.items())), check_due=True, shuffle_due=True))
+
+
+def _door(state: TableState, rec: Door) -> tuple[TableState, Effects]:
+    doors = set(state.doors_open)
+    (doors.add if rec.open else doors.discard)(rec.name)
+    return replace(state, doors_open=tuple(sorted(doors))), ()
+
+
+_FOLDS: dict[type, Callable[[TableState, Any], tuple[TableState, Effects]]] = {
+    Game: _game_step,
+    Start: _start,
+    AlertRecord: _alert,
+    Resolve: _resolve,
+    Refused: _refused,
+    SimOrder: _sim_order,
+    ShoeLink: _link,
+    ShoeFlags: _flags,
+    ShoeShuffle: lambda state, rec: _shoe(state, replace(state.shoe, shuffling=bool(rec.started))),
+    DeckCheck: _deck_check,
+    CounterReset: _counter_reset,
+    ManualEntry: lambda state, rec: _shoe(state, replace(state.shoe, manual=bool(rec.on))),
+    Seen: lambda state, rec: (replace(state, camera=_camera_step(state.camera, rec.event)), ()),
+    CameraStarted: lambda state, rec: (replace(state, camera=(), camera_down=None), ()),
+    CameraDown: lambda state, rec: (replace(state, camera_down=str(rec.reason or "no frames")), ()),
+    CameraUp: lambda state, rec: (replace(state, camera_down=None), ()),
+    Door: _door,
+}
 
 
 def _camera_step(seen: tuple[tuple[str | None, str | None, bool, bool], ...], ev: dict[str, Any]
@@ -408,9 +419,10 @@ def _camera_step(seen: tuple[tuple[str | None, str | None, bool, bool], ...], ev
     return seen
 
 
-def replay(state: TableState, records: Iterable[tuple[int, dict[str, Any]]]) -> TableState:
-    """Fold (seq, record) pairs into the state (recovery, recall and meters all start here)."""
-    return fold(step, state, records)
+def replay(state: TableState, records: Iterable[tuple[int, Mapping[str, Any]]]) -> TableState:
+    """Fold (seq, record) pairs into the state (recovery, recall and meters all start here); a row that is no
+    table record (an unknown kind or version) raises RecordError naming the row."""
+    return fold(step, state, ((seq, table_record(r, f"journal row {seq}")) for seq, r in records))  # type: ignore[misc]
 
 
 def picture(state: TableState, before: tuple[TableState, dict[str, Any]] | None = None) -> dict[str, Any]:

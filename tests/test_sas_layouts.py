@@ -210,13 +210,15 @@ def test_polls_that_change_something_check_their_fields(cabinet: Any) -> None:
 def test_real_time_events_are_address_ff_code_data_crc(cabinet: Any) -> None:
     before = dataclasses.replace(cabinet, meters=dataclasses.replace(METERS, coin_in=10))
     after = dataclasses.replace(cabinet, meters=dataclasses.replace(METERS, coin_in=13), last_win=5)
-    events = dict(raised(before, {"kind": "spin"}, after, (), k=5))
+    spin = {"kind": "spin", "game": 1, "stops": [0, 0, 0], "bet": {"coins": 3, "lines": 1}}  # a whole record
+    events = dict(raised(before, spin, after, (), k=5))
     # game start [AR GameStartedExceptionBuilder]: credits wagered 2 BCD, coin in meter 4 BCD (after the bet),
     # wager type, progressive group; game end [AR GameEndedExceptionBuilder]: game win 4 BCD
     assert events == {0x7E: bytes.fromhex("0015" "00000065" "00" "00"), 0x7F: bytes.fromhex("00000025")}
     # legacy bonus awarded [AR LegacyBonusAwardedExceptionBuilder]: multiplier, multiplied win 4 BCD, tax status,
     # bonus amount 4 BCD
-    bonus = raised(cabinet, {"kind": "credit", "by": BONUS_BY, "credits": 7, "tax": 1}, cabinet, (), k=5)
+    credit = {"kind": "credit", "source": "operator", "by": BONUS_BY, "credits": 7, "tax": 1}
+    bonus = raised(cabinet, credit, cabinet, (), k=5)
     assert bonus == [(0x7C, bytes.fromhex("00" "00000000" "01" "00000035"))]
     queued = SasState(rte=True, queue=(Exc("3:0", 0x7E, events[0x7E]), Exc("3:1", 0x7F, events[0x7F])))
     frame, exc = general_poll(view(cabinet, queued), A)

@@ -1,0 +1,272 @@
+"""A cabinet's state types (credits, slot state, payouts, lockups, meters, progressive) and the effects of its fold (controller/cabinetstate.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.slots import Bet, Outcome, State, Title
+
+__all__ = [
+    "RECALL", "LOCKUPS", "Settings", "Payout", "Lockup", "Progressive", "CabinetMeters", "CabinetState",
+    "Spun", "Picked", "Credited", "PayoutStarted", "CoinPaid", "PayoutDone", "LockupRaised", "LockupCleared",
+    "DoorChanged", "LinkChanged", "ProgressiveHit", "ProgressiveWon", "SlotChanged",
+]
+
+RECALL = 10  # games kept in the state for the attendant's recall screen (croupier recall replays for more)
+
+# Lockup kinds: the roles that may clear each one, its clearing actions, and what the display says.
+LOCKUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
+    "hand_pay": (("attendant",), ("paid",), "HAnd PAY"),
+    "jackpot": (("attendant",), ("paid",), "JACPOt"),
+    "coin_in_jam": (("attendant", "ops"), ("clear",), "COIn JAN"),
+    "reverse_coin": (("attendant", "ops"), ("clear",), "COIn rEV"),
+    "hopper_empty": (("attendant", "ops"), ("refill", "hand_pay"), "HOPPEr E"),
+    "hopper_jam": (("attendant", "ops"), ("refill", "hand_pay"), "HOPPEr J"),
+    "hopper_runaway": (("ops",), ("clear",), "HOPPEr r"),
+    "reel_misindex": (("ops",), ("clear",), "rEEL Err"),
+    "floor_offline": (("ops",), ("clear",), "no FLOOr"),  # [floor] stop_play_after: cleared when the floor is back
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the cabinet's config decides about money, as journaled in each start record."""
+
+    hand_pay_limit: int = 1200 * 100   # credits: a cash out above this is paid by an attendant
+    jackpot_limit: int = 1200 * 100    # credits: a single win at or above this locks up for a hand pay
+    coin_credits: int = 1              # credits per coin (acceptor and hopper)
+    hopper: bool = True                # False: every cash out is a hand pay
+    progressive: str = "none"          # "none", "standalone" (the cabinet's own pool) or "link"
+
+    def json(self) -> dict[str, Any]:
+        return {"hand_pay_limit": self.hand_pay_limit, "jackpot_limit": self.jackpot_limit,
+                "coin_credits": self.coin_credits, "hopper": self.hopper, "progressive": self.progressive}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Settings:
+        return cls(int(data["hand_pay_limit"]), int(data["jackpot_limit"]), int(data["coin_credits"]),
+                   bool(data["hopper"]), str(data["progressive"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """A cash out in progress: by the hopper (coin by coin) or by hand (one lockup)."""
+
+    via: str          # "hopper" or "hand_pay"
+    credits: int      # what left the credit meter
+    coins: int = 0    # coins due from the hopper
+    paid: int = 0     # coins paid so far
+
+    def owed(self, coin_credits: int) -> int:
+        """Credits still owed to the player."""
+        return self.credits if self.via == "hand_pay" else (self.coins - self.paid) * coin_credits
+
+    def json(self) -> dict[str, Any]:
+        return {"via": self.via, "credits": self.credits, "coins": self.coins, "paid": self.paid}
+
+
+@dataclass(frozen=True, slots=True)
+class Lockup:
+    id: int
+    kind: str
+    text: str
+    credits: int = 0  # a hand pay's or jackpot's amount
+
+    @property
+    def clear_by(self) -> tuple[str, ...]:
+        return LOCKUPS[self.kind][0]
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return LOCKUPS[self.kind][1]
+
+    @property
+    def display(self) -> str:
+        return LOCKUPS[self.kind][2]
+
+    def json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "text": self.text, "credits": self.credits,
+                "clear_by": list(self.clear_by), "options": list(self.options)}
+
+
+@dataclass(frozen=True, slots=True)
+class Progressive:
+    """The progressive as the cabinet sees it: its own pool (standalone), or the link's status and the
+    contributions and hit the link controller has not acknowledged yet."""
+
+    mode: str = "none"
+    pool: int = 0                                   # standalone: the pool in credits
+    up: bool = False                                # link: heard from the controller lately
+    unacked: tuple[tuple[int, int], ...] = ()       # link: (game, cents) contributions not yet acknowledged
+    pending_hit: int | None = None                  # link: the game whose hit waits for the controller's award
+
+    def json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "pool": self.pool, "up": self.up, "unacked": [list(u) for u in self.unacked],
+                "pending_hit": self.pending_hit}
+
+
+def _bump(pairs: tuple[tuple[str, Any], ...], key: str, add: Any) -> tuple[tuple[str, Any], ...]:
+    d = dict(pairs)
+    if isinstance(add, tuple):
+        old = d.get(key, (0,) * len(add))
+        d[key] = tuple(a + b for a, b in zip(old, add))
+    else:
+        d[key] = d.get(key, 0) + add
+    return tuple(sorted(d.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class CabinetMeters:
+    """The electronic meters, derived from the journal and never cleared. Amounts are credits of the
+    cabinet's denomination; counts are counts."""
+
+    coin_in: int = 0                 # credits bet
+    coin_out: int = 0                # credits won to the credit meter
+    jackpot_handpaid: int = 0        # attendant-paid jackpots
+    cancelled_handpaid: int = 0      # attendant-paid cancelled credits (cash outs by hand)
+    hopper_out: int = 0              # credits paid by the hopper
+    drop: int = 0                    # credits of the coins accepted
+    credits_added: int = 0           # credits added by the operator's command
+    coins_in: int = 0
+    coins_out: int = 0
+    coins_refused: int = 0           # credits of coins that arrived while money in was disabled
+    hopper_extra: int = 0            # credits of coins a runaway hopper paid beyond the payout
+    games_played: int = 0
+    games_won: int = 0
+    games_lost: int = 0
+    free_games: int = 0
+    power_resets: int = 0
+    refused: int = 0
+    faults: int = 0
+    progressive_hits: int = 0
+    progressive_won: int = 0         # credits
+    progressive_contributed: int = 0  # credits
+    door_opens: tuple[tuple[str, int], ...] = ()
+    lockups: tuple[tuple[str, int], ...] = ()
+    features: tuple[tuple[str, tuple[int, int]], ...] = ()  # feature -> (awards, credits)
+
+    @property
+    def credits_in(self) -> int:
+        return self.drop + self.credits_added
+
+    @property
+    def credits_out(self) -> int:
+        return self.hopper_out + self.cancelled_handpaid
+
+    def json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {name: getattr(self, name) for name in (
+            "coin_in", "coin_out", "jackpot_handpaid", "cancelled_handpaid", "hopper_out", "drop", "credits_added",
+            "coins_in", "coins_out", "coins_refused", "hopper_extra", "games_played", "games_won", "games_lost",
+            "free_games", "power_resets", "refused", "faults", "progressive_hits", "progressive_won",
+            "progressive_contributed")}
+        out["credits_in"] = self.credits_in
+        out["credits_out"] = self.credits_out
+        out["door_opens"] = dict(self.door_opens)
+        out["lockups"] = dict(self.lockups)
+        out["features"] = {k: {"awards": n, "credits": c} for k, (n, c) in self.features}
+        return out
+
+
+@dataclass(frozen=True)
+class CabinetState:
+    cabinet_id: str
+    title: Title = field(repr=False, compare=False)
+    denomination: int                                 # cents per credit
+    slot: State
+    settings: Settings = Settings()
+    seq: int = 0
+    credits: int = 0
+    bet: Bet = Bet()
+    games: int = 0                                    # games played: the last game's number
+    payout: Payout | None = None
+    lockups: tuple[Lockup, ...] = ()
+    next_lockup: int = 1
+    doors_open: tuple[str, ...] = ()
+    progressive: Progressive = Progressive()
+    meters: CabinetMeters = CabinetMeters()
+    recall: tuple[dict[str, Any], ...] = ()
+    recall_size: int = RECALL
+    last_win: int = 0                                 # what the win meter shows
+    host_disabled: bool = False                       # the floor's SAS host shut the game down (long poll 01)
+
+    @property
+    def owed(self) -> int:
+        """Credits of a payout in progress still owed to the player."""
+        return self.payout.owed(self.settings.coin_credits) if self.payout else 0
+
+
+# --------------------------------------------------------------------------------------------------- effects
+
+@dataclass(frozen=True, slots=True)
+class Spun:
+    game: int
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Picked:
+    game: int
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class SlotChanged:
+    """Cash In! or Next Paytable changed the title's state."""
+
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Credited:
+    credits: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutStarted:
+    payout: Payout
+
+
+@dataclass(frozen=True, slots=True)
+class CoinPaid:
+    extra: bool  # beyond the payout: a runaway coin
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutDone:
+    payout: Payout
+
+
+@dataclass(frozen=True, slots=True)
+class LockupRaised:
+    lockup: Lockup
+
+
+@dataclass(frozen=True, slots=True)
+class LockupCleared:
+    lockup: Lockup
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoorChanged:
+    name: str
+    open: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChanged:
+    up: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressiveHit:
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressiveWon:
+    game: int
+    credits: int
