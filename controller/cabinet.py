@@ -59,9 +59,9 @@ class Cabinet(CabinetShow):
     LOCAL_ROLE = OPS
     ILLEGAL = (IllegalEvent, SlotError)
 
-    def __init__(self, config: CabinetConfig, *, context: Any = None, kill_at: tuple[str, int] | None = None,
+    def __init__(self, config: CabinetConfig, *, context: Any = None,
                  clock: Callable[[], float] = time.time, rng: Any = None) -> None:
-        super().__init__(config.cabinet_id, config.journal, config.bus, context=context, kill_at=kill_at, clock=clock)
+        super().__init__(config.cabinet_id, config.journal, config.bus, context=context, clock=clock)
         self.config = config
         self.title = config.title
         self.state: CabinetState | None = None

@@ -108,13 +108,11 @@ class Runtime:
     ILLEGAL: ClassVar[tuple[type[Exception], ...]] = ()
 
     def __init__(self, ident: str, journal: Path, bus: Any, *, context: Any = None,
-                 kill_at: tuple[str, int] | None = None, clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time) -> None:
         self.ident = ident
         self.journal_path = journal
         self.bus_config = bus
         self.context = context
-        if kill_at is not None:  # (accepted while controller/cabinet.py still passes its None through)
-            raise ValueError("kill_at: the crash tests' failpoint is their journal wrapper (tests/crash_driver.py)")
         self.clock = clock
         self.state: Any = None
         self.journal: Journal | None = None
