@@ -44,7 +44,8 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, Suit, format_cards, parse_cards
-from controller.games._house_poker import betting, place_card, reveal
+from controller.games._house_poker import Phases, betting_steps, place_card, reveal
+from controller.games._round import Round
 from controller.games.base import (
     BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec,
     IllegalEvent, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
@@ -52,7 +53,7 @@ from controller.games.base import (
 )
 from controller.games.bets import Bets, Limit, check_limits
 
-__all__ = ["GAME", "Rules", "State", "Straights", "Doublings", "Combo", "BOXES", "new_table", "apply",
+__all__ = ["GAME", "Rules", "State", "Phase", "Straights", "Doublings", "Combo", "BOXES", "new_table", "apply",
            "expected_next", "snapshot", "legal_bets", "combo", "beats", "points", "legal_plays", "lowest_card",
            "autoplay_decision"]
 
@@ -222,11 +223,21 @@ def beats(play: Combo, last: Combo) -> bool:
 # State
 
 
+class Phase(enum.StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    PLAYING = "playing"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    phase: str = "idle"      # idle, betting, dealing, playing, settling
+    phase: Phase = Phase.IDLE      # idle, betting, dealing, playing, settling
     bets: Bets = Bets()
     cards: tuple[tuple[str, Placed], ...] = ()        # the deal
     plays: tuple[tuple[int, tuple[Card, ...]], ...] = ()   # every play and pass (no cards) in order
@@ -361,16 +372,16 @@ def _check_play(state: State, spot: int, cards: Sequence[Card]) -> Combo:
 
 
 def expected_next(state: State) -> Expected:
-    if state.phase == "idle":
+    if state.phase is Phase.IDLE:
         return Expected("idle", "open the game: players post their stake per point", actions=("open_bets",))
-    if state.phase == "betting":
+    if state.phase is Phase.BETTING:
         return Expected("betting", f"two to {state.rules.spots} players post the stake per point on 'play', all alike",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.phase == "dealing":
+    if state.phase is Phase.DEALING:
         to = _next_target(state)
         return Expected("dealing", f"card {len(state.cards) + 1} of {_deal_size(state)} to {to.replace(':', ' ')}, "
                         "face down", card_to=to, face_up=False)
-    if state.phase == "playing":
+    if state.phase is Phase.PLAYING:
         last = state.last_play()
         if last is None:
             lead = " (including the lowest card)" if not state.plays else ""
@@ -388,39 +399,34 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r = state.rules
-    if isinstance(event, CloseBets) and state.phase == "betting":
+    return _ROUND.apply(state, event)
+
+
+def _close_check(state: State, event: Event) -> None:
+    if isinstance(event, CloseBets) and state.phase is Phase.BETTING:
         if len(state.players()) < 2:
             raise IllegalEvent("big two needs two to four players")
         if len({a for _, _, a in state.bets}) != 1:
             raise IllegalEvent("every player plays for the same stake per point: make the stakes alike")
-    done = betting(state, event, r.spots, r.limits, idle=lambda s: State(s.rules, s.round))
-    if done is not None:
-        return done
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _play(state, event)
-    if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        more, settlement = settle(state)
-        return State(r, state.round), (*more, RoundSettled(state.round, settlement))
-    raise IllegalEvent(f"{event.KIND} is not part of big two")
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    more, settlement = settle(state)
+    return State(state.rules, state.round), (*more, RoundSettled(state.round, settlement))
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    if state.phase != "dealing":
+    if state.phase is not Phase.DEALING:
         raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    state, placed = place_card(state, event, _next_target(state), False)
+    state, placed = place_card(state, event, _next_target(state), False, phases=_PHASES)
     if len(state.cards) < _deal_size(state):
         return state, placed
     opener = parse_spot_actor(next(w for w, p in state.cards if p.card == _opening_card(state)))
-    return replace(state, phase="playing", turn=opener or 0), placed
+    return replace(state, phase=Phase.PLAYING, turn=opener or 0), placed
 
 
 def _play(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.phase != "playing":
+    if state.phase is not Phase.PLAYING:
         raise IllegalEvent(f"no play expected now: {expected_next(state).text}")
     spot = state.turn
     if event.actor != spot_actor(spot):
@@ -447,7 +453,7 @@ def _play(state: State, event: Decision) -> tuple[State, Effects]:
         return _after(state, spot), shown
     # Out: the losers lay their cards down to count them.
     state, laid = reveal(state, [spot_actor(s) for s in state.players() if s != spot])
-    return replace(state, phase="settling", winner=spot, turn=0), shown + laid
+    return replace(state, phase=Phase.SETTLING, winner=spot, turn=0), shown + laid
 
 
 def _after(state: State, spot: int) -> State:
@@ -557,7 +563,7 @@ def snapshot(state: State) -> dict[str, Any]:
     for spot in state.players():
         held = [p for where, p in state.cards if where == spot_actor(spot) and p.card not in played]
         players.append({"spot": spot, "cards": [p.json() for p in held], "count": len(held),
-                        "to_play": spot == state.turn and state.phase == "playing"})
+                        "to_play": spot == state.turn and state.phase is Phase.PLAYING})
     trick = [{"spot": s, "pass": not cards, "cards": [Placed(c, True).json() for c in cards],
               "play": (combo(cards, state.rules) or Combo(0, 0, (), "")).name if cards else None}
              for s, cards in state.plays[state.trick:]]
@@ -568,11 +574,15 @@ def snapshot(state: State) -> dict[str, Any]:
         "to_beat": [Placed(c, True).json() for c in last[1]] if last else None,
         "played": [Placed(c, True).json() for _, cards in state.plays for c in cards],
         "winner": state.winner or None, "audit": {}}
-    if state.phase == "settling":
+    if state.phase is Phase.SETTLING:
         picture["points"] = {spot_actor(s): points(state, s)[0] for s in state.players() if s != state.winner}
     return picture
 
 
+_PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
+_BETTING = betting_steps(_PHASES, lambda s: State(s.rules, s.round), _close_check)
+_ROUND: Round[State] = Round("big two", expected_next, _settle, Phase.SETTLING, void=_BETTING, open_bets=_BETTING,
+                             bets=_BETTING, card=_card, decision=_play)
 GAME = GameSpec(NAME, "Big Two", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from controller.cards import ACE, KING
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
+    Deal, DealPlan, Phase, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
     not_in_game, set_stake, settle_round, showdown, showdown_snapshot, take_decision,
 )
 from controller.games.base import (
@@ -100,7 +100,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         return done
     if isinstance(event, CardDealt):
         state, effects, dealt = accept_card(state, event, _plan(state))
-        return (replace(state, phase="deciding") if dealt else state), effects
+        return (replace(state, phase=Phase.DECIDING) if dealt else state), effects
     if isinstance(event, Decision):
         state, spot, action = take_decision(state, event, state.bets.spots(), lambda s: _actions(state, s))
         effects = ()

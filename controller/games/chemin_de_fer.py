@@ -25,14 +25,17 @@ punter without one holds 0-4 or 6-7.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, card_target, check_range, load_shoe, open_round, voided
+from controller.games._shoe import ShoeState, card_target, check_range, voided
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
+from controller.games._round import Round, bet_steps, opens, shoe_between_rounds
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
     Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding,
@@ -41,7 +44,7 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "BankerChanged", "new_table", "apply", "expected_next", "snapshot",
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "BankerChanged", "new_table", "apply", "expected_next", "snapshot",
            "option_cells", "legal_bets"]
 
 BOXES = ("bank", "banco", "cover")
@@ -92,11 +95,21 @@ class BankerChanged(Effect):
     reason: str
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    IDLE = "idle"
+    BETTING = "betting"
+    COUP = "coup"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"         # shuffling, idle, betting, coup, settling
+    phase: Phase = Phase.SHUFFLING         # shuffling, idle, betting, coup, settling
     banker: int = 1                  # the first banker sits in seat 1
     punter: int = 0                  # the spot that plays the hand this coup (0 before bets close)
     bets: Bets = Bets()
@@ -171,22 +184,22 @@ def _shown(state: State) -> tuple[bool, bool]:
     when the punter has finished; the punter's come up when the coup is over."""
     if len(state.punter_cards) + len(state.banker_cards) < 4:
         return False, False
-    if _natural(state) or state.stage == "settling":
+    if _natural(state) or state.phase is Phase.SETTLING:
         return True, True
     return False, _punter_done(state)
 
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    if state.stage == "shuffling":
+    if state.phase is Phase.SHUFFLING:
         return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
-    if state.stage == "idle":
+    if state.phase is Phase.IDLE:
         return Expected("idle", f"banker is spot {state.banker}: open bets (or the banker passes the bank)",
                         actor=spot_actor(state.banker), actions=("open_bets", "pass", "new_shoe"))
-    if state.stage == "betting":
+    if state.phase is Phase.BETTING:
         return Expected("betting", f"banker (spot {state.banker}) puts up the bank; punters call banco or cover",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.stage == "settling":
+    if state.phase is Phase.SETTLING:
         return Expected("settling", "settle the coup", actions=("settle",))
     step = _step(state)
     assert step is not None
@@ -211,30 +224,13 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, NewShoe):
-        if state.stage not in ("shuffling", "idle"):
-            raise IllegalEvent("a new shoe goes in between coups, not during one")
-        shoe = load_shoe(event, state.rules.decks, state.rules.cards_behind_cut, min_behind=MAX_COUP_CARDS)
-        return replace(state, stage="idle", shoe=shoe), ()
-    if isinstance(event, VoidRound):
-        if state.stage not in ("betting", "coup", "settling"):
-            raise IllegalEvent("no coup in progress to void")
-        return _between_coups(state, state.banker), voided(state.round, state.bets, event.reason)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next)
-    if isinstance(event, PlaceBet):
-        return _place(state, event)
-    if isinstance(event, RemoveBet):
-        return _remove(state, event)
-    if isinstance(event, CloseBets):
-        return _close(state)
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _decide(state, event)
-    if isinstance(event, Settle):
-        return _settle(state)
-    raise IllegalEvent(f"{event.KIND} is not part of chemin de fer")
+    return _ROUND.apply(state, event)
+
+
+def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
+    if state.phase not in (Phase.BETTING, Phase.COUP, Phase.SETTLING):
+        raise IllegalEvent("no coup in progress to void")
+    return _between_coups(state, state.banker), voided(state.round, state.bets, event.reason)
 
 
 def _next_spot(rules: Rules, spot: int) -> int:
@@ -251,7 +247,7 @@ def _priority(state: State) -> list[int]:
 
 
 def _between_coups(state: State, banker: int) -> State:
-    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", banker, shoe=state.shoe)
+    return State(state.rules, state.round, Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE, banker, shoe=state.shoe)
 
 
 def _covers(bets: Bets) -> int:
@@ -263,7 +259,7 @@ def _bancos(bets: Bets) -> list[int]:
 
 
 def _check_betting(state: State, event: PlaceBet | RemoveBet) -> None:
-    if state.stage != "betting":
+    if state.phase is not Phase.BETTING:
         raise IllegalEvent("bets are not open")
     if event.box == "bank" and event.spot != state.banker:
         raise IllegalEvent(f"only the banker (spot {state.banker}) puts up the bank")
@@ -305,7 +301,7 @@ def _remove(state: State, event: RemoveBet) -> tuple[State, Effects]:
 
 
 def _close(state: State) -> tuple[State, Effects]:
-    if state.stage != "betting":
+    if state.phase is not Phase.BETTING:
         raise IllegalEvent("bets are not open")
     bets = state.bets
     bank = bets.get(state.banker, "bank")
@@ -333,7 +329,7 @@ def _close(state: State) -> tuple[State, Effects]:
         bets = bets.with_amount(state.banker, "bank", covered)
         effects.append(StakeChanged(state.banker, "bank", covered, covered - bank))
     effects.append(BetsClosed(state.round))
-    return replace(state, stage="coup", bets=bets, punter=punter), tuple(effects)
+    return replace(state, phase=Phase.COUP, bets=bets, punter=punter), tuple(effects)
 
 
 def _reveals(before: State, after: State) -> Effects:
@@ -348,7 +344,7 @@ def _reveals(before: State, after: State) -> Effects:
 
 def _advance(before: State, after: State) -> tuple[State, Effects]:
     if _step(after) is None:
-        after = replace(after, stage="settling")
+        after = replace(after, phase=Phase.SETTLING)
     return after, _reveals(before, after)
 
 
@@ -365,7 +361,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.stage == "idle" and event.action == "pass":
+    if state.phase is Phase.IDLE and event.action == "pass":
         if event.actor not in ("dealer", spot_actor(state.banker)):
             raise IllegalEvent(f"only the banker (spot {state.banker}) or the croupier passes the bank")
         nxt = _next_spot(state.rules, state.banker)
@@ -385,7 +381,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
 
 
 def _settle(state: State) -> tuple[State, Effects]:
-    if state.stage != "settling":
+    if state.phase is not Phase.SETTLING:
         raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
     r = state.rules
     p, b = baccarat_points(state.punter_cards), baccarat_points(state.banker_cards)
@@ -424,7 +420,7 @@ def snapshot(state: State) -> dict[str, Any]:
     """The two hands are face down until the rules show them; their points then, never before (audit only)."""
     punter_shown, banker_shown = _shown(state)
     snap: dict[str, Any] = {
-        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
+        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
         "bets": state.bets.json(), "banker": state.banker, "punter": state.punter or None,
         "banker_hand": _side_json(state.banker_cards, banker_shown),
         "punter_hand": _side_json(state.punter_cards, punter_shown),
@@ -435,6 +431,12 @@ def snapshot(state: State) -> dict[str, Any]:
     return snap
 
 
+_ROUND: Round[State] = Round("chemin de fer", expected_next, _settle, None, void=_void,
+                             new_shoe=shoe_between_rounds((Phase.SHUFFLING, Phase.IDLE), Phase.IDLE,
+                                                          "a new shoe goes in between coups, not during one",
+                                                          min_behind=MAX_COUP_CARDS),
+                             open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
+                             bets=bet_steps(_place, _remove, _close), card=_card, decision=_decide)
 GAME = GameSpec("chemin-de-fer", "Chemin de fer", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

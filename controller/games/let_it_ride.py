@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from controller.cards import TEN
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, betting, check_paytable, check_spots, deal_plan, expect, not_in_game, reveal,
+    Deal, DealPlan, Phase, State, accept_card, betting, check_paytable, check_spots, deal_plan, expect, not_in_game, reveal,
     set_stake, settle_round, snapshot_of, take_decision,
 )
 from controller.games.base import (
@@ -115,7 +115,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         return done
     if isinstance(event, CardDealt):
         state, effects, dealt = accept_card(state, event, _plan(state))
-        return (replace(state, phase="deciding") if dealt else state), effects
+        return (replace(state, phase=Phase.DECIDING) if dealt else state), effects
     if isinstance(event, Decision):
         state, spot, action = take_decision(state, event, state.bets.spots(), lambda _: ACTIONS)
         effects = ()
@@ -127,7 +127,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
             state, shown = reveal(state, ["community"], first=1)
             return replace(state, stage=1), effects + shown
         state, shown = reveal(state, ["community"] + [f"spot:{s}" for s in state.bets.spots()])
-        return replace(state, phase="settling"), effects + shown
+        return replace(state, phase=Phase.SETTLING), effects + shown
     if isinstance(event, Settle):
         return settle_round(state, settle)
     raise not_in_game(event)

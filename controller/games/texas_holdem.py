@@ -50,7 +50,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Sequence
 
 from controller.cards import Card
-from controller.games._house_poker import place_card, reveal
+from controller.games._house_poker import Phases, place_card, reveal
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
     IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesBase, RulesError, Settle,
@@ -59,7 +59,7 @@ from controller.games.base import (
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
 
-__all__ = ["GAME", "Rules", "State", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES", "new_table",
+__all__ = ["GAME", "Rules", "State", "Phase", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES", "new_table",
            "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order",
            "autoplay_decision", "reopened", "split"]
 
@@ -130,11 +130,21 @@ class Rules(RulesBase):
         return small if street <= FLOP else (self.big_bet or 2 * small)
 
 
+class Phase(enum.StrEnum):
+    """Where a hand of hold'em stands (the values are those of the journal, the snapshots and the views)."""
+
+    IDLE = "idle"
+    SEATING = "seating"
+    DEALING = "dealing"
+    ACTING = "acting"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    phase: str = "idle"        # idle, seating, dealing, acting, settling
+    phase: Phase = Phase.IDLE        # idle, seating, dealing, acting, settling
     stacks: tuple[tuple[int, int], ...] = ()   # (spot, chips behind) of every seated spot
     button: int = 0
     prior_button: int = 0      # the button before this hand (a void puts it back)
@@ -391,7 +401,7 @@ def _deal_in(state: State) -> tuple[State, Effects]:
     at = seated.index(button)
     players = tuple(seated[at + 1:] + seated[:at + 1])
     n = len(players)
-    state = replace(state, phase="dealing", prior_button=state.button, button=button, players=players,
+    state = replace(state, phase=Phase.DEALING, prior_button=state.button, button=button, players=players,
                     put=(0,) * n, street_bets=(0,) * n, folded=(False,) * n, street=PREFLOP, cards=(),
                     acted=(False,) * n, last_full=r.big_blind, raises=0, aggressor=-1, river_aggressor=-1, log=())
     effects: list[Effect] = [BetsClosed(state.round)]
@@ -418,7 +428,7 @@ def _start_round(state: State) -> tuple[State, Effects]:
     level = _level(state)
     if not can_act or (len(can_act) == 1 and state.street_bets[can_act[0]] >= level):
         return _end_round(replace(state, queue=()))
-    return replace(state, phase="acting", queue=tuple(can_act)), ()
+    return replace(state, phase=Phase.ACTING, queue=tuple(can_act)), ()
 
 
 def _end_round(state: State) -> tuple[State, Effects]:
@@ -437,21 +447,21 @@ def _end_round(state: State) -> tuple[State, Effects]:
     if state.street == RIVER and state.aggressor >= 0:
         state = replace(state, river_aggressor=state.aggressor)
     if len(state.live()) == 1:
-        return replace(state, phase="settling", queue=()), tuple(effects)
+        return replace(state, phase=Phase.SETTLING, queue=()), tuple(effects)
     if state.street == RIVER:
         return _showdown(replace(state, queue=()), effects)
-    return replace(state, phase="dealing", street=state.street + 1, queue=()), tuple(effects)
+    return replace(state, phase=Phase.DEALING, street=state.street + 1, queue=()), tuple(effects)
 
 
 def _showdown(state: State, effects: list[Effect]) -> tuple[State, Effects]:
     state, shown = reveal(state, [spot_actor(spot) for spot in showdown_order(state)])
-    return replace(state, phase="settling"), tuple(effects) + shown
+    return replace(state, phase=Phase.SETTLING), tuple(effects) + shown
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    if state.phase != "dealing":
+    if state.phase is not Phase.DEALING:
         raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    state, placed = place_card(state, event, *_next_card(state))
+    state, placed = place_card(state, event, *_next_card(state), phases=_PHASES)
     n = len(state.players)
     holes = sum(1 for where, _ in state.cards if where.startswith("spot:"))
     if (state.street == PREFLOP and holes == 2 * n) or (
@@ -462,7 +472,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
 
 
 def _act(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.phase != "acting":
+    if state.phase is not Phase.ACTING:
         raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
     o = options(state)
     if event.actor != spot_actor(o.spot):
@@ -521,7 +531,7 @@ def _act(state: State, event: Decision) -> tuple[State, Effects]:
 
 def _seat(state: State, event: PlaceBet | RemoveBet) -> tuple[State, Effects]:
     r = state.rules
-    if state.phase != "seating":
+    if state.phase is not Phase.SEATING:
         raise IllegalEvent("chips go on or off the table between hands, while seating is open")
     if isinstance(event.spot, bool) or not isinstance(event.spot, int) or not 1 <= event.spot <= r.spots:
         raise IllegalEvent(f"no spot {event.spot!r} at this table (spots 1 to {r.spots})")
@@ -548,13 +558,13 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, VoidRound):
         return _void(state, event)
     if isinstance(event, OpenBets):
-        if state.phase != "idle":
+        if state.phase is not Phase.IDLE:
             raise IllegalEvent(f"a hand is already in progress: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, phase="seating"), (BetsOpened(state.round + 1),)
+        return replace(state, round=state.round + 1, phase=Phase.SEATING), (BetsOpened(state.round + 1),)
     if isinstance(event, (PlaceBet, RemoveBet)):
         return _seat(state, event)
     if isinstance(event, CloseBets):
-        if state.phase != "seating":
+        if state.phase is not Phase.SEATING:
             raise IllegalEvent("seating is not open")
         return _deal_in(state)
     if isinstance(event, CardDealt):
@@ -562,7 +572,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     if isinstance(event, Decision):
         return _act(state, event)
     if isinstance(event, Settle):
-        if state.phase != "settling":
+        if state.phase is not Phase.SETTLING:
             raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
         settlement = settle(state)
         for row in settlement.results:
@@ -576,7 +586,7 @@ def _between_hands(state: State, button: int) -> State:
 
 
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.phase == "idle":
+    if state.phase is Phase.IDLE:
         raise IllegalEvent("no hand to void")
     effects: list[Effect] = []
     returned = 0
@@ -596,17 +606,17 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
 
 
 def expected_next(state: State) -> Expected:
-    if state.phase == "idle":
+    if state.phase is Phase.IDLE:
         return Expected("idle", "open the next hand (seating)", actions=("open_bets",))
-    if state.phase == "seating":
+    if state.phase is Phase.SEATING:
         return Expected("betting", "seating: buy in or cash out on 'stack'; close to deal",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.phase == "dealing":
+    if state.phase is Phase.DEALING:
         to, up = _next_card(state)
         what = {"burn": "burn card, face down", "board": f"{STREETS[state.street]} card, face up"}.get(
             to, f"hole card to {to.replace(':', ' ')}, face down")
         return Expected("dealing", what, card_to=to, face_up=up)
-    if state.phase == "acting":
+    if state.phase is Phase.ACTING:
         o = options(state)
         words = []
         for a in o.actions:
@@ -632,11 +642,11 @@ def snapshot(state: State) -> dict[str, Any]:
     audit: dict[str, str] = {}
     index = {s: i for i, s in enumerate(state.players)}
     # Bets stay in front of the seats while their round is on (and the blinds while the hole cards are dealt).
-    in_front = state.phase == "acting" or (state.phase == "dealing" and state.street == PREFLOP)
+    in_front = state.phase is Phase.ACTING or (state.phase is Phase.DEALING and state.street == PREFLOP)
     for spot, chips in state.stacks:
         seat: dict[str, Any] = {"spot": spot, "stack": chips, "button": spot == state.button}
         i = index.get(spot)
-        if i is not None and state.phase != "idle":
+        if i is not None and state.phase is not Phase.IDLE:
             placed = [p for where, p in state.cards if where == spot_actor(spot)]
             seat |= {"in_hand": True, "folded": state.folded[i], "all_in": chips == 0 and not state.folded[i],
                      "bet": state.street_bets[i] if in_front else 0, "put": state.put[i],
@@ -662,16 +672,17 @@ def snapshot(state: State) -> dict[str, Any]:
         "burns": [p.json() for where, p in state.cards if where == "burn"],
         "pots": shown, "pot_total": sum(state.put), "actions": [list(a) for a in state.log],
         "to_act": None, "audit": {"hands": audit}}
-    if state.phase == "acting":
+    if state.phase is Phase.ACTING:
         o = options(state)
         picture["to_act"] = {"spot": o.spot, "actions": list(o.actions),
                              "call": o.call_to - state.street_bets[o.player],
                              "min_to": o.min_to or None, "max_to": o.max_to or None, "all_in_to": o.all_in_to}
-    if state.phase == "settling" and len(state.live()) > 1:
+    if state.phase is Phase.SETTLING and len(state.live()) > 1:
         picture["showdown_order"] = showdown_order(state)
     return picture
 
 
+_PHASES = Phases(Phase.IDLE, Phase.SEATING, Phase.DEALING)
 GAME = GameSpec(NAME, "Texas Hold'em (dealer-assist)", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

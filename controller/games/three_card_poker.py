@@ -23,7 +23,7 @@ from typing import Any
 
 from controller.cards import QUEEN
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
+    Deal, DealPlan, Phase, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
     not_in_game, set_stake, settle_round, showdown, showdown_snapshot, take_decision,
 )
 from controller.games.base import (
@@ -106,7 +106,7 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
         if not dealt:
             return state, effects
         if _deciders(state):
-            return replace(state, phase="deciding"), effects
+            return replace(state, phase=Phase.DECIDING), effects
         state, shown = showdown(state, state.bets.spots())   # pair plus bets only: nobody decides
         return state, effects + shown
     if isinstance(event, Decision):
