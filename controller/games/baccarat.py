@@ -27,9 +27,8 @@ from controller.cards import ACE, TEN, Card
 from controller.games._shoe import ShoeState, card_target, check_range, load_shoe, voided
 from controller.games._round import Round, opens, shoe_bets
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec, IllegalEvent,
-    NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle,
-    Settlement, VoidRound,
+    BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe, Payout, Placed,
+    RoundSettled, Rounding, RulesBase, RulesError, Settlement, VoidRound,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 from controller.hands.points import baccarat_points

@@ -37,9 +37,9 @@ from controller.games._shoe import ShoeState, card_target, check_range, voided
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
 from controller.games._round import Round, bet_steps, opens, shoe_between_rounds
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
-    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
+    GameSpec, IllegalEvent, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement,
+    StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points

@@ -34,9 +34,9 @@ from controller.cards import RANKS, Card, Composition
 from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games._round import Round, bet_steps, open_round
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec, IllegalEvent,
-    NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase,
-    RulesError, Settle, Settlement, StakeChanged, VoidRound,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe,
+    OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase, RulesError,
+    Settlement, StakeChanged, VoidRound,
 )
 from controller.games.bets import Bets, Limit, check_limits
 

@@ -27,9 +27,9 @@ from controller.games._pot import DealerChanged, Pot, turn_order
 from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games._round import Round
 from controller.games.base import (
-    BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, Settle, StakeChanged,
-    VoidRound, spot_actor,
+    BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
+    GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError,
+    StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets
 

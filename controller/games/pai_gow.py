@@ -43,7 +43,7 @@ from controller.games._house_way import HouseWay, house_way, setting_kind
 from controller.games._round import Round
 from controller.games.base import (
     BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Placed, PlaceBet,
-    RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle, Settlement, parse_spot_actor, spot_actor,
+    RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker

@@ -44,9 +44,9 @@ from controller.games._shoe import (
 )
 from controller.games._round import Round, opens, shoe_bets
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
-    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected,
+    GameSpec, IllegalEvent, NewShoe, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RulesBase, RulesError,
+    Settlement, StakeChanged, VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.blackjack import (

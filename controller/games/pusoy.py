@@ -40,7 +40,7 @@ from controller.games._house_poker import Deal, Phases, accept_card, betting_ste
 from controller.games._round import Round
 from controller.games.base import (
     BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, Placed,
-    PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged, spot_actor,
+    PlaceBet, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker

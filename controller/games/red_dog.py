@@ -29,9 +29,8 @@ from controller.games._shoe import (
 )
 from controller.games._round import Round, opens, shoe_between_rounds, shoe_bets
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RulesBase, Settle,
-    Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardPlaced, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, Placed,
+    PlaceBet, RoundSettled, RulesBase, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.in_between import between, spread

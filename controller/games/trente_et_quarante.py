@@ -30,9 +30,9 @@ from controller.cards import ACE, TEN, Card
 from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe, voided
 from controller.games._round import Round, bet_steps, opens
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, Settle,
-    Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, NewShoe, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, Settlement, StakeChanged,
+    VoidRound, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 
