@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from controller.games.texas_holdem import State
 
-__all__ = ["PREFLOP", "FLOP", "TURN", "RIVER", "Structure", "Options", "call_level", "full_raise", "reopened", "options"]
+__all__ = ["PREFLOP", "FLOP", "TURN", "RIVER", "Structure", "Options", "call_level", "full_raise", "reopened",
+           "options"]
 
 PREFLOP, FLOP, TURN, RIVER = range(4)
 

@@ -13,6 +13,7 @@ from dataclasses import Field, dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, TypeVar
 
 from controller.cards import Card
+from controller.games._round import Round, Step
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesError,
@@ -20,12 +21,10 @@ from controller.games.base import (
 )
 from controller.games.bets import Bets, Limit
 
-__all__ = [
-    "Deal", "State", "Phase", "Phases", "HOUSE", "DealPlan", "deal_plan", "betting", "betting_steps", "accept_card",
-    "place_card", "reveal", "take_decision", "set_stake",
-    "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
-    "check_paytable", "not_in_game",
-]
+__all__ = ["Deal", "State", "Phase", "Phases", "HOUSE", "DealPlan", "deal_plan", "betting", "betting_steps",
+           "accept_card", "place_card", "reveal", "take_decision", "set_stake", "house_round", "showdown",
+           "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
+           "check_paytable"]
 
 
 class Deal(enum.Enum):
@@ -47,7 +46,8 @@ def deal_plan(hands: Sequence[tuple[str, tuple[bool, ...]]], mode: Deal) -> Deal
 
 
 class Phase(enum.StrEnum):
-    """Where a house-banked poker game's round stands (the values are those of the journal, the snapshots and the views)."""
+    """Where a house-banked poker game's round stands (the values are those of the journal, the snapshots and the
+    views)."""
 
     IDLE = "idle"
     BETTING = "betting"
@@ -62,7 +62,7 @@ class State:
 
     rules: Any
     round: int = 0
-    phase: Phase = Phase.IDLE                          # idle, betting, dealing, deciding, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     cards: tuple[tuple[str, Placed], ...] = ()
     stage: int = 0                               # the decision stage (let it ride has two)
@@ -158,7 +158,7 @@ def betting(state: T, event: Event, spots: int, limits: Mapping[str, Limit],
     return None
 
 
-def betting_steps(phases: Phases, idle: Callable[[T], T], check: Callable[[T, Event], None] | None = None,
+def betting_steps(phases: Phases, idle: Callable[[T], T] | None = None, check: Callable[[T, Event], None] | None = None,
                   place: Callable[[T], Place] | None = None) -> Callable[[T, Event], tuple[T, Effects]]:
     """The void, open-bets and bets steps of a game's round (`Round`) as `betting` takes them, for a state with
     `rules.spots` and `rules.limits`; `check(state, event)` refuses first, `place(state)` gives `betting`'s place."""
@@ -172,9 +172,20 @@ def betting_steps(phases: Phases, idle: Callable[[T], T], check: Callable[[T, Ev
     return step
 
 
+def house_round(expected_next: Callable[[State], Expected], settle: Callable[[State], Settlement],
+                card: Step[State, CardDealt], decision: Step[State, Decision],
+                place: Callable[[State], Place] | None = None) -> Round[State]:
+    """The round of a house-banked poker game on this module's State: `betting`'s void, open, bets and close, then
+    the game's card and decision steps, and `settle_round` with its `settle`."""
+    steps = betting_steps(HOUSE, place=place)
+    return Round("this game", expected_next, lambda state: settle_round(state, settle), None, void=steps,
+                 open_bets=steps, bets=steps, card=card, decision=decision)
+
+
 def expect_text(state: Dealt) -> str:
+    # Keyed by the phase's value, not a member: the dealing helpers serve games with Phases of their own.
     return {"idle": "no round in progress", "betting": "bets are open", "dealing": "dealing",
-            Phase.DECIDING: "waiting for decisions", Phase.SETTLING: "waiting to settle"}.get(state.phase, state.phase)
+            "deciding": "waiting for decisions", "settling": "waiting to settle"}.get(state.phase, state.phase)
 
 
 def accept_card(state: DT, event: CardDealt, plan: DealPlan, joker: bool = False,
@@ -367,7 +378,3 @@ def check_paytable(table: Mapping[str, Any], lines: Sequence[str], where: str, c
         missing = [line for line in lines if line not in table]
         if missing:
             raise RulesError(f"{where}: no payout for {', '.join(missing)}")
-
-
-def not_in_game(event: Event) -> IllegalEvent:
-    return IllegalEvent(f"{event.KIND} is not part of this game")

@@ -33,8 +33,8 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 from controller.hands.points import baccarat_points
 
-__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "banker_draws",
-           "player_draws", "is_natural", "coup_targets", "burn_count", "legal_bets"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "banker_draws", "player_draws", "is_natural", "coup_targets", "burn_count", "legal_bets"]
 
 BOXES = ("player", "banker", "tie")
 MAX_COUP_CARDS = 6
@@ -141,7 +141,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING      # shuffling, burning, idle, betting, dealing, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()
     player: tuple[Card, ...] = ()
     banker: tuple[Card, ...] = ()

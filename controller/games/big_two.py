@@ -127,7 +127,7 @@ class Phase(enum.StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.IDLE      # idle, betting, dealing, playing, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     cards: tuple[tuple[str, Placed], ...] = ()        # the deal
     plays: tuple[tuple[int, tuple[Card, ...]], ...] = ()   # every play and pass (no cards) in order

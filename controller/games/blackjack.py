@@ -43,10 +43,10 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import BlackjackTotal, blackjack_total
 
-__all__ = ["GAME", "Rules", "State", "Phase", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "legal_actions", "legal_bets", "INSURANCE_PAYS", "current_hand", "replace_hand", "hand_label", "hand_words",
-           "double_down", "split_pair", "is_pair", "first_deal_position", "add_dealt_card", "hand_wanting_card",
-           "layout", "table_cards", "play_action"]
+__all__ = ["GAME", "Rules", "State", "Phase", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next",
+           "snapshot", "legal_actions", "legal_bets", "INSURANCE_PAYS", "current_hand", "replace_hand", "hand_label",
+           "hand_words", "double_down", "split_pair", "is_pair", "first_deal_position", "add_dealt_card",
+           "hand_wanting_card", "layout", "table_cards", "play_action"]
 
 BOXES = ("main",)
 _S = TypeVar("_S")
@@ -131,7 +131,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING    # shuffling, idle, betting, deal, insurance, play, dealer, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()
     seats: tuple[Seat, ...] = ()
     dealer: tuple[Card, ...] = ()

@@ -44,8 +44,8 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points
 
-__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "BankerChanged", "new_table", "apply", "expected_next", "snapshot",
-           "option_cells", "legal_bets"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "BankerChanged", "new_table", "apply", "expected_next",
+           "snapshot", "option_cells", "legal_bets"]
 
 BOXES = ("bank", "banco", "cover")
 PUNTER_BOXES = ("banco", "cover")
@@ -109,7 +109,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING         # shuffling, idle, betting, coup, settling
+    phase: Phase = Phase.SHUFFLING
     banker: int = 1                  # the first banker sits in seat 1
     punter: int = 0                  # the spot that plays the hand this coup (0 before bets close)
     bets: Bets = Bets()
@@ -247,7 +247,8 @@ def _priority(state: State) -> list[int]:
 
 
 def _between_coups(state: State, banker: int) -> State:
-    return State(state.rules, state.round, Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE, banker, shoe=state.shoe)
+    phase = Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE
+    return State(state.rules, state.round, phase, banker, shoe=state.shoe)
 
 
 def _covers(bets: Bets) -> int:

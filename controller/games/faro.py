@@ -40,8 +40,8 @@ from controller.games.base import (
 )
 from controller.games.bets import Bets, Limit, check_limits
 
-__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "RANK_BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "casekeeper", "call_boxes", "legal_bets", "rank_char"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "RANK_BOXES", "new_table", "apply", "expected_next",
+           "snapshot", "casekeeper", "call_boxes", "legal_bets", "rank_char"]
 
 _RANK_CHARS = "23456789TJQKA"
 
@@ -106,7 +106,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING        # shuffling, soda, idle, betting, dealing, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()             # everything on the layout, bets that stayed included
     opened: Bets = Bets()           # the layout when this turn's bets opened (what a void goes back to)
     soda: Card | None = None

@@ -33,8 +33,8 @@ from controller.games.base import (
 )
 from controller.games.bets import Bets
 
-__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "beating_card",
-           "legal_bets", "BET", "FORFEIT"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "beating_card", "legal_bets", "BET", "FORFEIT"]
 
 BET, FORFEIT = "bet", "forfeit"
 BOXES = ("ante", BET, FORFEIT)
@@ -74,7 +74,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING    # shuffling, idle, dealing (hands), deciding, turning, settling
+    phase: Phase = Phase.SHUFFLING
     dealer: int = 1
     turn: int = 0               # index into `turn_order` for this deal
     pot: Pot = Pot()

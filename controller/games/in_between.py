@@ -35,8 +35,8 @@ from controller.games.base import (
 )
 from controller.games.bets import Bets
 
-__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "spread", "between",
-           "legal_bets", "BET"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "spread",
+           "between", "legal_bets", "BET"]
 
 BOXES = ("ante", "bet", "pair")
 BET = "bet"
@@ -88,7 +88,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING    # shuffling, idle, dealing, deciding, settling
+    phase: Phase = Phase.SHUFFLING
     dealer: int = 1
     turn: int = 0               # index of the player in `turn_order` for this deal
     pot: Pot = Pot()

@@ -49,9 +49,9 @@ from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
 from controller.hands.paigow import back_value, front_value
 
-__all__ = ["GAME", "Rules", "State", "Phase", "Setting", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES", "POSITIONS", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text",
-           "autoplay_decision"]
+__all__ = ["GAME", "Rules", "State", "Phase", "Setting", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES",
+           "POSITIONS", "new_table", "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare",
+           "front_text", "autoplay_decision"]
 
 NAME = "pai-gow"
 BOXES = ("main", "bank")
@@ -129,7 +129,7 @@ class Phase(enum.StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.IDLE        # idle, betting, ordering, dealing, setting, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     roll: int = 0              # the dice total or the shuffler's number
     first: int = 0             # the position that receives the first hand

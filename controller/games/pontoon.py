@@ -56,8 +56,8 @@ from controller.games.blackjack import (
 from controller.games.chemin_de_fer import BankerChanged
 from controller.hands.points import blackjack_total
 
-__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "legal_bets",
-           "bonus", "playable", "PASS"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "legal_bets", "bonus", "playable", "PASS"]
 
 BOXES = ("main",)
 PASS = "pass"
@@ -114,7 +114,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING    # shuffling, burning, idle, betting, deal, play, dealer, settling
+    phase: Phase = Phase.SHUFFLING
     banker: int = 1
     bets: Bets = Bets()
     seats: tuple[Seat, ...] = ()

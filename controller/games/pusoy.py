@@ -169,7 +169,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.IDLE         # idle, betting, dealing, setting, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     cards: tuple[tuple[str, Placed], ...] = ()
     # (where, action, hands): action is "set", "house_way", "surrender" or "royalty"; hands the three hands

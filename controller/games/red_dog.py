@@ -35,8 +35,8 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.in_between import between, spread
 
-__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "legal_bets",
-           "RAISE", "STAND", "spread_pays"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "legal_bets", "RAISE", "STAND", "spread_pays"]
 
 BOXES = ("ante",)
 RAISE, STAND = "raise", "stand"
@@ -81,7 +81,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING    # shuffling, idle, betting, dealing, deciding, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()         # antes, then raises
     decided: tuple[int, ...] = ()   # spots that have raised or stood
     cards: tuple[Card, ...] = ()

@@ -64,8 +64,8 @@ from controller.games.base import (
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
 
-__all__ = ["GAME", "Rules", "State", "Phase", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order",
+__all__ = ["GAME", "Rules", "State", "Phase", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES",
+           "new_table", "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order",
            "autoplay_decision", "reopened", "split"]
 
 NAME = "texas-holdem"
@@ -137,7 +137,7 @@ class Phase(enum.StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.IDLE        # idle, seating, dealing, acting, settling
+    phase: Phase = Phase.IDLE
     stacks: tuple[tuple[int, int], ...] = ()   # (spot, chips behind) of every seated spot
     button: int = 0
     prior_button: int = 0      # the button before this hand (a void puts it back)

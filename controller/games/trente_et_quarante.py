@@ -130,7 +130,7 @@ class Phase(StrEnum):
 class State:
     rules: Rules
     round: int = 0
-    phase: Phase = Phase.SHUFFLING    # shuffling, idle, betting, dealing, deciding, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()         # the bets of this coup
     prison: Bets = Bets()       # bets en prison from earlier coups (boxes "prison:rouge", ...)
     noir: tuple[Card, ...] = ()
