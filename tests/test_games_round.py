@@ -94,3 +94,15 @@ def test_round_names_the_game_from_the_state_where_one_module_plays_several() ->
     named: Round[Toy] = Round(lambda s: f"toy {s.round}", _expected, _settle)
     with pytest.raises(IllegalEvent, match="^open_bets is not part of toy 7$"):
         named.apply(Toy(7), OpenBets())
+
+
+def test_void_step_hands_every_stake_back_only_while_a_round_is_on() -> None:
+    from controller.games._round import void_step
+    from controller.games.base import RoundVoided, StakeChanged
+
+    step = void_step((Phase.BETTING, Phase.SETTLING), lambda s: Toy(s.round), "nothing to void",
+                     stakes=lambda s: [(1, "main", 10), (2, "tie", 5)])
+    assert step(Toy(3, Phase.SETTLING), VoidRound("misdeal")) == (Toy(3), (
+        StakeChanged(1, "main", 0, -10), StakeChanged(2, "tie", 0, -5), RoundVoided(3, "misdeal", 15)))
+    with pytest.raises(IllegalEvent, match="^nothing to void$"):
+        step(Toy(3, Phase.IDLE), VoidRound("misdeal"))

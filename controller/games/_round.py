@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, Callable, Generic, Protocol, TypeVar
+from typing import Any, Callable, Generic, Iterable, Protocol, TypeVar
 
-from controller.games._shoe import betting_step, load_shoe
+from controller.games._shoe import betting_step, load_shoe, voided
 from controller.games.base import (
     BetsClosed, BetsOpened, CardDealt, CloseBets, Decision, Effects, Event, Expected, IllegalEvent, NewShoe, OpenBets,
     PlaceBet, RemoveBet, Settle, VoidRound,
 )
 from controller.games.bets import Bets
 
-__all__ = ["Round", "Phased", "Step", "open_round", "opens", "shoe_bets", "bet_steps", "shoe_between_rounds"]
+__all__ = ["Round", "Phased", "Step", "open_round", "opens", "shoe_bets", "bet_steps", "shoe_between_rounds",
+           "void_step"]
 
 
 class Phased(Protocol):
@@ -130,4 +131,18 @@ def shoe_between_rounds(between: tuple[StrEnum, ...], idle: StrEnum, refusal: st
         r: Any = getattr(state, "rules")
         shoe = load_shoe(event, r.decks, r.cards_behind_cut, min_behind=min_behind)
         return replace(state, phase=idle, shoe=shoe), ()  # type: ignore[type-var]
+    return step
+
+
+def void_step(in_round: Iterable[StrEnum], after: Callable[[S], S], refusal: str,
+              stakes: Callable[[S], Iterable[tuple[int, str, int]]] | None = None) -> Step[S, VoidRound]:
+    """The void of a game whose every stake goes back: refused (`refusal`) outside the phases `in_round`, else each
+    stake (the state's `bets`, or `stakes(state)`) handed back and the table `after(state)`."""
+    phases = frozenset(in_round)
+
+    def step(state: S, event: VoidRound) -> tuple[S, Effects]:
+        if state.phase not in phases:
+            raise IllegalEvent(refusal)
+        back = stakes(state) if stakes is not None else getattr(state, "bets")
+        return after(state), voided(state.round, back, event.reason)
     return step

@@ -24,11 +24,11 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, card_target, check_range, load_shoe, voided
-from controller.games._round import Round, opens, shoe_bets
+from controller.games._round import Round, opens, shoe_bets, void_step
+from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe, Payout, Placed,
-    RoundSettled, Rounding, RulesBase, RulesError, Settlement, VoidRound,
+    RoundSettled, Rounding, RulesBase, RulesError, Settlement,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 from controller.hands.points import baccarat_points
@@ -209,12 +209,6 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
     return State(r, state.round, Phase.BURNING if r.burn else Phase.IDLE, shoe=shoe), ()
 
 
-def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.phase not in (Phase.BETTING, Phase.DEALING, Phase.SETTLING):
-        raise IllegalEvent("no round in progress to void")
-    return _after_round(state), voided(state.round, state.bets, event.reason)
-
-
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     exp = expected_next(state)
     to = card_target(exp, event)
@@ -296,9 +290,11 @@ def snapshot(state: State) -> dict[str, Any]:
             "burned": [p.json() for p in state.burned], "shoe": state.shoe.json()}
 
 
-_ROUND: Round[State] = Round("baccarat", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe, void=_void,
-                             open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
-                             bets=shoe_bets(Phase.BETTING, lambda s, _: replace(s, phase=Phase.DEALING)), card=_card)
+_ROUND: Round[State] = Round(
+    "baccarat", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe,
+    void=void_step((Phase.BETTING, Phase.DEALING, Phase.SETTLING), _after_round, "no round in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
+    bets=shoe_bets(Phase.BETTING, lambda s, _: replace(s, phase=Phase.DEALING)), card=_card)
 GAME = GameSpec("baccarat", "Baccarat (punto banco)", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

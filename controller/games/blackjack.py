@@ -31,14 +31,14 @@ from types import MappingProxyType
 from typing import Any, Callable, Literal, Protocol, TypeVar
 
 from controller.cards import ACE, TEN, Card
+from controller.games._round import Round, opens, shoe_bets, void_step
 from controller.games._shoe import (
-    ShoeState, card_target, check_decision, check_range, load_shoe, voided,
+    ShoeState, card_target, check_decision, check_range, load_shoe,
 )
-from controller.games._round import Round, opens, shoe_bets
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, Payout, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged,
-    VoidRound, spot_actor,
+    spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import BlackjackTotal, blackjack_total
@@ -360,12 +360,6 @@ def layout(state: Any) -> list[tuple[int, str, int]]:
     return out
 
 
-def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.phase in (Phase.SHUFFLING, Phase.IDLE):
-        raise IllegalEvent("no round in progress to void")
-    return _after_round(state), voided(state.round, layout(state), event.reason)
-
-
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     exp = expected_next(state)
     to = card_target(exp, event)
@@ -571,9 +565,11 @@ def snapshot(state: State) -> dict[str, Any]:
     }
 
 
-_ROUND: Round[State] = Round("blackjack", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe, void=_void,
-                             open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
-                             bets=shoe_bets(Phase.BETTING, _close), card=_card, decision=_decision)
+_ROUND: Round[State] = Round(
+    "blackjack", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe,
+    void=void_step(set(Phase) - {Phase.SHUFFLING, Phase.IDLE}, _after_round, "no round in progress to void", layout),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING), bets=shoe_bets(Phase.BETTING, _close), card=_card,
+    decision=_decision)
 GAME = GameSpec("blackjack", "Blackjack", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

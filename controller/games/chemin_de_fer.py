@@ -33,13 +33,13 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, card_target, check_range, voided
+from controller.games._round import Round, bet_steps, opens, shoe_between_rounds, void_step
+from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
-from controller.games._round import Round, bet_steps, opens, shoe_between_rounds
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement,
-    StakeChanged, VoidRound, spot_actor,
+    StakeChanged, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points
@@ -225,12 +225,6 @@ def expected_next(state: State) -> Expected:
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
     return _ROUND.apply(state, event)
-
-
-def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.phase not in (Phase.BETTING, Phase.COUP, Phase.SETTLING):
-        raise IllegalEvent("no coup in progress to void")
-    return _between_coups(state, state.banker), voided(state.round, state.bets, event.reason)
 
 
 def _next_spot(rules: Rules, spot: int) -> int:
@@ -432,12 +426,14 @@ def snapshot(state: State) -> dict[str, Any]:
     return snap
 
 
-_ROUND: Round[State] = Round("chemin de fer", expected_next, _settle, None, void=_void,
-                             new_shoe=shoe_between_rounds((Phase.SHUFFLING, Phase.IDLE), Phase.IDLE,
-                                                          "a new shoe goes in between coups, not during one",
-                                                          min_behind=MAX_COUP_CARDS),
-                             open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
-                             bets=bet_steps(_place, _remove, _close), card=_card, decision=_decide)
+_ROUND: Round[State] = Round(
+    "chemin de fer", expected_next, _settle, None,
+    new_shoe=shoe_between_rounds((Phase.SHUFFLING, Phase.IDLE), Phase.IDLE,
+                                 "a new shoe goes in between coups, not during one", min_behind=MAX_COUP_CARDS),
+    void=void_step((Phase.BETTING, Phase.COUP, Phase.SETTLING), lambda s: _between_coups(s, s.banker),
+                   "no coup in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING), bets=bet_steps(_place, _remove, _close), card=_card,
+    decision=_decide)
 GAME = GameSpec("chemin-de-fer", "Chemin de fer", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

@@ -31,8 +31,8 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Mapping
 
 from controller.cards import RANKS, Card, Composition
-from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games._round import Round, bet_steps, open_round
+from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe,
     OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase, RulesError,

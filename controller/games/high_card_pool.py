@@ -24,8 +24,8 @@ from typing import Any
 
 from controller.cards import Card, Composition
 from controller.games._pot import DealerChanged, Pot, turn_order
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games._round import Round
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games.base import (
     BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError,

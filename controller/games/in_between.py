@@ -27,8 +27,8 @@ from typing import Any
 
 from controller.cards import Card
 from controller.games._pot import DealerChanged, Pot, turn_order
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games._round import Round, shoe_between_rounds
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec, IllegalEvent, OpenBets,
     Placed, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound, BetsOpened, spot_actor,

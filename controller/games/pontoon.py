@@ -39,10 +39,10 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from controller.cards import Card, Composition
+from controller.games._round import Round, opens, shoe_bets
 from controller.games._shoe import (
     ShoeState, card_target, check_decision, check_range, voided,
 )
-from controller.games._round import Round, opens, shoe_bets
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, NewShoe, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RulesBase, RulesError,

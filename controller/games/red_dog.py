@@ -24,13 +24,13 @@ from types import MappingProxyType
 from typing import Any
 
 from controller.cards import Card
+from controller.games._round import Round, opens, shoe_bets, shoe_between_rounds, void_step
 from controller.games._shoe import (
-    ShoeState, card_target, check_decision, check_range, voided,
+    ShoeState, card_target, check_decision, check_range,
 )
-from controller.games._round import Round, opens, shoe_between_rounds, shoe_bets
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, Placed,
-    PlaceBet, RoundSettled, RulesBase, Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardPlaced, Decision, Effects, Event, Expected, GameSpec, Payout, Placed, PlaceBet,
+    RoundSettled, RulesBase, Settlement, StakeChanged, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.in_between import between, spread
@@ -135,12 +135,6 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     return _ROUND.apply(state, event)
 
 
-def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.phase not in (Phase.BETTING, Phase.DEALING, Phase.DECIDING, Phase.SETTLING):
-        raise IllegalEvent("no round in progress to void")
-    return _after_round(state), voided(state.round, state.bets, event.reason)
-
-
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     exp = expected_next(state)
     to = card_target(exp, event)
@@ -216,7 +210,9 @@ def snapshot(state: State) -> dict[str, Any]:
 _ROUND: Round[State] = Round(
     "red dog", expected_next, _settle, Phase.SETTLING,
     new_shoe=shoe_between_rounds((Phase.SHUFFLING, Phase.IDLE), Phase.IDLE, "a new shoe goes in between rounds"),
-    void=_void, open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
+    void=void_step((Phase.BETTING, Phase.DEALING, Phase.DECIDING, Phase.SETTLING), _after_round,
+                   "no round in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
     bets=shoe_bets(Phase.BETTING, lambda s, _: replace(s, phase=Phase.DEALING)), card=_card, decision=_decide)
 GAME = GameSpec("red-dog", "Red dog", Rules, new_table, apply, expected_next, snapshot, BOXES + (RAISE,))
 

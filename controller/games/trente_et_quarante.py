@@ -27,12 +27,12 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe, voided
-from controller.games._round import Round, bet_steps, opens
+from controller.games._round import Round, bet_steps, opens, void_step
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, Settlement, StakeChanged,
-    VoidRound, spot_actor,
+    spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 
@@ -189,12 +189,6 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     return _ROUND.apply(state, event)
 
 
-def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.phase not in (Phase.BETTING, Phase.DEALING, Phase.DECIDING, Phase.SETTLING):
-        raise IllegalEvent("no coup in progress to void")
-    return _after_coup(state, state.prison), voided(state.round, state.bets, event.reason)
-
-
 def _bet(state: State, event: PlaceBet | RemoveBet) -> tuple[State, Effects]:
     if state.phase is not Phase.BETTING:
         raise IllegalEvent("bets are not open")
@@ -319,9 +313,12 @@ def snapshot(state: State) -> dict[str, Any]:
             "result": coup_result(state.noir, state.rouge).text() if done else None, "shoe": state.shoe.json()}
 
 
-_ROUND: Round[State] = Round("trente et quarante", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe,
-                             void=_void, open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
-                             bets=bet_steps(_bet, _bet, _close), card=_card, decision=_decide)
+_ROUND: Round[State] = Round(
+    "trente et quarante", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe,
+    void=void_step((Phase.BETTING, Phase.DEALING, Phase.DECIDING, Phase.SETTLING), lambda s: _after_coup(s, s.prison),
+                   "no coup in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING), bets=bet_steps(_bet, _bet, _close), card=_card,
+    decision=_decide)
 GAME = GameSpec("trente-et-quarante", "Trente et quarante", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 
