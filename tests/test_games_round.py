@@ -38,8 +38,17 @@ def test_every_game_keeps_its_phase_as_a_member_of_its_own_enum(name: str) -> No
         for data, _ in play["steps"]:
             state, _ = game.apply(state, event_from_json(data))
             assert type(state.phase) is enum_type, f"{data['kind']} left {state.phase!r}"
+            assert not _enums(game.snapshot(state)), "a snapshot carries plain values, as before phases were enums"
             seen.add(state.phase)
     assert len(seen) >= 3
+
+
+def _enums(node: object) -> list[object]:
+    if isinstance(node, dict):
+        return [e for v in node.values() for e in _enums(v)]
+    if isinstance(node, (list, tuple)):
+        return [e for v in node for e in _enums(v)]
+    return [node] if isinstance(node, StrEnum) else []
 
 
 class Phase(StrEnum):

@@ -67,7 +67,7 @@ class Options:
 
 
 def options(state: State) -> Options:
-    """The legal actions and amounts of the player to act (state.phase == 'acting')."""
+    """The legal actions and amounts of the player to act (in Phase.ACTING)."""
     r = state.rules
     p = state.queue[0]
     spot = state.players[p]

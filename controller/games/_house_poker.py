@@ -337,7 +337,7 @@ def snapshot_of(state: State, game: str, names: Mapping[str, tuple[str, bool]], 
             entry["hand"] = name
         hands.append(entry)
     snap: dict[str, Any] = {
-        "game": game, "round": state.round, "phase": state.phase, "bets": state.bets.json(), "hands": hands,
+        "game": game, "round": state.round, "phase": state.phase.value, "bets": state.bets.json(), "hands": hands,
         "decisions": [{"stage": st, "spot": s, "action": a} for st, s, a in state.decisions],
         **(public or {}),
         "audit": {"hands": {to: name for to, (name, _) in names.items() if name}, **(audit or {})},

@@ -285,7 +285,7 @@ def _hand_json(cards: Sequence[Card]) -> dict[str, Any]:
 def snapshot(state: State) -> dict[str, Any]:
     """Every coup card is face up; only the face-down burn cards are hidden (their identity stays in the
     Placed objects, which screen views blank)."""
-    return {"game": "baccarat", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+    return {"game": "baccarat", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
             "bets": state.bets.json(), "player": _hand_json(state.player), "banker": _hand_json(state.banker),
             "burned": [p.json() for p in state.burned], "shoe": state.shoe.json()}
 

@@ -459,7 +459,7 @@ def snapshot(state: State) -> dict[str, Any]:
              for s, cards in state.plays[state.trick:]]
     last = state.last_play()
     picture: dict[str, Any] = {
-        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
         "bets": state.bets.json(), "players": players, "trick": trick,
         "to_beat": [Placed(c, True).json() for c in last[1]] if last else None,
         "played": [Placed(c, True).json() for _, cards in state.plays for c in cards],

@@ -555,7 +555,7 @@ def snapshot(state: State) -> dict[str, Any]:
                          "total": str(h.total) if h.cards else None, "status": h.done or "in play",
                          "doubled": h.doubled} for h in s.hands]} for s in state.seats]
     return {
-        "game": "blackjack", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+        "game": "blackjack", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
         "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"cards": dealer_cards, "showing": str(blackjack_total(shown)) if shown else None},

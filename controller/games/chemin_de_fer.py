@@ -415,7 +415,7 @@ def snapshot(state: State) -> dict[str, Any]:
     """The two hands are face down until the rules show them; their points then, never before (audit only)."""
     punter_shown, banker_shown = _shown(state)
     snap: dict[str, Any] = {
-        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
         "bets": state.bets.json(), "banker": state.banker, "punter": state.punter or None,
         "banker_hand": _side_json(state.banker_cards, banker_shown),
         "punter_hand": _side_json(state.punter_cards, punter_shown),

@@ -378,7 +378,7 @@ def settle_turn(state: State) -> tuple[Settlement, Bets]:
 def snapshot(state: State) -> dict[str, Any]:
     """Every faro card is face up; the casekeeper, the turns so far and the callable orders are public."""
     return {
-        "game": state.rules.NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+        "game": state.rules.NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
         "bets": state.bets.json(),
         "soda": Placed(state.soda, True).json() if state.soda else None,
         "turn": [{"role": role, **Placed(c, True).json()} for role, c in zip(("loser", "winner", "hock"), state.turn)],

@@ -260,7 +260,7 @@ def snapshot(state: State) -> dict[str, Any]:
     for i, hand in enumerate(state.hands):
         shown = state.shown[i] if state.shown else ()
         hands.append({"spot": order[i], "cards": [Placed(c, c in shown).json() for c in hand]})
-    return {"game": "high-card-pool", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+    return {"game": "high-card-pool", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
             "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer,
             "player": player(state), "turn_order": list(order), "hands": hands,
             "turned": Placed(state.turned, True).json() if state.turned else None,

@@ -239,7 +239,7 @@ def _layout(state: State) -> Bets:
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up; the pot, who deals and whose turn it is are public."""
     cards = [{"role": role, **Placed(c, True).json()} for role, c in zip(("spread", "spread", "middle"), state.cards)]
-    return {"game": "in-between", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+    return {"game": "in-between", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
             "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer, "player": player(state),
             "turn_order": list(turn_order(state.rules.spots, state.dealer)), "cards": cards,
             "spread": spread(*state.cards[:2]) if len(state.cards) >= 2 else None, "shoe": state.shoe.json()}

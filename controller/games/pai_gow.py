@@ -466,7 +466,7 @@ def snapshot(state: State) -> dict[str, Any]:
     if state.first:
         first = "dealer" if state.first == 1 else f"spot {state.first - 1}"
         order = {"by": state.rules.hand_order.value, "roll": state.roll, "first": first}
-    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
             "bets": state.bets.json(), "banker": state.banker or None, "house_stake": _house_stake(state) or None,
             "hand_order": order, "hands": hands,
             "discards": [p.json() for where, p in state.cards if where == "discard"],

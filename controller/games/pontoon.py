@@ -476,7 +476,7 @@ def snapshot(state: State) -> dict[str, Any]:
     dealer_up = state.dealer_shown
     dealer_cards = [Placed(c, dealer_up or i > 0).json() for i, c in enumerate(state.dealer)]
     return {
-        "game": "pontoon", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+        "game": "pontoon", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
         "banker": state.banker, "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"spot": state.banker, "cards": dealer_cards,

@@ -382,7 +382,7 @@ def snapshot(state: State) -> dict[str, Any]:
             elif words:
                 audit[to] = words
         seats.append(entry)
-    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
             "bets": state.bets.json(), "hands": seats, "audit": {"hands": audit}}
 
 

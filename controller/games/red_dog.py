@@ -201,7 +201,7 @@ def settle_round(state: State) -> Settlement:
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up; the spread and its payout once announced."""
     gap = spread(*state.cards[:2]) if len(state.cards) >= 2 else None
-    return {"game": "red-dog", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+    return {"game": "red-dog", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
             "bets": state.bets.json(), "cards": [Placed(c, True).json() for c in state.cards], "spread": gap,
             "pays": str(spread_pays(state.rules, gap)) if gap is not None and gap > 0 else None,
             "shoe": state.shoe.json()}

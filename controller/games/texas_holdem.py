@@ -472,7 +472,7 @@ def snapshot(state: State) -> dict[str, Any]:
     shown = [{"name": p.name, "amount": p.amount, "eligible": [state.players[i] for i in p.eligible]}
              for p in pots(collected, state.folded)]
     picture: dict[str, Any] = {
-        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
+        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
         "structure": state.rules.structure.value, "blinds": [state.rules.small_blind, state.rules.big_blind],
         "ante": state.rules.ante, "button": state.button or None,
         "bets": [{"spot": s, "box": "pot", "amount": a} for s, a in zip(state.players, state.put) if a],

@@ -307,7 +307,7 @@ def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up: the rows, their announced totals, the bets of the coup and those en prison."""
     done = state.phase in (Phase.DECIDING, Phase.SETTLING)
     return {"game": "trente-et-quarante", "round": state.round, "phase": expected_next(state).phase,
-            "stage": state.phase, "bets": state.bets.json() + state.prison.json(),
+            "stage": state.phase.value, "bets": state.bets.json() + state.prison.json(),
             "noir": _row_json(state.noir), "rouge": _row_json(state.rouge),
             "en_prison": state.prison.json(), "choices": [{"spot": s, "choice": c} for s, c in state.choices],
             "result": coup_result(state.noir, state.rouge).text() if done else None, "shoe": state.shoe.json()}
