@@ -16,8 +16,8 @@ from controller.cards import Card
 from controller.games._round import Round, Step
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesError,
-    Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    Event, Expected, IllegalEvent, OpenBets, PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, RulesError,
+    Settlement, StakeChanged, VoidRound, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit
 
@@ -305,15 +305,15 @@ def against_dealer(spot: int, ante: int, box: str, bet: int, mine: int, dealer: 
 def expect(state: State, plan: DealPlan, deciders: Sequence[int], actions: Callable[[int], Mapping[str, int]]) -> Expected:
     """What the table waits for: a bet action, the next card, the next undecided spot, or settlement."""
     if state.phase is Phase.IDLE:
-        return Expected("idle", "open bets", actions=("open_bets",))
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets",))
     if state.phase is Phase.BETTING:
-        return Expected("betting", "bets are open", actions=("place_bet", "remove_bet", "close_bets"))
+        return Expected(Waiting.BETTING, "bets are open", actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.DEALING:
         to, up = plan[len(state.cards)]
         size = sum(1 for where, _ in plan if where == to)
         nth = len(state.placed(to)) + 1
         who = to.replace(":", " ")
-        return Expected("dealing", f"card {nth} of {size} to {who}, face {'up' if up else 'down'}", card_to=to,
+        return Expected(Waiting.DEALING, f"card {nth} of {size} to {who}, face {'up' if up else 'down'}", card_to=to,
                         face_up=up)
     if state.phase is Phase.DECIDING:
         waiting = [s for s in deciders if state.decision(s) is None]
@@ -321,8 +321,9 @@ def expect(state: State, plan: DealPlan, deciders: Sequence[int], actions: Calla
         costs = actions(spot)
         choices = " or ".join(f"{a} ({c})" if c else a for a, c in costs.items())
         others = f"; {len(waiting) - 1} more to decide" if len(waiting) > 1 else ""
-        return Expected("deciding", f"spot {spot}: {choices}{others}", actor=spot_actor(spot), actions=tuple(costs))
-    return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(Waiting.DECIDING, f"spot {spot}: {choices}{others}", actor=spot_actor(spot),
+                        actions=tuple(costs))
+    return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
 
 
 def snapshot_of(state: State, game: str, names: Mapping[str, tuple[str, bool]], public: Mapping[str, Any] | None = None,

@@ -14,8 +14,8 @@ from typing import Collection, Iterable, Mapping
 
 from controller.cards import Card, Composition
 from controller.games.base import (
-    CardDealt, CloseBets, Decision, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet,
-    RoundVoided, RulesError, ShuffleDue, StakeChanged,
+    CardDealt, CloseBets, Decision, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet, RoundVoided,
+    RulesError, ShuffleDue, StakeChanged, Waiting,
 )
 from controller.games.bets import Bets, Limit
 
@@ -120,7 +120,7 @@ def card_target(expected: Expected, event: CardDealt) -> str:
 def check_decision(expected: Expected, event: Decision, amount_actions: Collection[str] = ()) -> None:
     """A decision is legal now: one is expected, from this actor, for this hand, one of the actions offered; an
     action in `amount_actions` takes an amount within `expected.amount_range`, any other takes none."""
-    if expected.phase != "deciding":
+    if expected.phase is not Waiting.DECIDING:
         raise IllegalEvent(f"no decision expected now: {expected.text}")
     if event.actor != expected.actor:
         raise IllegalEvent(f"the decision is {expected.actor}'s, not {event.actor}'s")

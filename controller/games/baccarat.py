@@ -28,7 +28,7 @@ from controller.games._round import Round, opens, shoe_bets, void_step
 from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe, Payout, Placed,
-    RoundSettled, Rounding, RulesBase, RulesError, Settlement,
+    RoundSettled, Rounding, RulesBase, RulesError, Settlement, Waiting,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 from controller.hands.points import baccarat_points
@@ -163,22 +163,24 @@ def _after_round(state: State) -> State:
 def expected_next(state: State) -> Expected:
     phase = state.phase
     if phase is Phase.SHUFFLING:
-        return Expected("shuffling", f"load a new shoe of {state.rules.decks} decks", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {state.rules.decks} decks", actions=("new_shoe",))
     if phase is Phase.BURNING:
         if not state.burned:
-            return Expected("dealing", "burn: face the first card of the shoe", card_to="burn", face_up=True)
-        return Expected("dealing", f"burn: {state.burn_left} more card(s) face down", card_to="burn", face_up=False)
+            return Expected(Waiting.DEALING, "burn: face the first card of the shoe", card_to="burn", face_up=True)
+        return Expected(Waiting.DEALING, f"burn: {state.burn_left} more card(s) face down", card_to="burn",
+                        face_up=False)
     if phase is Phase.IDLE:
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
     if phase is Phase.BETTING:
-        return Expected("betting", "bets open: player, banker, tie", actions=("place_bet", "remove_bet", "close_bets"))
+        return Expected(Waiting.BETTING, "bets open: player, banker, tie",
+                        actions=("place_bet", "remove_bet", "close_bets"))
     if phase is Phase.DEALING:
         to = coup_targets(state.player, state.banker)
         assert to is not None
         n = len(state.player) + len(state.banker)
         what = "third card" if n >= 4 else ("first card" if n < 2 else "second card")
-        return Expected("dealing", f"{what} to the {to}, face up", card_to=to, face_up=True)
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+        return Expected(Waiting.DEALING, f"{what} to the {to}, face up", card_to=to, face_up=True)
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -285,8 +287,9 @@ def _hand_json(cards: Sequence[Card]) -> dict[str, Any]:
 def snapshot(state: State) -> dict[str, Any]:
     """Every coup card is face up; only the face-down burn cards are hidden (their identity stays in the
     Placed objects, which screen views blank)."""
-    return {"game": "baccarat", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-            "bets": state.bets.json(), "player": _hand_json(state.player), "banker": _hand_json(state.banker),
+    return {"game": "baccarat", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(), "player": _hand_json(state.player),
+            "banker": _hand_json(state.banker),
             "burned": [p.json() for p in state.burned], "shoe": state.shoe.json()}
 
 

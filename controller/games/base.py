@@ -29,8 +29,8 @@ __all__ = [
     "SCHEMA_VERSION", "IllegalEvent", "RulesError", "Rounding", "Payout", "Event", "Effect",
     "OpenBets", "PlaceBet", "RemoveBet", "CloseBets", "CardDealt", "Decision", "Settle", "VoidRound",
     "NewShoe", "BetsOpened", "BetsClosed", "StakeChanged", "CardPlaced", "CardsRevealed", "RoundSettled",
-    "RoundVoided", "ShuffleDue", "event_from_json", "effect_from_json", "Expected", "BoxResult", "Settlement", "Placed",
-    "RulesBase", "rules_from_mapping", "GameSpec", "spot_actor", "parse_spot_actor", "Effects",
+    "RoundVoided", "ShuffleDue", "event_from_json", "effect_from_json", "Expected", "Waiting", "BoxResult",
+    "Settlement", "Placed", "RulesBase", "rules_from_mapping", "GameSpec", "spot_actor", "parse_spot_actor", "Effects",
 ]
 
 SCHEMA_VERSION = 1
@@ -356,11 +356,24 @@ def parse_spot_actor(actor: str) -> int | None:
 # What the table waits for
 
 
+class Waiting(enum.StrEnum):
+    """What a table waits for, across every game (`Expected.phase`, a snapshot's "phase"): the runtime's
+    vocabulary; each game's own `Phase` says where its round stands."""
+
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    DECIDING = "deciding"
+    SETTLING = "settling"
+    SHUFFLING = "shuffling"
+    OVER = "over"
+
+
 @dataclass(frozen=True, slots=True)
 class Expected:
     """What the game waits for next, in data (for the runtime) and words (for the dealer screen)."""
 
-    phase: str                  # "idle", "betting", "dealing", "deciding", "settling", "shuffling", "over"
+    phase: Waiting
     text: str                   # e.g. "card to spot 3, face up"
     card_to: str | None = None  # where the next card goes: "spot:3", "spot:3/hand:2", "dealer", "burn", ...
     face_up: bool | None = None
@@ -566,7 +579,7 @@ class GameSpec(Generic[S]):
 
 
 # The snapshot contract (what views.py relies on to keep hidden cards off screens):
-# - a JSON-ready dict with at least "game" (name), "round" (number), "phase" (Expected.phase) and
+# - a JSON-ready dict with at least "game" (name), "round" (number), "phase" (Expected.phase's value) and
 #   "bets" (a list of {"spot", "box", "amount"});
 # - every card anywhere in it is a Placed.json() object {"card": "AS", "up": bool}; views replace the
 #   card of every face-down one with null for the public and dealer audiences;

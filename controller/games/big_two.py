@@ -51,7 +51,8 @@ from controller.games._house_poker import Phases, betting_steps, place_card, rev
 from controller.games._round import Round
 from controller.games.base import (
     BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent,
-    Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, parse_spot_actor, spot_actor,
+    PlaceBet, Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, Waiting, parse_spot_actor,
+    spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 
@@ -263,25 +264,28 @@ def _check_play(state: State, spot: int, cards: Sequence[Card]) -> Combo:
 
 def expected_next(state: State) -> Expected:
     if state.phase is Phase.IDLE:
-        return Expected("idle", "open the game: players post their stake per point", actions=("open_bets",))
+        return Expected(Waiting.IDLE, "open the game: players post their stake per point", actions=("open_bets",))
     if state.phase is Phase.BETTING:
-        return Expected("betting", f"two to {state.rules.spots} players post the stake per point on 'play', all alike",
-                        actions=("place_bet", "remove_bet", "close_bets"))
+        return Expected(
+            Waiting.BETTING, f"two to {state.rules.spots} players post the stake per point on 'play', all alike",
+            actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.DEALING:
         to = _next_target(state)
-        return Expected("dealing", f"card {len(state.cards) + 1} of {_deal_size(state)} to {to.replace(':', ' ')}, "
-                        "face down", card_to=to, face_up=False)
+        return Expected(
+            Waiting.DEALING, f"card {len(state.cards) + 1} of {_deal_size(state)} to {to.replace(':', ' ')}, "
+            "face down", card_to=to, face_up=False)
     if state.phase is Phase.PLAYING:
         last = state.last_play()
         if last is None:
             lead = " (including the lowest card)" if not state.plays else ""
-            return Expected("deciding", f"spot {state.turn} leads{lead}: play:<cards>", actor=spot_actor(state.turn),
-                            actions=("play",))
+            return Expected(
+                Waiting.DECIDING, f"spot {state.turn} leads{lead}: play:<cards>", actor=spot_actor(state.turn),
+                actions=("play",))
         made = combo(last[1], state.rules)
-        return Expected("deciding", f"spot {state.turn}: beat spot {last[0]}'s {made.name if made else ''} "
+        return Expected(Waiting.DECIDING, f"spot {state.turn}: beat spot {last[0]}'s {made.name if made else ''} "
                         f"{format_cards(last[1])} (play:<cards>) or pass", actor=spot_actor(state.turn),
                         actions=("play", "pass"))
-    return Expected("settling", f"spot {state.winner} is out: settle the payments", actions=("settle",))
+    return Expected(Waiting.SETTLING, f"spot {state.winner} is out: settle the payments", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -459,8 +463,8 @@ def snapshot(state: State) -> dict[str, Any]:
              for s, cards in state.plays[state.trick:]]
     last = state.last_play()
     picture: dict[str, Any] = {
-        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-        "bets": state.bets.json(), "players": players, "trick": trick,
+        "game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": state.bets.json(), "players": players, "trick": trick,
         "to_beat": [Placed(c, True).json() for c in last[1]] if last else None,
         "played": [Placed(c, True).json() for _, cards in state.plays for c in cards],
         "winner": state.winner or None, "audit": {}}

@@ -37,8 +37,8 @@ from controller.games._shoe import (
 )
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, Payout, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged,
-    spot_actor,
+    IllegalEvent, NewShoe, Payout, PlaceBet, Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged,
+    Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import BlackjackTotal, blackjack_total
@@ -284,31 +284,32 @@ def expected_next(state: State) -> Expected:
     r = state.rules
     phase = state.phase
     if phase is Phase.SHUFFLING:
-        return Expected("shuffling", f"load a new shoe of {r.decks} deck(s)", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} deck(s)", actions=("new_shoe",))
     if phase is Phase.IDLE:
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
     if phase is Phase.BETTING:
-        return Expected("betting", "bets open", actions=("place_bet", "remove_bet", "close_bets"))
+        return Expected(Waiting.BETTING, "bets open", actions=("place_bet", "remove_bet", "close_bets"))
     if phase is Phase.SETTLING:
-        return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
     wanted = _card_wanted(state)
     if wanted is not None:
         to, up = wanted
         if state.shoe.remaining == 0:
-            return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
+            return Expected(Waiting.SHUFFLING, "the shoe is empty: reshuffle the discards (new shoe), then deal on",
                             actions=("new_shoe",))
-        return Expected("dealing", f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+        return Expected(Waiting.DEALING, f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
                         face_up=up)
     up_card = state.dealer[0]
     if phase is Phase.INSURANCE:
         seat = next(s for s in state.seats if not s.answered)
-        return Expected("deciding", f"spot {seat.spot}: insurance against the dealer's ace, up to {seat.bet // 2}",
-                        actor=spot_actor(seat.spot), actions=(INSURE, DECLINE), amount_range=(1, seat.bet // 2))
+        return Expected(
+            Waiting.DECIDING, f"spot {seat.spot}: insurance against the dealer's ace, up to {seat.bet // 2}",
+            actor=spot_actor(seat.spot), actions=(INSURE, DECLINE), amount_range=(1, seat.bet // 2))
     si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
     actions = legal_actions(r, seat, hand)
-    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {hand.total} against a dealer "
+    return Expected(Waiting.DECIDING, f"{hand_words(hand_label(seat, hi))}: {hand.total} against a dealer "
                     f"{up_card.rank_char}: {', '.join(actions)}", actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
@@ -555,8 +556,8 @@ def snapshot(state: State) -> dict[str, Any]:
                          "total": str(h.total) if h.cards else None, "status": h.done or "in play",
                          "doubled": h.doubled} for h in s.hands]} for s in state.seats]
     return {
-        "game": "blackjack", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
+        "game": "blackjack", "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"cards": dealer_cards, "showing": str(blackjack_total(shown)) if shown else None},
         "shoe": state.shoe.json(),

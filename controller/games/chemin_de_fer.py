@@ -38,8 +38,8 @@ from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
-    GameSpec, IllegalEvent, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement,
-    StakeChanged, spot_actor,
+    GameSpec, IllegalEvent, PlaceBet, Placed, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement,
+    StakeChanged, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points
@@ -192,15 +192,15 @@ def _shown(state: State) -> tuple[bool, bool]:
 def expected_next(state: State) -> Expected:
     r = state.rules
     if state.phase is Phase.SHUFFLING:
-        return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
     if state.phase is Phase.IDLE:
-        return Expected("idle", f"banker is spot {state.banker}: open bets (or the banker passes the bank)",
+        return Expected(Waiting.IDLE, f"banker is spot {state.banker}: open bets (or the banker passes the bank)",
                         actor=spot_actor(state.banker), actions=("open_bets", "pass", "new_shoe"))
     if state.phase is Phase.BETTING:
-        return Expected("betting", f"banker (spot {state.banker}) puts up the bank; punters call banco or cover",
+        return Expected(Waiting.BETTING, f"banker (spot {state.banker}) puts up the bank; punters call banco or cover",
                         actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.SETTLING:
-        return Expected("settling", "settle the coup", actions=("settle",))
+        return Expected(Waiting.SETTLING, "settle the coup", actions=("settle",))
     step = _step(state)
     assert step is not None
     kind, who = step
@@ -208,15 +208,16 @@ def expected_next(state: State) -> Expected:
     if kind == "card":
         n = len(state.punter_cards) + len(state.banker_cards)
         up = n >= 4
-        return Expected("dealing", f"card to the {who} (spot {spot}), face {'up' if up else 'down'}", card_to=who,
+        return Expected(Waiting.DEALING, f"card to the {who} (spot {spot}), face {'up' if up else 'down'}", card_to=who,
                         face_up=up)
     if who == "punter":
-        return Expected("deciding", f"punter (spot {spot}): carte or non (draw or stand)", actor=spot_actor(spot),
+        return Expected(Waiting.DECIDING, f"punter (spot {spot}): carte or non (draw or stand)", actor=spot_actor(spot),
                         actions=(DRAW, STAND))
     third = (f"a third card of {_value(state.punter_cards[2])}" if len(state.punter_cards) == 3
              else "a punter who stood")
-    return Expected("deciding", f"banker (spot {spot}) with {baccarat_points(state.banker_cards)} against {third}: "
-                    "draw or stand", actor=spot_actor(spot), actions=(DRAW, STAND))
+    return Expected(
+        Waiting.DECIDING, f"banker (spot {spot}) with {baccarat_points(state.banker_cards)} against {third}: "
+        "draw or stand", actor=spot_actor(spot), actions=(DRAW, STAND))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -362,7 +363,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
         nxt = _next_spot(state.rules, state.banker)
         return replace(state, banker=nxt), (BankerChanged(nxt, f"spot {state.banker} passed the bank"),)
     exp = expected_next(state)
-    if exp.phase != "deciding":
+    if exp.phase is not Waiting.DECIDING:
         raise IllegalEvent(f"no decision expected now: {exp.text}")
     if event.actor != exp.actor:
         raise IllegalEvent(f"the decision is for {exp.actor}, not {event.actor}")
@@ -415,8 +416,8 @@ def snapshot(state: State) -> dict[str, Any]:
     """The two hands are face down until the rules show them; their points then, never before (audit only)."""
     punter_shown, banker_shown = _shown(state)
     snap: dict[str, Any] = {
-        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-        "bets": state.bets.json(), "banker": state.banker, "punter": state.punter or None,
+        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": state.bets.json(), "banker": state.banker, "punter": state.punter or None,
         "banker_hand": _side_json(state.banker_cards, banker_shown),
         "punter_hand": _side_json(state.punter_cards, punter_shown),
         "shoe": state.shoe.json(),

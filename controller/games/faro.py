@@ -35,8 +35,8 @@ from controller.games._round import Round, bet_steps, open_round
 from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe,
-    OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase, RulesError,
-    Settlement, StakeChanged, VoidRound,
+    OpenBets, Payout, PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase, RulesError,
+    Settlement, StakeChanged, VoidRound, Waiting,
 )
 from controller.games.bets import Bets, Limit, check_limits
 
@@ -167,24 +167,25 @@ def _turn_roles(state: State) -> tuple[str, ...]:
 
 def expected_next(state: State) -> Expected:
     if state.phase is Phase.SHUFFLING:
-        return Expected("shuffling", "shuffle a deck into the dealing box (new shoe of 1 deck)", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, "shuffle a deck into the dealing box (new shoe of 1 deck)",
+                        actions=("new_shoe",))
     if state.phase is Phase.SODA:
         # the soda is a burn card shown face up (no round is in progress while it is shown)
-        return Expected("dealing", "soda: burn the first card face up", card_to="burn", face_up=True)
+        return Expected(Waiting.DEALING, "soda: burn the first card face up", card_to="burn", face_up=True)
     if state.phase is Phase.IDLE:
         if _deal_over(state):
-            return Expected("idle", "the deal is over: open the last round to give back the bets that stayed",
+            return Expected(Waiting.IDLE, "the deal is over: open the last round to give back the bets that stayed",
                             actions=("open_bets",))
-        return Expected("idle", "open bets for the next turn (or take down a bet that stayed)",
+        return Expected(Waiting.IDLE, "open bets for the next turn (or take down a bet that stayed)",
                         actions=("open_bets", "remove_bet", "new_shoe"))
     if state.phase is Phase.BETTING:
         calls = " and call the turn" if call_boxes(state) else ""
-        return Expected("betting", f"bets open: on a rank to win, coppered to lose{calls}",
+        return Expected(Waiting.BETTING, f"bets open: on a rank to win, coppered to lose{calls}",
                         actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.DEALING:
         role = _turn_roles(state)[len(state.turn)]
-        return Expected("dealing", f"turn {len(state.turns) + 1}: the {role}", card_to=role, face_up=True)
-    return Expected("settling", _turn_text(state) + ": settle", actions=("settle",))
+        return Expected(Waiting.DEALING, f"turn {len(state.turns) + 1}: the {role}", card_to=role, face_up=True)
+    return Expected(Waiting.SETTLING, _turn_text(state) + ": settle", actions=("settle",))
 
 
 def _turn_text(state: State) -> str:
@@ -378,8 +379,8 @@ def settle_turn(state: State) -> tuple[Settlement, Bets]:
 def snapshot(state: State) -> dict[str, Any]:
     """Every faro card is face up; the casekeeper, the turns so far and the callable orders are public."""
     return {
-        "game": state.rules.NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-        "bets": state.bets.json(),
+        "game": state.rules.NAME, "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": state.bets.json(),
         "soda": Placed(state.soda, True).json() if state.soda else None,
         "turn": [{"role": role, **Placed(c, True).json()} for role, c in zip(("loser", "winner", "hock"), state.turn)],
         "turns": [[Placed(c, True).json() for c in t] for t in state.turns],

@@ -29,7 +29,7 @@ from controller.games._shoe import ShoeState, card_target, check_decision, check
 from controller.games.base import (
     BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError,
-    StakeChanged, VoidRound, spot_actor,
+    StakeChanged, VoidRound, Waiting, spot_actor,
 )
 from controller.games.bets import Bets
 
@@ -111,23 +111,23 @@ def _hands_dealt(state: State) -> int:
 def expected_next(state: State) -> Expected:
     r = state.rules
     if state.phase is Phase.SHUFFLING:
-        return Expected("shuffling", f"shuffle the pack for spot {state.dealer}'s deal (new shoe of 1 deck)",
+        return Expected(Waiting.SHUFFLING, f"shuffle the pack for spot {state.dealer}'s deal (new shoe of 1 deck)",
                         actions=("new_shoe",))
     spot = player(state)
     if state.phase is Phase.IDLE:
-        return Expected("idle", f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
+        return Expected(Waiting.IDLE, f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
                         actions=("open_bets",))
     if state.phase is Phase.DEALING:
         n = _hands_dealt(state)
         to = _order(state)[n % r.spots]
-        return Expected("dealing", f"card {n // r.spots + 1} to spot {to}, face down", card_to=spot_actor(to),
+        return Expected(Waiting.DEALING, f"card {n // r.spots + 1} to spot {to}, face down", card_to=spot_actor(to),
                         face_up=False)
     if state.phase is Phase.DECIDING:
-        return Expected("deciding", f"spot {spot}: bet 1 to {state.pot.chips} or forfeit {r.forfeit}",
+        return Expected(Waiting.DECIDING, f"spot {spot}: bet 1 to {state.pot.chips} or forfeit {r.forfeit}",
                         actor=spot_actor(spot), actions=(BET, FORFEIT), amount_range=(1, state.pot.chips))
     if state.phase is Phase.TURNING:
-        return Expected("dealing", "turn the top card", card_to="turn", face_up=True)
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+        return Expected(Waiting.DEALING, "turn the top card", card_to="turn", face_up=True)
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -260,8 +260,8 @@ def snapshot(state: State) -> dict[str, Any]:
     for i, hand in enumerate(state.hands):
         shown = state.shown[i] if state.shown else ()
         hands.append({"spot": order[i], "cards": [Placed(c, c in shown).json() for c in hand]})
-    return {"game": "high-card-pool", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-            "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer,
+    return {"game": "high-card-pool", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer,
             "player": player(state), "turn_order": list(order), "hands": hands,
             "turned": Placed(state.turned, True).json() if state.turned else None,
             "cards_left": state.shoe.remaining}

@@ -30,8 +30,9 @@ from controller.games._pot import DealerChanged, Pot, turn_order
 from controller.games._round import Round, shoe_between_rounds
 from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec, IllegalEvent, OpenBets,
-    Placed, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound, BetsOpened, spot_actor,
+    BetsOpened, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound,
+    Waiting, spot_actor,
 )
 from controller.games.bets import Bets
 
@@ -116,21 +117,22 @@ def _bet_range(state: State) -> tuple[int, int]:
 def expected_next(state: State) -> Expected:
     r = state.rules
     if state.phase is Phase.SHUFFLING:
-        return Expected("shuffling", f"shuffle the pack (new shoe of {r.decks} deck)", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, f"shuffle the pack (new shoe of {r.decks} deck)", actions=("new_shoe",))
     spot = player(state)
     if state.phase is Phase.IDLE:
-        return Expected("idle", f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
+        return Expected(Waiting.IDLE, f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
                         actions=("open_bets", "new_shoe"))
     if state.phase is Phase.DEALING:
         if len(state.cards) < 2:
-            return Expected("dealing", f"spread card {len(state.cards) + 1}, face up", card_to="spread", face_up=True)
-        return Expected("dealing", "the third card, face up, between the two", card_to="middle", face_up=True)
+            return Expected(Waiting.DEALING, f"spread card {len(state.cards) + 1}, face up", card_to="spread",
+                            face_up=True)
+        return Expected(Waiting.DEALING, "the third card, face up, between the two", card_to="middle", face_up=True)
     if state.phase is Phase.DECIDING:
         low, high = sorted(state.cards, key=lambda c: c.rank)
         lo, hi = _bet_range(state)
-        return Expected("deciding", f"spot {spot}: bet {lo} to {hi} on a card between {low.rank_char} and "
+        return Expected(Waiting.DECIDING, f"spot {spot}: bet {lo} to {hi} on a card between {low.rank_char} and "
                         f"{high.rank_char}", actor=spot_actor(spot), actions=(BET,), amount_range=(lo, hi))
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -239,8 +241,9 @@ def _layout(state: State) -> Bets:
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up; the pot, who deals and whose turn it is are public."""
     cards = [{"role": role, **Placed(c, True).json()} for role, c in zip(("spread", "spread", "middle"), state.cards)]
-    return {"game": "in-between", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-            "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer, "player": player(state),
+    return {"game": "in-between", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer,
+            "player": player(state),
             "turn_order": list(turn_order(state.rules.spots, state.dealer)), "cards": cards,
             "spread": spread(*state.cards[:2]) if len(state.cards) >= 2 else None, "shoe": state.shoe.json()}
 

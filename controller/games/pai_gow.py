@@ -42,8 +42,8 @@ from controller.games._house_poker import Deal, Phases, accept_card, betting_ste
 from controller.games._house_way import HouseWay, house_way, setting_kind
 from controller.games._round import Round
 from controller.games.base import (
-    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Placed, PlaceBet,
-    RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, PlaceBet, Placed,
+    RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
@@ -203,15 +203,15 @@ def _house_stake(state: State) -> int:
 def expected_next(state: State) -> Expected:
     r = state.rules
     if state.phase is Phase.IDLE:
-        return Expected("idle", "open bets", actions=("open_bets",))
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets",))
     if state.phase is Phase.BETTING:
         bank = "; a spot may bank" if r.player_banking else ""
-        return Expected("betting", f"bets are open{bank}", actions=("place_bet", "remove_bet", "close_bets"))
+        return Expected(Waiting.BETTING, f"bets are open{bank}", actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.ORDERING:
         if r.hand_order is HandOrder.DICE:
-            return Expected("deciding", "throw the three dice: enter their total (3 to 18)", actor="dealer",
+            return Expected(Waiting.DECIDING, "throw the three dice: enter their total (3 to 18)", actor="dealer",
                             actions=("dice",), amount_range=(3, 18))
-        return Expected("deciding", "enter the shuffler's number (1 to 7)", actor="dealer", actions=("shuffler",),
+        return Expected(Waiting.DECIDING, "enter the shuffler's number (1 to 7)", actor="dealer", actions=("shuffler",),
                         amount_range=(1, POSITIONS))
     if state.phase is Phase.DEALING:
         plan = _plan(state)
@@ -222,14 +222,15 @@ def expected_next(state: State) -> Expected:
         else:
             hand, card = n // HAND_SIZE + 1, n % HAND_SIZE + 1
         who = "the discards (no bet there)" if to == "discard" else to.replace(":", " ")
-        return Expected("dealing", f"hand {hand} of {POSITIONS} to {who}: card {card} of {HAND_SIZE}, face down",
+        return Expected(Waiting.DEALING, f"hand {hand} of {POSITIONS} to {who}: card {card} of {HAND_SIZE}, face down",
                         card_to=to, face_up=up)
     if state.phase is Phase.SETTING:
         waiting = [s for s in _players(state) if state.set_hand(spot_actor(s)) is None]
         more = f"; {len(waiting) - 1} more to set" if len(waiting) > 1 else ""
-        return Expected("deciding", f"spot {waiting[0]}: set the hand (set: and the two front cards, e.g. set:AS KD) "
-                        f"or ask for the house way{more}", actor=spot_actor(waiting[0]), actions=("set", "house_way"))
-    return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"spot {waiting[0]}: set the hand (set: and the two front cards, e.g. set:AS KD) "
+            f"or ask for the house way{more}", actor=spot_actor(waiting[0]), actions=("set", "house_way"))
+    return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -466,8 +467,9 @@ def snapshot(state: State) -> dict[str, Any]:
     if state.first:
         first = "dealer" if state.first == 1 else f"spot {state.first - 1}"
         order = {"by": state.rules.hand_order.value, "roll": state.roll, "first": first}
-    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-            "bets": state.bets.json(), "banker": state.banker or None, "house_stake": _house_stake(state) or None,
+    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(), "banker": state.banker or None,
+            "house_stake": _house_stake(state) or None,
             "hand_order": order, "hands": hands,
             "discards": [p.json() for where, p in state.cards if where == "discard"],
             "settings_done": [setting.where for setting in state.settings], "audit": {"hands": audit}}

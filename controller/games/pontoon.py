@@ -45,8 +45,8 @@ from controller.games._shoe import (
 )
 from controller.games.base import (
     BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected,
-    GameSpec, IllegalEvent, NewShoe, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RulesBase, RulesError,
-    Settlement, StakeChanged, VoidRound, spot_actor,
+    GameSpec, IllegalEvent, NewShoe, Payout, PlaceBet, Placed, RemoveBet, RoundSettled, RulesBase, RulesError,
+    Settlement, StakeChanged, VoidRound, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.blackjack import (
@@ -218,34 +218,36 @@ def expected_next(state: State) -> Expected:
     r = state.rules
     banker = spot_actor(state.banker)
     if state.phase is Phase.SHUFFLING:
-        return Expected("shuffling", "shuffle the pack (new shoe of 1 deck)", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, "shuffle the pack (new shoe of 1 deck)", actions=("new_shoe",))
     if state.phase is Phase.BURNING:
-        return Expected("dealing", "burn: show the top card and put it face up at the bottom", card_to="burn",
+        return Expected(Waiting.DEALING, "burn: show the top card and put it face up at the bottom", card_to="burn",
                         face_up=True)
     if state.phase is Phase.IDLE:
-        return Expected("idle", f"spot {state.banker} holds the bank: open bets (or the banker passes the bank)",
+        return Expected(Waiting.IDLE, f"spot {state.banker} holds the bank: open bets (or the banker passes the bank)",
                         actor=banker, actions=("open_bets", PASS, "new_shoe"))
     if state.phase is Phase.BETTING:
-        return Expected("betting", f"bets against spot {state.banker}'s bank, {r.limits['main'].min} to "
+        return Expected(Waiting.BETTING, f"bets against spot {state.banker}'s bank, {r.limits['main'].min} to "
                         f"{r.limits['main'].max}", actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.SETTLING:
-        return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
     wanted = _card_wanted(state)
     if wanted is not None:
         to, up = wanted
         if state.shoe.remaining == 0:
-            return Expected("shuffling", "the burned card is reached: shuffle the discards (new shoe), then deal on",
-                            actions=("new_shoe",))
-        return Expected("dealing", f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to, face_up=up)
+            return Expected(
+                Waiting.SHUFFLING, "the burned card is reached: shuffle the discards (new shoe), then deal on",
+                actions=("new_shoe",))
+        return Expected(Waiting.DEALING, f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+                        face_up=up)
     if state.phase is Phase.DEALER:
         total = blackjack_total(state.dealer)
-        return Expected("deciding", f"dealer (spot {state.banker}) with {total}: hit or stand", actor=banker,
+        return Expected(Waiting.DECIDING, f"dealer (spot {state.banker}) with {total}: hit or stand", actor=banker,
                         actions=(HIT, STAND))
     si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
     actions = _offered(state, seat, hand)
-    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {', '.join(actions)}",
+    return Expected(Waiting.DECIDING, f"{hand_words(hand_label(seat, hi))}: {', '.join(actions)}",
                     actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
@@ -476,8 +478,9 @@ def snapshot(state: State) -> dict[str, Any]:
     dealer_up = state.dealer_shown
     dealer_cards = [Placed(c, dealer_up or i > 0).json() for i, c in enumerate(state.dealer)]
     return {
-        "game": "pontoon", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-        "banker": state.banker, "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
+        "game": "pontoon", "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "banker": state.banker,
+        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"spot": state.banker, "cards": dealer_cards,
                    "total": str(blackjack_total(state.dealer)) if dealer_up and state.dealer else None},

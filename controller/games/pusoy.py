@@ -39,8 +39,8 @@ from controller.cards import Card, parse_cards
 from controller.games._house_poker import Deal, Phases, accept_card, betting_steps, deal_plan, reveal
 from controller.games._round import Round
 from controller.games.base import (
-    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, Placed,
-    PlaceBet, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, spot_actor,
+    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet,
+    Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
@@ -212,21 +212,23 @@ def _actions(state: State, to: str) -> tuple[str, ...]:
 
 def expected_next(state: State) -> Expected:
     if state.phase is Phase.IDLE:
-        return Expected("idle", "open bets", actions=("open_bets",))
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets",))
     if state.phase is Phase.BETTING:
-        return Expected("betting", f"bets are open: every one of the {state.rules.spots} spots plays",
+        return Expected(Waiting.BETTING, f"bets are open: every one of the {state.rules.spots} spots plays",
                         actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.DEALING:
         to, up = _plan(state)[len(state.cards)]
         n = len(state.placed(to)) + 1
-        return Expected("dealing", f"card {n} of {HAND} to {to.replace(':', ' ')}, face down", card_to=to, face_up=up)
+        return Expected(Waiting.DEALING, f"card {n} of {HAND} to {to.replace(':', ' ')}, face down", card_to=to,
+                        face_up=up)
     if state.phase is Phase.SETTING:
         to = _waiting(state)
         actions = _actions(state, to)
         extra = "".join(f" or {a}" for a in actions[2:])
-        return Expected("deciding", f"{to.replace(':', ' ')}: set back/middle/front (set:<back>/<middle>/<front>) "
-                        f"or house_way{extra}", actor=to, actions=actions)
-    return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"{to.replace(':', ' ')}: set back/middle/front (set:<back>/<middle>/<front>) "
+            f"or house_way{extra}", actor=to, actions=actions)
+    return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -382,8 +384,8 @@ def snapshot(state: State) -> dict[str, Any]:
             elif words:
                 audit[to] = words
         seats.append(entry)
-    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-            "bets": state.bets.json(), "hands": seats, "audit": {"hands": audit}}
+    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(), "hands": seats, "audit": {"hands": audit}}
 
 
 _PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)

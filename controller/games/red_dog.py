@@ -29,8 +29,8 @@ from controller.games._shoe import (
     ShoeState, card_target, check_decision, check_range,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, Decision, Effects, Event, Expected, GameSpec, Payout, Placed, PlaceBet,
-    RoundSettled, RulesBase, Settlement, StakeChanged, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardPlaced, Decision, Effects, Event, Expected, GameSpec, Payout, PlaceBet, Placed,
+    RoundSettled, RulesBase, Settlement, StakeChanged, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.in_between import between, spread
@@ -103,21 +103,22 @@ def _to_decide(state: State) -> list[tuple[int, int]]:
 def expected_next(state: State) -> Expected:
     r = state.rules
     if state.phase is Phase.SHUFFLING:
-        return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
     if state.phase is Phase.IDLE:
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
     if state.phase is Phase.BETTING:
-        return Expected("betting", "bets open: antes", actions=("place_bet", "remove_bet", "close_bets"))
+        return Expected(Waiting.BETTING, "bets open: antes", actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.DEALING:
         n = len(state.cards)
         what = ("the first card", "the second card", "the third card")[n]
-        return Expected("dealing", f"{what}, face up", card_to=("first", "second", "third")[n], face_up=True)
+        return Expected(Waiting.DEALING, f"{what}, face up", card_to=("first", "second", "third")[n], face_up=True)
     if state.phase is Phase.DECIDING:
         spot, ante = _to_decide(state)[0]
         gap = spread(*state.cards)
-        return Expected("deciding", f"spread of {gap} pays {spread_pays(r, gap)}: spot {spot} raises up to {ante} "
-                        "or stands", actor=spot_actor(spot), actions=(RAISE, STAND), amount_range=(1, ante))
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"spread of {gap} pays {spread_pays(r, gap)}: spot {spot} raises up to {ante} "
+            "or stands", actor=spot_actor(spot), actions=(RAISE, STAND), amount_range=(1, ante))
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -201,8 +202,9 @@ def settle_round(state: State) -> Settlement:
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up; the spread and its payout once announced."""
     gap = spread(*state.cards[:2]) if len(state.cards) >= 2 else None
-    return {"game": "red-dog", "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-            "bets": state.bets.json(), "cards": [Placed(c, True).json() for c in state.cards], "spread": gap,
+    return {"game": "red-dog", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(),
+            "cards": [Placed(c, True).json() for c in state.cards], "spread": gap,
             "pays": str(spread_pays(state.rules, gap)) if gap is not None and gap > 0 else None,
             "shoe": state.shoe.json()}
 

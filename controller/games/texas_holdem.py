@@ -58,7 +58,7 @@ from controller.games._house_poker import Phases, place_card, reveal
 from controller.games._round import Round, bet_steps
 from controller.games.base import (
     BetsClosed, BetsOpened, CardDealt, Decision, Effect, Effects, Event, Expected, GameSpec, IllegalEvent, OpenBets,
-    Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound,
+    PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound, Waiting,
     spot_actor,
 )
 from controller.games.bets import Limit, check_limits
@@ -416,15 +416,15 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
 
 def expected_next(state: State) -> Expected:
     if state.phase is Phase.IDLE:
-        return Expected("idle", "open the next hand (seating)", actions=("open_bets",))
+        return Expected(Waiting.IDLE, "open the next hand (seating)", actions=("open_bets",))
     if state.phase is Phase.SEATING:
-        return Expected("betting", "seating: buy in or cash out on 'stack'; close to deal",
+        return Expected(Waiting.BETTING, "seating: buy in or cash out on 'stack'; close to deal",
                         actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.DEALING:
         to, up = _next_card(state)
         what = {"burn": "burn card, face down", "board": f"{STREETS[state.street]} card, face up"}.get(
             to, f"hole card to {to.replace(':', ' ')}, face down")
-        return Expected("dealing", what, card_to=to, face_up=up)
+        return Expected(Waiting.DEALING, what, card_to=to, face_up=up)
     if state.phase is Phase.ACTING:
         o = options(state)
         words = []
@@ -438,10 +438,11 @@ def expected_next(state: State) -> Expected:
             else:
                 words.append(a)
         pot = sum(state.put)
-        return Expected("deciding", f"{STREETS[state.street]}, spot {o.spot} to act: {', '.join(words)}; pot {pot}",
-                        actor=spot_actor(o.spot), actions=o.actions,
-                        amount_range=(o.min_to, o.max_to) if o.raise_name else None)
-    return Expected("settling", "settle: award the pots", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"{STREETS[state.street]}, spot {o.spot} to act: {', '.join(words)}; pot {pot}",
+            actor=spot_actor(o.spot), actions=o.actions,
+            amount_range=(o.min_to, o.max_to) if o.raise_name else None)
+    return Expected(Waiting.SETTLING, "settle: award the pots", actions=("settle",))
 
 
 def snapshot(state: State) -> dict[str, Any]:
@@ -472,8 +473,9 @@ def snapshot(state: State) -> dict[str, Any]:
     shown = [{"name": p.name, "amount": p.amount, "eligible": [state.players[i] for i in p.eligible]}
              for p in pots(collected, state.folded)]
     picture: dict[str, Any] = {
-        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase.value,
-        "structure": state.rules.structure.value, "blinds": [state.rules.small_blind, state.rules.big_blind],
+        "game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "structure": state.rules.structure.value,
+        "blinds": [state.rules.small_blind, state.rules.big_blind],
         "ante": state.rules.ante, "button": state.button or None,
         "bets": [{"spot": s, "box": "pot", "amount": a} for s, a in zip(state.players, state.put) if a],
         "street": STREETS[state.street] if state.players else None, "seats": seats,

@@ -31,8 +31,8 @@ from controller.games._round import Round, bet_steps, opens, void_step
 from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
     BetsClosed, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, Settlement, StakeChanged,
-    spot_actor,
+    IllegalEvent, NewShoe, PlaceBet, Placed, RemoveBet, RoundSettled, Rounding, RulesBase, Settlement, StakeChanged,
+    Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 
@@ -160,25 +160,25 @@ def _choosing(state: State) -> list[int]:
 def expected_next(state: State) -> Expected:
     r = state.rules
     if state.phase is Phase.SHUFFLING:
-        return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
     if state.phase is Phase.IDLE:
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
     if state.phase is Phase.BETTING:
         held = f" ({state.prison.total} en prison)" if state.prison else ""
-        return Expected("betting", f"faites vos jeux: rouge, noir, couleur, inverse{held}",
+        return Expected(Waiting.BETTING, f"faites vos jeux: rouge, noir, couleur, inverse{held}",
                         actions=("place_bet", "remove_bet", "close_bets"))
     if state.phase is Phase.DEALING:
         if state.shoe.remaining == 0:
-            return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
+            return Expected(Waiting.SHUFFLING, "the shoe is empty: reshuffle the discards (new shoe), then deal on",
                             actions=("new_shoe",))
         row = _row_to_deal(state)
         total = row_total(state.noir if row == "noir" else state.rouge)
-        return Expected("dealing", f"card to the {row} row ({row} {total}), face up", card_to=row, face_up=True)
+        return Expected(Waiting.DEALING, f"card to the {row} row ({row} {total}), face up", card_to=row, face_up=True)
     if state.phase is Phase.DECIDING:
         spot = _choosing(state)[0]
-        return Expected("deciding", f"refait de trente et un: spot {spot} gives up half or goes en prison",
+        return Expected(Waiting.DECIDING, f"refait de trente et un: spot {spot} gives up half or goes en prison",
                         actor=spot_actor(spot), actions=(HALF, PRISON))
-    return Expected("settling", coup_result(state.noir, state.rouge).text() + ": settle", actions=("settle",))
+    return Expected(Waiting.SETTLING, coup_result(state.noir, state.rouge).text() + ": settle", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ def _row_json(cards: Sequence[Card]) -> dict[str, Any]:
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up: the rows, their announced totals, the bets of the coup and those en prison."""
     done = state.phase in (Phase.DECIDING, Phase.SETTLING)
-    return {"game": "trente-et-quarante", "round": state.round, "phase": expected_next(state).phase,
+    return {"game": "trente-et-quarante", "round": state.round, "phase": expected_next(state).phase.value,
             "stage": state.phase.value, "bets": state.bets.json() + state.prison.json(),
             "noir": _row_json(state.noir), "rouge": _row_json(state.rouge),
             "en_prison": state.prison.json(), "choices": [{"spot": s, "choice": c} for s, c in state.choices],
