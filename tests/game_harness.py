@@ -253,9 +253,10 @@ DECK_PER_ROUND = {"three-card-poker", "let-it-ride", "caribbean-stud", "pai-gow"
 
 
 def play_game(name: str, seed: int, rounds: int, apply: Callable[[GameSpec], Callable[[Any, Event], Any]] | None = None,
-              journal: list[Event] | None = None) -> Any:
+              journal: list[Event] | None = None, void_chance: int = 0) -> Any:
     """`play_rounds` of the named game with its own bets and decisions; `apply(game)`, when given, wraps the
-    game's apply, to look at every state on the way; `journal` receives the events the game took."""
+    game's apply, to look at every state on the way; `journal` receives the events the game took; `void_chance`
+    voids about one step in that many."""
     import dataclasses
     import importlib
 
@@ -274,4 +275,5 @@ def play_game(name: str, seed: int, rounds: int, apply: Callable[[GameSpec], Cal
         kwargs["bets_from_state"] = True
     kwargs["deck_per_round" if name in DECK_PER_ROUND else "fresh_shoes"] = True
     played = dataclasses.replace(game, apply=apply(game)) if apply is not None else game
-    return play_rounds(played, game.rules({}), legal, seed=seed, rounds=rounds, journal=journal, **kwargs)
+    return play_rounds(played, game.rules({}), legal, seed=seed, rounds=rounds, journal=journal,
+                       void_chance=void_chance, **kwargs)

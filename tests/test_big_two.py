@@ -14,7 +14,7 @@ from controller.games.base import (
     Settle, StakeChanged,
 )
 from controller.games.bets import Bets
-from controller.games.big_two import GAME, Rules, State, beats, combo, legal_bets, legal_plays, points, settle
+from controller.games.big_two import GAME, Phase, Rules, State, beats, combo, legal_bets, legal_plays, points, settle
 from controller.games.base import Placed
 from controller.rng import Rng
 from tests.game_harness import play_rounds
@@ -217,11 +217,11 @@ def test_going_out_on_a_two_can_be_forbidden(allowed: bool) -> None:
     r = GAME.rules({"spots": 2, "may_end_with_two": allowed})
     mine, theirs = parse_cards("2S"), parse_cards("3D 4D 5D")
     cards = tuple((f"spot:{s}", Placed(c, False)) for s, hand in ((1, mine), (2, theirs)) for c in hand)
-    state = State(r, 1, "playing", Bets(((1, "play", 1), (2, "play", 1))), cards, plays=((2, ()),), trick=1, turn=1)
+    state = State(r, 1, Phase.PLAYING, Bets(((1, "play", 1), (2, "play", 1))), cards, plays=((2, ()),), trick=1, turn=1)
     if allowed:
         state = go(state, (1, "play:2S"))
         # 3 cards, none played: tripled; doubled again: out on a 2
-        assert state.phase == "settling" and points(state, 2)[0] == 18
+        assert state.phase is Phase.SETTLING and points(state, 2)[0] == 18
     else:
         with pytest.raises(IllegalEvent, match="may not go out on a single 2"):
             go(state, (1, "play:2S"))

@@ -21,7 +21,7 @@ from controller.games.base import (
     CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Event, IllegalEvent, NewShoe, OpenBets, PlaceBet,
     RemoveBet, RoundVoided, RulesError, Settle, ShuffleDue, StakeChanged, VoidRound,
 )
-from controller.games.blackjack import GAME, State, legal_bets
+from controller.games.blackjack import GAME, Phase, State, legal_bets
 from controller.hands.points import blackjack_value
 from controller.rng import Rng
 from tests.game_harness import play_rounds
@@ -278,7 +278,7 @@ def test_an_empty_shoe_mid_round_is_reshuffled_without_the_cards_on_the_table() 
     with pytest.raises(IllegalEvent, match="TS cannot come from this shoe"):
         GAME.apply(state, CardDealt(parse_card("TS"), target="spot:1"))
     state, _ = run(GAME, state, script("3C 1:stand") + [Settle()])
-    assert state.stage == "idle"
+    assert state.phase is Phase.IDLE
 
 
 def test_void_returns_every_stake_doubles_splits_and_insurance_included() -> None:
@@ -290,7 +290,7 @@ def test_void_returns_every_stake_doubles_splits_and_insurance_included() -> Non
     assert voided and voided[0].returned == on_layout == 10 + 5 + 10 + 10 + 20
     assert -committed(effects) == on_layout
     assert all(e.stake == 0 for e in effects if isinstance(e, StakeChanged))
-    assert state.stage == "idle" and not state.seats
+    assert state.phase is Phase.IDLE and not state.seats
 
 
 # ---------------------------------------------------------------------------------------------------

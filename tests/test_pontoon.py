@@ -21,7 +21,7 @@ from controller.games.base import (
 )
 from controller.games.blackjack import Hand
 from controller.games.chemin_de_fer import BankerChanged
-from controller.games.pontoon import GAME, State, bonus, legal_bets, playable
+from controller.games.pontoon import GAME, Phase, State, bonus, legal_bets, playable
 from controller.rng import Rng
 from controller.tablestate import new_state, step
 from controller.views import leaks, project
@@ -49,7 +49,7 @@ def dealer(state: State, *actions: str) -> State:
 
 
 def decide(state: Any, exp: Any, rng: Rng) -> Event:
-    actions = playable(state) if state.stage == "play" else exp.actions
+    actions = playable(state) if state.phase is Phase.PLAY else exp.actions
     return Decision(exp.actor, rng.choice(actions), 0, exp.hand)
 
 

@@ -13,6 +13,7 @@ import pytest
 from controller.autoplay import Autoplay
 from controller.bus import BusClient, BusServer, CommandClient, Role, create_keys, load_public_key, load_secret_keys
 from controller.config import ConfigError, config_from_mapping
+from controller.games.baccarat import Phase as BaccaratPhase
 from controller.games.base import RoundSettled, event_from_json
 from controller.journal import Journal
 from controller.rng import SeededRng
@@ -109,7 +110,7 @@ def test_autoplay_draws_a_baccarat_coup_in_one_motion(tmp_path: Path, pace: floa
     async def main() -> tuple[int, int, str]:
         table = await started(cfg)
         ap = Autoplay(table, SeededRng(1), pace=pace)
-        while not (table.state.game.stage == "dealing" and not table.state.game.player):
+        while not (table.state.game.phase is BaccaratPhase.DEALING and not table.state.game.player):
             seq = table.state.seq
             await ap.step()
             if table.state.seq == seq:
@@ -119,11 +120,11 @@ def test_autoplay_draws_a_baccarat_coup_in_one_motion(tmp_path: Path, pace: floa
         assert await table.wait_for(lambda state: state.shoe.draw_of(1) == table.sim.draws, 10)
         await table.stop()
         game = table.state.game
-        return table.sim.draws - before, len(game.player) + len(game.banker), game.stage
+        return table.sim.draws - before, len(game.player) + len(game.banker), game.phase
 
     drawn, on_table, stage = run(main())
     assert drawn == on_table
-    assert (4 <= drawn <= 6 and stage == "settling") if not pace else (drawn == 1 and stage == "dealing")
+    assert (4 <= drawn <= 6 and stage is BaccaratPhase.SETTLING) if not pace else (drawn == 1 and stage is BaccaratPhase.DEALING)
 
 
 def test_restart_mid_round_resumes_the_same_round(tmp_path: Path) -> None:

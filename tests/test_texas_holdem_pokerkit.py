@@ -32,7 +32,7 @@ import pytest
 from controller.cards import Card
 from controller.games.base import CardDealt, CloseBets, Decision, OpenBets, PlaceBet, RoundSettled, Settle, spot_actor
 from controller.games.texas_holdem import (
-    GAME, PREFLOP, RIVER, Rules, State, Structure, options, pots, reopened, showdown_order,
+    GAME, PREFLOP, RIVER, Phase, Rules, State, Structure, options, pots, reopened, showdown_order,
 )
 from controller.rng import Rng, SeededRng
 from controller.cards import deck
@@ -113,7 +113,7 @@ def play_hand(seed: int, counts: dict[str, int]) -> None:
 
     def sync() -> None:
         """Give pokerkit every card our engine has dealt so far, in its own order."""
-        if fed["cards"] == len(state.cards) and state.phase != "settling":
+        if fed["cards"] == len(state.cards) and state.phase is not Phase.SETTLING:
             return
         fed["cards"] = len(state.cards)
         for i, s in enumerate(players):

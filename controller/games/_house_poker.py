@@ -13,19 +13,18 @@ from dataclasses import Field, dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, TypeVar
 
 from controller.cards import Card
+from controller.games._round import Round, Step
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
-    Event, Expected, IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesError,
-    Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    Event, Expected, IllegalEvent, OpenBets, PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, RulesError,
+    Settlement, StakeChanged, VoidRound, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit
 
-__all__ = [
-    "Deal", "State", "DealPlan", "deal_plan", "betting", "accept_card", "place_card", "reveal", "take_decision",
-    "set_stake",
-    "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
-    "check_paytable", "not_in_game",
-]
+__all__ = ["Deal", "State", "Phase", "Phases", "HOUSE", "DealPlan", "deal_plan", "betting", "betting_steps",
+           "accept_card", "place_card", "reveal", "take_decision", "set_stake", "house_round", "showdown",
+           "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
+           "check_paytable"]
 
 
 class Deal(enum.Enum):
@@ -46,13 +45,24 @@ def deal_plan(hands: Sequence[tuple[str, tuple[bool, ...]]], mode: Deal) -> Deal
     return tuple((to, ups[i]) for i in range(longest) for to, ups in hands if i < len(ups))
 
 
+class Phase(enum.StrEnum):
+    """Where a house-banked poker game's round stands (the values are those of the journal, the snapshots and the
+    views)."""
+
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    DECIDING = "deciding"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     """A table between events. `cards` keeps every card of the round in deal order with where it went."""
 
     rules: Any
     round: int = 0
-    phase: str = "idle"                          # idle, betting, dealing, deciding, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     cards: tuple[tuple[str, Placed], ...] = ()
     stage: int = 0                               # the decision stage (let it ride has two)
@@ -87,7 +97,7 @@ class Dealt(Protocol):
     __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     @property
-    def phase(self) -> str: ...
+    def phase(self) -> enum.StrEnum: ...
 
     @property
     def cards(self) -> tuple[tuple[str, Placed], ...]: ...
@@ -96,27 +106,41 @@ class Dealt(Protocol):
 DT = TypeVar("DT", bound=Dealt)
 
 
+@dataclass(frozen=True)
+class Phases:
+    """The members of a game's own Phase that the shared betting and dealing steps compare with: a game whose
+    state is not this module's State hands over its own."""
+
+    idle: enum.StrEnum
+    betting: enum.StrEnum
+    dealing: enum.StrEnum   # the phase bets close into (`betting`), and cards are dealt in (`accept_card`)
+
+
+HOUSE = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
+
+
 def betting(state: T, event: Event, spots: int, limits: Mapping[str, Limit],
-            place: Place | None = None, idle: Callable[[T], T] | None = None) -> tuple[T, Effects] | None:
+            place: Place | None = None, idle: Callable[[T], T] | None = None,
+            phases: Phases = HOUSE) -> tuple[T, Effects] | None:
     """Handle the events every game treats alike (void, open, place/remove, close); None for any other event.
 
     `place` replaces the plain one-box placement (let it ride puts one bet on all three circles). Any game
-    whose state has `rules`, `round`, `phase` ("idle", "betting", ...) and `bets` may use it: `idle(state)`
+    whose state has `rules`, `round`, `phase` (its `phases`) and `bets` may use it: `idle(state)`
     gives its table between rounds after a void (default: this module's fresh State).
     """
     s: Any = state
     if isinstance(event, VoidRound):
-        if s.phase == "idle":
+        if s.phase is phases.idle:
             raise IllegalEvent("no round to void")
         effects: list[Effect] = [StakeChanged(spot, b, 0, -a) for spot, b, a in s.bets]
         effects.append(RoundVoided(s.round, event.reason, s.bets.total))
         return (idle(state) if idle else State(s.rules, s.round)), tuple(effects)  # type: ignore[return-value]
     if isinstance(event, OpenBets):
-        if s.phase != "idle":
+        if s.phase is not phases.idle:
             raise IllegalEvent(f"a round is already in progress ({expect_text(s)})")
-        return replace(s, round=s.round + 1, phase="betting"), (BetsOpened(s.round + 1),)
+        return replace(s, round=s.round + 1, phase=phases.betting), (BetsOpened(s.round + 1),)
     if isinstance(event, (PlaceBet, RemoveBet)):
-        if s.phase != "betting":
+        if s.phase is not phases.betting:
             raise IllegalEvent("bets are not open")
         if place is not None:
             bets, placed = place(s.bets, event)
@@ -125,37 +149,64 @@ def betting(state: T, event: Event, spots: int, limits: Mapping[str, Limit],
         bets, eff = op(event, spots, limits)
         return replace(s, bets=bets), (eff,)
     if isinstance(event, CloseBets):
-        if s.phase != "betting":
+        if s.phase is not phases.betting:
             raise IllegalEvent("bets are not open")
         if not s.bets:
             raise IllegalEvent("no bets on the table")
         s.bets.check_minimums(limits)
-        return replace(s, phase="dealing"), (BetsClosed(s.round),)
+        return replace(s, phase=phases.dealing), (BetsClosed(s.round),)
     return None
 
 
+def betting_steps(phases: Phases, idle: Callable[[T], T] | None = None, check: Callable[[T, Event], None] | None = None,
+                  place: Callable[[T], Place] | None = None) -> Callable[[T, Event], tuple[T, Effects]]:
+    """The void, open-bets and bets steps of a game's round (`Round`) as `betting` takes them, for a state with
+    `rules.spots` and `rules.limits`; `check(state, event)` refuses first, `place(state)` gives `betting`'s place."""
+    def step(state: T, event: Event) -> tuple[T, Effects]:
+        if check is not None:
+            check(state, event)
+        r: Any = getattr(state, "rules")
+        done = betting(state, event, r.spots, r.limits, place(state) if place else None, idle, phases)
+        assert done is not None, "a betting step is handed only void, open, place, remove and close"
+        return done
+    return step
+
+
+def house_round(expected_next: Callable[[State], Expected], settle: Callable[[State], Settlement],
+                card: Step[State, CardDealt], decision: Step[State, Decision],
+                place: Callable[[State], Place] | None = None) -> Round[State]:
+    """The round of a house-banked poker game on this module's State: `betting`'s void, open, bets and close, then
+    the game's card and decision steps, and `settle_round` with its `settle`."""
+    steps = betting_steps(HOUSE, place=place)
+    return Round("this game", expected_next, lambda state: settle_round(state, settle), None, void=steps,
+                 open_bets=steps, bets=steps, card=card, decision=decision)
+
+
 def expect_text(state: Dealt) -> str:
+    # Keyed by the phase's value, not a member: the dealing helpers serve games with Phases of their own.
     return {"idle": "no round in progress", "betting": "bets are open", "dealing": "dealing",
             "deciding": "waiting for decisions", "settling": "waiting to settle"}.get(state.phase, state.phase)
 
 
-def accept_card(state: DT, event: CardDealt, plan: DealPlan, joker: bool = False) -> tuple[DT, Effects, bool]:
+def accept_card(state: DT, event: CardDealt, plan: DealPlan, joker: bool = False,
+                phases: Phases = HOUSE) -> tuple[DT, Effects, bool]:
     """Put the dealt card where the plan says; returns the new state, its effect and whether the deal is done.
     Any game whose state has `phase` and `cards` (as this module's State) may use it; `joker` admits the joker."""
-    if state.phase != "dealing":
+    if state.phase is not phases.dealing:
         raise IllegalEvent(f"no card expected now ({expect_text(state)})")
     to, up = plan[len(state.cards)]
-    new, effects = place_card(state, event, to, up, joker)
+    new, effects = place_card(state, event, to, up, joker, phases)
     return new, effects, len(plan) == len(new.cards)
 
 
-def place_card(state: DT, event: CardDealt, to: str, up: bool, joker: bool = False) -> tuple[DT, Effects]:
+def place_card(state: DT, event: CardDealt, to: str, up: bool, joker: bool = False,
+               phases: Phases = HOUSE) -> tuple[DT, Effects]:
     """Put the dealt card at `to` (games that work out where each card goes as they deal).
 
     A second copy of a card in one round is refused: these games deal from one deck, so it is a misread
     (or a foreign card) and must not be paid on.
     """
-    if state.phase != "dealing":
+    if state.phase is not phases.dealing:
         raise IllegalEvent(f"no card expected now ({expect_text(state)})")
     if event.target is not None and event.target != to:
         raise IllegalEvent(f"card expected for {to}, not {event.target}")
@@ -193,7 +244,7 @@ def take_decision(state: State, event: Decision, deciders: Sequence[int],
                   actions: Callable[[int], Mapping[str, int]]) -> tuple[State, int, str]:
     """Check and record a player's decision: a spot that still has to decide at this stage, a legal action,
     and an amount of 0 or exactly what the action costs (`actions(spot)` maps each action to its cost)."""
-    if state.phase != "deciding":
+    if state.phase is not Phase.DECIDING:
         raise IllegalEvent(f"no decision expected now ({expect_text(state)})")
     spot = parse_spot_actor(event.actor)
     if spot is None:
@@ -222,12 +273,12 @@ def set_stake(state: State, spot: int, box: str, amount: int) -> tuple[State, Ef
 def showdown(state: State, spots: Sequence[int]) -> tuple[State, Effects]:
     """Every decision is in: turn up the dealer's hand and the hands of `spots` (those still in play)."""
     state, shown = reveal(state, ["dealer"] + [f"spot:{s}" for s in spots])
-    return replace(state, phase="settling"), shown
+    return replace(state, phase=Phase.SETTLING), shown
 
 
 def settle_round(state: State, settle: Callable[[State], Settlement]) -> tuple[State, Effects]:
     """The Settle event: pay the round and clear the table for the next."""
-    if state.phase != "settling":
+    if state.phase is not Phase.SETTLING:
         raise IllegalEvent(f"cannot settle now ({expect_text(state)})")
     return State(state.rules, state.round), (RoundSettled(state.round, settle(state)),)
 
@@ -253,25 +304,26 @@ def against_dealer(spot: int, ante: int, box: str, bet: int, mine: int, dealer: 
 
 def expect(state: State, plan: DealPlan, deciders: Sequence[int], actions: Callable[[int], Mapping[str, int]]) -> Expected:
     """What the table waits for: a bet action, the next card, the next undecided spot, or settlement."""
-    if state.phase == "idle":
-        return Expected("idle", "open bets", actions=("open_bets",))
-    if state.phase == "betting":
-        return Expected("betting", "bets are open", actions=("place_bet", "remove_bet", "close_bets"))
-    if state.phase == "dealing":
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets",))
+    if state.phase is Phase.BETTING:
+        return Expected(Waiting.BETTING, "bets are open", actions=("place_bet", "remove_bet", "close_bets"))
+    if state.phase is Phase.DEALING:
         to, up = plan[len(state.cards)]
         size = sum(1 for where, _ in plan if where == to)
         nth = len(state.placed(to)) + 1
         who = to.replace(":", " ")
-        return Expected("dealing", f"card {nth} of {size} to {who}, face {'up' if up else 'down'}", card_to=to,
+        return Expected(Waiting.DEALING, f"card {nth} of {size} to {who}, face {'up' if up else 'down'}", card_to=to,
                         face_up=up)
-    if state.phase == "deciding":
+    if state.phase is Phase.DECIDING:
         waiting = [s for s in deciders if state.decision(s) is None]
         spot = waiting[0]
         costs = actions(spot)
         choices = " or ".join(f"{a} ({c})" if c else a for a, c in costs.items())
         others = f"; {len(waiting) - 1} more to decide" if len(waiting) > 1 else ""
-        return Expected("deciding", f"spot {spot}: {choices}{others}", actor=spot_actor(spot), actions=tuple(costs))
-    return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(Waiting.DECIDING, f"spot {spot}: {choices}{others}", actor=spot_actor(spot),
+                        actions=tuple(costs))
+    return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
 
 
 def snapshot_of(state: State, game: str, names: Mapping[str, tuple[str, bool]], public: Mapping[str, Any] | None = None,
@@ -286,7 +338,7 @@ def snapshot_of(state: State, game: str, names: Mapping[str, tuple[str, bool]], 
             entry["hand"] = name
         hands.append(entry)
     snap: dict[str, Any] = {
-        "game": game, "round": state.round, "phase": state.phase, "bets": state.bets.json(), "hands": hands,
+        "game": game, "round": state.round, "phase": state.phase.value, "bets": state.bets.json(), "hands": hands,
         "decisions": [{"stage": st, "spot": s, "action": a} for st, s, a in state.decisions],
         **(public or {}),
         "audit": {"hands": {to: name for to, (name, _) in names.items() if name}, **(audit or {})},
@@ -327,7 +379,3 @@ def check_paytable(table: Mapping[str, Any], lines: Sequence[str], where: str, c
         missing = [line for line in lines if line not in table]
         if missing:
             raise RulesError(f"{where}: no payout for {', '.join(missing)}")
-
-
-def not_in_game(event: Event) -> IllegalEvent:
-    return IllegalEvent(f"{event.KIND} is not part of this game")

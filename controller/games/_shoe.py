@@ -1,6 +1,6 @@
 """What the shoe games (blackjack, baccarat, chemin de fer, and table games III) share: the shoe as the table tracks
-it (a card it cannot hold is refused, the cut card, reshuffles), a round's opening, betting and voiding, the check of a
-card's destination and of a decision.
+it (a card it cannot hold is refused, the cut card, reshuffles), a round's betting and voiding, the check of a card's
+destination and of a decision.
 
 Pure and immutable like the games themselves. `cut` counts the cards dealt before the cut card comes out
 (as `controller.cards.Shoe.cut`): once that many are dealt the game emits `ShuffleDue` and asks for a
@@ -10,30 +10,16 @@ Pure and immutable like the games themselves. `cut` counts the cards dealt befor
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Collection, Iterable, Mapping, Protocol, TypeVar
+from typing import Collection, Iterable, Mapping
 
 from controller.cards import Card, Composition
 from controller.games.base import (
-    BetsOpened, CardDealt, CloseBets, Decision, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet,
-    RoundVoided, RulesError, ShuffleDue, StakeChanged,
+    CardDealt, CloseBets, Decision, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet, RoundVoided,
+    RulesError, ShuffleDue, StakeChanged, Waiting,
 )
 from controller.games.bets import Bets, Limit
 
-__all__ = ["ShoeState", "load_shoe", "open_round", "betting_step", "voided", "card_target", "check_decision",
-           "check_range"]
-
-
-class _Round(Protocol):
-    """A shoe game's state, as far as opening a round goes (read-only, as frozen dataclasses are)."""
-
-    @property
-    def stage(self) -> str: ...
-
-    @property
-    def round(self) -> int: ...
-
-
-S = TypeVar("S", bound=_Round)
+__all__ = ["ShoeState", "load_shoe", "betting_step", "voided", "card_target", "check_decision", "check_range"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,15 +87,6 @@ def load_shoe(event: NewShoe, decks: int, cards_behind_cut: int, on_table: Itera
     return ShoeState(decks, cut, 0, left)
 
 
-def open_round(state: S, expected_next: Callable[[S], Expected], stage: str = "betting",
-               **changes: Any) -> tuple[S, Effects]:
-    """OpenBets: only between rounds (stage "idle"); the next round's number, and its betting open (`stage`)."""
-    if state.stage != "idle":
-        raise IllegalEvent(f"cannot open bets now: {expected_next(state).text}")
-    number = state.round + 1
-    return replace(state, round=number, stage=stage, **changes), (BetsOpened(number),)  # type: ignore[type-var]
-
-
 def voided(round_: int, stakes: Iterable[tuple[int, str, int]], reason: str) -> Effects:
     """A voided round's effects: every stake (spot, box, amount) handed back, then the void with their total."""
     stakes = tuple(stakes)
@@ -143,7 +120,7 @@ def card_target(expected: Expected, event: CardDealt) -> str:
 def check_decision(expected: Expected, event: Decision, amount_actions: Collection[str] = ()) -> None:
     """A decision is legal now: one is expected, from this actor, for this hand, one of the actions offered; an
     action in `amount_actions` takes an amount within `expected.amount_range`, any other takes none."""
-    if expected.phase != "deciding":
+    if expected.phase is not Waiting.DECIDING:
         raise IllegalEvent(f"no decision expected now: {expected.text}")
     if event.actor != expected.actor:
         raise IllegalEvent(f"the decision is {expected.actor}'s, not {event.actor}'s")

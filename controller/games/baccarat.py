@@ -16,23 +16,25 @@ Shoe: 8 decks by default; at the start of each shoe the first card is faced and 
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, betting_step, card_target, check_range, load_shoe, open_round, voided
+from controller.games._round import Round, opens, shoe_bets, void_step
+from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec, IllegalEvent,
-    NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle,
-    Settlement, VoidRound,
+    BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe, Payout, Placed,
+    RoundSettled, Rounding, RulesBase, RulesError, Settlement, Waiting,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 from controller.hands.points import baccarat_points
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "banker_draws",
-           "player_draws", "is_natural", "coup_targets", "burn_count", "legal_bets"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "banker_draws", "player_draws", "is_natural", "coup_targets", "burn_count", "legal_bets"]
 
 BOXES = ("player", "banker", "tie")
 MAX_COUP_CARDS = 6
@@ -124,11 +126,22 @@ def burn_count(card: Card) -> int:
 # State
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    BURNING = "burning"
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"      # shuffling, burning, idle, betting, dealing, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()
     player: tuple[Card, ...] = ()
     banker: tuple[Card, ...] = ()
@@ -143,29 +156,31 @@ def new_table(rules: Rules) -> State:
 
 def _after_round(state: State) -> State:
     """The table between rounds: a new shoe if the cut card came out, else ready to open bets."""
-    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle",
+    return State(state.rules, state.round, Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE,
                  shoe=state.shoe, burned=state.burned)
 
 
 def expected_next(state: State) -> Expected:
-    stage = state.stage
-    if stage == "shuffling":
-        return Expected("shuffling", f"load a new shoe of {state.rules.decks} decks", actions=("new_shoe",))
-    if stage == "burning":
+    phase = state.phase
+    if phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {state.rules.decks} decks", actions=("new_shoe",))
+    if phase is Phase.BURNING:
         if not state.burned:
-            return Expected("dealing", "burn: face the first card of the shoe", card_to="burn", face_up=True)
-        return Expected("dealing", f"burn: {state.burn_left} more card(s) face down", card_to="burn", face_up=False)
-    if stage == "idle":
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
-    if stage == "betting":
-        return Expected("betting", "bets open: player, banker, tie", actions=("place_bet", "remove_bet", "close_bets"))
-    if stage == "dealing":
+            return Expected(Waiting.DEALING, "burn: face the first card of the shoe", card_to="burn", face_up=True)
+        return Expected(Waiting.DEALING, f"burn: {state.burn_left} more card(s) face down", card_to="burn",
+                        face_up=False)
+    if phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
+    if phase is Phase.BETTING:
+        return Expected(Waiting.BETTING, "bets open: player, banker, tie",
+                        actions=("place_bet", "remove_bet", "close_bets"))
+    if phase is Phase.DEALING:
         to = coup_targets(state.player, state.banker)
         assert to is not None
         n = len(state.player) + len(state.banker)
         what = "third card" if n >= 4 else ("first card" if n < 2 else "second card")
-        return Expected("dealing", f"{what} to the {to}, face up", card_to=to, face_up=True)
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+        return Expected(Waiting.DEALING, f"{what} to the {to}, face up", card_to=to, face_up=True)
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -180,40 +195,20 @@ def _result_text(state: State) -> str:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, NewShoe):
-        return _new_shoe(state, event)
-    if isinstance(event, VoidRound):
-        return _void(state, event)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next)
-    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
-        bets, effects = betting_step(state.bets, event, state.stage == "betting", state.rules.spots,
-                                     state.rules.limits)
-        if isinstance(event, CloseBets):
-            return replace(state, stage="dealing"), (BetsClosed(state.round),)
-        return replace(state, bets=bets), effects
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        settlement = settle_bets(state.rules, state.bets, state.player, state.banker)
-        return _after_round(state), (RoundSettled(state.round, settlement),)
-    raise IllegalEvent(f"{event.KIND} is not part of baccarat")
+    return _ROUND.apply(state, event)
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    settlement = settle_bets(state.rules, state.bets, state.player, state.banker)
+    return _after_round(state), (RoundSettled(state.round, settlement),)
 
 
 def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
-    if state.stage not in ("shuffling", "idle", "burning"):
+    if state.phase not in (Phase.SHUFFLING, Phase.IDLE, Phase.BURNING):
         raise IllegalEvent("a new shoe goes in between coups, not during one")
     r = state.rules
     shoe = load_shoe(event, r.decks, r.cards_behind_cut, min_behind=MAX_COUP_CARDS, min_cut=11 if r.burn else 1)
-    return State(r, state.round, "burning" if r.burn else "idle", shoe=shoe), ()
-
-
-def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.stage not in ("betting", "dealing", "settling"):
-        raise IllegalEvent("no round in progress to void")
-    return _after_round(state), voided(state.round, state.bets, event.reason)
+    return State(r, state.round, Phase.BURNING if r.burn else Phase.IDLE, shoe=shoe), ()
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
@@ -221,20 +216,20 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     to = card_target(exp, event)
     shoe, effects = state.shoe.take(event.card)
     placed = CardPlaced(event.card, to, bool(exp.face_up))
-    if state.stage == "burning":
+    if state.phase is Phase.BURNING:
         burned: tuple[Placed, ...]
         if not state.burned:
             burned, left = (Placed(event.card, True),), burn_count(event.card)
         else:
             burned, left = state.burned + (Placed(event.card, False),), state.burn_left - 1
-        new = replace(state, shoe=shoe, burned=burned, burn_left=left, stage="burning" if left else "idle")
+        new = replace(state, shoe=shoe, burned=burned, burn_left=left, phase=Phase.BURNING if left else Phase.IDLE)
         return new, (placed,) + effects
     if to == "player":
         new = replace(state, shoe=shoe, player=state.player + (event.card,))
     else:
         new = replace(state, shoe=shoe, banker=state.banker + (event.card,))
     if coup_targets(new.player, new.banker) is None:
-        new = replace(new, stage="settling")
+        new = replace(new, phase=Phase.SETTLING)
     return new, (placed,) + effects
 
 
@@ -292,11 +287,17 @@ def _hand_json(cards: Sequence[Card]) -> dict[str, Any]:
 def snapshot(state: State) -> dict[str, Any]:
     """Every coup card is face up; only the face-down burn cards are hidden (their identity stays in the
     Placed objects, which screen views blank)."""
-    return {"game": "baccarat", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-            "bets": state.bets.json(), "player": _hand_json(state.player), "banker": _hand_json(state.banker),
+    return {"game": "baccarat", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(), "player": _hand_json(state.player),
+            "banker": _hand_json(state.banker),
             "burned": [p.json() for p in state.burned], "shoe": state.shoe.json()}
 
 
+_ROUND: Round[State] = Round(
+    "baccarat", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe,
+    void=void_step((Phase.BETTING, Phase.DEALING, Phase.SETTLING), _after_round, "no round in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
+    bets=shoe_bets(Phase.BETTING, lambda s, _: replace(s, phase=Phase.DEALING)), card=_card)
 GAME = GameSpec("baccarat", "Baccarat (punto banco)", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

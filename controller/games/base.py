@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, TypeVar, Union
 
 from controller.cards import Card, parse_card
+from controller.games._money import Payout, Rounding
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -28,8 +29,8 @@ __all__ = [
     "SCHEMA_VERSION", "IllegalEvent", "RulesError", "Rounding", "Payout", "Event", "Effect",
     "OpenBets", "PlaceBet", "RemoveBet", "CloseBets", "CardDealt", "Decision", "Settle", "VoidRound",
     "NewShoe", "BetsOpened", "BetsClosed", "StakeChanged", "CardPlaced", "CardsRevealed", "RoundSettled",
-    "RoundVoided", "ShuffleDue", "event_from_json", "effect_from_json", "Expected", "BoxResult", "Settlement", "Placed",
-    "RulesBase", "rules_from_mapping", "GameSpec", "spot_actor", "parse_spot_actor", "Effects",
+    "RoundVoided", "ShuffleDue", "event_from_json", "effect_from_json", "Expected", "Waiting", "BoxResult",
+    "Settlement", "Placed", "RulesBase", "rules_from_mapping", "GameSpec", "spot_actor", "parse_spot_actor", "Effects",
 ]
 
 SCHEMA_VERSION = 1
@@ -45,66 +46,6 @@ class IllegalEvent(ValueError):
 
 class RulesError(ValueError):
     """A rules configuration is invalid; the message names the key and the problem."""
-
-
-# ---------------------------------------------------------------------------------------------------
-# Money: payout ratios applied to integer stakes
-
-
-class Rounding(enum.Enum):
-    """How a fractional credit is settled (3:2 on an odd bet, 5% commission on 15)."""
-
-    DOWN = "down"        # toward zero: the house keeps the fraction (usual for payouts)
-    UP = "up"            # away from zero (usual for commission owed to the house)
-    HALF_UP = "half_up"  # to the nearest credit, halves up
-
-    def divide(self, numerator: int, denominator: int) -> int:
-        """numerator / denominator for non-negative integers, rounded by this rule."""
-        if numerator < 0 or denominator <= 0:
-            raise ValueError("rounding is defined for a non-negative numerator and a positive denominator")
-        q, r = divmod(numerator, denominator)
-        if r == 0 or self is Rounding.DOWN:
-            return q
-        if self is Rounding.UP:
-            return q + 1
-        return q + 1 if 2 * r >= denominator else q
-
-
-@dataclass(frozen=True, slots=True)
-class Payout:
-    """A payout ratio 'win:per' (3:2 pays 3 for every 2 staked, on top of the returned stake)."""
-
-    win: int
-    per: int = 1
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.win, int) or not isinstance(self.per, int) or self.win < 0 or self.per < 1:
-            raise ValueError(f"a payout ratio needs whole numbers win >= 0 and per >= 1, got {self.win}:{self.per}")
-
-    @classmethod
-    def parse(cls, text: str | int) -> Payout:
-        """'3:2', '3 to 2', '8:1' or a whole number (8 means 8:1)."""
-        if isinstance(text, int) and not isinstance(text, bool):
-            return cls(text, 1)
-        if not isinstance(text, str):
-            raise ValueError(f"a payout is written like '3:2' or '8', got {text!r}")
-        parts = text.replace(" to ", ":").replace("to", ":").split(":")
-        try:
-            nums = [int(p.strip()) for p in parts]
-        except ValueError:
-            raise ValueError(f"a payout is written like '3:2' or '8', got {text!r}") from None
-        if len(nums) == 1:
-            return cls(nums[0], 1)
-        if len(nums) == 2:
-            return cls(nums[0], nums[1])
-        raise ValueError(f"a payout is written like '3:2' or '8', got {text!r}")
-
-    def on(self, stake: int, rounding: Rounding = Rounding.DOWN) -> int:
-        """Winnings on `stake` at this ratio, in whole credits."""
-        return rounding.divide(stake * self.win, self.per)
-
-    def __str__(self) -> str:
-        return f"{self.win}:{self.per}"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -415,11 +356,24 @@ def parse_spot_actor(actor: str) -> int | None:
 # What the table waits for
 
 
+class Waiting(enum.StrEnum):
+    """What a table waits for, across every game (`Expected.phase`, a snapshot's "phase"): the runtime's
+    vocabulary; each game's own `Phase` says where its round stands."""
+
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    DECIDING = "deciding"
+    SETTLING = "settling"
+    SHUFFLING = "shuffling"
+    OVER = "over"
+
+
 @dataclass(frozen=True, slots=True)
 class Expected:
     """What the game waits for next, in data (for the runtime) and words (for the dealer screen)."""
 
-    phase: str                  # "idle", "betting", "dealing", "deciding", "settling", "shuffling", "over"
+    phase: Waiting
     text: str                   # e.g. "card to spot 3, face up"
     card_to: str | None = None  # where the next card goes: "spot:3", "spot:3/hand:2", "dealer", "burn", ...
     face_up: bool | None = None
@@ -625,7 +579,7 @@ class GameSpec(Generic[S]):
 
 
 # The snapshot contract (what views.py relies on to keep hidden cards off screens):
-# - a JSON-ready dict with at least "game" (name), "round" (number), "phase" (Expected.phase) and
+# - a JSON-ready dict with at least "game" (name), "round" (number), "phase" (Expected.phase's value) and
 #   "bets" (a list of {"spot", "box", "amount"});
 # - every card anywhere in it is a Placed.json() object {"card": "AS", "up": bool}; views replace the
 #   card of every face-down one with null for the public and dealer audiences;

@@ -44,56 +44,31 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, Suit, format_cards, parse_cards
-from controller.games._house_poker import betting, place_card, reveal
+from controller.games._big_two_combos import (
+    FOUR, STRAIGHT_FLUSH, STRAIGHT_ORDERS, Combo, Straights, beats, card_key, combo, lowest_card, straight_position,
+)
+from controller.games._house_poker import Phases, betting_steps, place_card, reveal
+from controller.games._round import Round
 from controller.games.base import (
-    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec,
-    IllegalEvent, Placed, PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged,
-    parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent,
+    PlaceBet, Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, Waiting, parse_spot_actor,
+    spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 
-__all__ = ["GAME", "Rules", "State", "Straights", "Doublings", "Combo", "BOXES", "new_table", "apply",
+__all__ = ["GAME", "Rules", "State", "Phase", "Straights", "Doublings", "Combo", "BOXES", "new_table", "apply",
            "expected_next", "snapshot", "legal_bets", "combo", "beats", "points", "legal_plays", "lowest_card",
            "autoplay_decision"]
 
 NAME = "big-two"
 BOXES = ("play",)
-SINGLE, PAIR, TRIPLE, FIVE = "single", "pair", "triple", "five"
-STRAIGHT, FLUSH, FULL_HOUSE, FOUR, STRAIGHT_FLUSH = range(5)
-FIVE_NAMES = ("straight", "flush", "full house", "four of a kind", "straight flush")
 TWO = 2
-
-
-class Straights(enum.Enum):
-    """The straight orders the seed lists, lowest first."""
-
-    HONG_KONG = "hong_kong"              # 34567 < ... < TJQKA < 23456 < A2345 (the seed's main text)
-    MALAYSIAN = "malaysian"              # 34567 < ... < TJQKA < A2345 < 23456
-    INDONESIAN = "indonesian"            # 34567 < ... < TJQKA < JQKA2
-    ACE_LOW = "ace_low"                  # 23456 < 34567 < ... < TJQKA < A2345 (suit of the ace breaks ties)
-    ACE_FIVE_SECOND = "ace_five_second"  # 23456 < ... < 9TJQK < A2345 < TJQKA (suit of the ace)
-    VIETNAMESE = "vietnamese"            # 34567 < ... < TJQKA
 
 
 class Doublings(enum.Enum):
     EACH = "each"    # doubled for every unused 2, four of a kind and straight flush
     ONCE = "once"    # doubled once if any
     NONE = "none"
-
-
-def _run(low: int) -> frozenset[int]:
-    return frozenset(((low + k - 2) % 13) + 2 for k in range(5))   # ranks 2..14 wrapping past the ace
-
-
-_MIDDLE = [_run(low) for low in range(3, 11)]            # 3-4-5-6-7 .. 10-J-Q-K-A
-_ORDERS = {
-    Straights.HONG_KONG: _MIDDLE + [_run(2), _run(14)],
-    Straights.MALAYSIAN: _MIDDLE + [_run(14), _run(2)],
-    Straights.INDONESIAN: _MIDDLE + [_run(11)],
-    Straights.ACE_LOW: [_run(2)] + _MIDDLE + [_run(14)],
-    Straights.ACE_FIVE_SECOND: [_run(2)] + _MIDDLE[:-1] + [_run(14), _MIDDLE[-1]],
-    Straights.VIETNAMESE: _MIDDLE,
-}
 
 
 @dataclass(frozen=True)
@@ -136,97 +111,24 @@ class Rules(RulesBase):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Cards and combinations
-
-
-def rank_value(rank: int) -> int:
-    """3 -> 0 .. K -> 10, A -> 11, 2 -> 12."""
-    return (rank - 3) % 13
-
-
-def card_key(card: Card, rules: Rules) -> int:
-    return rank_value(card.rank) * 4 + rules.suit_value(card.suit)  # type: ignore[arg-type]
-
-
-def lowest_card(cards: Sequence[Card], rules: Rules) -> Card:
-    return min(cards, key=lambda c: card_key(c, rules))
-
-
-@dataclass(frozen=True, order=True)
-class Combo:
-    """A legal play: its size, five-card category (0 below five cards) and the key that orders plays alike."""
-
-    size: int
-    category: int
-    key: tuple[int, ...]
-    name: str = field(compare=False)
-
-
-def combo(cards: Sequence[Card], rules: Rules) -> Combo | None:
-    """The combination these cards make under the rules, or None when they make none."""
-    if len(set(cards)) != len(cards) or any(c.joker for c in cards):
-        return None
-    ranks = sorted((rank_value(c.rank) for c in cards), reverse=True)
-    top = max(cards, key=lambda c: card_key(c, rules))
-    n = len(cards)
-    if n == 1:
-        return Combo(1, 0, (card_key(top, rules),), SINGLE)
-    if n in (2, 3) and len(set(ranks)) == 1:
-        if n == 3 and not rules.triples:
-            return None
-        return Combo(n, 0, (ranks[0], rules.suit_value(top.suit)) if n == 2 else (ranks[0],),  # type: ignore[arg-type]
-                     PAIR if n == 2 else TRIPLE)
-    if n != 5:
-        return None
-    counts = sorted(((ranks.count(r), r) for r in set(ranks)), reverse=True)
-    flush = len({c.suit for c in cards}) == 1
-    position = _straight_position(cards, rules)
-    if position is not None:
-        tie = rules.suit_value(_straight_top(cards, rules).suit)  # type: ignore[arg-type]
-        if flush:
-            return Combo(5, STRAIGHT_FLUSH, (position, tie), FIVE_NAMES[STRAIGHT_FLUSH])
-        return Combo(5, STRAIGHT, (position, tie), FIVE_NAMES[STRAIGHT])
-    if counts[0][0] == 4:
-        return Combo(5, FOUR, (counts[0][1],), FIVE_NAMES[FOUR])
-    if counts[0][0] == 3 and counts[1][0] == 2:
-        return Combo(5, FULL_HOUSE, (counts[0][1],), FIVE_NAMES[FULL_HOUSE])
-    if flush and rules.flushes:
-        suit = rules.suit_value(cards[0].suit)  # type: ignore[arg-type]
-        key = (suit, *ranks) if rules.flush_by_suit else (*ranks, suit)
-        return Combo(5, FLUSH, key, FIVE_NAMES[FLUSH])
-    return None
-
-
-def _straight_position(cards: Sequence[Card], rules: Rules) -> int | None:
-    ranks = frozenset(c.rank for c in cards)
-    if len(ranks) != 5:
-        return None
-    order = _ORDERS[rules.straights]
-    return order.index(ranks) if ranks in order else None
-
-
-def _straight_top(cards: Sequence[Card], rules: Rules) -> Card:
-    """The card whose suit breaks a tie between equal straights: the biggest by big two's ranks, or for the
-    ace-low orders the ace (else the highest in poker order), as the seed says for each."""
-    if rules.straights in (Straights.ACE_LOW, Straights.ACE_FIVE_SECOND):
-        return max(cards, key=lambda c: c.rank)
-    return max(cards, key=lambda c: card_key(c, rules))
-
-
-def beats(play: Combo, last: Combo) -> bool:
-    """Does `play` beat `last` (same number of cards; five-card hands by category, then key)?"""
-    return play.size == last.size and (play.category, play.key) > (last.category, last.key)
-
-
-# ---------------------------------------------------------------------------------------------------
 # State
+
+
+class Phase(enum.StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    PLAYING = "playing"
+    SETTLING = "settling"
 
 
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    phase: str = "idle"      # idle, betting, dealing, playing, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     cards: tuple[tuple[str, Placed], ...] = ()        # the deal
     plays: tuple[tuple[int, tuple[Card, ...]], ...] = ()   # every play and pass (no cards) in order
@@ -302,12 +204,12 @@ def _candidates(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
     out += sets[2] + sets[3]
     out += [t + p for t in sets[3] for p in sets[2] if t[0].rank != p[0].rank]
     out += [q + (c,) for q in sets[4] for c in hand if c.rank != q[0].rank]
-    for run in _ORDERS[rules.straights]:
+    for run in STRAIGHT_ORDERS[rules.straights]:
         if all(r in by_rank for r in run):
             groups = [by_rank[r] for r in sorted(run)]
             out += list(_product(groups))
     for cards in by_suit.values():
-        out += [five for five in combinations(cards, 5) if _straight_position(five, rules) is None]
+        out += [five for five in combinations(cards, 5) if straight_position(five, rules) is None]
     return out
 
 
@@ -361,26 +263,29 @@ def _check_play(state: State, spot: int, cards: Sequence[Card]) -> Combo:
 
 
 def expected_next(state: State) -> Expected:
-    if state.phase == "idle":
-        return Expected("idle", "open the game: players post their stake per point", actions=("open_bets",))
-    if state.phase == "betting":
-        return Expected("betting", f"two to {state.rules.spots} players post the stake per point on 'play', all alike",
-                        actions=("place_bet", "remove_bet", "close_bets"))
-    if state.phase == "dealing":
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open the game: players post their stake per point", actions=("open_bets",))
+    if state.phase is Phase.BETTING:
+        return Expected(
+            Waiting.BETTING, f"two to {state.rules.spots} players post the stake per point on 'play', all alike",
+            actions=("place_bet", "remove_bet", "close_bets"))
+    if state.phase is Phase.DEALING:
         to = _next_target(state)
-        return Expected("dealing", f"card {len(state.cards) + 1} of {_deal_size(state)} to {to.replace(':', ' ')}, "
-                        "face down", card_to=to, face_up=False)
-    if state.phase == "playing":
+        return Expected(
+            Waiting.DEALING, f"card {len(state.cards) + 1} of {_deal_size(state)} to {to.replace(':', ' ')}, "
+            "face down", card_to=to, face_up=False)
+    if state.phase is Phase.PLAYING:
         last = state.last_play()
         if last is None:
             lead = " (including the lowest card)" if not state.plays else ""
-            return Expected("deciding", f"spot {state.turn} leads{lead}: play:<cards>", actor=spot_actor(state.turn),
-                            actions=("play",))
+            return Expected(
+                Waiting.DECIDING, f"spot {state.turn} leads{lead}: play:<cards>", actor=spot_actor(state.turn),
+                actions=("play",))
         made = combo(last[1], state.rules)
-        return Expected("deciding", f"spot {state.turn}: beat spot {last[0]}'s {made.name if made else ''} "
+        return Expected(Waiting.DECIDING, f"spot {state.turn}: beat spot {last[0]}'s {made.name if made else ''} "
                         f"{format_cards(last[1])} (play:<cards>) or pass", actor=spot_actor(state.turn),
                         actions=("play", "pass"))
-    return Expected("settling", f"spot {state.winner} is out: settle the payments", actions=("settle",))
+    return Expected(Waiting.SETTLING, f"spot {state.winner} is out: settle the payments", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -388,39 +293,34 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r = state.rules
-    if isinstance(event, CloseBets) and state.phase == "betting":
+    return _ROUND.apply(state, event)
+
+
+def _close_check(state: State, event: Event) -> None:
+    if isinstance(event, CloseBets) and state.phase is Phase.BETTING:
         if len(state.players()) < 2:
             raise IllegalEvent("big two needs two to four players")
         if len({a for _, _, a in state.bets}) != 1:
             raise IllegalEvent("every player plays for the same stake per point: make the stakes alike")
-    done = betting(state, event, r.spots, r.limits, idle=lambda s: State(s.rules, s.round))
-    if done is not None:
-        return done
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _play(state, event)
-    if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        more, settlement = settle(state)
-        return State(r, state.round), (*more, RoundSettled(state.round, settlement))
-    raise IllegalEvent(f"{event.KIND} is not part of big two")
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    more, settlement = settle(state)
+    return State(state.rules, state.round), (*more, RoundSettled(state.round, settlement))
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    if state.phase != "dealing":
+    if state.phase is not Phase.DEALING:
         raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    state, placed = place_card(state, event, _next_target(state), False)
+    state, placed = place_card(state, event, _next_target(state), False, phases=_PHASES)
     if len(state.cards) < _deal_size(state):
         return state, placed
     opener = parse_spot_actor(next(w for w, p in state.cards if p.card == _opening_card(state)))
-    return replace(state, phase="playing", turn=opener or 0), placed
+    return replace(state, phase=Phase.PLAYING, turn=opener or 0), placed
 
 
 def _play(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.phase != "playing":
+    if state.phase is not Phase.PLAYING:
         raise IllegalEvent(f"no play expected now: {expected_next(state).text}")
     spot = state.turn
     if event.actor != spot_actor(spot):
@@ -447,7 +347,7 @@ def _play(state: State, event: Decision) -> tuple[State, Effects]:
         return _after(state, spot), shown
     # Out: the losers lay their cards down to count them.
     state, laid = reveal(state, [spot_actor(s) for s in state.players() if s != spot])
-    return replace(state, phase="settling", winner=spot, turn=0), shown + laid
+    return replace(state, phase=Phase.SETTLING, winner=spot, turn=0), shown + laid
 
 
 def _after(state: State, spot: int) -> State:
@@ -482,7 +382,7 @@ def _unused(cards: Sequence[Card], rules: Rules) -> list[str]:
     found += ["four of a kind"] * sum(1 for n in by_rank.values() if n == 4)
     for suit in Suit:
         suited = {c.rank for c in cards if c.suit == suit}
-        if any(run <= suited for run in _ORDERS[rules.straights]):
+        if any(run <= suited for run in STRAIGHT_ORDERS[rules.straights]):
             found.append("a straight flush")
     return found
 
@@ -557,22 +457,26 @@ def snapshot(state: State) -> dict[str, Any]:
     for spot in state.players():
         held = [p for where, p in state.cards if where == spot_actor(spot) and p.card not in played]
         players.append({"spot": spot, "cards": [p.json() for p in held], "count": len(held),
-                        "to_play": spot == state.turn and state.phase == "playing"})
+                        "to_play": spot == state.turn and state.phase is Phase.PLAYING})
     trick = [{"spot": s, "pass": not cards, "cards": [Placed(c, True).json() for c in cards],
               "play": (combo(cards, state.rules) or Combo(0, 0, (), "")).name if cards else None}
              for s, cards in state.plays[state.trick:]]
     last = state.last_play()
     picture: dict[str, Any] = {
-        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
-        "bets": state.bets.json(), "players": players, "trick": trick,
+        "game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": state.bets.json(), "players": players, "trick": trick,
         "to_beat": [Placed(c, True).json() for c in last[1]] if last else None,
         "played": [Placed(c, True).json() for _, cards in state.plays for c in cards],
         "winner": state.winner or None, "audit": {}}
-    if state.phase == "settling":
+    if state.phase is Phase.SETTLING:
         picture["points"] = {spot_actor(s): points(state, s)[0] for s in state.players() if s != state.winner}
     return picture
 
 
+_PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
+_BETTING = betting_steps(_PHASES, lambda s: State(s.rules, s.round), _close_check)
+_ROUND: Round[State] = Round("big two", expected_next, _settle, Phase.SETTLING, void=_BETTING, open_bets=_BETTING,
+                             bets=_BETTING, card=_card, decision=_play)
 GAME = GameSpec(NAME, "Big Two", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

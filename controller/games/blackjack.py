@@ -23,27 +23,30 @@ Rules text 000_*/001_* with the options casinos post on the layout (defaults: th
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Callable, Literal, Protocol, TypeVar
 
 from controller.cards import ACE, TEN, Card
+from controller.games._round import Round, opens, shoe_bets, void_step
 from controller.games._shoe import (
-    ShoeState, betting_step, card_target, check_decision, check_range, load_shoe, open_round, voided,
+    ShoeState, card_target, check_decision, check_range, load_shoe,
 )
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
-    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, NewShoe, Payout, PlaceBet, Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged,
+    Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import BlackjackTotal, blackjack_total
 
-__all__ = ["GAME", "Rules", "State", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "legal_actions", "legal_bets", "INSURANCE_PAYS", "current_hand", "replace_hand", "hand_label", "hand_words",
-           "double_down", "split_pair", "is_pair", "first_deal_position", "add_dealt_card", "hand_wanting_card",
-           "layout", "table_cards", "play_action"]
+__all__ = ["GAME", "Rules", "State", "Phase", "Seat", "Hand", "BOXES", "new_table", "apply", "expected_next",
+           "snapshot", "legal_actions", "legal_bets", "INSURANCE_PAYS", "current_hand", "replace_hand", "hand_label",
+           "hand_words", "double_down", "split_pair", "is_pair", "first_deal_position", "add_dealt_card",
+           "hand_wanting_card", "layout", "table_cards", "play_action"]
 
 BOXES = ("main",)
 _S = TypeVar("_S")
@@ -111,11 +114,24 @@ class Seat:
     answered: bool = False      # the spot has answered the insurance offer
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    IDLE = "idle"
+    BETTING = "betting"
+    DEAL = "deal"
+    INSURANCE = "insurance"
+    PLAY = "play"
+    DEALER = "dealer"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"    # shuffling, idle, betting, deal, insurance, play, dealer, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()
     seats: tuple[Seat, ...] = ()
     dealer: tuple[Card, ...] = ()
@@ -253,46 +269,47 @@ def hand_wanting_card(state: Any) -> str | None:
 
 
 def _card_wanted(state: State) -> tuple[str, bool] | None:
-    if state.stage == "deal":
+    if state.phase is Phase.DEAL:
         return _deal_position(state)
-    if state.stage == "play":
+    if state.phase is Phase.PLAY:
         to = hand_wanting_card(state)
         if to is not None:
             return to, True
-    if state.stage == "dealer":
+    if state.phase is Phase.DEALER:
         return "dealer", True
     return None
 
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    stage = state.stage
-    if stage == "shuffling":
-        return Expected("shuffling", f"load a new shoe of {r.decks} deck(s)", actions=("new_shoe",))
-    if stage == "idle":
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
-    if stage == "betting":
-        return Expected("betting", "bets open", actions=("place_bet", "remove_bet", "close_bets"))
-    if stage == "settling":
-        return Expected("settling", "settle the round", actions=("settle",))
+    phase = state.phase
+    if phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} deck(s)", actions=("new_shoe",))
+    if phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
+    if phase is Phase.BETTING:
+        return Expected(Waiting.BETTING, "bets open", actions=("place_bet", "remove_bet", "close_bets"))
+    if phase is Phase.SETTLING:
+        return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
     wanted = _card_wanted(state)
     if wanted is not None:
         to, up = wanted
         if state.shoe.remaining == 0:
-            return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
+            return Expected(Waiting.SHUFFLING, "the shoe is empty: reshuffle the discards (new shoe), then deal on",
                             actions=("new_shoe",))
-        return Expected("dealing", f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+        return Expected(Waiting.DEALING, f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
                         face_up=up)
     up_card = state.dealer[0]
-    if stage == "insurance":
+    if phase is Phase.INSURANCE:
         seat = next(s for s in state.seats if not s.answered)
-        return Expected("deciding", f"spot {seat.spot}: insurance against the dealer's ace, up to {seat.bet // 2}",
-                        actor=spot_actor(seat.spot), actions=(INSURE, DECLINE), amount_range=(1, seat.bet // 2))
+        return Expected(
+            Waiting.DECIDING, f"spot {seat.spot}: insurance against the dealer's ace, up to {seat.bet // 2}",
+            actor=spot_actor(seat.spot), actions=(INSURE, DECLINE), amount_range=(1, seat.bet // 2))
     si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
     actions = legal_actions(r, seat, hand)
-    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {hand.total} against a dealer "
+    return Expected(Waiting.DECIDING, f"{hand_words(hand_label(seat, hi))}: {hand.total} against a dealer "
                     f"{up_card.rank_char}: {', '.join(actions)}", actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
@@ -301,28 +318,7 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, NewShoe):
-        return _new_shoe(state, event)
-    if isinstance(event, VoidRound):
-        return _void(state, event)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next)
-    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
-        bets, effects = betting_step(state.bets, event, state.stage == "betting", state.rules.spots,
-                                     state.rules.limits)
-        if isinstance(event, CloseBets):
-            seats = tuple(Seat(spot, bet, (Hand("main", (), bet),)) for spot, _, bet in bets)
-            return replace(state, stage="deal", seats=seats), (BetsClosed(state.round),)
-        return replace(state, bets=bets), effects
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _decision(state, event)
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        return _after_round(state), (RoundSettled(state.round, settle_round(state)),)
-    raise IllegalEvent(f"{event.KIND} is not part of blackjack")
+    return _ROUND.apply(state, event)
 
 
 def table_cards(state: Any) -> list[Card]:
@@ -332,16 +328,25 @@ def table_cards(state: Any) -> list[Card]:
 
 def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
     r = state.rules
-    if state.stage in ("shuffling", "idle"):
-        return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
-    if state.stage in ("deal", "play", "dealer") and state.shoe.remaining == 0:
+    if state.phase in (Phase.SHUFFLING, Phase.IDLE):
+        return replace(state, phase=Phase.IDLE, shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
+    if state.phase in (Phase.DEAL, Phase.PLAY, Phase.DEALER) and state.shoe.remaining == 0:
         shoe = load_shoe(event, r.decks, r.cards_behind_cut, on_table=table_cards(state))
         return replace(state, shoe=shoe), ()
     raise IllegalEvent("a new shoe goes in between rounds (or when the shoe runs out mid-round)")
 
 
+def _close(state: State, bets: Bets) -> State:
+    seats = tuple(Seat(spot, bet, (Hand("main", (), bet),)) for spot, _, bet in bets)
+    return replace(state, phase=Phase.DEAL, seats=seats)
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    return _after_round(state), (RoundSettled(state.round, settle_round(state)),)
+
+
 def _after_round(state: State) -> State:
-    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", shoe=state.shoe)
+    return State(state.rules, state.round, Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE, shoe=state.shoe)
 
 
 def layout(state: Any) -> list[tuple[int, str, int]]:
@@ -356,28 +361,22 @@ def layout(state: Any) -> list[tuple[int, str, int]]:
     return out
 
 
-def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.stage in ("shuffling", "idle"):
-        raise IllegalEvent("no round in progress to void")
-    return _after_round(state), voided(state.round, layout(state), event.reason)
-
-
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     exp = expected_next(state)
     to = card_target(exp, event)
     shoe, shuffle = state.shoe.take(event.card)
     effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *shuffle]
     state = replace(state, shoe=shoe)
-    if state.stage == "deal":
+    if state.phase is Phase.DEAL:
         state = add_dealt_card(state, to, event.card)
         if _deal_position(state) is None:
             state, more = _after_deal(state)
             effects += more
         return state, tuple(effects)
-    if state.stage == "dealer":
+    if state.phase is Phase.DEALER:
         state = replace(state, dealer=state.dealer + (event.card,))
         if not _dealer_draws(state):
-            state = replace(state, stage="settling")
+            state = replace(state, phase=Phase.SETTLING)
         return state, tuple(effects)
     si, hi = current_hand(state)  # type: ignore[misc]
     state = replace_hand(state, si, hi, _hand_after_card(state.rules, state.seats[si], state.seats[si].hands[hi],
@@ -411,14 +410,14 @@ def replace_hand(state: _S, si: int, hi: int, hand: Hand, extra: Hand | None = N
 def _after_deal(state: State) -> tuple[State, Effects]:
     if state.rules.insurance and state.dealer[0].rank == ACE and any(s.bet >= 2 for s in state.seats):
         seats = tuple(s if s.bet >= 2 else replace(s, answered=True) for s in state.seats)
-        return replace(state, stage="insurance", seats=seats), ()
+        return replace(state, phase=Phase.INSURANCE, seats=seats), ()
     return _peek(state)
 
 
 def _peek(state: State) -> tuple[State, Effects]:
     up = state.dealer[0]
     if (up.rank == ACE or _ten(up)) and _dealer_blackjack(state):
-        return replace(state, stage="settling", hole_shown=True), (CardsRevealed("dealer", state.dealer),)
+        return replace(state, phase=Phase.SETTLING, hole_shown=True), (CardsRevealed(Phase.DEALER, state.dealer),)
     seats = tuple(replace(s, hands=(replace(s.hands[0], done="blackjack"),)) if s.hands[0].total.blackjack else s
                   for s in state.seats)
     return _advance_play(replace(state, seats=seats))
@@ -426,17 +425,17 @@ def _peek(state: State) -> tuple[State, Effects]:
 
 def _advance_play(state: State) -> tuple[State, Effects]:
     if current_hand(state) is not None:
-        return replace(state, stage="play"), ()
+        return replace(state, phase=Phase.PLAY), ()
     reveal: Effects = (CardsRevealed("dealer", state.dealer),) if not state.hole_shown else ()
     state = replace(state, hole_shown=True)
     live = any(_live(h) for s in state.seats for h in s.hands)
-    return replace(state, stage="dealer" if live and _dealer_draws(state) else "settling"), reveal
+    return replace(state, phase=Phase.DEALER if live and _dealer_draws(state) else Phase.SETTLING), reveal
 
 
 def _decision(state: State, event: Decision) -> tuple[State, Effects]:
     exp = expected_next(state)
     check_decision(exp, event, (INSURE,))   # a double or a split matches the bet: no amount
-    if state.stage == "insurance":
+    if state.phase is Phase.INSURANCE:
         return _insurance(state, event)
     return play_action(state, event.action, _advance_play)
 
@@ -557,8 +556,8 @@ def snapshot(state: State) -> dict[str, Any]:
                          "total": str(h.total) if h.cards else None, "status": h.done or "in play",
                          "doubled": h.doubled} for h in s.hands]} for s in state.seats]
     return {
-        "game": "blackjack", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
+        "game": "blackjack", "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"cards": dealer_cards, "showing": str(blackjack_total(shown)) if shown else None},
         "shoe": state.shoe.json(),
@@ -567,6 +566,11 @@ def snapshot(state: State) -> dict[str, Any]:
     }
 
 
+_ROUND: Round[State] = Round(
+    "blackjack", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe,
+    void=void_step(set(Phase) - {Phase.SHUFFLING, Phase.IDLE}, _after_round, "no round in progress to void", layout),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING), bets=shoe_bets(Phase.BETTING, _close), card=_card,
+    decision=_decision)
 GAME = GameSpec("blackjack", "Blackjack", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

@@ -24,12 +24,11 @@ from typing import Any
 
 from controller.cards import ACE, KING
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
-    not_in_game, set_stake, settle_round, showdown, showdown_snapshot, take_decision,
+    Deal, DealPlan, Phase, State, accept_card, against_dealer, check_paytable, check_spots, deal_plan, expect,
+    house_round, set_stake, showdown, showdown_snapshot, take_decision,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settle,
-    Settlement,
+    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settlement,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
@@ -94,26 +93,23 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r: Rules = state.rules
-    done = betting(state, event, r.spots, r.limits)
-    if done is not None:
-        return done
-    if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state))
-        return (replace(state, phase="deciding") if dealt else state), effects
-    if isinstance(event, Decision):
-        state, spot, action = take_decision(state, event, state.bets.spots(), lambda s: _actions(state, s))
-        effects = ()
-        if action == "call":
-            state, effects = set_stake(state, spot, "call", 2 * state.bets.get(spot, "ante"))
-        if all(state.decision(s) is not None for s in state.bets.spots()):
-            state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) == "call"])
-            effects += shown
-        return state, effects
-    if isinstance(event, Settle):
-        return settle_round(state, settle)
-    raise not_in_game(event)
+    return _ROUND.apply(state, event)
 
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    state, effects, dealt = accept_card(state, event, _plan(state))
+    return (replace(state, phase=Phase.DECIDING) if dealt else state), effects
+
+
+def _decide(state: State, event: Decision) -> tuple[State, Effects]:
+    state, spot, action = take_decision(state, event, state.bets.spots(), lambda s: _actions(state, s))
+    effects: Effects = ()
+    if action == "call":
+        state, effects = set_stake(state, spot, "call", 2 * state.bets.get(spot, "ante"))
+    if all(state.decision(s) is not None for s in state.bets.spots()):
+        state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) == "call"])
+        effects += shown
+    return state, effects
 
 def settle(state: State) -> Settlement:
     r: Rules = state.rules
@@ -138,4 +134,5 @@ def snapshot(state: State) -> dict[str, Any]:
     return showdown_snapshot(state, NAME, 5, poker.best_value, poker.describe, QUALIFIER)
 
 
+_ROUND = house_round(expected_next, settle, _card, _decide)
 GAME = GameSpec(NAME, "Caribbean Stud Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)

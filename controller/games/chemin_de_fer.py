@@ -25,24 +25,27 @@ punter without one holds 0-4 or 6-7.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from controller.cards import Card
-from controller.games._shoe import ShoeState, card_target, check_range, load_shoe, open_round, voided
+from controller.games._round import Round, bet_steps, opens, shoe_between_rounds, void_step
+from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
-    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
+    GameSpec, IllegalEvent, PlaceBet, Placed, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement,
+    StakeChanged, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands.points import baccarat_points
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "BankerChanged", "new_table", "apply", "expected_next", "snapshot",
-           "option_cells", "legal_bets"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "BankerChanged", "new_table", "apply", "expected_next",
+           "snapshot", "option_cells", "legal_bets"]
 
 BOXES = ("bank", "banco", "cover")
 PUNTER_BOXES = ("banco", "cover")
@@ -92,11 +95,21 @@ class BankerChanged(Effect):
     reason: str
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    IDLE = "idle"
+    BETTING = "betting"
+    COUP = "coup"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"         # shuffling, idle, betting, coup, settling
+    phase: Phase = Phase.SHUFFLING
     banker: int = 1                  # the first banker sits in seat 1
     punter: int = 0                  # the spot that plays the hand this coup (0 before bets close)
     bets: Bets = Bets()
@@ -171,23 +184,23 @@ def _shown(state: State) -> tuple[bool, bool]:
     when the punter has finished; the punter's come up when the coup is over."""
     if len(state.punter_cards) + len(state.banker_cards) < 4:
         return False, False
-    if _natural(state) or state.stage == "settling":
+    if _natural(state) or state.phase is Phase.SETTLING:
         return True, True
     return False, _punter_done(state)
 
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    if state.stage == "shuffling":
-        return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
-    if state.stage == "idle":
-        return Expected("idle", f"banker is spot {state.banker}: open bets (or the banker passes the bank)",
+    if state.phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, f"banker is spot {state.banker}: open bets (or the banker passes the bank)",
                         actor=spot_actor(state.banker), actions=("open_bets", "pass", "new_shoe"))
-    if state.stage == "betting":
-        return Expected("betting", f"banker (spot {state.banker}) puts up the bank; punters call banco or cover",
+    if state.phase is Phase.BETTING:
+        return Expected(Waiting.BETTING, f"banker (spot {state.banker}) puts up the bank; punters call banco or cover",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.stage == "settling":
-        return Expected("settling", "settle the coup", actions=("settle",))
+    if state.phase is Phase.SETTLING:
+        return Expected(Waiting.SETTLING, "settle the coup", actions=("settle",))
     step = _step(state)
     assert step is not None
     kind, who = step
@@ -195,15 +208,16 @@ def expected_next(state: State) -> Expected:
     if kind == "card":
         n = len(state.punter_cards) + len(state.banker_cards)
         up = n >= 4
-        return Expected("dealing", f"card to the {who} (spot {spot}), face {'up' if up else 'down'}", card_to=who,
+        return Expected(Waiting.DEALING, f"card to the {who} (spot {spot}), face {'up' if up else 'down'}", card_to=who,
                         face_up=up)
     if who == "punter":
-        return Expected("deciding", f"punter (spot {spot}): carte or non (draw or stand)", actor=spot_actor(spot),
+        return Expected(Waiting.DECIDING, f"punter (spot {spot}): carte or non (draw or stand)", actor=spot_actor(spot),
                         actions=(DRAW, STAND))
     third = (f"a third card of {_value(state.punter_cards[2])}" if len(state.punter_cards) == 3
              else "a punter who stood")
-    return Expected("deciding", f"banker (spot {spot}) with {baccarat_points(state.banker_cards)} against {third}: "
-                    "draw or stand", actor=spot_actor(spot), actions=(DRAW, STAND))
+    return Expected(
+        Waiting.DECIDING, f"banker (spot {spot}) with {baccarat_points(state.banker_cards)} against {third}: "
+        "draw or stand", actor=spot_actor(spot), actions=(DRAW, STAND))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -211,30 +225,7 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, NewShoe):
-        if state.stage not in ("shuffling", "idle"):
-            raise IllegalEvent("a new shoe goes in between coups, not during one")
-        shoe = load_shoe(event, state.rules.decks, state.rules.cards_behind_cut, min_behind=MAX_COUP_CARDS)
-        return replace(state, stage="idle", shoe=shoe), ()
-    if isinstance(event, VoidRound):
-        if state.stage not in ("betting", "coup", "settling"):
-            raise IllegalEvent("no coup in progress to void")
-        return _between_coups(state, state.banker), voided(state.round, state.bets, event.reason)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next)
-    if isinstance(event, PlaceBet):
-        return _place(state, event)
-    if isinstance(event, RemoveBet):
-        return _remove(state, event)
-    if isinstance(event, CloseBets):
-        return _close(state)
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _decide(state, event)
-    if isinstance(event, Settle):
-        return _settle(state)
-    raise IllegalEvent(f"{event.KIND} is not part of chemin de fer")
+    return _ROUND.apply(state, event)
 
 
 def _next_spot(rules: Rules, spot: int) -> int:
@@ -251,7 +242,8 @@ def _priority(state: State) -> list[int]:
 
 
 def _between_coups(state: State, banker: int) -> State:
-    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", banker, shoe=state.shoe)
+    phase = Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE
+    return State(state.rules, state.round, phase, banker, shoe=state.shoe)
 
 
 def _covers(bets: Bets) -> int:
@@ -263,7 +255,7 @@ def _bancos(bets: Bets) -> list[int]:
 
 
 def _check_betting(state: State, event: PlaceBet | RemoveBet) -> None:
-    if state.stage != "betting":
+    if state.phase is not Phase.BETTING:
         raise IllegalEvent("bets are not open")
     if event.box == "bank" and event.spot != state.banker:
         raise IllegalEvent(f"only the banker (spot {state.banker}) puts up the bank")
@@ -305,7 +297,7 @@ def _remove(state: State, event: RemoveBet) -> tuple[State, Effects]:
 
 
 def _close(state: State) -> tuple[State, Effects]:
-    if state.stage != "betting":
+    if state.phase is not Phase.BETTING:
         raise IllegalEvent("bets are not open")
     bets = state.bets
     bank = bets.get(state.banker, "bank")
@@ -333,7 +325,7 @@ def _close(state: State) -> tuple[State, Effects]:
         bets = bets.with_amount(state.banker, "bank", covered)
         effects.append(StakeChanged(state.banker, "bank", covered, covered - bank))
     effects.append(BetsClosed(state.round))
-    return replace(state, stage="coup", bets=bets, punter=punter), tuple(effects)
+    return replace(state, phase=Phase.COUP, bets=bets, punter=punter), tuple(effects)
 
 
 def _reveals(before: State, after: State) -> Effects:
@@ -348,7 +340,7 @@ def _reveals(before: State, after: State) -> Effects:
 
 def _advance(before: State, after: State) -> tuple[State, Effects]:
     if _step(after) is None:
-        after = replace(after, stage="settling")
+        after = replace(after, phase=Phase.SETTLING)
     return after, _reveals(before, after)
 
 
@@ -365,13 +357,13 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.stage == "idle" and event.action == "pass":
+    if state.phase is Phase.IDLE and event.action == "pass":
         if event.actor not in ("dealer", spot_actor(state.banker)):
             raise IllegalEvent(f"only the banker (spot {state.banker}) or the croupier passes the bank")
         nxt = _next_spot(state.rules, state.banker)
         return replace(state, banker=nxt), (BankerChanged(nxt, f"spot {state.banker} passed the bank"),)
     exp = expected_next(state)
-    if exp.phase != "deciding":
+    if exp.phase is not Waiting.DECIDING:
         raise IllegalEvent(f"no decision expected now: {exp.text}")
     if event.actor != exp.actor:
         raise IllegalEvent(f"the decision is for {exp.actor}, not {event.actor}")
@@ -385,7 +377,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
 
 
 def _settle(state: State) -> tuple[State, Effects]:
-    if state.stage != "settling":
+    if state.phase is not Phase.SETTLING:
         raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
     r = state.rules
     p, b = baccarat_points(state.punter_cards), baccarat_points(state.banker_cards)
@@ -424,8 +416,8 @@ def snapshot(state: State) -> dict[str, Any]:
     """The two hands are face down until the rules show them; their points then, never before (audit only)."""
     punter_shown, banker_shown = _shown(state)
     snap: dict[str, Any] = {
-        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-        "bets": state.bets.json(), "banker": state.banker, "punter": state.punter or None,
+        "game": "chemin-de-fer", "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": state.bets.json(), "banker": state.banker, "punter": state.punter or None,
         "banker_hand": _side_json(state.banker_cards, banker_shown),
         "punter_hand": _side_json(state.punter_cards, punter_shown),
         "shoe": state.shoe.json(),
@@ -435,6 +427,14 @@ def snapshot(state: State) -> dict[str, Any]:
     return snap
 
 
+_ROUND: Round[State] = Round(
+    "chemin de fer", expected_next, _settle, None,
+    new_shoe=shoe_between_rounds((Phase.SHUFFLING, Phase.IDLE), Phase.IDLE,
+                                 "a new shoe goes in between coups, not during one", min_behind=MAX_COUP_CARDS),
+    void=void_step((Phase.BETTING, Phase.COUP, Phase.SETTLING), lambda s: _between_coups(s, s.banker),
+                   "no coup in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING), bets=bet_steps(_place, _remove, _close), card=_card,
+    decision=_decide)
 GAME = GameSpec("chemin-de-fer", "Chemin de fer", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

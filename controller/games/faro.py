@@ -22,6 +22,8 @@ Rules text 000_* ("Faro", "Stuss"); where the copy is silent the usual American 
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from itertools import permutations
@@ -29,16 +31,17 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Mapping
 
 from controller.cards import RANKS, Card, Composition
-from controller.games._shoe import ShoeState, card_target, check_range, open_round
+from controller.games._round import Round, bet_steps, open_round
+from controller.games._shoe import ShoeState, card_target, check_range
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Effects, Event, Expected, GameSpec, IllegalEvent,
-    NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase,
-    RulesError, Settle, Settlement, StakeChanged, VoidRound,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe,
+    OpenBets, Payout, PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, Rounding, RulesBase, RulesError,
+    Settlement, StakeChanged, VoidRound, Waiting,
 )
 from controller.games.bets import Bets, Limit, check_limits
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "RANK_BOXES", "new_table", "apply", "expected_next", "snapshot",
-           "casekeeper", "call_boxes", "legal_bets", "rank_char"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "RANK_BOXES", "new_table", "apply", "expected_next",
+           "snapshot", "casekeeper", "call_boxes", "legal_bets", "rank_char"]
 
 _RANK_CHARS = "23456789TJQKA"
 
@@ -88,11 +91,22 @@ class Rules(RulesBase):
 # State
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    SODA = "soda"
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"        # shuffling, soda, idle, betting, dealing, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()             # everything on the layout, bets that stayed included
     opened: Bets = Bets()           # the layout when this turn's bets opened (what a void goes back to)
     soda: Card | None = None
@@ -152,25 +166,26 @@ def _turn_roles(state: State) -> tuple[str, ...]:
 
 
 def expected_next(state: State) -> Expected:
-    if state.stage == "shuffling":
-        return Expected("shuffling", "shuffle a deck into the dealing box (new shoe of 1 deck)", actions=("new_shoe",))
-    if state.stage == "soda":
+    if state.phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, "shuffle a deck into the dealing box (new shoe of 1 deck)",
+                        actions=("new_shoe",))
+    if state.phase is Phase.SODA:
         # the soda is a burn card shown face up (no round is in progress while it is shown)
-        return Expected("dealing", "soda: burn the first card face up", card_to="burn", face_up=True)
-    if state.stage == "idle":
+        return Expected(Waiting.DEALING, "soda: burn the first card face up", card_to="burn", face_up=True)
+    if state.phase is Phase.IDLE:
         if _deal_over(state):
-            return Expected("idle", "the deal is over: open the last round to give back the bets that stayed",
+            return Expected(Waiting.IDLE, "the deal is over: open the last round to give back the bets that stayed",
                             actions=("open_bets",))
-        return Expected("idle", "open bets for the next turn (or take down a bet that stayed)",
+        return Expected(Waiting.IDLE, "open bets for the next turn (or take down a bet that stayed)",
                         actions=("open_bets", "remove_bet", "new_shoe"))
-    if state.stage == "betting":
+    if state.phase is Phase.BETTING:
         calls = " and call the turn" if call_boxes(state) else ""
-        return Expected("betting", f"bets open: on a rank to win, coppered to lose{calls}",
+        return Expected(Waiting.BETTING, f"bets open: on a rank to win, coppered to lose{calls}",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.stage == "dealing":
+    if state.phase is Phase.DEALING:
         role = _turn_roles(state)[len(state.turn)]
-        return Expected("dealing", f"turn {len(state.turns) + 1}: the {role}", card_to=role, face_up=True)
-    return Expected("settling", _turn_text(state) + ": settle", actions=("settle",))
+        return Expected(Waiting.DEALING, f"turn {len(state.turns) + 1}: the {role}", card_to=role, face_up=True)
+    return Expected(Waiting.SETTLING, _turn_text(state) + ": settle", actions=("settle",))
 
 
 def _turn_text(state: State) -> str:
@@ -190,37 +205,36 @@ def _turn_text(state: State) -> str:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, NewShoe):
-        if state.stage not in ("shuffling", "idle") or (state.stage == "idle" and state.bets):
-            raise IllegalEvent("a new deck goes in when the deal is over (or before any bet is on the layout)")
-        if event.decks != 1 or event.cut is not None:
-            raise IllegalEvent("faro is dealt from one deck with no cut card")
-        deck = ShoeState(1, 52, 0, Composition.of(1))
-        return State(state.rules, state.round, "soda" if state.rules.soda else "idle", deck=deck), ()
-    if isinstance(event, VoidRound):
-        return _void(state, event)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next, "settling" if _deal_over(state) else "betting", opened=state.bets)
-    if isinstance(event, PlaceBet):
-        return _place(state, event)
-    if isinstance(event, RemoveBet):
-        return _remove(state, event)
-    if isinstance(event, CloseBets):
-        if state.stage != "betting":
-            raise IllegalEvent("bets are not open")
-        _check_minimums(state)
-        return replace(state, stage="dealing"), (BetsClosed(state.round),)
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        settlement, bets = settle_turn(state)
-        stage = "shuffling" if state.deck.remaining < 2 else "idle"
-        turns = state.turns + ((state.turn,) if state.turn else ())
-        new = replace(state, stage=stage, bets=bets, opened=Bets(), turns=turns, turn=())
-        return new, (RoundSettled(state.round, settlement),)
-    raise IllegalEvent(f"{event.KIND} is not part of {state.rules.NAME}")
+    return _ROUND.apply(state, event)
+
+
+def _new_deck(state: State, event: NewShoe) -> tuple[State, Effects]:
+    if state.phase not in (Phase.SHUFFLING, Phase.IDLE) or (state.phase is Phase.IDLE and state.bets):
+        raise IllegalEvent("a new deck goes in when the deal is over (or before any bet is on the layout)")
+    if event.decks != 1 or event.cut is not None:
+        raise IllegalEvent("faro is dealt from one deck with no cut card")
+    deck = ShoeState(1, 52, 0, Composition.of(1))
+    return State(state.rules, state.round, Phase.SODA if state.rules.soda else Phase.IDLE, deck=deck), ()
+
+
+def _open(state: State, event: OpenBets) -> tuple[State, Effects]:
+    opened = Phase.SETTLING if _deal_over(state) else Phase.BETTING
+    return open_round(state, expected_next, Phase.IDLE, opened, opened=state.bets)
+
+
+def _close(state: State) -> tuple[State, Effects]:
+    if state.phase is not Phase.BETTING:
+        raise IllegalEvent("bets are not open")
+    _check_minimums(state)
+    return replace(state, phase=Phase.DEALING), (BetsClosed(state.round),)
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    settlement, bets = settle_turn(state)
+    phase = Phase.SHUFFLING if state.deck.remaining < 2 else Phase.IDLE
+    turns = state.turns + ((state.turn,) if state.turn else ())
+    new = replace(state, phase=phase, bets=bets, opened=Bets(), turns=turns, turn=())
+    return new, (RoundSettled(state.round, settlement),)
 
 
 def _limit_for(state: State, box: str) -> Mapping[str, Limit]:
@@ -242,20 +256,20 @@ def _limit_for(state: State, box: str) -> Mapping[str, Limit]:
 
 
 def _place(state: State, event: PlaceBet) -> tuple[State, Effects]:
-    if state.stage != "betting":
+    if state.phase is not Phase.BETTING:
         raise IllegalEvent("bets are not open")
     bets, changed = state.bets.place(event, state.rules.spots, _limit_for(state, event.box))
     return replace(state, bets=bets), (changed,)
 
 
 def _remove(state: State, event: RemoveBet) -> tuple[State, Effects]:
-    if state.stage == "betting":
+    if state.phase is Phase.BETTING:
         stayed = state.opened.get(event.spot, event.box)
         placed = state.bets.get(event.spot, event.box) - stayed
         if stayed and isinstance(event.amount, int) and event.amount > placed:
             raise IllegalEvent(f"spot {event.spot} placed {placed} on {event.box} this turn; the {stayed} that "
                                "stayed from earlier turns is taken down between turns")
-    elif state.stage != "idle":
+    elif state.phase is not Phase.IDLE:
         raise IllegalEvent("bets are not open (a bet that stayed is taken down between turns)")
     limits = {event.box: Limit()} if event.box.startswith(CALL) else state.rules.box_limits
     bets, changed = state.bets.remove(event, state.rules.spots, limits)
@@ -273,7 +287,7 @@ def _check_minimums(state: State) -> None:
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     """Cancel the turn: what was placed this turn goes back; bets that stayed stay. Cards already shown stay out
     (they are on the casekeeper) and settle nothing; the deal goes on, or ends if too few cards are left."""
-    if state.stage not in ("betting", "dealing", "settling"):
+    if state.phase not in (Phase.BETTING, Phase.DEALING, Phase.SETTLING):
         raise IllegalEvent("no turn in progress to void")
     back = []
     bets = state.bets
@@ -285,9 +299,9 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     returned = -sum(e.delta for e in back)
     # With fewer than two cards left no turn can follow: bets that stayed go back in one more round, opened and
     # settled with no cards ("the deal is over"), so that every round still returns only what it took.
-    stage = "shuffling" if state.deck.remaining < 2 and not bets else "idle"
+    phase = Phase.SHUFFLING if state.deck.remaining < 2 and not bets else Phase.IDLE
     turns = state.turns + ((state.turn,) if state.turn else ())
-    new = replace(state, stage=stage, bets=bets, opened=Bets(), turns=turns, turn=())
+    new = replace(state, phase=phase, bets=bets, opened=Bets(), turns=turns, turn=())
     return new, tuple(back) + (RoundVoided(state.round, event.reason, returned),)
 
 
@@ -296,12 +310,12 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     to = card_target(exp, event)
     deck, done = state.deck.take(event.card)
     placed = CardPlaced(event.card, to, True)
-    if state.stage == "soda":
-        return replace(state, stage="idle", deck=deck, soda=event.card), (placed,)
+    if state.phase is Phase.SODA:
+        return replace(state, phase=Phase.IDLE, deck=deck, soda=event.card), (placed,)
     turn = state.turn + (event.card,)
     new = replace(state, deck=deck, turn=turn)
     if len(turn) == len(_turn_roles(state)):
-        new = replace(new, stage="settling")
+        new = replace(new, phase=Phase.SETTLING)
     return new, (placed,) + done
 
 
@@ -365,8 +379,8 @@ def settle_turn(state: State) -> tuple[Settlement, Bets]:
 def snapshot(state: State) -> dict[str, Any]:
     """Every faro card is face up; the casekeeper, the turns so far and the callable orders are public."""
     return {
-        "game": state.rules.NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-        "bets": state.bets.json(),
+        "game": state.rules.NAME, "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "bets": state.bets.json(),
         "soda": Placed(state.soda, True).json() if state.soda else None,
         "turn": [{"role": role, **Placed(c, True).json()} for role, c in zip(("loser", "winner", "hock"), state.turn)],
         "turns": [[Placed(c, True).json() for c in t] for t in state.turns],
@@ -376,6 +390,9 @@ def snapshot(state: State) -> dict[str, Any]:
     }
 
 
+_ROUND: Round[State] = Round(lambda state: state.rules.NAME, expected_next, _settle, Phase.SETTLING,
+                             new_shoe=_new_deck, void=_void, open_bets=_open, bets=bet_steps(_place, _remove, _close),
+                             card=_card)
 GAME = GameSpec("faro", "Faro", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

@@ -17,21 +17,24 @@ Rules text 000_* ("Red Dog (High-Card Pool)"), with what the copy leaves open st
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.cards import Card, Composition
 from controller.games._pot import DealerChanged, Pot, turn_order
+from controller.games._round import Round
 from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games.base import (
-    BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, Settle, StakeChanged,
-    VoidRound, spot_actor,
+    BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
+    GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError,
+    StakeChanged, VoidRound, Waiting, spot_actor,
 )
 from controller.games.bets import Bets
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "beating_card",
-           "legal_bets", "BET", "FORFEIT"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "beating_card", "legal_bets", "BET", "FORFEIT"]
 
 BET, FORFEIT = "bet", "forfeit"
 BOXES = ("ante", BET, FORFEIT)
@@ -56,11 +59,22 @@ class Rules(RulesBase):
                              "need more than 52 cards: deal four cards each")
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    IDLE = "idle"
+    DEALING = "dealing"
+    DECIDING = "deciding"
+    TURNING = "turning"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"    # shuffling, idle, dealing (hands), deciding, turning, settling
+    phase: Phase = Phase.SHUFFLING
     dealer: int = 1
     turn: int = 0               # index into `turn_order` for this deal
     pot: Pot = Pot()
@@ -96,24 +110,24 @@ def _hands_dealt(state: State) -> int:
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    if state.stage == "shuffling":
-        return Expected("shuffling", f"shuffle the pack for spot {state.dealer}'s deal (new shoe of 1 deck)",
+    if state.phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, f"shuffle the pack for spot {state.dealer}'s deal (new shoe of 1 deck)",
                         actions=("new_shoe",))
     spot = player(state)
-    if state.stage == "idle":
-        return Expected("idle", f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
                         actions=("open_bets",))
-    if state.stage == "dealing":
+    if state.phase is Phase.DEALING:
         n = _hands_dealt(state)
         to = _order(state)[n % r.spots]
-        return Expected("dealing", f"card {n // r.spots + 1} to spot {to}, face down", card_to=spot_actor(to),
+        return Expected(Waiting.DEALING, f"card {n // r.spots + 1} to spot {to}, face down", card_to=spot_actor(to),
                         face_up=False)
-    if state.stage == "deciding":
-        return Expected("deciding", f"spot {spot}: bet 1 to {state.pot.chips} or forfeit {r.forfeit}",
+    if state.phase is Phase.DECIDING:
+        return Expected(Waiting.DECIDING, f"spot {spot}: bet 1 to {state.pot.chips} or forfeit {r.forfeit}",
                         actor=spot_actor(spot), actions=(BET, FORFEIT), amount_range=(1, state.pot.chips))
-    if state.stage == "turning":
-        return Expected("dealing", "turn the top card", card_to="turn", face_up=True)
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+    if state.phase is Phase.TURNING:
+        return Expected(Waiting.DEALING, "turn the top card", card_to="turn", face_up=True)
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -131,36 +145,29 @@ def _result_text(state: State) -> str:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r = state.rules
-    if isinstance(event, NewShoe):
-        if state.stage != "shuffling":
-            raise IllegalEvent("the pack is shuffled for each deal, before its first turn")
-        if event.decks != 1 or event.cut is not None:
-            raise IllegalEvent("the high-card pool is dealt from one pack with no cut card")
-        return replace(state, stage="idle", shoe=ShoeState(1, 52, 0, Composition.of(1))), ()
-    if isinstance(event, VoidRound):
-        return _void(state, event)
-    if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open a turn now: {expected_next(state).text}")
-        pot, antes = state.pot.open(r.spots, r.ante)
-        stage = "dealing" if not state.hands else "deciding"
-        return replace(state, round=state.round + 1, stage=stage, pot=pot), (BetsOpened(state.round + 1),) + antes
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _decide(state, event)
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        return _settle(state)
-    raise IllegalEvent(f"{event.KIND} is not part of the high-card pool")
+    return _ROUND.apply(state, event)
+
+
+def _new_pack(state: State, event: NewShoe) -> tuple[State, Effects]:
+    if state.phase is not Phase.SHUFFLING:
+        raise IllegalEvent("the pack is shuffled for each deal, before its first turn")
+    if event.decks != 1 or event.cut is not None:
+        raise IllegalEvent("the high-card pool is dealt from one pack with no cut card")
+    return replace(state, phase=Phase.IDLE, shoe=ShoeState(1, 52, 0, Composition.of(1))), ()
+
+
+def _open(state: State, event: OpenBets) -> tuple[State, Effects]:
+    if state.phase is not Phase.IDLE:
+        raise IllegalEvent(f"cannot open a turn now: {expected_next(state).text}")
+    pot, antes = state.pot.open(state.rules.spots, state.rules.ante)
+    phase = Phase.DEALING if not state.hands else Phase.DECIDING
+    return replace(state, round=state.round + 1, phase=phase, pot=pot), (BetsOpened(state.round + 1),) + antes
 
 
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     """Cancel the turn: antes and bet go back. A misdeal of the hands means a new shuffle and the same deal again;
     a later turn is played again by the same player with the same hand."""
-    if state.stage not in ("dealing", "deciding", "turning", "settling"):
+    if state.phase not in (Phase.DEALING, Phase.DECIDING, Phase.TURNING, Phase.SETTLING):
         raise IllegalEvent("no turn in progress to void")
     pot, back = state.pot.void()
     spot = player(state)
@@ -169,10 +176,10 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
     if state.forfeited:
         back += (StakeChanged(spot, FORFEIT, 0, -state.rules.forfeit),)
     returned = -sum(e.delta for e in back if isinstance(e, StakeChanged))
-    if state.stage == "dealing":
-        new = State(state.rules, state.round, "shuffling", state.dealer, state.turn, pot)
+    if state.phase is Phase.DEALING:
+        new = State(state.rules, state.round, Phase.SHUFFLING, state.dealer, state.turn, pot)
     else:
-        new = replace(state, stage="idle", pot=pot, bet=0, forfeited=False, turned=None)
+        new = replace(state, phase=Phase.IDLE, pot=pot, bet=0, forfeited=False, turned=None)
     return new, back + (RoundVoided(state.round, event.reason, returned),)
 
 
@@ -181,20 +188,20 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     to = card_target(exp, event)
     shoe, empty = state.shoe.take(event.card)
     placed = CardPlaced(event.card, to, bool(exp.face_up))
-    if state.stage == "dealing":
+    if state.phase is Phase.DEALING:
         index = _hands_dealt(state) % state.rules.spots
         hands = list(state.hands) or [()] * state.rules.spots
         hands[index] += (event.card,)
         new = replace(state, shoe=shoe, hands=tuple(hands), shown=state.shown or ((),) * state.rules.spots)
         if _hands_dealt(new) == state.rules.spots * state.rules.hand_size:
-            new = replace(new, stage="deciding")
+            new = replace(new, phase=Phase.DECIDING)
         return new, (placed,) + empty
     # the turned card: the player shows the card that beats it, or his whole hand
     hand = state.hands[state.turn]
     best = beating_card(hand, event.card)
     show = (best,) if best is not None else hand
     shown = state.shown[:state.turn] + (show,) + state.shown[state.turn + 1:]
-    new = replace(state, shoe=shoe, turned=event.card, shown=shown, stage="settling")
+    new = replace(state, shoe=shoe, turned=event.card, shown=shown, phase=Phase.SETTLING)
     return new, (placed,) + empty + (CardsRevealed(spot_actor(player(state)), show),)
 
 
@@ -203,8 +210,8 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     spot = player(state)
     if event.action == FORFEIT:
         forfeit = state.rules.forfeit
-        return replace(state, stage="settling", forfeited=True), (StakeChanged(spot, FORFEIT, forfeit, forfeit),)
-    return replace(state, stage="turning", bet=event.amount), (StakeChanged(spot, BET, event.amount, event.amount),)
+        return replace(state, phase=Phase.SETTLING, forfeited=True), (StakeChanged(spot, FORFEIT, forfeit, forfeit),)
+    return replace(state, phase=Phase.TURNING, bet=event.amount), (StakeChanged(spot, BET, event.amount, event.amount),)
 
 
 def _settle(state: State) -> tuple[State, Effects]:
@@ -225,11 +232,11 @@ def _settle(state: State) -> tuple[State, Effects]:
     effects: list[Effect] = [RoundSettled(state.round, settlement)]
     turn = state.turn + 1
     if turn < r.spots:
-        new = replace(state, stage="idle", turn=turn, pot=pot, bet=0, forfeited=False, turned=None)
+        new = replace(state, phase=Phase.IDLE, turn=turn, pot=pot, bet=0, forfeited=False, turned=None)
     else:
         dealer = state.dealer % r.spots + 1
         effects.append(DealerChanged(dealer, f"every player has bet: the deal passes to spot {dealer}"))
-        new = State(r, state.round, "shuffling", dealer, 0, pot)
+        new = State(r, state.round, Phase.SHUFFLING, dealer, 0, pot)
     return new, tuple(effects)
 
 
@@ -253,13 +260,15 @@ def snapshot(state: State) -> dict[str, Any]:
     for i, hand in enumerate(state.hands):
         shown = state.shown[i] if state.shown else ()
         hands.append({"spot": order[i], "cards": [Placed(c, c in shown).json() for c in hand]})
-    return {"game": "high-card-pool", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-            "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer,
+    return {"game": "high-card-pool", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer,
             "player": player(state), "turn_order": list(order), "hands": hands,
             "turned": Placed(state.turned, True).json() if state.turned else None,
             "cards_left": state.shoe.remaining}
 
 
+_ROUND: Round[State] = Round("the high-card pool", expected_next, _settle, Phase.SETTLING, new_shoe=_new_pack,
+                             void=_void, open_bets=_open, card=_card, decision=_decide)
 GAME = GameSpec("high-card-pool", "Red dog (high-card pool)", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

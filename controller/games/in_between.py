@@ -20,21 +20,24 @@ Rules text 000_* ("In-Between (Acey-Deucey, Red Dog)"), with what the copy leave
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.cards import Card
 from controller.games._pot import DealerChanged, Pot, turn_order
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
+from controller.games._round import Round, shoe_between_rounds
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe,
-    OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, Settle, StakeChanged, VoidRound, BetsOpened,
-    spot_actor,
+    BetsOpened, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound,
+    Waiting, spot_actor,
 )
 from controller.games.bets import Bets
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "spread", "between",
-           "legal_bets", "BET"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "spread",
+           "between", "legal_bets", "BET"]
 
 BOXES = ("ante", "bet", "pair")
 BET = "bet"
@@ -72,11 +75,21 @@ class Rules(RulesBase):
             raise RulesError(f"rules.max_bet: {self.max_bet} is under the min_bet of {self.min_bet} (0: the pot)")
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    IDLE = "idle"
+    DEALING = "dealing"
+    DECIDING = "deciding"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"    # shuffling, idle, dealing, deciding, settling
+    phase: Phase = Phase.SHUFFLING
     dealer: int = 1
     turn: int = 0               # index of the player in `turn_order` for this deal
     pot: Pot = Pot()
@@ -103,22 +116,23 @@ def _bet_range(state: State) -> tuple[int, int]:
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    if state.stage == "shuffling":
-        return Expected("shuffling", f"shuffle the pack (new shoe of {r.decks} deck)", actions=("new_shoe",))
+    if state.phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, f"shuffle the pack (new shoe of {r.decks} deck)", actions=("new_shoe",))
     spot = player(state)
-    if state.stage == "idle":
-        return Expected("idle", f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, f"spot {spot}'s turn (spot {state.dealer} deals): open the turn",
                         actions=("open_bets", "new_shoe"))
-    if state.stage == "dealing":
+    if state.phase is Phase.DEALING:
         if len(state.cards) < 2:
-            return Expected("dealing", f"spread card {len(state.cards) + 1}, face up", card_to="spread", face_up=True)
-        return Expected("dealing", "the third card, face up, between the two", card_to="middle", face_up=True)
-    if state.stage == "deciding":
+            return Expected(Waiting.DEALING, f"spread card {len(state.cards) + 1}, face up", card_to="spread",
+                            face_up=True)
+        return Expected(Waiting.DEALING, "the third card, face up, between the two", card_to="middle", face_up=True)
+    if state.phase is Phase.DECIDING:
         low, high = sorted(state.cards, key=lambda c: c.rank)
         lo, hi = _bet_range(state)
-        return Expected("deciding", f"spot {spot}: bet {lo} to {hi} on a card between {low.rank_char} and "
+        return Expected(Waiting.DECIDING, f"spot {spot}: bet {lo} to {hi} on a card between {low.rank_char} and "
                         f"{high.rank_char}", actor=spot_actor(spot), actions=(BET,), amount_range=(lo, hi))
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -137,35 +151,30 @@ def _result_text(state: State) -> str:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r = state.rules
-    if isinstance(event, NewShoe):
-        if state.stage not in ("shuffling", "idle"):
-            raise IllegalEvent("the pack is reshuffled between turns")
-        return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
-    if isinstance(event, VoidRound):
-        if state.stage not in ("dealing", "deciding", "settling"):
-            raise IllegalEvent("no turn in progress to void")
-        pot, back = state.pot.void()
-        if state.bet:
-            back += (StakeChanged(player(state), BET, 0, -state.bet),)
-        new = replace(state, stage="shuffling" if state.shoe.cut_reached else "idle", pot=pot, bet=0, cards=())
-        return new, back + (RoundVoided(state.round, event.reason, state.bet + state.pot.antes.total),)
-    if isinstance(event, OpenBets):
-        if state.stage != "idle":
-            raise IllegalEvent(f"cannot open a turn now: {expected_next(state).text}")
-        pot, antes = state.pot.open(r.spots, r.ante)
-        return replace(state, round=state.round + 1, stage="dealing", pot=pot), (BetsOpened(state.round + 1),) + antes
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        check_decision(expected_next(state), event, (BET,))
-        return (replace(state, stage="dealing", bet=event.amount),
-                (StakeChanged(player(state), BET, event.amount, event.amount),))
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        return _settle(state)
-    raise IllegalEvent(f"{event.KIND} is not part of in-between")
+    return _ROUND.apply(state, event)
+
+
+def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
+    if state.phase not in (Phase.DEALING, Phase.DECIDING, Phase.SETTLING):
+        raise IllegalEvent("no turn in progress to void")
+    pot, back = state.pot.void()
+    if state.bet:
+        back += (StakeChanged(player(state), BET, 0, -state.bet),)
+    new = replace(state, phase=Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE, pot=pot, bet=0, cards=())
+    return new, back + (RoundVoided(state.round, event.reason, state.bet + state.pot.antes.total),)
+
+
+def _open(state: State, event: OpenBets) -> tuple[State, Effects]:
+    if state.phase is not Phase.IDLE:
+        raise IllegalEvent(f"cannot open a turn now: {expected_next(state).text}")
+    pot, antes = state.pot.open(state.rules.spots, state.rules.ante)
+    return replace(state, round=state.round + 1, phase=Phase.DEALING, pot=pot), (BetsOpened(state.round + 1),) + antes
+
+
+def _decide(state: State, event: Decision) -> tuple[State, Effects]:
+    check_decision(expected_next(state), event, (BET,))
+    return (replace(state, phase=Phase.DEALING, bet=event.amount),
+            (StakeChanged(player(state), BET, event.amount, event.amount),))
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
@@ -177,15 +186,15 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     if len(new.cards) == 2:
         gap = spread(*new.cards)
         if gap == -1:
-            new = replace(new, stage="settling")
+            new = replace(new, phase=Phase.SETTLING)
         elif gap == 0:
             # consecutive: the player's minimum bet goes down and loses, no third card
-            new = replace(new, stage="settling", bet=_bet_range(state)[0])
+            new = replace(new, phase=Phase.SETTLING, bet=_bet_range(state)[0])
             effects += (StakeChanged(player(state), BET, new.bet, new.bet),)
         else:
-            new = replace(new, stage="deciding")
+            new = replace(new, phase=Phase.DECIDING)
     elif len(new.cards) == 3:
-        new = replace(new, stage="settling")
+        new = replace(new, phase=Phase.SETTLING)
     return new, effects
 
 
@@ -215,7 +224,7 @@ def _settle(state: State) -> tuple[State, Effects]:
     if turn == r.spots:
         dealer, turn = dealer % r.spots + 1, 0
         effects.append(DealerChanged(dealer, f"every player has had a turn: the deal passes to spot {dealer}"))
-    new = State(r, state.round, "shuffling" if state.shoe.cut_reached else "idle", dealer, turn, pot,
+    new = State(r, state.round, Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE, dealer, turn, pot,
                 shoe=state.shoe)
     return new, tuple(effects)
 
@@ -232,12 +241,17 @@ def _layout(state: State) -> Bets:
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up; the pot, who deals and whose turn it is are public."""
     cards = [{"role": role, **Placed(c, True).json()} for role, c in zip(("spread", "spread", "middle"), state.cards)]
-    return {"game": "in-between", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-            "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer, "player": player(state),
+    return {"game": "in-between", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": _layout(state).json(), "pot": state.pot.chips, "dealer": state.dealer,
+            "player": player(state),
             "turn_order": list(turn_order(state.rules.spots, state.dealer)), "cards": cards,
             "spread": spread(*state.cards[:2]) if len(state.cards) >= 2 else None, "shoe": state.shoe.json()}
 
 
+_ROUND: Round[State] = Round(
+    "in-between", expected_next, _settle, Phase.SETTLING,
+    new_shoe=shoe_between_rounds((Phase.SHUFFLING, Phase.IDLE), Phase.IDLE, "the pack is reshuffled between turns"),
+    void=_void, open_bets=_open, card=_card, decision=_decide)
 GAME = GameSpec("in-between", "In-between (acey-deucey)", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

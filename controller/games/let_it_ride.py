@@ -22,12 +22,12 @@ from typing import Any, Mapping
 
 from controller.cards import TEN
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, betting, check_paytable, check_spots, deal_plan, expect, not_in_game, reveal,
-    set_stake, settle_round, snapshot_of, take_decision,
+    Deal, DealPlan, Phase, State, accept_card, check_paytable, check_spots, deal_plan, expect, house_round, reveal,
+    set_stake, snapshot_of, take_decision,
 )
 from controller.games.base import (
     BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet, RemoveBet,
-    RulesBase, RulesError, Settle, Settlement,
+    RulesBase, RulesError, Settlement,
 )
 from controller.games.bets import Bets, Limit
 from controller.hands import poker
@@ -109,29 +109,26 @@ def _place_all(rules: Rules, bets: Bets, event: PlaceBet | RemoveBet) -> tuple[B
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r: Rules = state.rules
-    done = betting(state, event, r.spots, r.limits, place=lambda bets, ev: _place_all(r, bets, ev))
-    if done is not None:
-        return done
-    if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state))
-        return (replace(state, phase="deciding") if dealt else state), effects
-    if isinstance(event, Decision):
-        state, spot, action = take_decision(state, event, state.bets.spots(), lambda _: ACTIONS)
-        effects = ()
-        if action == "pull":
-            state, effects = set_stake(state, spot, BOXES[state.stage], 0)
-        if any(state.decision(s) is None for s in state.bets.spots()):
-            return state, effects
-        if state.stage == 0:
-            state, shown = reveal(state, ["community"], first=1)
-            return replace(state, stage=1), effects + shown
-        state, shown = reveal(state, ["community"] + [f"spot:{s}" for s in state.bets.spots()])
-        return replace(state, phase="settling"), effects + shown
-    if isinstance(event, Settle):
-        return settle_round(state, settle)
-    raise not_in_game(event)
+    return _ROUND.apply(state, event)
 
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    state, effects, dealt = accept_card(state, event, _plan(state))
+    return (replace(state, phase=Phase.DECIDING) if dealt else state), effects
+
+
+def _decide(state: State, event: Decision) -> tuple[State, Effects]:
+    state, spot, action = take_decision(state, event, state.bets.spots(), lambda _: ACTIONS)
+    effects: Effects = ()
+    if action == "pull":
+        state, effects = set_stake(state, spot, BOXES[state.stage], 0)
+    if any(state.decision(s) is None for s in state.bets.spots()):
+        return state, effects
+    if state.stage == 0:
+        state, shown = reveal(state, ["community"], first=1)
+        return replace(state, stage=1), effects + shown
+    state, shown = reveal(state, ["community"] + [f"spot:{s}" for s in state.bets.spots()])
+    return replace(state, phase=Phase.SETTLING), effects + shown
 
 def settle(state: State) -> Settlement:
     """Each bet still riding wins the paytable line of the spot's five cards or loses; a payout cap, when
@@ -178,4 +175,6 @@ def snapshot(state: State) -> dict[str, Any]:
     return snapshot_of(state, NAME, _names(state))
 
 
+_ROUND = house_round(expected_next, settle, _card, _decide,
+                     place=lambda s: lambda bets, ev: _place_all(s.rules, bets, ev))
 GAME = GameSpec(NAME, "Let It Ride", Rules, new_table, apply, expected_next, snapshot, BOXES)

@@ -38,19 +38,20 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, Card, parse_cards, rank_key
-from controller.games._house_poker import Deal, accept_card, betting, deal_plan, reveal
+from controller.games._house_poker import Deal, Phases, accept_card, betting_steps, deal_plan, reveal
 from controller.games._house_way import HouseWay, house_way, setting_kind
+from controller.games._round import Round
 from controller.games.base import (
-    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Placed, PlaceBet,
-    RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settle, Settlement, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, PlaceBet, Placed,
+    RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
 from controller.hands.paigow import back_value, front_value
 
-__all__ = ["GAME", "Rules", "State", "Setting", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES", "POSITIONS", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare", "front_text",
-           "autoplay_decision"]
+__all__ = ["GAME", "Rules", "State", "Phase", "Setting", "HandOrder", "Foul", "Deal", "HouseWay", "BOXES",
+           "POSITIONS", "new_table", "apply", "expected_next", "snapshot", "legal_bets", "first_position", "compare",
+           "front_text", "autoplay_decision"]
 
 NAME = "pai-gow"
 BOXES = ("main", "bank")
@@ -113,11 +114,22 @@ class Setting:
         return f"{poker.describe(self.back_value)} / {front_text(self.front)}"
 
 
+class Phase(enum.StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    IDLE = "idle"
+    BETTING = "betting"
+    ORDERING = "ordering"
+    DEALING = "dealing"
+    SETTING = "setting"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    phase: str = "idle"        # idle, betting, ordering, dealing, setting, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     roll: int = 0              # the dice total or the shuffler's number
     first: int = 0             # the position that receives the first hand
@@ -190,18 +202,18 @@ def _house_stake(state: State) -> int:
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    if state.phase == "idle":
-        return Expected("idle", "open bets", actions=("open_bets",))
-    if state.phase == "betting":
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets",))
+    if state.phase is Phase.BETTING:
         bank = "; a spot may bank" if r.player_banking else ""
-        return Expected("betting", f"bets are open{bank}", actions=("place_bet", "remove_bet", "close_bets"))
-    if state.phase == "ordering":
+        return Expected(Waiting.BETTING, f"bets are open{bank}", actions=("place_bet", "remove_bet", "close_bets"))
+    if state.phase is Phase.ORDERING:
         if r.hand_order is HandOrder.DICE:
-            return Expected("deciding", "throw the three dice: enter their total (3 to 18)", actor="dealer",
+            return Expected(Waiting.DECIDING, "throw the three dice: enter their total (3 to 18)", actor="dealer",
                             actions=("dice",), amount_range=(3, 18))
-        return Expected("deciding", "enter the shuffler's number (1 to 7)", actor="dealer", actions=("shuffler",),
+        return Expected(Waiting.DECIDING, "enter the shuffler's number (1 to 7)", actor="dealer", actions=("shuffler",),
                         amount_range=(1, POSITIONS))
-    if state.phase == "dealing":
+    if state.phase is Phase.DEALING:
         plan = _plan(state)
         n = len(state.cards)
         to, up = plan[n]
@@ -210,14 +222,15 @@ def expected_next(state: State) -> Expected:
         else:
             hand, card = n // HAND_SIZE + 1, n % HAND_SIZE + 1
         who = "the discards (no bet there)" if to == "discard" else to.replace(":", " ")
-        return Expected("dealing", f"hand {hand} of {POSITIONS} to {who}: card {card} of {HAND_SIZE}, face down",
+        return Expected(Waiting.DEALING, f"hand {hand} of {POSITIONS} to {who}: card {card} of {HAND_SIZE}, face down",
                         card_to=to, face_up=up)
-    if state.phase == "setting":
+    if state.phase is Phase.SETTING:
         waiting = [s for s in _players(state) if state.set_hand(spot_actor(s)) is None]
         more = f"; {len(waiting) - 1} more to set" if len(waiting) > 1 else ""
-        return Expected("deciding", f"spot {waiting[0]}: set the hand (set: and the two front cards, e.g. set:AS KD) "
-                        f"or ask for the house way{more}", actor=spot_actor(waiting[0]), actions=("set", "house_way"))
-    return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"spot {waiting[0]}: set the hand (set: and the two front cards, e.g. set:AS KD) "
+            f"or ask for the house way{more}", actor=spot_actor(waiting[0]), actions=("set", "house_way"))
+    return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -225,30 +238,31 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r = state.rules
-    if isinstance(event, CloseBets) and state.phase == "betting":
+    return _ROUND.apply(state, event)
+
+
+def _check(state: State, event: Event) -> None:
+    if isinstance(event, CloseBets) and state.phase is Phase.BETTING:
         _check_cover(state)
-    done = betting(state, event, r.spots, r.limits, place=lambda bets, ev: _place(r, bets, ev),
-                   idle=lambda s: State(s.rules, s.round, last_bets=s.last_bets))
-    if done is not None:
-        new, effects = done
-        return (replace(new, phase="ordering") if isinstance(event, CloseBets) else new), effects
-    if isinstance(event, Decision):
-        if state.phase == "ordering":
-            return _order(state, event)
-        return _set(state, event)
-    if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state), joker=True)
-        return (replace(state, phase="setting") if dealt else state), effects
-    if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        settlement = settle(state)
-        last = dict(state.last_bets)
-        last.update({s: a for s, b, a in state.bets if b == "main"})
-        return (State(state.rules, state.round, last_bets=tuple(sorted(last.items()))),
-                (RoundSettled(state.round, settlement),))
-    raise IllegalEvent(f"{event.KIND} is not part of pai gow poker")
+
+
+def _decide(state: State, event: Decision) -> tuple[State, Effects]:
+    if state.phase is Phase.ORDERING:
+        return _order(state, event)
+    return _set(state, event)
+
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    state, effects, dealt = accept_card(state, event, _plan(state), joker=True, phases=_PHASES)
+    return (replace(state, phase=Phase.SETTING) if dealt else state), effects
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    settlement = settle(state)
+    last = dict(state.last_bets)
+    last.update({s: a for s, b, a in state.bets if b == "main"})
+    return (State(state.rules, state.round, last_bets=tuple(sorted(last.items()))),
+            (RoundSettled(state.round, settlement),))
 
 
 def _place(rules: Rules, bets: Bets, event: PlaceBet | RemoveBet) -> tuple[Bets, Effects]:
@@ -289,11 +303,11 @@ def _order(state: State, event: Decision) -> tuple[State, Effects]:
                            f"(decision 'dealer' '{action}'), not {event.actor!r} {event.action!r}")
     if isinstance(event.amount, bool) or not low <= event.amount <= high or event.hand != 0:
         raise IllegalEvent(f"the {action} gives {low} to {high}, not {event.amount!r}")
-    return replace(state, phase="dealing", roll=event.amount, first=first_position(r.hand_order, event.amount)), ()
+    return replace(state, phase=Phase.DEALING, roll=event.amount, first=first_position(r.hand_order, event.amount)), ()
 
 
 def _set(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.phase != "setting":
+    if state.phase is not Phase.SETTING:
         raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
     spot = parse_spot_actor(event.actor)
     if spot is None or spot not in _players(state):
@@ -332,7 +346,7 @@ def _set(state: State, event: Decision) -> tuple[State, Effects]:
                       kind=setting_kind(dealer, way))
     state = replace(state, settings=state.settings + (setting,))
     state, shown = reveal(state, ["dealer"] + [spot_actor(s) for s in _players(state)])
-    return replace(state, phase="settling"), shown
+    return replace(state, phase=Phase.SETTLING), shown
 
 
 def _setting(to: str, hand: Sequence[Card], front: tuple[Card, Card], how: str) -> Setting:
@@ -453,13 +467,21 @@ def snapshot(state: State) -> dict[str, Any]:
     if state.first:
         first = "dealer" if state.first == 1 else f"spot {state.first - 1}"
         order = {"by": state.rules.hand_order.value, "roll": state.roll, "first": first}
-    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
-            "bets": state.bets.json(), "banker": state.banker or None, "house_stake": _house_stake(state) or None,
+    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(), "banker": state.banker or None,
+            "house_stake": _house_stake(state) or None,
             "hand_order": order, "hands": hands,
             "discards": [p.json() for where, p in state.cards if where == "discard"],
             "settings_done": [setting.where for setting in state.settings], "audit": {"hands": audit}}
 
 
+_PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
+# Bets close into the order of the deal (the dealer's dice), not straight into the deal.
+_BETTING = betting_steps(Phases(Phase.IDLE, Phase.BETTING, Phase.ORDERING),
+                         lambda s: State(s.rules, s.round, last_bets=s.last_bets), _check,
+                         lambda s: lambda bets, ev: _place(s.rules, bets, ev))
+_ROUND: Round[State] = Round("pai gow poker", expected_next, _settle, Phase.SETTLING, void=_BETTING,
+                             open_bets=_BETTING, bets=_BETTING, card=_card, decision=_decide)
 GAME = GameSpec(NAME, "Pai Gow Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

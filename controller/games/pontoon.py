@@ -31,19 +31,22 @@ card rules out is refused when asked); totals and bonus names of hidden hands ar
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
 from controller.cards import Card, Composition
+from controller.games._round import Round, opens, shoe_bets
 from controller.games._shoe import (
-    ShoeState, betting_step, card_target, check_decision, check_range, open_round, voided,
+    ShoeState, card_target, check_decision, check_range, voided,
 )
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event,
-    Expected, GameSpec, IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled,
-    RulesBase, RulesError, Settle, Settlement, StakeChanged, VoidRound, spot_actor,
+    BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected,
+    GameSpec, IllegalEvent, NewShoe, Payout, PlaceBet, Placed, RemoveBet, RoundSettled, RulesBase, RulesError,
+    Settlement, StakeChanged, VoidRound, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.blackjack import (
@@ -53,8 +56,8 @@ from controller.games.blackjack import (
 from controller.games.chemin_de_fer import BankerChanged
 from controller.hands.points import blackjack_total
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "legal_bets",
-           "bonus", "playable", "PASS"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "legal_bets", "bonus", "playable", "PASS"]
 
 BOXES = ("main",)
 PASS = "pass"
@@ -94,11 +97,24 @@ class Rules(RulesBase):
         check_limits(self.limits, BOXES)
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    BURNING = "burning"
+    IDLE = "idle"
+    BETTING = "betting"
+    DEAL = "deal"
+    PLAY = "play"
+    DEALER = "dealer"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"    # shuffling, burning, idle, betting, deal, play, dealer, settling
+    phase: Phase = Phase.SHUFFLING
     banker: int = 1
     bets: Bets = Bets()
     seats: tuple[Seat, ...] = ()
@@ -107,7 +123,7 @@ class State:
     dealer_shown: bool = False
     dealer_drawing: bool = False        # the dealer asked for a card
     burned: Card | None = None          # the card shown and put at the bottom of the pack
-    resume: str = ""                    # the stage a mid-round reshuffle returns to
+    resume: Phase | None = None         # the phase a mid-round reshuffle returns to
     shoe: ShoeState = ShoeState()
 
 
@@ -186,14 +202,14 @@ def _order(state: State) -> list[int]:
 
 
 def _card_wanted(state: State) -> tuple[str, bool] | None:
-    if state.stage == "deal":
+    if state.phase is Phase.DEAL:
         position = first_deal_position(state)    # the first round face down, the second face up, for everyone
         return None if position is None else (position[0], position[1] == 1)
-    if state.stage == "play":
+    if state.phase is Phase.PLAY:
         to = hand_wanting_card(state)
         if to is not None:
             return to, True
-    if state.stage == "dealer" and state.dealer_drawing:
+    if state.phase is Phase.DEALER and state.dealer_drawing:
         return "dealer", True
     return None
 
@@ -201,35 +217,37 @@ def _card_wanted(state: State) -> tuple[str, bool] | None:
 def expected_next(state: State) -> Expected:
     r = state.rules
     banker = spot_actor(state.banker)
-    if state.stage == "shuffling":
-        return Expected("shuffling", "shuffle the pack (new shoe of 1 deck)", actions=("new_shoe",))
-    if state.stage == "burning":
-        return Expected("dealing", "burn: show the top card and put it face up at the bottom", card_to="burn",
+    if state.phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, "shuffle the pack (new shoe of 1 deck)", actions=("new_shoe",))
+    if state.phase is Phase.BURNING:
+        return Expected(Waiting.DEALING, "burn: show the top card and put it face up at the bottom", card_to="burn",
                         face_up=True)
-    if state.stage == "idle":
-        return Expected("idle", f"spot {state.banker} holds the bank: open bets (or the banker passes the bank)",
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, f"spot {state.banker} holds the bank: open bets (or the banker passes the bank)",
                         actor=banker, actions=("open_bets", PASS, "new_shoe"))
-    if state.stage == "betting":
-        return Expected("betting", f"bets against spot {state.banker}'s bank, {r.limits['main'].min} to "
+    if state.phase is Phase.BETTING:
+        return Expected(Waiting.BETTING, f"bets against spot {state.banker}'s bank, {r.limits['main'].min} to "
                         f"{r.limits['main'].max}", actions=("place_bet", "remove_bet", "close_bets"))
-    if state.stage == "settling":
-        return Expected("settling", "settle the round", actions=("settle",))
+    if state.phase is Phase.SETTLING:
+        return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
     wanted = _card_wanted(state)
     if wanted is not None:
         to, up = wanted
         if state.shoe.remaining == 0:
-            return Expected("shuffling", "the burned card is reached: shuffle the discards (new shoe), then deal on",
-                            actions=("new_shoe",))
-        return Expected("dealing", f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to, face_up=up)
-    if state.stage == "dealer":
+            return Expected(
+                Waiting.SHUFFLING, "the burned card is reached: shuffle the discards (new shoe), then deal on",
+                actions=("new_shoe",))
+        return Expected(Waiting.DEALING, f"card to {hand_words(to)}, face {'up' if up else 'down'}", card_to=to,
+                        face_up=up)
+    if state.phase is Phase.DEALER:
         total = blackjack_total(state.dealer)
-        return Expected("deciding", f"dealer (spot {state.banker}) with {total}: hit or stand", actor=banker,
+        return Expected(Waiting.DECIDING, f"dealer (spot {state.banker}) with {total}: hit or stand", actor=banker,
                         actions=(HIT, STAND))
     si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = seat.hands[hi]
     actions = _offered(state, seat, hand)
-    return Expected("deciding", f"{hand_words(hand_label(seat, hi))}: {', '.join(actions)}",
+    return Expected(Waiting.DECIDING, f"{hand_words(hand_label(seat, hi))}: {', '.join(actions)}",
                     actor=spot_actor(seat.spot), hand=hi, actions=actions)
 
 
@@ -238,57 +256,44 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r = state.rules
-    if isinstance(event, NewShoe):
-        return _new_shoe(state, event)
-    if isinstance(event, VoidRound):
-        return _void(state, event)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next)
-    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
-        if isinstance(event, PlaceBet) and event.spot == state.banker and state.stage == "betting":
-            raise IllegalEvent(f"spot {state.banker} holds the bank: the banker does not bet against it")
-        bets, effects = betting_step(state.bets, event, state.stage == "betting", r.spots, r.limits)
-        if isinstance(event, CloseBets):
-            seats = tuple(Seat(s, bets.get(s, "main"), (Hand("main", (), bets.get(s, "main")),))
-                          for s in _order(state) if bets.get(s, "main"))
-            return replace(state, stage="deal", seats=seats), (BetsClosed(state.round),)
-        return replace(state, bets=bets), effects
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _decision(state, event)
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        return _settle(state)
-    raise IllegalEvent(f"{event.KIND} is not part of pontoon")
+    return _ROUND.apply(state, event)
+
+
+def _no_bet_on_the_bank(state: State, event: PlaceBet | RemoveBet | CloseBets) -> None:
+    if isinstance(event, PlaceBet) and event.spot == state.banker and state.phase is Phase.BETTING:
+        raise IllegalEvent(f"spot {state.banker} holds the bank: the banker does not bet against it")
+
+
+def _close(state: State, bets: Bets) -> State:
+    seats = tuple(Seat(s, bets.get(s, "main"), (Hand("main", (), bets.get(s, "main")),))
+                  for s in _order(state) if bets.get(s, "main"))
+    return replace(state, phase=Phase.DEAL, seats=seats)
 
 
 def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
     if event.decks != 1 or event.cut is not None:
         raise IllegalEvent("pontoon is dealt from one pack with no cut card (the burned card marks its end)")
-    if state.stage in ("shuffling", "idle"):
-        resume, on_table = "", []
-    elif state.stage in ("deal", "play", "dealer") and state.shoe.remaining == 0 and _card_wanted(state):
-        resume, on_table = state.stage, table_cards(state)
+    if state.phase in (Phase.SHUFFLING, Phase.IDLE):
+        resume, on_table = None, []
+    elif state.phase in (Phase.DEAL, Phase.PLAY, Phase.DEALER) and state.shoe.remaining == 0 and _card_wanted(state):
+        resume, on_table = state.phase, table_cards(state)
     else:
         raise IllegalEvent("the pack is shuffled between rounds, or when the burned card is reached")
     left = Composition.of(1).remove_all(on_table)
     # no cut card: the burned card at the bottom ends the pack, so the cut is never reached
     shoe = ShoeState(1, left.size + 1, 0, left)
-    return replace(state, stage="burning", resume=resume, burned=None, shoe=shoe), ()
+    return replace(state, phase=Phase.BURNING, resume=resume, burned=None, shoe=shoe), ()
 
 
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.stage in ("shuffling", "idle") or (state.stage == "burning" and not state.resume):
+    if state.phase in (Phase.SHUFFLING, Phase.IDLE) or (state.phase is Phase.BURNING and state.resume is None):
         raise IllegalEvent("no round in progress to void")
     return _between_rounds(state, state.banker), voided(state.round, layout(state), event.reason)
 
 
 def _between_rounds(state: State, banker: int) -> State:
-    stage = "shuffling" if state.shoe.remaining == 0 else "idle"
-    return State(state.rules, state.round, stage, banker, burned=state.burned, shoe=state.shoe)
+    phase = Phase.SHUFFLING if state.shoe.remaining == 0 else Phase.IDLE
+    return State(state.rules, state.round, phase, banker, burned=state.burned, shoe=state.shoe)
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
@@ -297,16 +302,16 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     shoe, empty = state.shoe.take(event.card)
     effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *empty]
     state = replace(state, shoe=shoe)
-    if state.stage == "burning":
-        stage = state.resume or "idle"
-        return replace(state, stage=stage, resume="", burned=event.card), tuple(effects)
-    if state.stage == "deal":
+    if state.phase is Phase.BURNING:
+        phase = Phase.IDLE if state.resume is None else state.resume
+        return replace(state, phase=phase, resume=None, burned=event.card), tuple(effects)
+    if state.phase is Phase.DEAL:
         state = add_dealt_card(state, to, event.card)
         if first_deal_position(state) is None:
             state, more = _after_deal(state)
             effects += more
         return state, tuple(effects)
-    if state.stage == "dealer":
+    if state.phase is Phase.DEALER:
         state = replace(state, dealer=state.dealer + (event.card,), dealer_drawing=False)
         if blackjack_total(state.dealer).bust:
             state, more = _to_settling(state)
@@ -344,7 +349,7 @@ def _after_deal(state: State) -> tuple[State, Effects]:
             seats.append(replace(seat, hands=(replace(hand, stake=stake, done="dealer natural"),)))
             effects.append(CardsRevealed(spot_actor(seat.spot), hand.cards))
         shown = tuple(s.spot for s in state.seats)
-        return replace(state, stage="settling", seats=tuple(seats), shown=shown, dealer_shown=True), tuple(effects)
+        return replace(state, phase=Phase.SETTLING, seats=tuple(seats), shown=shown, dealer_shown=True), tuple(effects)
     effects = []
     seats = []
     shown_spots = list(state.shown)
@@ -361,11 +366,11 @@ def _after_deal(state: State) -> tuple[State, Effects]:
 
 def _advance_play(state: State) -> tuple[State, Effects]:
     if current_hand(state) is not None:
-        return replace(state, stage="play"), ()
+        return replace(state, phase=Phase.PLAY), ()
     reveal: Effects = () if state.dealer_shown else (CardsRevealed("dealer", state.dealer),)
     state = replace(state, dealer_shown=True)
     if any(_live(state.rules, h) for s in state.seats for h in s.hands):
-        return replace(state, stage="dealer"), reveal
+        return replace(state, phase=Phase.DEALER), reveal
     state, more = _to_settling(state)
     return state, reveal + more
 
@@ -375,17 +380,17 @@ def _to_settling(state: State) -> tuple[State, Effects]:
     hidden = [seat for seat in state.seats if seat.spot not in state.shown]
     reveal = tuple(CardsRevealed(spot_actor(seat.spot), seat.hands[0].cards) for seat in hidden)
     shown = state.shown + tuple(seat.spot for seat in hidden)
-    return replace(state, stage="settling", shown=shown), reveal
+    return replace(state, phase=Phase.SETTLING, shown=shown), reveal
 
 
 def _decision(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.stage == "idle" and event.action == PASS:
+    if state.phase is Phase.IDLE and event.action == PASS:
         if event.actor not in ("dealer", spot_actor(state.banker)) or event.amount or event.hand:
             raise IllegalEvent(f"only the banker (spot {state.banker}) or the croupier passes the bank")
         nxt = state.banker % state.rules.spots + 1
         return replace(state, banker=nxt), (BankerChanged(nxt, f"spot {state.banker} passed the bank"),)
     check_decision(expected_next(state), event)
-    if state.stage == "dealer":
+    if state.phase is Phase.DEALER:
         if event.action == HIT:
             return replace(state, dealer_drawing=True), ()
         return _to_settling(state)
@@ -473,8 +478,9 @@ def snapshot(state: State) -> dict[str, Any]:
     dealer_up = state.dealer_shown
     dealer_cards = [Placed(c, dealer_up or i > 0).json() for i, c in enumerate(state.dealer)]
     return {
-        "game": "pontoon", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-        "banker": state.banker, "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
+        "game": "pontoon", "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "banker": state.banker,
+        "bets": [{"spot": s, "box": b, "amount": a} for s, b, a in layout(state)],
         "spots": seats,
         "dealer": {"spot": state.banker, "cards": dealer_cards,
                    "total": str(blackjack_total(state.dealer)) if dealer_up and state.dealer else None},
@@ -485,6 +491,9 @@ def snapshot(state: State) -> dict[str, Any]:
     }
 
 
+_ROUND: Round[State] = Round("pontoon", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe, void=_void,
+                             open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
+                             bets=shoe_bets(Phase.BETTING, _close, _no_bet_on_the_bank), card=_card, decision=_decision)
 GAME = GameSpec("pontoon", "Pontoon (blackjack with a changing bank)", Rules, new_table, apply, expected_next,
                 snapshot, BOXES)
 

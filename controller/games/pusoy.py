@@ -27,6 +27,8 @@ rules offer them) -> the dealer sets his -> every hand is turned up -> settle.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from itertools import combinations
@@ -34,15 +36,16 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, parse_cards
-from controller.games._house_poker import Deal, accept_card, betting, deal_plan, reveal
+from controller.games._house_poker import Deal, Phases, accept_card, betting_steps, deal_plan, reveal
+from controller.games._round import Round
 from controller.games.base import (
-    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, Placed,
-    PlaceBet, RoundSettled, RulesBase, RulesError, Settle, Settlement, StakeChanged, spot_actor,
+    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet,
+    Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
 
-__all__ = ["GAME", "Rules", "State", "Deal", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+__all__ = ["GAME", "Rules", "State", "Phase", "Deal", "BOXES", "new_table", "apply", "expected_next", "snapshot",
            "legal_bets", "five_value", "front_value", "is_foul", "royalty", "simple_setting", "parse_setting",
            "autoplay_decision"]
 
@@ -152,11 +155,21 @@ def parse_setting(text: str, hand: Sequence[Card]) -> tuple[tuple[Card, ...], ..
 # State
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    SETTING = "setting"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    phase: str = "idle"         # idle, betting, dealing, setting, settling
+    phase: Phase = Phase.IDLE
     bets: Bets = Bets()
     cards: tuple[tuple[str, Placed], ...] = ()
     # (where, action, hands): action is "set", "house_way", "surrender" or "royalty"; hands the three hands
@@ -198,22 +211,24 @@ def _actions(state: State, to: str) -> tuple[str, ...]:
 
 
 def expected_next(state: State) -> Expected:
-    if state.phase == "idle":
-        return Expected("idle", "open bets", actions=("open_bets",))
-    if state.phase == "betting":
-        return Expected("betting", f"bets are open: every one of the {state.rules.spots} spots plays",
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets",))
+    if state.phase is Phase.BETTING:
+        return Expected(Waiting.BETTING, f"bets are open: every one of the {state.rules.spots} spots plays",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.phase == "dealing":
+    if state.phase is Phase.DEALING:
         to, up = _plan(state)[len(state.cards)]
         n = len(state.placed(to)) + 1
-        return Expected("dealing", f"card {n} of {HAND} to {to.replace(':', ' ')}, face down", card_to=to, face_up=up)
-    if state.phase == "setting":
+        return Expected(Waiting.DEALING, f"card {n} of {HAND} to {to.replace(':', ' ')}, face down", card_to=to,
+                        face_up=up)
+    if state.phase is Phase.SETTING:
         to = _waiting(state)
         actions = _actions(state, to)
         extra = "".join(f" or {a}" for a in actions[2:])
-        return Expected("deciding", f"{to.replace(':', ' ')}: set back/middle/front (set:<back>/<middle>/<front>) "
-                        f"or house_way{extra}", actor=to, actions=actions)
-    return Expected("settling", "settle the round", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"{to.replace(':', ' ')}: set back/middle/front (set:<back>/<middle>/<front>) "
+            f"or house_way{extra}", actor=to, actions=actions)
+    return Expected(Waiting.SETTLING, "settle the round", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -221,30 +236,30 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
+    return _ROUND.apply(state, event)
+
+
+def _close_check(state: State, event: Event) -> None:
     r = state.rules
-    if isinstance(event, CloseBets) and state.phase == "betting":
+    if isinstance(event, CloseBets) and state.phase is Phase.BETTING:
         missing = [s for s in range(1, r.spots + 1) if s not in state.bets.spots()]
         if missing:
             raise IllegalEvent(f"pusoy needs all {r.participants} participants: no bet on spot "
                                f"{', '.join(map(str, missing))}")
-    done = betting(state, event, r.spots, r.limits, idle=lambda s: State(s.rules, s.round))
-    if done is not None:
-        return done
-    if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state))
-        return (replace(state, phase="setting") if dealt else state), effects
-    if isinstance(event, Decision):
-        return _decide(state, event)
-    if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        doubles, settlement = settle(state)
-        return State(r, state.round), (*doubles, RoundSettled(state.round, settlement))
-    raise IllegalEvent(f"{event.KIND} is not part of pusoy")
+
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    state, effects, dealt = accept_card(state, event, _plan(state), phases=_PHASES)
+    return (replace(state, phase=Phase.SETTING) if dealt else state), effects
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    doubles, settlement = settle(state)
+    return State(state.rules, state.round), (*doubles, RoundSettled(state.round, settlement))
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.phase != "setting":
+    if state.phase is not Phase.SETTING:
         raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
     to = event.actor
     if to not in _seats(state):
@@ -281,7 +296,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     # The dealer has decided: every hand still in play is turned up; surrendered hands stay unseen.
     shown = [w for w in _seats(state) if (state.decision(w) or ("",))[0] in ("set", "house_way")]
     state, turned = reveal(state, shown)
-    return replace(state, phase="settling"), effects + turned
+    return replace(state, phase=Phase.SETTLING), effects + turned
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -369,10 +384,14 @@ def snapshot(state: State) -> dict[str, Any]:
             elif words:
                 audit[to] = words
         seats.append(entry)
-    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
-            "bets": state.bets.json(), "hands": seats, "audit": {"hands": audit}}
+    return {"game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(), "hands": seats, "audit": {"hands": audit}}
 
 
+_PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
+_BETTING = betting_steps(_PHASES, lambda s: State(s.rules, s.round), _close_check)
+_ROUND: Round[State] = Round("pusoy", expected_next, _settle, Phase.SETTLING, void=_BETTING, open_bets=_BETTING,
+                             bets=_BETTING, card=_card, decision=_decide)
 GAME = GameSpec(NAME, "Pusoy", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

@@ -16,25 +16,27 @@ variant; the paytable is the usual one, Wizard of Odds "Red Dog", and each line 
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
 from controller.cards import Card
+from controller.games._round import Round, opens, shoe_bets, shoe_between_rounds, void_step
 from controller.games._shoe import (
-    ShoeState, betting_step, card_target, check_decision, check_range, load_shoe, open_round, voided,
+    ShoeState, card_target, check_decision, check_range,
 )
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Payout, Placed, PlaceBet, RemoveBet, RoundSettled, RulesBase, Settle,
-    Settlement, StakeChanged, VoidRound, parse_spot_actor, spot_actor,
+    BoxResult, CardDealt, CardPlaced, Decision, Effects, Event, Expected, GameSpec, Payout, PlaceBet, Placed,
+    RoundSettled, RulesBase, Settlement, StakeChanged, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.games.in_between import between, spread
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "legal_bets",
-           "RAISE", "STAND", "spread_pays"]
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot",
+           "legal_bets", "RAISE", "STAND", "spread_pays"]
 
 BOXES = ("ante",)
 RAISE, STAND = "raise", "stand"
@@ -64,11 +66,22 @@ def spread_pays(rules: Rules, gap: int) -> Payout:
     return (rules.spread_1, rules.spread_2, rules.spread_3)[gap - 1] if gap <= 3 else rules.spread_4_plus
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    DECIDING = "deciding"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"    # shuffling, idle, betting, dealing, deciding, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()         # antes, then raises
     decided: tuple[int, ...] = ()   # spots that have raised or stood
     cards: tuple[Card, ...] = ()
@@ -89,22 +102,23 @@ def _to_decide(state: State) -> list[tuple[int, int]]:
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    if state.stage == "shuffling":
-        return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
-    if state.stage == "idle":
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
-    if state.stage == "betting":
-        return Expected("betting", "bets open: antes", actions=("place_bet", "remove_bet", "close_bets"))
-    if state.stage == "dealing":
+    if state.phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
+    if state.phase is Phase.BETTING:
+        return Expected(Waiting.BETTING, "bets open: antes", actions=("place_bet", "remove_bet", "close_bets"))
+    if state.phase is Phase.DEALING:
         n = len(state.cards)
         what = ("the first card", "the second card", "the third card")[n]
-        return Expected("dealing", f"{what}, face up", card_to=("first", "second", "third")[n], face_up=True)
-    if state.stage == "deciding":
+        return Expected(Waiting.DEALING, f"{what}, face up", card_to=("first", "second", "third")[n], face_up=True)
+    if state.phase is Phase.DECIDING:
         spot, ante = _to_decide(state)[0]
         gap = spread(*state.cards)
-        return Expected("deciding", f"spread of {gap} pays {spread_pays(r, gap)}: spot {spot} raises up to {ante} "
-                        "or stands", actor=spot_actor(spot), actions=(RAISE, STAND), amount_range=(1, ante))
-    return Expected("settling", _result_text(state) + ": settle", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"spread of {gap} pays {spread_pays(r, gap)}: spot {spot} raises up to {ante} "
+            "or stands", actor=spot_actor(spot), actions=(RAISE, STAND), amount_range=(1, ante))
+    return Expected(Waiting.SETTLING, _result_text(state) + ": settle", actions=("settle",))
 
 
 def _result_text(state: State) -> str:
@@ -119,43 +133,27 @@ def _result_text(state: State) -> str:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r = state.rules
-    if isinstance(event, NewShoe):
-        if state.stage not in ("shuffling", "idle"):
-            raise IllegalEvent("a new shoe goes in between rounds")
-        return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
-    if isinstance(event, VoidRound):
-        if state.stage not in ("betting", "dealing", "deciding", "settling"):
-            raise IllegalEvent("no round in progress to void")
-        return _after_round(state), voided(state.round, state.bets, event.reason)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next)
-    if isinstance(event, (PlaceBet, RemoveBet, CloseBets)):
-        bets, effects = betting_step(state.bets, event, state.stage == "betting", r.spots, r.limits)
-        if isinstance(event, CloseBets):
-            return replace(state, stage="dealing"), (BetsClosed(state.round),)
-        return replace(state, bets=bets), effects
-    if isinstance(event, CardDealt):
-        exp = expected_next(state)
-        to = card_target(exp, event)
-        shoe, shuffle = state.shoe.take(event.card)
-        new = replace(state, shoe=shoe, cards=state.cards + (event.card,))
-        if len(new.cards) == 3 or (len(new.cards) == 2 and spread(*new.cards) == 0):
-            new = replace(new, stage="settling")
-        elif len(new.cards) == 2 and spread(*new.cards) > 0:
-            new = replace(new, stage="deciding")
-        return new, (CardPlaced(event.card, to, True),) + shuffle
-    if isinstance(event, Decision):
-        return _decide(state, event)
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        return _after_round(state), (RoundSettled(state.round, settle_round(state)),)
-    raise IllegalEvent(f"{event.KIND} is not part of red dog")
+    return _ROUND.apply(state, event)
+
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    exp = expected_next(state)
+    to = card_target(exp, event)
+    shoe, shuffle = state.shoe.take(event.card)
+    new = replace(state, shoe=shoe, cards=state.cards + (event.card,))
+    if len(new.cards) == 3 or (len(new.cards) == 2 and spread(*new.cards) == 0):
+        new = replace(new, phase=Phase.SETTLING)
+    elif len(new.cards) == 2 and spread(*new.cards) > 0:
+        new = replace(new, phase=Phase.DECIDING)
+    return new, (CardPlaced(event.card, to, True),) + shuffle
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    return _after_round(state), (RoundSettled(state.round, settle_round(state)),)
 
 
 def _after_round(state: State) -> State:
-    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", shoe=state.shoe)
+    return State(state.rules, state.round, Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE, shoe=state.shoe)
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
@@ -169,7 +167,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
         effects = (StakeChanged(spot, RAISE, event.amount, event.amount),)
     new = replace(state, bets=bets, decided=state.decided + (spot,))
     if not _to_decide(new):
-        new = replace(new, stage="dealing")
+        new = replace(new, phase=Phase.DEALING)
     return new, effects
 
 
@@ -204,12 +202,20 @@ def settle_round(state: State) -> Settlement:
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up; the spread and its payout once announced."""
     gap = spread(*state.cards[:2]) if len(state.cards) >= 2 else None
-    return {"game": "red-dog", "round": state.round, "phase": expected_next(state).phase, "stage": state.stage,
-            "bets": state.bets.json(), "cards": [Placed(c, True).json() for c in state.cards], "spread": gap,
+    return {"game": "red-dog", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json(),
+            "cards": [Placed(c, True).json() for c in state.cards], "spread": gap,
             "pays": str(spread_pays(state.rules, gap)) if gap is not None and gap > 0 else None,
             "shoe": state.shoe.json()}
 
 
+_ROUND: Round[State] = Round(
+    "red dog", expected_next, _settle, Phase.SETTLING,
+    new_shoe=shoe_between_rounds((Phase.SHUFFLING, Phase.IDLE), Phase.IDLE, "a new shoe goes in between rounds"),
+    void=void_step((Phase.BETTING, Phase.DEALING, Phase.DECIDING, Phase.SETTLING), _after_round,
+                   "no round in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING),
+    bets=shoe_bets(Phase.BETTING, lambda s, _: replace(s, phase=Phase.DEALING)), card=_card, decision=_decide)
 GAME = GameSpec("red-dog", "Red dog", Rules, new_table, apply, expected_next, snapshot, BOXES + (RAISE,))
 
 

@@ -47,38 +47,31 @@ from collections.abc import Mapping
 import enum
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from controller.cards import Card
-from controller.games._house_poker import place_card, reveal
+from controller.games._holdem_betting import (
+    FLOP, PREFLOP, RIVER, TURN, Options, Structure, call_level, full_raise, options, reopened,
+)
+from controller.games._holdem_pots import OddChip, Pot, hand_value, pots, settle, showdown_order, split
+from controller.games._house_poker import Phases, place_card, reveal
+from controller.games._round import Round, bet_steps
 from controller.games.base import (
-    BetsClosed, BetsOpened, BoxResult, CardDealt, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, RoundVoided, RulesBase, RulesError, Settle,
-    Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BetsOpened, CardDealt, Decision, Effect, Effects, Event, Expected, GameSpec, IllegalEvent, OpenBets,
+    PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound, Waiting,
+    spot_actor,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
 
-__all__ = ["GAME", "Rules", "State", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES", "new_table",
-           "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order",
+__all__ = ["GAME", "Rules", "State", "Phase", "Structure", "OddChip", "StackChanged", "Options", "Pot", "BOXES",
+           "new_table", "apply", "expected_next", "snapshot", "legal_bets", "options", "pots", "showdown_order",
            "autoplay_decision", "reopened", "split"]
 
 NAME = "texas-holdem"
 BOXES = ("stack",)
-PREFLOP, FLOP, TURN, RIVER = range(4)
 STREETS = ("preflop", "flop", "turn", "river")
 BOARD_AFTER = {FLOP: 3, TURN: 4, RIVER: 5}
-
-
-class Structure(enum.Enum):
-    NO_LIMIT = "no_limit"
-    POT_LIMIT = "pot_limit"
-    FIXED_LIMIT = "fixed_limit"
-
-
-class OddChip(enum.Enum):
-    LEFT_OF_BUTTON = "left_of_button"
-    HIGH_CARD = "high_card"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +123,21 @@ class Rules(RulesBase):
         return small if street <= FLOP else (self.big_bet or 2 * small)
 
 
+class Phase(enum.StrEnum):
+    """Where a hand of hold'em stands (the values are those of the journal, the snapshots and the views)."""
+
+    IDLE = "idle"
+    SEATING = "seating"
+    DEALING = "dealing"
+    ACTING = "acting"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    phase: str = "idle"        # idle, seating, dealing, acting, settling
+    phase: Phase = Phase.IDLE
     stacks: tuple[tuple[int, int], ...] = ()   # (spot, chips behind) of every seated spot
     button: int = 0
     prior_button: int = 0      # the button before this hand (a void puts it back)
@@ -177,186 +180,6 @@ def new_table(rules: Rules) -> State:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Betting arithmetic
-
-
-def _level(state: State) -> int:
-    """The bet to call this round: the highest bet, and preflop at least the full big blind."""
-    top = max(state.street_bets)
-    return max(top, state.rules.big_blind) if state.street == PREFLOP else top
-
-
-def _full_raise(state: State) -> int:
-    """The smallest full bet or raise now: the bet size in fixed limit, else the last full raise (at least
-    the big blind)."""
-    r = state.rules
-    if r.structure is Structure.FIXED_LIMIT:
-        return r.bet_size(state.street)
-    return max(state.last_full, r.big_blind)
-
-
-def reopened(state: State, p: int) -> bool:
-    """May player `p` raise as far as re-opening goes (TDA rule 47)? Yes until he has acted since the last full
-    bet or raise; after that only when he faces at least a full raise in all (short all-ins add up), or in
-    fixed limit at least half a bet."""
-    if not state.acted[p]:
-        return True
-    owe = _level(state) - state.street_bets[p]
-    if state.rules.structure is Structure.FIXED_LIMIT:
-        return 2 * owe >= _full_raise(state)
-    return owe >= _full_raise(state)
-
-
-@dataclass(frozen=True)
-class Options:
-    """What the player to act may do: `min_to`/`max_to` bound a bet or raise (the round's bet after it)."""
-
-    player: int
-    spot: int
-    actions: tuple[str, ...]
-    call_to: int       # the player's bet after calling (all in when short)
-    min_to: int = 0
-    max_to: int = 0
-    all_in_to: int = 0
-
-    @property
-    def raise_name(self) -> str | None:
-        return next((a for a in self.actions if a in ("bet", "raise")), None)
-
-
-def options(state: State) -> Options:
-    """The legal actions and amounts of the player to act (state.phase == 'acting')."""
-    r = state.rules
-    p = state.queue[0]
-    spot = state.players[p]
-    stack, bet = state.stack(spot), state.street_bets[p]
-    level = _level(state)
-    owe = max(0, level - bet)
-    all_in_to = bet + stack
-    actions = ["fold", "call"] if owe else ["check"]
-    top = max(state.street_bets)
-    responders = any(i != p and not state.folded[i] and state.stack(state.players[i]) > 0
-                     and state.stack(state.players[i]) + state.street_bets[i] > top for i in range(len(state.players)))
-    cap = r.raise_cap + (0 if state.street == PREFLOP else 1)
-    can_raise = (stack > owe and responders
-                 and (r.structure is not Structure.FIXED_LIMIT or state.raises < cap) and reopened(state, p))
-    min_to = max_to = 0
-    if can_raise:
-        min_to = level + _full_raise(state)
-        if r.structure is Structure.NO_LIMIT:
-            max_to = all_in_to
-        elif r.structure is Structure.POT_LIMIT:
-            max_to = level + sum(state.put) + owe
-        else:
-            max_to = min_to
-        min_to, max_to = min(min_to, all_in_to), min(max_to, all_in_to)
-        actions.append("bet" if top == 0 else "raise")
-    if stack and (stack <= owe or (can_raise and all_in_to <= max_to)):
-        actions.append("all_in")
-    return Options(p, spot, tuple(actions), bet + min(owe, stack), min_to, max_to, all_in_to)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Pots and settlement
-
-
-@dataclass(frozen=True)
-class Pot:
-    name: str
-    amount: int
-    eligible: tuple[int, ...]          # players (indices) in for it, not folded
-    shares: tuple[int, ...]            # each player's chips in it
-
-
-def pots(put: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
-    """Main and side pots from each player's chips in the pot: one per all-in level, consecutive levels
-    with the same players merged (a folded player's chips count but win nothing)."""
-    found: list[Pot] = []
-    prev = 0
-    for level in sorted(set(a for a in put if a > 0)):
-        shares = tuple(min(a, level) - min(a, prev) for a in put)
-        eligible = tuple(i for i, a in enumerate(put) if a >= level and not folded[i])
-        if found and found[-1].eligible == eligible:
-            last = found.pop()
-            shares = tuple(x + y for x, y in zip(last.shares, shares))
-        found.append(Pot("", sum(shares), eligible, shares))
-        prev = level
-    return [replace(p, name="main_pot" if k == 0 else f"side_pot_{k}") for k, p in enumerate(found)]
-
-
-def _rake(state: State) -> int:
-    r = state.rules
-    if r.no_flop_no_drop and len(state.board) < 3:
-        return 0
-    return min(r.rake_cap, sum(state.put) * r.rake_percent // 100)
-
-
-def _odd_chip_order(state: State, winners: list[int]) -> list[int]:
-    if state.rules.odd_chip is OddChip.HIGH_CARD:
-        return sorted(winners, key=lambda i: max(state.hole(state.players[i])), reverse=True)
-    return winners   # players are in order from the first seat left of the button
-
-
-def split(amount: int, order: Sequence[int]) -> dict[int, int]:
-    """Equal shares of `amount` among `order`; the odd chips one each, in that order (no one gets two)."""
-    share, odd = divmod(amount, len(order))
-    return {i: share + (1 if k < odd else 0) for k, i in enumerate(order)}
-
-
-def _value(state: State, i: int) -> int:
-    return poker.eval7(*(c.index for c in state.hole(state.players[i]) + state.board))
-
-
-def settle(state: State) -> Settlement:
-    """Every seat's chips in every pot: the winners' shares less the rake (see the module docstring)."""
-    live = state.live()
-    showdown = len(live) > 1
-    values = {i: _value(state, i) for i in live} if showdown else {}
-    rake_left = _rake(state)
-    results: list[BoxResult] = []
-    for pot in pots(state.put, state.folded):
-        rake = min(rake_left, pot.amount)
-        rake_left -= rake
-        if not showdown:
-            winners = live
-        else:
-            best = max(values[i] for i in pot.eligible)
-            winners = [i for i in pot.eligible if values[i] == best]
-        order = _odd_chip_order(state, winners)
-        shares, fees = split(pot.amount - rake, order), split(rake, order)
-        odd = (pot.amount - rake) % len(winners)
-        spots = ", ".join(f"spot {state.players[i]}" for i in winners)
-        how = f"{poker.describe(values[winners[0]])}" if showdown and len(pot.eligible) > 1 else "uncontested"
-        chips_to = ", ".join(f"spot {state.players[i]}" for i in order[:odd])
-        to = f" split {len(winners)} ways ({spots}){f', odd chips to {chips_to}' if odd else ''}" \
-            if len(winners) > 1 else f" to spot {state.players[winners[0]]}"
-        taken = f", rake {rake}" if rake else ""
-        words = pot.name.replace("_", " ")
-        for i, chips in enumerate(pot.shares):
-            if not chips:
-                continue
-            spot = state.players[i]
-            if i in winners:
-                outcome = "win" if len(winners) == 1 else "split"
-                results.append(BoxResult(spot, pot.name, chips, outcome, shares[i] + fees[i], fees[i], shares[i],
-                                         f"{words} {pot.amount}: {how}{to}{taken}"))
-            else:
-                outcome = "fold" if state.folded[i] else "lose"
-                why = "folded" if state.folded[i] else f"loses to {how}"
-                results.append(BoxResult(spot, pot.name, chips, outcome, 0, 0, 0, f"{words} {pot.amount}: {why}"))
-    return Settlement(tuple(results))
-
-
-def showdown_order(state: State) -> list[int]:
-    """Spots in the order their hands are shown: the river's last bettor first, else the first seat left of
-    the button, then clockwise."""
-    live = state.live()
-    start = state.river_aggressor if state.river_aggressor in live else live[0]
-    n = len(state.players)
-    return [state.players[(start + k) % n] for k in range(n) if (start + k) % n in live]
-
-
-# ---------------------------------------------------------------------------------------------------
 # The flow of a hand
 
 
@@ -391,7 +214,7 @@ def _deal_in(state: State) -> tuple[State, Effects]:
     at = seated.index(button)
     players = tuple(seated[at + 1:] + seated[:at + 1])
     n = len(players)
-    state = replace(state, phase="dealing", prior_button=state.button, button=button, players=players,
+    state = replace(state, phase=Phase.DEALING, prior_button=state.button, button=button, players=players,
                     put=(0,) * n, street_bets=(0,) * n, folded=(False,) * n, street=PREFLOP, cards=(),
                     acted=(False,) * n, last_full=r.big_blind, raises=0, aggressor=-1, river_aggressor=-1, log=())
     effects: list[Effect] = [BetsClosed(state.round)]
@@ -415,10 +238,10 @@ def _start_round(state: State) -> tuple[State, Effects]:
     first = (1 if n == 2 else 2 % n) if state.street == PREFLOP else 0
     can_act = [(first + k) % n for k in range(n)
                if not state.folded[(first + k) % n] and state.stack(state.players[(first + k) % n]) > 0]
-    level = _level(state)
+    level = call_level(state)
     if not can_act or (len(can_act) == 1 and state.street_bets[can_act[0]] >= level):
         return _end_round(replace(state, queue=()))
-    return replace(state, phase="acting", queue=tuple(can_act)), ()
+    return replace(state, phase=Phase.ACTING, queue=tuple(can_act)), ()
 
 
 def _end_round(state: State) -> tuple[State, Effects]:
@@ -437,21 +260,21 @@ def _end_round(state: State) -> tuple[State, Effects]:
     if state.street == RIVER and state.aggressor >= 0:
         state = replace(state, river_aggressor=state.aggressor)
     if len(state.live()) == 1:
-        return replace(state, phase="settling", queue=()), tuple(effects)
+        return replace(state, phase=Phase.SETTLING, queue=()), tuple(effects)
     if state.street == RIVER:
         return _showdown(replace(state, queue=()), effects)
-    return replace(state, phase="dealing", street=state.street + 1, queue=()), tuple(effects)
+    return replace(state, phase=Phase.DEALING, street=state.street + 1, queue=()), tuple(effects)
 
 
 def _showdown(state: State, effects: list[Effect]) -> tuple[State, Effects]:
     state, shown = reveal(state, [spot_actor(spot) for spot in showdown_order(state)])
-    return replace(state, phase="settling"), tuple(effects) + shown
+    return replace(state, phase=Phase.SETTLING), tuple(effects) + shown
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    if state.phase != "dealing":
+    if state.phase is not Phase.DEALING:
         raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
-    state, placed = place_card(state, event, *_next_card(state))
+    state, placed = place_card(state, event, *_next_card(state), phases=_PHASES)
     n = len(state.players)
     holes = sum(1 for where, _ in state.cards if where.startswith("spot:"))
     if (state.street == PREFLOP and holes == 2 * n) or (
@@ -462,7 +285,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
 
 
 def _act(state: State, event: Decision) -> tuple[State, Effects]:
-    if state.phase != "acting":
+    if state.phase is not Phase.ACTING:
         raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
     o = options(state)
     if event.actor != spot_actor(o.spot):
@@ -499,10 +322,10 @@ def _act(state: State, event: Decision) -> tuple[State, Effects]:
     elif action in ("call", "bet", "raise"):
         bet = state.street_bets[p]
         if action != "call":
-            level = _level(state)
+            level = call_level(state)
             increment = to - level
             n = len(state.players)
-            if increment >= _full_raise(state):
+            if increment >= full_raise(state):
                 acted = [False] * n
                 acted[p] = True
                 state = replace(state, last_full=increment)
@@ -521,7 +344,7 @@ def _act(state: State, event: Decision) -> tuple[State, Effects]:
 
 def _seat(state: State, event: PlaceBet | RemoveBet) -> tuple[State, Effects]:
     r = state.rules
-    if state.phase != "seating":
+    if state.phase is not Phase.SEATING:
         raise IllegalEvent("chips go on or off the table between hands, while seating is open")
     if isinstance(event.spot, bool) or not isinstance(event.spot, int) or not 1 <= event.spot <= r.spots:
         raise IllegalEvent(f"no spot {event.spot!r} at this table (spots 1 to {r.spots})")
@@ -545,30 +368,26 @@ def _seat(state: State, event: PlaceBet | RemoveBet) -> tuple[State, Effects]:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, VoidRound):
-        return _void(state, event)
-    if isinstance(event, OpenBets):
-        if state.phase != "idle":
-            raise IllegalEvent(f"a hand is already in progress: {expected_next(state).text}")
-        return replace(state, round=state.round + 1, phase="seating"), (BetsOpened(state.round + 1),)
-    if isinstance(event, (PlaceBet, RemoveBet)):
-        return _seat(state, event)
-    if isinstance(event, CloseBets):
-        if state.phase != "seating":
-            raise IllegalEvent("seating is not open")
-        return _deal_in(state)
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _act(state, event)
-    if isinstance(event, Settle):
-        if state.phase != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        settlement = settle(state)
-        for row in settlement.results:
-            state = state.with_stack(row.spot, state.stack(row.spot) + row.returned)
-        return _between_hands(state, state.button), (RoundSettled(state.round, settlement),)
-    raise IllegalEvent(f"{event.KIND} is not part of hold'em")
+    return _ROUND.apply(state, event)
+
+
+def _open(state: State, event: OpenBets) -> tuple[State, Effects]:
+    if state.phase is not Phase.IDLE:
+        raise IllegalEvent(f"a hand is already in progress: {expected_next(state).text}")
+    return replace(state, round=state.round + 1, phase=Phase.SEATING), (BetsOpened(state.round + 1),)
+
+
+def _close(state: State) -> tuple[State, Effects]:
+    if state.phase is not Phase.SEATING:
+        raise IllegalEvent("seating is not open")
+    return _deal_in(state)
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    settlement = settle(state)
+    for row in settlement.results:
+        state = state.with_stack(row.spot, state.stack(row.spot) + row.returned)
+    return _between_hands(state, state.button), (RoundSettled(state.round, settlement),)
 
 
 def _between_hands(state: State, button: int) -> State:
@@ -576,7 +395,7 @@ def _between_hands(state: State, button: int) -> State:
 
 
 def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
-    if state.phase == "idle":
+    if state.phase is Phase.IDLE:
         raise IllegalEvent("no hand to void")
     effects: list[Effect] = []
     returned = 0
@@ -596,17 +415,17 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
 
 
 def expected_next(state: State) -> Expected:
-    if state.phase == "idle":
-        return Expected("idle", "open the next hand (seating)", actions=("open_bets",))
-    if state.phase == "seating":
-        return Expected("betting", "seating: buy in or cash out on 'stack'; close to deal",
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open the next hand (seating)", actions=("open_bets",))
+    if state.phase is Phase.SEATING:
+        return Expected(Waiting.BETTING, "seating: buy in or cash out on 'stack'; close to deal",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.phase == "dealing":
+    if state.phase is Phase.DEALING:
         to, up = _next_card(state)
         what = {"burn": "burn card, face down", "board": f"{STREETS[state.street]} card, face up"}.get(
             to, f"hole card to {to.replace(':', ' ')}, face down")
-        return Expected("dealing", what, card_to=to, face_up=up)
-    if state.phase == "acting":
+        return Expected(Waiting.DEALING, what, card_to=to, face_up=up)
+    if state.phase is Phase.ACTING:
         o = options(state)
         words = []
         for a in o.actions:
@@ -619,10 +438,11 @@ def expected_next(state: State) -> Expected:
             else:
                 words.append(a)
         pot = sum(state.put)
-        return Expected("deciding", f"{STREETS[state.street]}, spot {o.spot} to act: {', '.join(words)}; pot {pot}",
-                        actor=spot_actor(o.spot), actions=o.actions,
-                        amount_range=(o.min_to, o.max_to) if o.raise_name else None)
-    return Expected("settling", "settle: award the pots", actions=("settle",))
+        return Expected(
+            Waiting.DECIDING, f"{STREETS[state.street]}, spot {o.spot} to act: {', '.join(words)}; pot {pot}",
+            actor=spot_actor(o.spot), actions=o.actions,
+            amount_range=(o.min_to, o.max_to) if o.raise_name else None)
+    return Expected(Waiting.SETTLING, "settle: award the pots", actions=("settle",))
 
 
 def snapshot(state: State) -> dict[str, Any]:
@@ -632,17 +452,17 @@ def snapshot(state: State) -> dict[str, Any]:
     audit: dict[str, str] = {}
     index = {s: i for i, s in enumerate(state.players)}
     # Bets stay in front of the seats while their round is on (and the blinds while the hole cards are dealt).
-    in_front = state.phase == "acting" or (state.phase == "dealing" and state.street == PREFLOP)
+    in_front = state.phase is Phase.ACTING or (state.phase is Phase.DEALING and state.street == PREFLOP)
     for spot, chips in state.stacks:
         seat: dict[str, Any] = {"spot": spot, "stack": chips, "button": spot == state.button}
         i = index.get(spot)
-        if i is not None and state.phase != "idle":
+        if i is not None and state.phase is not Phase.IDLE:
             placed = [p for where, p in state.cards if where == spot_actor(spot)]
             seat |= {"in_hand": True, "folded": state.folded[i], "all_in": chips == 0 and not state.folded[i],
                      "bet": state.street_bets[i] if in_front else 0, "put": state.put[i],
                      "cards": [p.json() for p in placed]}
             if len(placed) == 2 and len(state.board) >= 3 and not state.folded[i]:
-                name = poker.describe(_value(state, i) if len(state.board) == 5 else
+                name = poker.describe(hand_value(state, i) if len(state.board) == 5 else
                                       poker.best_value([p.card for p in placed] + list(state.board)))
                 if all(p.up for p in placed):
                     seat["hand"] = name
@@ -653,8 +473,9 @@ def snapshot(state: State) -> dict[str, Any]:
     shown = [{"name": p.name, "amount": p.amount, "eligible": [state.players[i] for i in p.eligible]}
              for p in pots(collected, state.folded)]
     picture: dict[str, Any] = {
-        "game": NAME, "round": state.round, "phase": expected_next(state).phase, "stage": state.phase,
-        "structure": state.rules.structure.value, "blinds": [state.rules.small_blind, state.rules.big_blind],
+        "game": NAME, "round": state.round, "phase": expected_next(state).phase.value,
+        "stage": state.phase.value, "structure": state.rules.structure.value,
+        "blinds": [state.rules.small_blind, state.rules.big_blind],
         "ante": state.rules.ante, "button": state.button or None,
         "bets": [{"spot": s, "box": "pot", "amount": a} for s, a in zip(state.players, state.put) if a],
         "street": STREETS[state.street] if state.players else None, "seats": seats,
@@ -662,16 +483,19 @@ def snapshot(state: State) -> dict[str, Any]:
         "burns": [p.json() for where, p in state.cards if where == "burn"],
         "pots": shown, "pot_total": sum(state.put), "actions": [list(a) for a in state.log],
         "to_act": None, "audit": {"hands": audit}}
-    if state.phase == "acting":
+    if state.phase is Phase.ACTING:
         o = options(state)
         picture["to_act"] = {"spot": o.spot, "actions": list(o.actions),
                              "call": o.call_to - state.street_bets[o.player],
                              "min_to": o.min_to or None, "max_to": o.max_to or None, "all_in_to": o.all_in_to}
-    if state.phase == "settling" and len(state.live()) > 1:
+    if state.phase is Phase.SETTLING and len(state.live()) > 1:
         picture["showdown_order"] = showdown_order(state)
     return picture
 
 
+_PHASES = Phases(Phase.IDLE, Phase.SEATING, Phase.DEALING)
+_ROUND: Round[State] = Round("hold'em", expected_next, _settle, Phase.SETTLING, void=_void, open_bets=_open,
+                             bets=bet_steps(_seat, _seat, _close), card=_card, decision=_act)
 GAME = GameSpec(NAME, "Texas Hold'em (dealer-assist)", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

@@ -23,12 +23,11 @@ from typing import Any
 
 from controller.cards import QUEEN
 from controller.games._house_poker import (
-    Deal, DealPlan, State, accept_card, against_dealer, betting, check_paytable, check_spots, deal_plan, expect,
-    not_in_game, set_stake, settle_round, showdown, showdown_snapshot, take_decision,
+    Deal, DealPlan, Phase, State, accept_card, against_dealer, check_paytable, check_spots, deal_plan, expect,
+    house_round, set_stake, showdown, showdown_snapshot, take_decision,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settle,
-    Settlement,
+    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settlement,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import three_card
@@ -97,31 +96,28 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    r: Rules = state.rules
-    done = betting(state, event, r.spots, r.limits)
-    if done is not None:
-        return done
-    if isinstance(event, CardDealt):
-        state, effects, dealt = accept_card(state, event, _plan(state))
-        if not dealt:
-            return state, effects
-        if _deciders(state):
-            return replace(state, phase="deciding"), effects
-        state, shown = showdown(state, state.bets.spots())   # pair plus bets only: nobody decides
-        return state, effects + shown
-    if isinstance(event, Decision):
-        state, spot, action = take_decision(state, event, _deciders(state), lambda s: _actions(state, s))
-        effects = ()
-        if action == "play":
-            state, effects = set_stake(state, spot, "play", state.bets.get(spot, "ante"))
-        if all(state.decision(s) is not None for s in _deciders(state)):
-            state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) != "fold"])
-            effects += shown
-        return state, effects
-    if isinstance(event, Settle):
-        return settle_round(state, settle)
-    raise not_in_game(event)
+    return _ROUND.apply(state, event)
 
+
+def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
+    state, effects, dealt = accept_card(state, event, _plan(state))
+    if not dealt:
+        return state, effects
+    if _deciders(state):
+        return replace(state, phase=Phase.DECIDING), effects
+    state, shown = showdown(state, state.bets.spots())   # pair plus bets only: nobody decides
+    return state, effects + shown
+
+
+def _decide(state: State, event: Decision) -> tuple[State, Effects]:
+    state, spot, action = take_decision(state, event, _deciders(state), lambda s: _actions(state, s))
+    effects: Effects = ()
+    if action == "play":
+        state, effects = set_stake(state, spot, "play", state.bets.get(spot, "ante"))
+    if all(state.decision(s) is not None for s in _deciders(state)):
+        state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) != "fold"])
+        effects += shown
+    return state, effects
 
 def settle(state: State) -> Settlement:
     """Every box of every spot, each credit traced to its line (see the module docstring)."""
@@ -160,4 +156,5 @@ def snapshot(state: State) -> dict[str, Any]:
     return showdown_snapshot(state, NAME, 3, three_card.value3, three_card.category_name, QUALIFIER)
 
 
+_ROUND = house_round(expected_next, settle, _card, _decide)
 GAME = GameSpec(NAME, "Three Card Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)

@@ -19,21 +19,24 @@ Rules text 000_* ("Trente et Quarante"), with the standard casino rules where th
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe, open_round, voided
+from controller.games._round import Round, bet_steps, opens, void_step
+from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CloseBets, Decision, Effect, Effects, Event, Expected, GameSpec,
-    IllegalEvent, NewShoe, OpenBets, Placed, PlaceBet, RemoveBet, RoundSettled, Rounding, RulesBase, Settle,
-    Settlement, StakeChanged, VoidRound, spot_actor,
+    BetsClosed, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
+    IllegalEvent, NewShoe, PlaceBet, Placed, RemoveBet, RoundSettled, Rounding, RulesBase, Settlement, StakeChanged,
+    Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
 
-__all__ = ["GAME", "Rules", "State", "BOXES", "new_table", "apply", "expected_next", "snapshot", "pips",
+__all__ = ["GAME", "Rules", "State", "Phase", "BOXES", "new_table", "apply", "expected_next", "snapshot", "pips",
            "row_total", "coup_result", "CoupResult", "legal_bets", "HALF", "PRISON"]
 
 BOXES = ("rouge", "noir", "couleur", "inverse")
@@ -112,11 +115,22 @@ def coup_result(noir: Sequence[Card], rouge: Sequence[Card]) -> CoupResult:
 # State
 
 
+class Phase(StrEnum):
+    """Where the round stands (the values are those of the journal, the snapshots and the views)."""
+
+    SHUFFLING = "shuffling"
+    IDLE = "idle"
+    BETTING = "betting"
+    DEALING = "dealing"
+    DECIDING = "deciding"
+    SETTLING = "settling"
+
+
 @dataclass(frozen=True)
 class State:
     rules: Rules
     round: int = 0
-    stage: str = "shuffling"    # shuffling, idle, betting, dealing, deciding, settling
+    phase: Phase = Phase.SHUFFLING
     bets: Bets = Bets()         # the bets of this coup
     prison: Bets = Bets()       # bets en prison from earlier coups (boxes "prison:rouge", ...)
     noir: tuple[Card, ...] = ()
@@ -145,26 +159,26 @@ def _choosing(state: State) -> list[int]:
 
 def expected_next(state: State) -> Expected:
     r = state.rules
-    if state.stage == "shuffling":
-        return Expected("shuffling", f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
-    if state.stage == "idle":
-        return Expected("idle", "open bets", actions=("open_bets", "new_shoe"))
-    if state.stage == "betting":
+    if state.phase is Phase.SHUFFLING:
+        return Expected(Waiting.SHUFFLING, f"load a new shoe of {r.decks} decks", actions=("new_shoe",))
+    if state.phase is Phase.IDLE:
+        return Expected(Waiting.IDLE, "open bets", actions=("open_bets", "new_shoe"))
+    if state.phase is Phase.BETTING:
         held = f" ({state.prison.total} en prison)" if state.prison else ""
-        return Expected("betting", f"faites vos jeux: rouge, noir, couleur, inverse{held}",
+        return Expected(Waiting.BETTING, f"faites vos jeux: rouge, noir, couleur, inverse{held}",
                         actions=("place_bet", "remove_bet", "close_bets"))
-    if state.stage == "dealing":
+    if state.phase is Phase.DEALING:
         if state.shoe.remaining == 0:
-            return Expected("shuffling", "the shoe is empty: reshuffle the discards (new shoe), then deal on",
+            return Expected(Waiting.SHUFFLING, "the shoe is empty: reshuffle the discards (new shoe), then deal on",
                             actions=("new_shoe",))
         row = _row_to_deal(state)
         total = row_total(state.noir if row == "noir" else state.rouge)
-        return Expected("dealing", f"card to the {row} row ({row} {total}), face up", card_to=row, face_up=True)
-    if state.stage == "deciding":
+        return Expected(Waiting.DEALING, f"card to the {row} row ({row} {total}), face up", card_to=row, face_up=True)
+    if state.phase is Phase.DECIDING:
         spot = _choosing(state)[0]
-        return Expected("deciding", f"refait de trente et un: spot {spot} gives up half or goes en prison",
+        return Expected(Waiting.DECIDING, f"refait de trente et un: spot {spot} gives up half or goes en prison",
                         actor=spot_actor(spot), actions=(HALF, PRISON))
-    return Expected("settling", coup_result(state.noir, state.rouge).text() + ": settle", actions=("settle",))
+    return Expected(Waiting.SETTLING, coup_result(state.noir, state.rouge).text() + ": settle", actions=("settle",))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -172,51 +186,43 @@ def expected_next(state: State) -> Expected:
 
 
 def apply(state: State, event: Event) -> tuple[State, Effects]:
-    if isinstance(event, NewShoe):
-        return _new_shoe(state, event)
-    if isinstance(event, VoidRound):
-        if state.stage not in ("betting", "dealing", "deciding", "settling"):
-            raise IllegalEvent("no coup in progress to void")
-        return _after_coup(state, state.prison), voided(state.round, state.bets, event.reason)
-    if isinstance(event, OpenBets):
-        return open_round(state, expected_next)
-    if isinstance(event, (PlaceBet, RemoveBet)):
-        if state.stage != "betting":
-            raise IllegalEvent("bets are not open")
-        if event.box.startswith(_PRISON_BOX):
-            raise IllegalEvent("a bet en prison stays until a coup decides it")
-        bets, changed = (state.bets.place if isinstance(event, PlaceBet) else state.bets.remove)(
-            event, state.rules.spots, state.rules.limits)  # type: ignore[arg-type]
-        return replace(state, bets=bets), (changed,)
-    if isinstance(event, CloseBets):
-        if state.stage != "betting":
-            raise IllegalEvent("bets are not open")
-        if not state.bets and not state.prison:
-            raise IllegalEvent("no bets on the table")
-        state.bets.check_minimums(state.rules.limits)
-        return replace(state, stage="dealing"), (BetsClosed(state.round),)
-    if isinstance(event, CardDealt):
-        return _card(state, event)
-    if isinstance(event, Decision):
-        return _decide(state, event)
-    if isinstance(event, Settle):
-        if state.stage != "settling":
-            raise IllegalEvent(f"cannot settle now: {expected_next(state).text}")
-        settlement, prison, moves = settle_coup(state)
-        return _after_coup(state, prison), moves + (RoundSettled(state.round, settlement),)
-    raise IllegalEvent(f"{event.KIND} is not part of trente et quarante")
+    return _ROUND.apply(state, event)
+
+
+def _bet(state: State, event: PlaceBet | RemoveBet) -> tuple[State, Effects]:
+    if state.phase is not Phase.BETTING:
+        raise IllegalEvent("bets are not open")
+    if event.box.startswith(_PRISON_BOX):
+        raise IllegalEvent("a bet en prison stays until a coup decides it")
+    bets, changed = (state.bets.place if isinstance(event, PlaceBet) else state.bets.remove)(
+        event, state.rules.spots, state.rules.limits)  # type: ignore[arg-type]
+    return replace(state, bets=bets), (changed,)
+
+
+def _close(state: State) -> tuple[State, Effects]:
+    if state.phase is not Phase.BETTING:
+        raise IllegalEvent("bets are not open")
+    if not state.bets and not state.prison:
+        raise IllegalEvent("no bets on the table")
+    state.bets.check_minimums(state.rules.limits)
+    return replace(state, phase=Phase.DEALING), (BetsClosed(state.round),)
+
+
+def _settle(state: State) -> tuple[State, Effects]:
+    settlement, prison, moves = settle_coup(state)
+    return _after_coup(state, prison), moves + (RoundSettled(state.round, settlement),)
 
 
 def _after_coup(state: State, prison: Bets) -> State:
-    return State(state.rules, state.round, "shuffling" if state.shoe.cut_reached else "idle", prison=prison,
+    return State(state.rules, state.round, Phase.SHUFFLING if state.shoe.cut_reached else Phase.IDLE, prison=prison,
                  shoe=state.shoe)
 
 
 def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
     r = state.rules
-    if state.stage in ("shuffling", "idle"):
-        return replace(state, stage="idle", shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
-    if state.stage == "dealing" and state.shoe.remaining == 0:
+    if state.phase in (Phase.SHUFFLING, Phase.IDLE):
+        return replace(state, phase=Phase.IDLE, shoe=load_shoe(event, r.decks, r.cards_behind_cut)), ()
+    if state.phase is Phase.DEALING and state.shoe.remaining == 0:
         shoe = load_shoe(event, r.decks, r.cards_behind_cut, on_table=state.noir + state.rouge)
         return replace(state, shoe=shoe), ()
     raise IllegalEvent("a new shoe goes in between coups (or when the shoe runs out in the middle of one)")
@@ -233,7 +239,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     if _row_to_deal(new) is None:
         result = coup_result(new.noir, new.rouge)
         choose = result.refait_31 and state.rules.en_prison and bool(new.bets)
-        new = replace(new, stage="deciding" if choose else "settling")
+        new = replace(new, phase=Phase.DECIDING if choose else Phase.SETTLING)
     return new, (CardPlaced(event.card, row, True),) + shuffle
 
 
@@ -241,7 +247,7 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     check_decision(expected_next(state), event)
     new = replace(state, choices=state.choices + ((_choosing(state)[0], event.action),))
     if not _choosing(new):
-        new = replace(new, stage="settling")
+        new = replace(new, phase=Phase.SETTLING)
     return new, ()
 
 
@@ -299,14 +305,20 @@ def _row_json(cards: Sequence[Card]) -> dict[str, Any]:
 
 def snapshot(state: State) -> dict[str, Any]:
     """Every card is face up: the rows, their announced totals, the bets of the coup and those en prison."""
-    done = state.stage in ("deciding", "settling")
-    return {"game": "trente-et-quarante", "round": state.round, "phase": expected_next(state).phase,
-            "stage": state.stage, "bets": state.bets.json() + state.prison.json(),
+    done = state.phase in (Phase.DECIDING, Phase.SETTLING)
+    return {"game": "trente-et-quarante", "round": state.round, "phase": expected_next(state).phase.value,
+            "stage": state.phase.value, "bets": state.bets.json() + state.prison.json(),
             "noir": _row_json(state.noir), "rouge": _row_json(state.rouge),
             "en_prison": state.prison.json(), "choices": [{"spot": s, "choice": c} for s, c in state.choices],
             "result": coup_result(state.noir, state.rouge).text() if done else None, "shoe": state.shoe.json()}
 
 
+_ROUND: Round[State] = Round(
+    "trente et quarante", expected_next, _settle, Phase.SETTLING, new_shoe=_new_shoe,
+    void=void_step((Phase.BETTING, Phase.DEALING, Phase.DECIDING, Phase.SETTLING), lambda s: _after_coup(s, s.prison),
+                   "no coup in progress to void"),
+    open_bets=opens(expected_next, Phase.IDLE, Phase.BETTING), bets=bet_steps(_bet, _bet, _close), card=_card,
+    decision=_decide)
 GAME = GameSpec("trente-et-quarante", "Trente et quarante", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 
