@@ -18,7 +18,7 @@ from typing import Any
 
 from controller.bus import Role
 from controller.cards import parse_card
-from controller.games.base import CardDealt, IllegalEvent, PlaceBet, Settle, ShuffleDue, parse_spot_actor
+from controller.games.base import CardDealt, IllegalEvent, PlaceBet, Settle, ShuffleDue, Waiting, parse_spot_actor
 from controller.rng import Rng
 
 __all__ = ["Autoplay", "CabinetAutoplay"]
@@ -83,14 +83,14 @@ class Autoplay:
         if st.shoe.shuffling:
             return False  # the shuffler is at work: its deck check starts the new shoe
         per_round = not table._accepts_new_shoe
-        if exp.phase == "shuffling" or (exp.phase == "idle" and (st.shoe.shuffle_due or
+        if exp.phase == Waiting.SHUFFLING or (exp.phase == Waiting.IDLE and (st.shoe.shuffle_due or
                                                                  (per_round and self._shuffle_before_next))):
             self._shuffle_before_next = False
             await self.command("shuffle")
             return True
-        if exp.phase == "idle":
+        if exp.phase == Waiting.IDLE:
             return (await self.command("open_bets"))["ok"]
-        if exp.phase == "betting":
+        if exp.phase == Waiting.BETTING:
             # Every player bets at once and the dealer closes: the table journals them in one group commit.
             bets = [self.command("place_bet", Role("spot", b.spot), spot=b.spot, box=b.box, amount=b.amount)
                     for b in self._bets()]
@@ -114,7 +114,7 @@ class Autoplay:
                     log.info("autoplay: %s: shuffling", exc)
                     await self.command("shuffle")
             return True
-        if exp.phase == "settling":
+        if exp.phase == Waiting.SETTLING:
             if not self.pace and self._opens_after_settling(per_round):
                 # The dealer pays and opens the next round's bets in one go, one group commit for both (at a
                 # demo's pace the result stays up for a step).
@@ -149,7 +149,8 @@ class Autoplay:
             after, effects = table.game.apply(table.state.game, Settle())
         except IllegalEvent:
             return False
-        return table.game.expected_next(after).phase == "idle" and not any(isinstance(e, ShuffleDue) for e in effects)
+        return (table.game.expected_next(after).phase == Waiting.IDLE
+                and not any(isinstance(e, ShuffleDue) for e in effects))
 
     def _cards_due(self) -> int:
         """How many cards the round takes in a row from here, as the dealer sees them come out of the shoe

@@ -20,6 +20,7 @@ from controller import __version__
 from controller.bus import Role
 from controller.config import TableConfig
 from controller.games.base import (
+    Waiting,
     BetsClosed, BetsOpened, CardDealt, CloseBets, Decision, Effect, Effects, IllegalEvent, NewShoe, OpenBets,
     PlaceBet, RemoveBet, RoundSettled, Settle, StakeChanged, VoidRound, parse_spot_actor, rules_from_mapping,
 )
@@ -298,8 +299,8 @@ class Table(ShoeTable):
 
     def _floor_lost(self, batch: Batch, reason: str, refused: bool) -> None:
         # between rounds, or as the next round is refused: an alert would pause a round in play, which must finish
-        if not any(a.kind == "floor" for a in batch.state.alerts) and \
-                (refused or batch.state.game_spec.expected_next(batch.state.game).phase in ("idle", "over")):
+        between = batch.state.game_spec.expected_next(batch.state.game).phase in (Waiting.IDLE, Waiting.OVER)
+        if not any(a.kind == "floor" for a in batch.state.alerts) and (refused or between):
             self._alert(batch, "floor", reason, None, ("confirm",))
 
     def _floor_back(self, batch: Batch) -> None:
@@ -431,7 +432,7 @@ class Table(ShoeTable):
             await self.command(DEALER, "void", {"reason": "void button held"})
         elif not isinstance(ev, pressed):
             return
-        elif ev.spot is not None and exp.phase == "betting":
+        elif ev.spot is not None and exp.phase == Waiting.BETTING:
             box = self.game.boxes[0] if self.game.boxes else "main"
             limit = getattr(self.config.rules, "limits", {}).get(box)
             await self.command(DEALER, "place_bet", {"spot": ev.spot, "box": box, "amount": limit.min if limit else 1})
@@ -507,7 +508,7 @@ class Table(ShoeTable):
 
     async def _close_by_timer(self) -> None:
         def close(batch: Batch) -> None:
-            if self.game.expected_next(batch.state.game).phase != "betting" or batch.state.paused:
+            if self.game.expected_next(batch.state.game).phase != Waiting.BETTING or batch.state.paused:
                 return
             try:
                 batch.add(Game(CloseBets().to_json(), "timer").to_json())

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, ClassVar, Iterable
 
 from controller.games.base import (
+    Waiting,
     CardDealt, Effect, Effects, GameSpec, IllegalEvent, NewShoe, RoundSettled, RoundVoided, RulesBase, ShuffleDue,
     event_from_json, rules_from_mapping,
 )
@@ -303,7 +304,7 @@ def _start(state: TableState, rec: Start) -> tuple[TableState, Effects]:
         raise IllegalEvent(f"this journal belongs to a {rec.game} table, not {state.game_spec.name}")
     if rec.rules != state.rules:
         # New rules (limits, paytables) start a fresh table, with a new shoe: only between rounds.
-        if state.game_spec.expected_next(state.game).phase not in ("idle", "shuffling"):
+        if state.game_spec.expected_next(state.game).phase not in (Waiting.IDLE, Waiting.SHUFFLING):
             raise IllegalEvent("the rules changed while a round is in progress: finish it first")
         rules = rules_from_mapping(state.game_spec.rules_type, rec.rules)
         state = replace(state, game=state.game_spec.new_table(rules), rules=rec.rules,
