@@ -1,6 +1,6 @@
 "use strict";
 // Playing cards drawn as SVG: crisp at any size, no image files, a plain sans-serif for the ranks only.
-// Cards.card("AS", fourColour) -> SVG text; Cards.back() -> a face-down card; Cards.placed({card, up}).
+// Cards.card("AS", fourColour) -> SVG text (a <use> of the card's symbol); Cards.back() -> a face-down card; Cards.placed({card, up}).
 // A face-down card carries no identity at all (the view has none to give): data-card="" on its element.
 const Cards = (() => {
   const SUIT_PATHS = {
@@ -54,7 +54,7 @@ const Cards = (() => {
       pip(suit, 25, 76, 30, false);
   }
 
-  function face(rank, suit) {
+  function pips(rank, suit) {
     if (rank === "A") return pip(suit, 100, 140, suit === "S" ? 104 : 84, false);
     if ("JQK".includes(rank)) {
       return `<rect x="44" y="34" width="112" height="212" rx="8" fill="none" stroke="currentColor" stroke-width="3"/>` +
@@ -65,22 +65,48 @@ const Cards = (() => {
     return (PIPS[n] || []).map(([x, y]) => pip(suit, x, y, 36, y > 140)).join("");
   }
 
+  // A card's face, drawn once per page into the sprite as a <symbol>; every card on the felt is an <svg>
+  // holding one <use> of it: a page parses two elements per card, not the face's thirty. The sprite holds
+  // the whole deck in a colour scheme from its first card on, whichever cards are dealt (it tells nothing).
+  function face(code, fourColour) {
+    if (code === "JK") {
+      return `<rect x="2" y="2" width="196" height="276" rx="14" fill="#fff" stroke="#999" stroke-width="2"/>` +
+        `<text x="100" y="160" font-size="44" font-weight="700" text-anchor="middle" fill="#6a1b9a">JOKER</text>`;
+    }
+    const rank = code.slice(0, -1), suit = code.slice(-1);
+    const colour = (fourColour ? FOUR : TWO)[suit] || "#161616";
+    return `<rect x="2" y="2" width="196" height="276" rx="14" fill="#fff" stroke="#999" stroke-width="2"/>` +
+      `<g fill="${colour}" color="${colour}">${corner(rank, suit)}` +
+      `<g transform="rotate(180 100 140)">${corner(rank, suit)}</g>${pips(rank, suit)}</g>`;
+  }
+
+  const decks = new Set();
+
+  function deck(fourColour) {
+    const scheme = fourColour ? 4 : 2;
+    if (decks.has(scheme)) return;
+    sprite();
+    const codes = ["JK"];
+    for (const s of "SHDC") for (const r of "A23456789TJQK") codes.push(r + s);
+    const symbols = codes.map((c) => `<symbol id="card-${c}-${scheme}" viewBox="0 0 200 280">${face(c, fourColour)}</symbol>`);
+    // (the defs element is the parsing context: the symbols are parsed as SVG)
+    document.querySelector("#card-sprite defs").insertAdjacentHTML("beforeend", symbols.join(""));
+    decks.add(scheme);
+  }
+
   function card(code, fourColour) {
     const key = `${code}/${fourColour ? 4 : 2}`;
     if (cache.has(key)) return cache.get(key);
+    deck(fourColour);
     let svg;
     if (code === "JK") {
       svg = `<svg class="card" viewBox="0 0 200 280" data-card="JK" data-up="true" role="img" aria-label="joker">` +
-        `<rect x="2" y="2" width="196" height="276" rx="14" fill="#fff" stroke="#999" stroke-width="2"/>` +
-        `<text x="100" y="160" font-size="44" font-weight="700" text-anchor="middle" fill="#6a1b9a">JOKER</text></svg>`;
+        `<use href="#card-JK-${fourColour ? 4 : 2}" width="200" height="280"/></svg>`;
     } else {
       const rank = code.slice(0, -1), suit = code.slice(-1);
-      const colour = (fourColour ? FOUR : TWO)[suit] || "#161616";
       const name = `${RANK_NAMES[rank] || rank} of ${NAMES[suit] || suit}`;
       svg = `<svg class="card" viewBox="0 0 200 280" data-card="${code}" data-up="true" role="img" aria-label="${name}">` +
-        `<rect x="2" y="2" width="196" height="276" rx="14" fill="#fff" stroke="#999" stroke-width="2"/>` +
-        `<g fill="${colour}" color="${colour}">${corner(rank, suit)}` +
-        `<g transform="rotate(180 100 140)">${corner(rank, suit)}</g>${face(rank, suit)}</g></svg>`;
+        `<use href="#card-${code}-${fourColour ? 4 : 2}" width="200" height="280"/></svg>`;
     }
     cache.set(key, svg);
     return svg;

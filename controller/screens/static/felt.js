@@ -8,7 +8,8 @@
 const Felt = (() => {
   const ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
   const esc = (s) => String(s === null || s === undefined ? "" : s).replace(/[&<>"']/g, (c) => ESC[c]);
-  const money = (n) => Number(n).toLocaleString("en-US");
+  const MONEY = new Intl.NumberFormat("en-US");   // (one formatter: toLocaleString builds one per call)
+  const money = (n) => MONEY.format(Number(n));
   const words = (s) => String(s).replace(/_/g, " ");
   const upper = (s) => { const w = words(s); return w.charAt(0).toUpperCase() + w.slice(1); };
   const ratio = (r) => esc(String(r).replace(":", " to "));
@@ -17,14 +18,58 @@ const Felt = (() => {
     if (el && el._html !== html) { el.innerHTML = html; el._html = html; }
   }
 
-  // Patch a list of pieces (a spot, a hand) one by one: a card dealt to spot 3 re-parses spot 3 only.
-  // Each piece sits in a wrapper with display: contents, so the layout sees the pieces themselves.
+  // Bring el's children to what html describes, keeping every node that is already right: the new HTML is
+  // parsed once off the page (cheap: a card is an <svg> with one <use>, cards.js) and only the attributes,
+  // texts and nodes that differ are written. An update that deals one card writes that card, not its spot:
+  // no node re-created means no style, layout or paint work for what did not change.
+  const scratch = document.createElement("template");
+
+  function morph(el, html) {
+    if (!el || el._html === html) return;
+    el._html = html;
+    scratch.innerHTML = html;
+    morphChildren(el, scratch.content);
+  }
+
+  function morphChildren(to, from) {
+    let a = to.firstChild, b = from.firstChild;
+    while (b) {
+      const next = b.nextSibling;
+      if (a && a.nodeType === b.nodeType && a.nodeName === b.nodeName) {
+        morphNode(a, b);
+        a = a.nextSibling;
+      } else {
+        to.insertBefore(b, a);   // (b leaves the template's fragment for the page)
+      }
+      b = next;
+    }
+    while (a) { const next = a.nextSibling; to.removeChild(a); a = next; }
+  }
+
+  function morphNode(a, b) {
+    if (a.nodeType !== 1) {
+      if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue;
+      return;
+    }
+    const want = b.attributes, have = a.attributes;
+    for (let i = 0; i < want.length; i++) {
+      const {name, value} = want[i];
+      if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+    }
+    for (let i = have.length - 1; i >= 0; i--) {
+      const name = have[i].name;
+      if (!b.hasAttribute(name)) a.removeAttribute(name);
+    }
+    morphChildren(a, b);
+  }
+
+  // Patch a list of pieces (a spot, a hand) one by one, each morphed: a card dealt to spot 3 touches spot 3's
+  // new card only. Each piece sits in a wrapper with display: contents, so the layout sees the pieces themselves.
   function patchList(el, pieces) {
     if (!el) return;
-    if (el.children.length !== pieces.length) {
-      el.innerHTML = '<div class="piece"></div>'.repeat(pieces.length);
-    }
-    pieces.forEach((html, i) => patch(el.children[i], html));
+    while (el.children.length > pieces.length) el.lastElementChild.remove();
+    while (el.children.length < pieces.length) el.insertAdjacentHTML("beforeend", '<div class="piece"></div>');
+    pieces.forEach((html, i) => morph(el.children[i], html));
   }
 
   function setData(el, key, value) {   // an attribute write only when it changes (no needless style work)
@@ -432,6 +477,6 @@ const Felt = (() => {
     return notes.length ? `<ul class="rules">${notes.map((n) => `<li>${n}</li>`).join("")}</ul>` : "";
   }
 
-  return {esc, money, words, upper, patch, patchList, setData, toast, command, register, adapt, side, handsByPlace, hand,
+  return {esc, money, words, upper, patch, morph, patchList, setData, toast, command, register, adapt, side, handsByPlace, hand,
     cardRow, fact, table, felt, banner, roads, bigRoadCells, derivedRoads, askRoads, paytables, limits, ruleNotes, layouts: LAYOUTS};
 })();

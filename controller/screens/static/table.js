@@ -56,9 +56,9 @@
     Felt.patch(els.round, game.round ? `Round ${game.round}` : "");
     Felt.patchList(els.centre, f.centre);
     Felt.patchList(els.spots, f.spots);
-    Felt.patch(els.panel, f.panel);
-    Felt.patch(els.side, side(state, info));
-    Felt.patch(els.print, print(info));
+    Felt.morph(els.panel, f.panel);   // (a faro layout, a baccarat road: morphed, only what moved is written)
+    Felt.morph(els.side, side(state, info));
+    if (els.print._info !== info) { els.print._info = info; Felt.patch(els.print, print(info)); }   // (the rules: per info)
     Felt.setData(document.body, "phase", game.phase || "");
     Felt.setData(document.body, "mode", f.mode);
     Felt.setData(document.body, "game", info.game);
@@ -72,7 +72,7 @@
     if (!els.countdown) return;
     const at = current && current.game && current.game.phase === "betting" ? current.bets_close_at : null;
     const left = at ? Math.max(0, Math.ceil(at - Screen.now())) : null;
-    els.countdown.hidden = left === null;
+    if (els.countdown.hidden !== (left === null)) els.countdown.hidden = left === null;
     if (left !== null && els.countdown.textContent !== String(left)) els.countdown.textContent = String(left);
     els.countdown.classList.toggle("last", left !== null && left <= 5);
   }
