@@ -33,28 +33,10 @@ log = logging.getLogger("croupier.progressive")
 
 
 async def ensure_progressive_stream(js: Any, replicas: int, timeout: float = 30.0) -> None:
-    """Make the progressive stream (R`replicas`, file storage, never deleted or purged) once the cluster can;
-    retries while JetStream has no leader yet, up to `timeout`. A stream already there is kept as it is."""
-    from nats.js.api import StorageType, StreamConfig
-    from nats.js.errors import APIError
+    """The progressive stream (server.ensure_stream): made by the first reader or cabinet that finds none."""
+    from controller.floor.server import ensure_stream
 
-    config = StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], num_replicas=replicas,
-                          storage=StorageType.FILE, duplicate_window=120.0, deny_delete=True, deny_purge=True)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    delay = 0.05
-    while True:
-        try:
-            await js.add_stream(config)
-            return
-        except Exception as exc:  # noqa: BLE001 - no leader yet, or no quorum
-            if isinstance(exc, APIError) and exc.err_code == 10058:  # a stream of that name exists
-                return
-            if loop.time() >= deadline:
-                raise TimeoutError(f"the JetStream cluster made no progressive stream within {timeout:g} s: "
-                                   f"{exc!r}") from None
-            await asyncio.sleep(delay)  # backoff between tries, bounded by the deadline
-            delay = min(delay * 2, 0.5)
+    await ensure_stream(js, STREAM, SUBJECT_PREFIX, replicas, "progressive", timeout)
 
 
 @dataclass

@@ -24,7 +24,8 @@ from controller.floor.wire import STREAM, SUBJECT_PREFIX
 
 _log = logging.getLogger("croupier.floor")
 
-__all__ = ["find_server", "free_ports", "NatsNode", "NatsCluster", "ensure_journal_stream", "connect", "wait_ready"]
+__all__ = ["find_server", "free_ports", "NatsNode", "NatsCluster", "ensure_stream", "ensure_journal_stream", "connect",
+           "wait_ready"]
 
 
 def find_server() -> Path | None:
@@ -167,13 +168,13 @@ async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | N
     return await nats.connect(**settings)
 
 
-async def ensure_journal_stream(js: Any, replicas: int, timeout: float = 30.0) -> None:
-    """Make the journal stream (R`replicas`, file storage, never deleted or purged) once the cluster can; the
-    floor service runs this, not the machines. Retries while JetStream has no leader yet, up to `timeout`."""
+async def ensure_stream(js: Any, name: str, prefix: str, replicas: int, what: str, timeout: float = 30.0) -> None:
+    """Make stream `name` over the subjects `prefix>` (R`replicas`, file storage, never deleted or purged) once the
+    cluster can; retries while JetStream has no leader yet, up to `timeout`. A stream already there is kept."""
     from nats.js.api import StorageType, StreamConfig
     from nats.js.errors import APIError
 
-    config = StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], num_replicas=replicas,
+    config = StreamConfig(name=name, subjects=[prefix + ">"], num_replicas=replicas,
                           storage=StorageType.FILE, duplicate_window=120.0, deny_delete=True, deny_purge=True)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -182,14 +183,19 @@ async def ensure_journal_stream(js: Any, replicas: int, timeout: float = 30.0) -
         try:
             await js.add_stream(config)
             return
-        except (APIError, asyncio.TimeoutError, Exception) as exc:  # noqa: BLE001 - no leader yet, or no quorum
+        except Exception as exc:  # noqa: BLE001 - no leader yet, or no quorum
             if isinstance(exc, APIError) and exc.err_code == 10058:  # a stream of that name exists
                 return
             if loop.time() >= deadline:
-                raise TimeoutError(f"the JetStream cluster made no journal stream within {timeout:g} s: {exc!r}") \
+                raise TimeoutError(f"the JetStream cluster made no {what} stream within {timeout:g} s: {exc!r}") \
                     from None
             await asyncio.sleep(delay)  # backoff between tries, bounded by the deadline
             delay = min(delay * 2, 0.5)
+
+
+async def ensure_journal_stream(js: Any, replicas: int, timeout: float = 30.0) -> None:
+    """The journal stream (ensure_stream); the floor service runs this, not the machines."""
+    await ensure_stream(js, STREAM, SUBJECT_PREFIX, replicas, "journal", timeout)
 
 
 async def wait_ready(urls: list[str], replicas: int, timeout: float = 30.0, credentials: Path | None = None) -> None:
