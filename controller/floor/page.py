@@ -33,7 +33,7 @@ from controller.floor.progressive_fold import PoolState
 from controller.floor.report import report_csv
 from controller.floor.summary import (MachineSummary, alerts_of, day_meters, gaming_day, machine_status,
                                       meter_set)
-from controller.screens.bridge import TokenTries
+from controller.screens.bridge import TokenTries, serve_app
 
 __all__ = ["floor_view", "link_pool_view", "FloorPage", "COOKIE"]
 
@@ -180,17 +180,7 @@ class FloorPage:
         self.app.on_response_prepare.append(self._headers)
 
     async def start(self) -> None:
-        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        try:
-            await site.start()
-        except OSError:
-            await self._runner.cleanup()
-            self._runner = None
-            raise
-        if self.port == 0:
-            self.port = self._runner.addresses[0][1]
+        self._runner, self.port = await serve_app(self.app, self.host, self.port)
 
     async def close(self) -> None:
         if self._runner is not None:

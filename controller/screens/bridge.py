@@ -57,7 +57,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from controller.bus import BusClient, BusEndpoints, CommandClient, CommandError
 from controller.screens.pages import PAGES, Page, render_page
 
-__all__ = ["Source", "Bridge", "DEALER_PAGE_COMMANDS", "ATTENDANT_PAGE_COMMANDS", "COOKIE", "source_for_table",
+__all__ = ["Source", "Bridge", "serve_app", "DEALER_PAGE_COMMANDS", "ATTENDANT_PAGE_COMMANDS", "COOKIE", "source_for_table",
            "source_for_cabinet", "TokenTries"]
 
 log = logging.getLogger("croupier.screens")
@@ -71,6 +71,20 @@ DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", 
 ATTENDANT_PAGE_COMMANDS = ("clear",)
 QUEUE = 64            # messages a screen may lag behind before it is told to resnapshot
 MAX_MESSAGE = 4096    # bytes of a command from a dealer page
+
+
+async def serve_app(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Serve an aiohttp app on host:port (0: any free port): its runner and the port it got; an OSError if the port
+    is taken, with nothing left running (the screens' bridge and the floor's page)."""
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, reuse_address=True)
+    try:
+        await site.start()
+    except OSError:
+        await runner.cleanup()
+        raise
+    return runner, port or runner.addresses[0][1]
 
 
 @dataclass
@@ -360,17 +374,7 @@ class Bridge:
 
     async def start(self) -> None:
         """Bind (an OSError if the port is taken, with nothing left running), then follow the buses."""
-        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        try:
-            await site.start()
-        except OSError:
-            await self._runner.cleanup()
-            self._runner = None
-            raise
-        if self.port == 0:
-            self.port = self._runner.addresses[0][1]
+        self._runner, self.port = await serve_app(self.app, self.host, self.port)
         for feed in [*self.feeds.values(), *self.links.values()]:
             self._tasks.append(asyncio.create_task(self._follow(feed)))
         self._tasks.append(asyncio.create_task(self._heartbeats()))
