@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from controller.records import ABSENT, JSON, Record, opt, record_from_json
+from controller.records import ABSENT, JSON, Record, opt, typed_record
 
 __all__ = ["CabinetRecord", "cabinet_record", "CabinetStart", "Credit", "CoinRefused", "BetRecord", "SpinRecord",
            "PickRecord", "CashIn", "NextPaytable", "Cashout", "CoinOut", "LockupRecord", "Clear", "CabinetDoor",
@@ -24,9 +24,7 @@ class CabinetRecord(Record):
 
 def cabinet_record(data: Any, where: str = "record") -> CabinetRecord:
     """The typed cabinet record of a journal row; RecordError naming `where` when it is not one."""
-    record = record_from_json("cabinet", data, where)
-    assert isinstance(record, CabinetRecord)
-    return record
+    return typed_record(CabinetRecord, data, where)
 
 
 @dataclass(frozen=True, slots=True)

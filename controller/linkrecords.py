@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from controller.records import ABSENT, JSON, Absent, Record, opt, record_from_json
+from controller.records import ABSENT, JSON, Absent, Record, opt, typed_record
 
 __all__ = ["LinkRecord", "link_record", "LinkStart", "Contribution", "Hit", "LinkRefused"]
 
@@ -20,9 +20,7 @@ class LinkRecord(Record):
 
 def link_record(data: Any, where: str = "record") -> LinkRecord:
     """The typed link record of a journal row; RecordError naming `where` when it is not one."""
-    record = record_from_json("progressive", data, where)
-    assert isinstance(record, LinkRecord)
-    return record
+    return typed_record(LinkRecord, data, where)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-__all__ = ["Record", "Absent", "ABSENT", "opt", "record_from_json", "record_kinds", "kinds_text", "RecordError"]
+__all__ = ["Record", "Absent", "ABSENT", "opt", "record_from_json", "typed_record", "record_kinds", "kinds_text",
+           "RecordError"]
 
 JSON = Any  # a JSON value as the journal holds it (an object, list, text, number, true/false or null)
 
@@ -147,6 +148,14 @@ def record_from_json(family: str, data: Any, where: str = "record") -> Record:
         raise RecordError(f"{where}: unknown {family} record kind {data['kind']!r}")
     return cls.from_json(data, where)
 
+
+
+def typed_record(base: type[R], data: Any, where: str = "record") -> R:
+    """The typed record of a journal row of `base`'s family (every kind of a family derives from its base);
+    RecordError naming `where` when it is not one."""
+    record = record_from_json(base.FAMILY, data, where)
+    assert isinstance(record, base)
+    return record
 
 def record_kinds(family: str) -> list[tuple[str, str | None, int, list[str], str]]:
     """Each kind of `family` as (kind, what, version, fields (optional ones in brackets; `origin`, which any kind may

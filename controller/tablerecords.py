@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from controller.records import ABSENT, JSON, Absent, Record, opt, record_from_json
+from controller.records import ABSENT, JSON, Absent, Record, opt, typed_record
 
 __all__ = ["TableRecord", "Start", "Game", "AlertRecord", "Resolve", "Refused", "ShoeLink", "ShoeFlags", "ShoeShuffle",
            "DeckCheck", "CounterReset", "ManualEntry", "SimOrder", "Door", "CameraStarted", "CameraDown",
@@ -24,9 +24,7 @@ class TableRecord(Record):
 
 def table_record(data: Any, where: str = "record") -> TableRecord:
     """The typed table record of a journal row; RecordError naming `where` when it is not one."""
-    record = record_from_json("table", data, where)
-    assert isinstance(record, TableRecord)
-    return record
+    return typed_record(TableRecord, data, where)
 
 
 @dataclass(frozen=True, slots=True)
