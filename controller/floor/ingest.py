@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.floor.server import drop_reader, reader, wait_progress
 from controller.floor.wire import (HDR_MSG_ID, STREAM, SUBJECT_PREFIX, ChainError, ChainState, FloorRow,
                                    FloorWireError, check_message, decode_rows, machine_of)
 
@@ -61,29 +62,13 @@ class IngestChecker:
 
     async def wait_for(self, predicate: Any, timeout: float) -> bool:
         """Wait until predicate(self) holds, tested after each batch; False on timeout."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not predicate(self):
-            self._progress.clear()
-            left = deadline - loop.time()
-            if left <= 0:
-                return False
-            try:
-                await asyncio.wait_for(self._progress.wait(), left)
-            except asyncio.TimeoutError:
-                return False
-        return True
+        return await wait_progress(self._progress, lambda: predicate(self), timeout)
 
     async def run(self, js: Any, fetch_timeout: float = 0.5) -> None:
-        from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-
         while not self._stop.is_set():
             sub = None
             try:
-                config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self.cursor + 1,
-                                        ack_policy=AckPolicy.NONE, inactive_threshold=30.0, mem_storage=True,
-                                        num_replicas=1)
-                sub = await js.pull_subscribe(SUBJECT_PREFIX + ">", stream=STREAM, config=config)
+                sub = await reader(js, STREAM, SUBJECT_PREFIX + ">", self.cursor + 1)
                 while not self._stop.is_set():
                     try:
                         msgs = await sub.fetch(self.batch, timeout=fetch_timeout)
@@ -105,19 +90,13 @@ class IngestChecker:
                 except asyncio.TimeoutError:
                     pass
             finally:
-                if sub is not None:
-                    try:
-                        await sub.unsubscribe()
-                    except Exception:  # noqa: BLE001
-                        pass
+                await drop_reader(sub)
 
 
 async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple[int, FloorRow]]:
     """Every row the floor holds for a machine, in stream order, as (stream seq of its message, row): the floor
     copy of its journal (restore and the tests read it). A consumer lost on the way (a node restarting, a leader moving) is
     made again after the last row read, until `timeout`."""
-    from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-
     subject = SUBJECT_PREFIX + machine
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -132,10 +111,7 @@ async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple
                 expected = (info.state.subjects or {}).get(subject, 0)
             if messages >= expected:
                 return out
-            config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
-                                    opt_start_seq=out[-1][0] + 1 if out else 1, ack_policy=AckPolicy.NONE,
-                                    mem_storage=True, num_replicas=1, inactive_threshold=30.0)
-            sub = await js.pull_subscribe(subject, stream=STREAM, config=config)
+            sub = await reader(js, STREAM, subject, out[-1][0] + 1 if out else 1)
             while messages < expected:
                 if loop.time() > deadline:
                     raise TimeoutError(f"read {messages} of {expected} floor messages of {machine} in {timeout:g} s")
@@ -154,8 +130,4 @@ async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple
                 raise TimeoutError(f"read {messages} floor messages of {machine} in {timeout:g} s: {exc!r}") from None
             await asyncio.sleep(0.1)  # backoff before a new consumer, bounded by the deadline
         finally:
-            if sub is not None:
-                try:
-                    await sub.unsubscribe()
-                except Exception:  # noqa: BLE001
-                    pass
+            await drop_reader(sub)

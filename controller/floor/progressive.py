@@ -25,6 +25,7 @@ from controller.floor.progressive_fold import (STREAM, SUBJECT_PREFIX, Contribut
                                                ProgressiveWireError, decode_message, encode_message, link_filter,
                                                link_subject, message_id, new_pool, pool_picture, pool_refuse,
                                                pool_step)
+from controller.floor.server import drop_reader, ensure_stream, reader, wait_progress
 from controller.floor.wire import HDR_MSG_ID
 
 __all__ = ["ensure_progressive_stream", "PoolFollower", "FloorLinkClient", "PoolReader"]
@@ -34,8 +35,6 @@ log = logging.getLogger("croupier.progressive")
 
 async def ensure_progressive_stream(js: Any, replicas: int, timeout: float = 30.0) -> None:
     """The progressive stream (server.ensure_stream): made by the first reader or cabinet that finds none."""
-    from controller.floor.server import ensure_stream
-
     await ensure_stream(js, STREAM, SUBJECT_PREFIX, replicas, "progressive", timeout)
 
 
@@ -83,30 +82,14 @@ class PoolFollower:
 
     async def wait_for(self, predicate: Callable[[PoolState], bool], timeout: float) -> bool:
         """Wait until predicate(state) holds, tested after each fetch; False on timeout."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not predicate(self.state):
-            self._progress.clear()
-            left = deadline - loop.time()
-            if left <= 0:
-                return False
-            try:
-                await asyncio.wait_for(self._progress.wait(), left)
-            except asyncio.TimeoutError:
-                return False
-        return True
+        return await wait_progress(self._progress, lambda: predicate(self.state), timeout)
 
     async def run(self, js: Any, fetch_timeout: float = 0.5) -> None:
-        from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-
         loop = asyncio.get_running_loop()
         while not self.stopped:
             sub = None
             try:
-                config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
-                                        opt_start_seq=self.state.seq + 1, ack_policy=AckPolicy.NONE,
-                                        inactive_threshold=30.0, mem_storage=True, num_replicas=1)
-                sub = await js.pull_subscribe(link_filter(self.link), stream=STREAM, config=config)
+                sub = await reader(js, STREAM, link_filter(self.link), self.state.seq + 1)
                 while not self.stopped:
                     try:
                         msgs = await sub.fetch(self.batch, timeout=fetch_timeout)
@@ -127,11 +110,7 @@ class PoolFollower:
                 self._progress.set()
                 await asyncio.sleep(0.1)  # backoff before a new consumer
             finally:
-                if sub is not None:
-                    try:
-                        await sub.unsubscribe()
-                    except Exception:  # noqa: BLE001
-                        pass
+                await drop_reader(sub)
 
 
 class FloorLinkClient:

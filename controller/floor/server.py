@@ -18,13 +18,14 @@ import sysconfig
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from controller.floor.wire import STREAM, SUBJECT_PREFIX
 
 _log = logging.getLogger("croupier.floor")
 
 __all__ = ["find_server", "free_ports", "NatsNode", "NatsCluster", "ensure_stream", "ensure_journal_stream", "connect",
+           "reader", "drop_reader", "wait_progress",
            "wait_ready"]
 
 
@@ -167,6 +168,41 @@ async def connect(servers: list[str] | tuple[str, ...], *, credentials: Path | N
     settings.update(options)
     return await nats.connect(**settings)
 
+
+
+async def reader(js: Any, stream: str, subjects: str, start_seq: int) -> Any:
+    """A pull consumer of `stream` over `subjects` from stream sequence `start_seq`: ephemeral, unacknowledged, in
+    memory, so a reader that a node takes with it is simply made again from its own cursor."""
+    from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+    config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start_seq,
+                            ack_policy=AckPolicy.NONE, inactive_threshold=30.0, mem_storage=True, num_replicas=1)
+    return await js.pull_subscribe(subjects, stream=stream, config=config)
+
+
+async def drop_reader(sub: Any) -> None:
+    """Unsubscribe a reader made by `reader`, if there is one; a floor already gone is no error here."""
+    if sub is not None:
+        try:
+            await sub.unsubscribe()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+async def wait_progress(progress: asyncio.Event, holds: Callable[[], bool], timeout: float) -> bool:
+    """Wait until `holds()`, tested each time a reader sets `progress` (after each fetch); False on timeout."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not holds():
+        progress.clear()
+        left = deadline - loop.time()
+        if left <= 0:
+            return False
+        try:
+            await asyncio.wait_for(progress.wait(), left)
+        except asyncio.TimeoutError:
+            return False
+    return True
 
 async def ensure_stream(js: Any, name: str, prefix: str, replicas: int, what: str, timeout: float = 30.0) -> None:
     """Make stream `name` over the subjects `prefix>` (R`replicas`, file storage, never deleted or purged) once the
