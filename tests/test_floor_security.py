@@ -14,7 +14,7 @@ from controller.floor.credentials import (add_machine, add_server, add_service, 
 from controller.floor.replicator import Replicator
 from controller.floor.wire import STREAM, subject_for
 from controller.journal import Journal
-from tests.floor_cluster import floor_missing
+from tests.floor_cluster import floor_missing, floor_page_json
 from tests.table_helpers import free_ports
 
 
@@ -277,12 +277,10 @@ def test_the_deploy_configs_run_a_three_node_tls_cluster_a_machine_replicates_to
 def test_an_embedded_floor_with_a_site_takes_tls_and_the_machines_users(site: Site, tmp_path: Path) -> None:
     """`croupier floor serve --embedded --site SITE`: the one local server speaks TLS with the site's users; a machine
     replicates with its credential and the page lists it; the server stops with the service."""
-    import json
     import signal
     import subprocess
     import sys
     import threading
-    import urllib.request
 
     add_server(site.folder, "embedded", ("127.0.0.1",))
     nats_port, page_port = free_ports(2)
@@ -322,10 +320,7 @@ def test_an_embedded_floor_with_a_site_takes_tls_and_the_machines_users(site: Si
         asyncio.run(replicate())
 
         def view() -> dict[str, Any]:
-            request = urllib.request.Request(f"http://127.0.0.1:{page_port}/floor.json",
-                                             headers={"Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(request, timeout=5) as response:
-                return json.loads(response.read())
+            return floor_page_json(page_port, token)
 
         async def until_listed() -> list[tuple[str, int]]:
             seen: list[tuple[str, int]] = []

@@ -11,7 +11,7 @@ import sys
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -26,7 +26,7 @@ from controller.floor.summary import (MachineSummary, MeterSet, alerts_of, day_m
 from controller.floor.wire import FloorRow, subject_for
 from controller.journal import Journal
 from controller.slots.catalog import get_title
-from tests.floor_cluster import floor_missing
+from tests.floor_cluster import floor_missing, floor_page_json, floor_server  # noqa: F401 - the module's server
 from tests.slot_helpers import losing_stops, stops_for
 from tests.table_helpers import free_ports, play_config, table_toml
 
@@ -197,27 +197,6 @@ def test_alerts_and_status() -> None:
 
 # ----------------------------------------------------------------------------------------- on a real server
 
-@pytest.fixture(scope="module")
-def floor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
-    from controller.floor.embedded import EmbeddedServer
-    from controller.floor.server import wait_ready
-
-    (port,) = free_ports(1)
-    server = EmbeddedServer(tmp_path_factory.mktemp("floor-server"), "127.0.0.1", port)
-    server.start()
-    try:
-        try:
-            asyncio.run(wait_ready([server.url], replicas=1))
-        except TimeoutError as exc:
-            raise RuntimeError(f"{exc}\n{server.log_tail()}") from None
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.mark.slow
 def test_the_floor_page_refuses_without_a_role_token_and_shows_every_machine(floor_server: Any,
                                                                             tmp_path: Path) -> None:
@@ -329,7 +308,6 @@ def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cl
     why = floor_missing()
     if why:
         pytest.skip(why)
-    import urllib.request
 
     nats_port, page_port = free_ports(2)
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "serve", "--embedded", "--state",
@@ -364,10 +342,7 @@ def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cl
         asyncio.run(replicate())
 
         def floor_view() -> dict[str, Any]:
-            request = urllib.request.Request(f"http://127.0.0.1:{page_port}/floor.json",
-                                             headers={"Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(request, timeout=5) as response:
-                return json.loads(response.read())
+            return floor_page_json(page_port, token)
 
         async def until_folded() -> dict[str, Any]:
             for _ in range(100):  # the page is polled: the service folds the rows in its own process

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -17,8 +17,7 @@ from controller.floor.page import floor_view, link_pool_view, render_floor
 from controller.floor.progressive_fold import Contribution, Hit, Message, Open, new_pool, pool_fold, pool_step
 from controller.floor.report import HEADER, report_csv
 from controller.floor.summary import LinkDays, MeterSet, link_day_step
-from tests.floor_cluster import floor_missing
-from tests.table_helpers import free_ports
+from tests.floor_cluster import floor_server  # noqa: F401 - the module's one server
 
 UTC = ZoneInfo("UTC")
 LINK = "fl-1"
@@ -114,27 +113,6 @@ def test_a_floor_links_gaming_days_add_up_to_its_folds_meters_whatever_the_times
 
 
 # ----------------------------------------------------------------------------------------- on a real server
-
-@pytest.fixture(scope="module")
-def floor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
-    from controller.floor.embedded import EmbeddedServer
-    from controller.floor.server import wait_ready
-
-    (port,) = free_ports(1)
-    server = EmbeddedServer(tmp_path_factory.mktemp("floor-server"), "127.0.0.1", port)
-    server.start()
-    try:
-        try:
-            asyncio.run(wait_ready([server.url], replicas=1))
-        except TimeoutError as exc:
-            raise RuntimeError(f"{exc}\n{server.log_tail()}") from None
-        yield server
-    finally:
-        server.stop()
-
 
 @pytest.mark.slow
 def test_cabinets_on_a_floor_link_show_their_pool_hit_and_balance_and_a_later_service_rebuilds_it(
