@@ -178,3 +178,53 @@ def test_a_floor_section_names_servers_subject_and_credentials() -> None:
 def test_a_bad_floor_section_is_refused_naming_the_key(floor: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         any_config_from_mapping(_table({"floor": floor}), Path("/x/t.toml"))
+
+
+class _SettlingFloor:
+    """A JetStream stand-in whose first requests time out as nats does while a node restarts or a leader moves."""
+
+    def __init__(self, messages: list[bytes], stalls: int) -> None:
+        self.messages, self.stalls = messages, stalls
+
+    def _stall(self) -> None:
+        import nats.errors
+        if self.stalls:
+            self.stalls -= 1
+            raise nats.errors.TimeoutError
+
+    async def stream_info(self, stream: str, subjects_filter: str) -> object:
+        from types import SimpleNamespace
+        self._stall()
+        return SimpleNamespace(state=SimpleNamespace(subjects={subjects_filter: len(self.messages)}))
+
+    async def pull_subscribe(self, subject: str, stream: str, config: object) -> object:
+        from types import SimpleNamespace
+        self._stall()
+        start = config.opt_start_seq  # type: ignore[attr-defined]
+        left = [SimpleNamespace(data=m, metadata=SimpleNamespace(sequence=SimpleNamespace(stream=s)))
+                for s, m in enumerate(self.messages, 1) if s >= start]
+        floor = self
+
+        class Sub:
+            async def fetch(self, n: int, timeout: float) -> list[object]:
+                floor._stall()
+                taken, left[:] = left[:n], left[n:]
+                return taken
+
+            async def unsubscribe(self) -> None:
+                pass
+
+        return Sub()
+
+
+@pytest.mark.parametrize("stalls", [1, 2, 3, 5])
+def test_the_floor_copy_is_read_through_nats_timeouts_while_the_floor_settles(stalls: int) -> None:
+    """A nats request timeout is a TimeoutError too; it once ended the read at once instead of reading on (CI)."""
+    import asyncio
+
+    from controller.floor.ingest import floor_rows
+    chain = _chain(6)
+    floor = _SettlingFloor([encode_rows(chain[:2]), encode_row(chain[2]), encode_rows(chain[3:])], stalls)
+    got = asyncio.run(floor_rows(floor, "m1", timeout=10.0))
+    assert [row for _, row in got] == chain
+    assert [seq for seq, _ in got] == [1, 1, 2, 3, 3, 3]

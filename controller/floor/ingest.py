@@ -112,22 +112,22 @@ async def floor_rows(js: Any, machine: str, timeout: float = 30.0) -> list[tuple
             if messages >= expected:
                 return out
             sub = await reader(js, STREAM, subject, out[-1][0] + 1 if out else 1)
-            while messages < expected:
-                if loop.time() > deadline:
-                    raise TimeoutError(f"read {messages} of {expected} floor messages of {machine} in {timeout:g} s")
+            while messages < expected and loop.time() <= deadline:
                 try:
                     msgs = await sub.fetch(min(128, expected - messages), timeout=1.0)
                 except asyncio.TimeoutError:
-                    continue
+                    break  # rows are there but none came: the consumer may have gone with a node; make it again
                 for m in msgs:
                     seq = m.metadata.sequence.stream
                     out.extend((seq, row) for row in decode_rows(m.data))
                     messages += 1
-        except (TimeoutError, FloorWireError):
+        except FloorWireError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the floor is settling: read on from the last row
+        except Exception as exc:  # noqa: BLE001 - the floor is settling (a nats timeout too): read on from the last row
             if loop.time() > deadline:
                 raise TimeoutError(f"read {messages} floor messages of {machine} in {timeout:g} s: {exc!r}") from None
             await asyncio.sleep(0.1)  # backoff before a new consumer, bounded by the deadline
         finally:
             await drop_reader(sub)
+        if loop.time() > deadline and (expected is None or messages < expected):
+            raise TimeoutError(f"read {messages} of {expected} floor messages of {machine} in {timeout:g} s")
