@@ -14,7 +14,11 @@ from controller.records import ABSENT, JSON, Record, opt, typed_record
 __all__ = ["CabinetRecord", "cabinet_record", "CabinetStart", "Credit", "CoinRefused", "BetRecord", "SpinRecord",
            "PickRecord", "CashIn", "NextPaytable", "Cashout", "CoinOut", "LockupRecord", "Clear", "CabinetDoor",
            "Link", "ProgressiveAck", "ProgressiveWin", "Fault", "CabinetRefused", "SasDisable", "SasEnable",
-           "SasSound", "SasRte", "SasTime", "SasSignature", "SasAck"]
+           "SasSound", "SasRte", "SasTime", "SasSignature", "SasAck",
+           "NoteEscrow", "NoteStacking", "NoteStacked", "NoteReturned", "NoteRejected", "NoteInDoubt",
+           "TicketOutRequested", "TicketOutValidation", "TicketOutPrinted", "TicketOutFailed",
+           "TicketInInserted", "TicketInAuthorised", "TicketInRefused", "TicketInStacked", "TicketInReturned",
+           "DeviceFault", "DeviceCleared", "SasValidationId", "SasBills"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,3 +235,186 @@ class SasAck(CabinetRecord):
     WHAT: ClassVar[str | None] = "ack"
     ids: tuple[str, ...]
     code: JSON = opt()
+
+
+# ---------------------------------------------------------------------------------------------- notes and tickets
+# Notes and tickets are valued in cents (what is printed on them); `credits` is their value on the credit meter
+# at the cabinet's denomination. A note or ticket is credited only by its `stacked` record: escrow and stacking
+# are journaled before the validator is told, so a power loss at any step neither loses nor doubles it.
+
+@dataclass(frozen=True, slots=True)
+class NoteEscrow(CabinetRecord):
+    """bill validator: a note of this value is held in escrow (not yet credited)"""
+    KIND: ClassVar[str] = "note"
+    WHAT: ClassVar[str | None] = "escrow"
+    cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoteStacking(CabinetRecord):
+    """bill validator: the cabinet told the validator to stack the note in escrow"""
+    KIND: ClassVar[str] = "note"
+    WHAT: ClassVar[str | None] = "stacking"
+    cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoteStacked(CabinetRecord):
+    """bill validator: the note is in the stacker: its credits go on the credit meter, its denomination is metered"""
+    KIND: ClassVar[str] = "note"
+    WHAT: ClassVar[str | None] = "stacked"
+    cents: int
+    credits: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoteReturned(CabinetRecord):
+    """bill validator: the note in escrow went back to the player, and why"""
+    KIND: ClassVar[str] = "note"
+    WHAT: ClassVar[str | None] = "returned"
+    cents: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRejected(CabinetRecord):
+    """bill validator: an item it refused by itself (not a note it knows, a note disabled, a bad read), metered"""
+    KIND: ClassVar[str] = "note"
+    WHAT: ClassVar[str | None] = "rejected"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteInDoubt(CabinetRecord):
+    """bill validator: after a power loss while stacking, the validator cannot say where the note went: a lockup
+    until an attendant counts the stacker (credited or not by the clear)"""
+    KIND: ClassVar[str] = "note"
+    WHAT: ClassVar[str | None] = "in_doubt"
+    cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class TicketOutRequested(CabinetRecord):
+    """cash out by ticket: these credits (cashable or restricted) leave the credit meter for a ticket not yet printed"""
+    KIND: ClassVar[str] = "ticket_out"
+    WHAT: ClassVar[str | None] = "requested"
+    credits: int
+    cents: int
+    restricted: bool
+    number: int                  # the cabinet's ticket sequence number, from 1
+
+
+@dataclass(frozen=True, slots=True)
+class TicketOutValidation(CabinetRecord):
+    """cash out by ticket: the ticket's validation number, from the SAS host (system) or computed (enhanced)"""
+    KIND: ClassVar[str] = "ticket_out"
+    WHAT: ClassVar[str | None] = "validation"
+    number: int
+    validation: str              # 18 digits
+    by: str                      # "system" or "enhanced"
+    expires: int | None = opt()  # days, where the host set them
+
+
+@dataclass(frozen=True, slots=True)
+class TicketOutPrinted(CabinetRecord):
+    """cash out by ticket: the printer reported the ticket printed: paid out, metered"""
+    KIND: ClassVar[str] = "ticket_out"
+    WHAT: ClassVar[str | None] = "printed"
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class TicketOutFailed(CabinetRecord):
+    """cash out by ticket: the ticket could not be printed: its credits go back to the credit meter (or a hand pay)"""
+    KIND: ClassVar[str] = "ticket_out"
+    WHAT: ClassVar[str | None] = "failed"
+    number: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TicketInInserted(CabinetRecord):
+    """ticket in: the validator holds a ticket with this validation number in escrow; the SAS host is asked"""
+    KIND: ClassVar[str] = "ticket_in"
+    WHAT: ClassVar[str | None] = "inserted"
+    validation: str
+
+
+@dataclass(frozen=True, slots=True)
+class TicketInAuthorised(CabinetRecord):
+    """ticket in: the SAS host authorised the redemption of this ticket for this amount (cashable or restricted)"""
+    KIND: ClassVar[str] = "ticket_in"
+    WHAT: ClassVar[str | None] = "authorised"
+    validation: str
+    cents: int
+    restricted: bool
+    code: int                    # the host's transfer code (SAS long poll 71)
+    pool: int | None = opt()     # restricted: the host's pool id
+    expires: str | None = opt()  # restricted: the expiration the host gave
+
+
+@dataclass(frozen=True, slots=True)
+class TicketInRefused(CabinetRecord):
+    """ticket in: the SAS host (or the cabinet: no host, a timeout, an odd amount) refused the ticket, and why"""
+    KIND: ClassVar[str] = "ticket_in"
+    WHAT: ClassVar[str | None] = "refused"
+    validation: str
+    reason: str
+    code: int | None = opt()     # the host's code, where it gave one
+
+
+@dataclass(frozen=True, slots=True)
+class TicketInStacked(CabinetRecord):
+    """ticket in: the authorised ticket is in the stacker: its credits go on the credit meter (restricted apart)"""
+    KIND: ClassVar[str] = "ticket_in"
+    WHAT: ClassVar[str | None] = "stacked"
+    validation: str
+    cents: int
+    credits: int
+    restricted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TicketInReturned(CabinetRecord):
+    """ticket in: the ticket went back to the player, and why"""
+    KIND: ClassVar[str] = "ticket_in"
+    WHAT: ClassVar[str | None] = "returned"
+    validation: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFault(CabinetRecord):
+    """the bill validator or the ticket printer reported a fault (jam, stacker full/open, cheat, paper low/out, head
+    open, offline, ...): a lockup or a warning as controller/cabinetstate.py lists it"""
+    KIND: ClassVar[str] = "device"
+    WHAT: ClassVar[str | None] = "fault"
+    device: str                  # "validator" or "printer"
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCleared(CabinetRecord):
+    """the device reports the fault gone"""
+    KIND: ClassVar[str] = "device"
+    WHAT: ClassVar[str | None] = "cleared"
+    device: str
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class SasValidationId(CabinetRecord):
+    """SAS (long poll 4C): the host set the cabinet's secure-enhanced validation id and sequence number"""
+    KIND: ClassVar[str] = "sas"
+    WHAT: ClassVar[str | None] = "validation_id"
+    machine: int                 # the 3-byte validation id
+    sequence: int                # the next ticket's sequence number
+
+
+@dataclass(frozen=True, slots=True)
+class SasBills(CabinetRecord):
+    """SAS (long polls 06, 07, 08): the host enabled or disabled the bill validator, or set the notes it takes"""
+    KIND: ClassVar[str] = "sas"
+    WHAT: ClassVar[str | None] = "bills"
+    enabled: bool
+    notes: tuple[int, ...] | None = opt()   # cents of the notes enabled; None: unchanged
