@@ -146,6 +146,18 @@ class CabinetMeters:
     door_opens: tuple[tuple[str, int], ...] = ()
     lockups: tuple[tuple[str, int], ...] = ()
     features: tuple[tuple[str, tuple[int, int]], ...] = ()  # feature -> (awards, credits)
+    # Notes and tickets (issue 41): amounts in cents, as printed on them; counts are counts.
+    notes_in: tuple[tuple[int, int], ...] = ()       # note value in cents -> notes stacked
+    notes_in_cents: int = 0
+    notes_rejected: int = 0
+    tickets_in_cashable: int = 0
+    tickets_in_cashable_cents: int = 0
+    tickets_in_restricted: int = 0
+    tickets_in_restricted_cents: int = 0
+    tickets_out_cashable: int = 0
+    tickets_out_cashable_cents: int = 0
+    tickets_out_restricted: int = 0
+    tickets_out_restricted_cents: int = 0
 
     @property
     def credits_in(self) -> int:
@@ -160,7 +172,10 @@ class CabinetMeters:
             "coin_in", "coin_out", "jackpot_handpaid", "cancelled_handpaid", "hopper_out", "drop", "credits_added",
             "coins_in", "coins_out", "coins_refused", "hopper_extra", "games_played", "games_won", "games_lost",
             "free_games", "power_resets", "refused", "faults", "progressive_hits", "progressive_won",
-            "progressive_contributed")}
+            "progressive_contributed", "notes_in_cents", "notes_rejected", "tickets_in_cashable",
+            "tickets_in_cashable_cents", "tickets_in_restricted", "tickets_in_restricted_cents", "tickets_out_cashable",
+            "tickets_out_cashable_cents", "tickets_out_restricted", "tickets_out_restricted_cents")}
+        out["notes_in"] = {str(cents): n for cents, n in self.notes_in}
         out["credits_in"] = self.credits_in
         out["credits_out"] = self.credits_out
         out["door_opens"] = dict(self.door_opens)
