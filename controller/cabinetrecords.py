@@ -18,7 +18,7 @@ __all__ = ["CabinetRecord", "cabinet_record", "CabinetStart", "Credit", "CoinRef
            "NoteEscrow", "NoteStacking", "NoteStacked", "NoteReturned", "NoteRejected", "NoteInDoubt",
            "TicketOutRequested", "TicketOutValidation", "TicketOutPrinted", "TicketOutFailed",
            "TicketInInserted", "TicketInAuthorised", "TicketInRefused", "TicketInStacked", "TicketInReturned",
-           "DeviceFault", "DeviceCleared", "SasValidationId", "SasBills"]
+           "DeviceFault", "DeviceCleared", "SasValidationId", "SasBills", "SasTicketing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,3 +418,20 @@ class SasBills(CabinetRecord):
     WHAT: ClassVar[str | None] = "bills"
     enabled: bool
     notes: tuple[int, ...] | None = opt()   # cents of the notes enabled; None: unchanged
+
+
+@dataclass(frozen=True, slots=True)
+class SasTicketing(CabinetRecord):
+    """SAS (long polls 7B, 7C, 7D): the host set the ticketing options (status bits, expirations in days) or what the
+    printer prints on tickets (venue, address lines, titles); a field left out is unchanged"""
+    KIND: ClassVar[str] = "sas"
+    WHAT: ClassVar[str | None] = "ticketing"
+    status: int | None = opt()              # 7B's control states (Table 15.2c bits)
+    cashable_expiry: int | None = opt()     # days (9999: never)
+    restricted_expiry: int | None = opt()   # days (9999: never)
+    host_id: int | None = opt()             # 7D
+    location: str | None = opt()
+    address1: str | None = opt()
+    address2: str | None = opt()
+    restricted_title: str | None = opt()    # 7C
+    debit_title: str | None = opt()

@@ -133,10 +133,10 @@ def test_rom_signature_seed_and_signature_are_binary_lsb_first(cabinet: Any) -> 
 
 def test_selected_meters_use_table_c7_sizes_and_leave_out_meters_not_kept(cabinet: Any) -> None:
     # 2F [AR LP2FSendSelectedMetersForGameNParser, NC LongPoll2FMessage.cpp]: length (what follows, to the CRC),
-    # game number 2 BCD, then code and value per meter at Table C-7's size; 0D (a 5 byte ticket meter) and 7F
-    # are not kept by this EGM: left out rather than sent at a size the host would misread
+    # game number 2 BCD, then code and value per meter at Table C-7's size: 0D (cashable tickets in, cents) is 5
+    # bytes; 7F is not kept by this EGM: left out rather than sent at a size the host would misread
     assert answer(view(cabinet), 0x2F, "0000" "00" "0C" "0D" "7F") == crc(
-        "052F" "0C" "0000" "00" "00006170" "0C" "00000440")
+        "052F" "12" "0000" "00" "00006170" "0C" "00000440" "0D" "0000000000")
     # game 1: the game's own meters only (the credit meter belongs to the machine)
     assert answer(view(cabinet), 0x2F, "0001" "00" "0C" "05") == crc(
         "052F" "0C" "0001" "00" "00006170" "05" "00000321")
