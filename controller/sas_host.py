@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SasHost", "HostError", "kermit", "EXCEPTION_NAMES", "METER_NAMES", "DENOMINATIONS"]
+__all__ = ["SasHost", "HostError", "kermit", "EXCEPTION_NAMES", "METER_NAMES", "DENOMINATIONS", "TicketSystem",
+           "Ticket", "BILL_METER_POLLS"]
 
 EXCEPTION_NAMES = {
     0x00: "no activity", 0x11: "slot door opened", 0x12: "slot door closed", 0x13: "drop door opened",
@@ -28,7 +29,23 @@ EXCEPTION_NAMES = {
     0x40: "reel tilt", 0x51: "hand pay pending", 0x52: "hand pay reset", 0x53: "no progressive information",
     0x54: "progressive win", 0x66: "cash out button pressed", 0x70: "exception buffer overflow",
     0x7C: "legacy bonus pay awarded", 0x7E: "game started", 0x7F: "game ended",
+    0x1B: "cashbox was removed", 0x1C: "cashbox was installed", 0x27: "cashbox full detected", 0x28: "bill jam",
+    0x29: "bill acceptor hardware failure", 0x2A: "reverse bill detected", 0x2B: "bill rejected",
+    0x2C: "counterfeit bill detected", 0x3D: "cash out ticket has been printed", 0x3E: "hand pay validated",
+    0x3F: "validation ID not configured", 0x47: "$1.00 bill accepted", 0x48: "$5.00 bill accepted",
+    0x49: "$10.00 bill accepted", 0x4A: "$20.00 bill accepted", 0x4B: "$50.00 bill accepted",
+    0x4C: "$100.00 bill accepted", 0x4D: "$2.00 bill accepted", 0x4E: "$500.00 bill accepted", 0x4F: "bill accepted",
+    0x50: "$200.00 bill accepted", 0x57: "system validation request", 0x60: "printer communication error",
+    0x61: "printer paper out error", 0x67: "ticket has been inserted", 0x68: "ticket transfer complete",
+    0x74: "printer paper low", 0x75: "printer power off", 0x76: "printer power on", 0x78: "printer carriage jam",
 }
+# Long polls 31-45: the count of one note, by its value in dollars (3D between them is not a bill meter)
+BILL_METER_POLLS = {1: 0x31, 2: 0x32, 5: 0x33, 10: 0x34, 20: 0x35, 50: 0x36, 100: 0x37, 500: 0x38, 1000: 0x39,
+                    200: 0x3A, 25: 0x3B, 2000: 0x3C, 2500: 0x3E, 5000: 0x3F, 10000: 0x40, 20000: 0x41, 25000: 0x42,
+                    50000: 0x43, 100000: 0x44, 250: 0x45}
+# Long poll 08: the note of each bit, in dollars, least significant byte first
+_BILL_BITS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 25000, 50000, 100000,
+              200000, 250000, 500000, 1000000)
 # Table C-4 of SAS 6.02, the whole-cent rows: denomination code -> cents per credit (long polls 1F and 53).
 DENOMINATIONS = {0x01: 1, 0x02: 5, 0x03: 10, 0x04: 25, 0x05: 50, 0x06: 100, 0x07: 500, 0x08: 1000, 0x09: 2000,
                  0x0A: 10000, 0x0B: 20, 0x0C: 200, 0x0D: 250, 0x0E: 2500, 0x0F: 5000, 0x10: 20000, 0x11: 25000,
@@ -142,8 +159,10 @@ class _Port:
 
 # Fixed response lengths (address to CRC) of the read polls this host sends.
 _FIXED = {0x0F: 28, **{c: 8 for c in range(0x10, 0x18)}, 0x18: 8, 0x19: 24, 0x1A: 8, 0x1B: 24, 0x1C: 36, 0x1F: 24,
-          0x21: 6, 0x51: 6, 0x53: 26, 0x55: 6, 0x7E: 11, 0x94: 5, 0xA0: 12}
-_VARIABLE = {0x2F, 0x54, 0x56, 0x6F}
+          0x21: 6, 0x51: 6, 0x53: 26, 0x55: 6, 0x7E: 11, 0x94: 5, 0xA0: 12,
+          0x1E: 28, 0x20: 8, **{c: 8 for c in BILL_METER_POLLS.values()}, 0x48: 10, 0x4C: 10, 0x4D: 35, 0x50: 14,
+          0x57: 10, 0x58: 5, 0x7C: 5, 0x7D: 5}
+_VARIABLE = {0x2F, 0x54, 0x56, 0x6F, 0x70, 0x71, 0x7B}
 
 
 @dataclass
@@ -211,7 +230,8 @@ class SasHost:
                     raise HostError("bad real-time event")
                 # game started: wagered 2 BCD, coin in 4 BCD, wager type, progressive group; game ended: win
                 # 4 BCD; legacy bonus: multiplier, multiplied win 4 BCD, tax status, bonus 4 BCD
-                size = {0x7E: 8, 0x7F: 4, 0x7C: 10}.get(rest[1], 0)
+                # bill accepted: country code, denomination code, count 4 BCD
+                size = {0x7E: 8, 0x7F: 4, 0x7C: 10, 0x4F: 6}.get(rest[1], 0)
                 tail = self.port.recv(size + 2, deadline)
                 frame = first + rest + tail
                 if len(tail) < size + 2 or _crc_bytes(frame[:-2]) != frame[-2:]:
@@ -428,3 +448,191 @@ class SasHost:
     def handpay_reset(self) -> int:
         """Long poll 94: 0 reset, 1 unable to reset, 2 not in a hand pay."""
         return self.long_poll(0x94, crc=True)[0]
+
+    # ---------------------------------------------------------------------------------------- notes and tickets
+
+    def bill_meters(self) -> dict[int, int]:
+        """Long poll 1E: the notes accepted, by value in dollars ($1, $5, $10, $20, $50, $100)."""
+        b = self.long_poll(0x1E)
+        return {d: _bcd_int(b[i * 4:i * 4 + 4]) for i, d in enumerate((1, 5, 10, 20, 50, 100))}
+
+    def bill_value(self) -> int:
+        """Long poll 20: the notes' total value in dollars."""
+        return _bcd_int(self.long_poll(0x20))
+
+    def bills_in(self, dollars: int) -> int:
+        """Long polls 31-45: the count of one note."""
+        return _bcd_int(self.long_poll(BILL_METER_POLLS[dollars]))
+
+    def last_bill(self) -> dict[str, int]:
+        """Long poll 48: the last note accepted: country code, denomination code (Table C-6), its count."""
+        b = self.long_poll(0x48)
+        return {"country": _bcd_int(b[0:1]), "denomination": _bcd_int(b[1:2]), "count": _bcd_int(b[2:6])}
+
+    def enable_bills(self, on: bool = True) -> None:
+        """Long polls 06 (enable the bill acceptor) and 07 (disable it)."""
+        self.long_poll(0x06 if on else 0x07, crc=True, ack=True)
+
+    def configure_bills(self, dollars: list[int], keep_enabled: bool = True) -> None:
+        """Long poll 08: the notes the acceptor takes, and whether it stays enabled after each."""
+        bits = sum(1 << _BILL_BITS.index(d) for d in dollars)
+        self.long_poll(0x08, bits.to_bytes(4, "little") + bytes([1 if keep_enabled else 0]), ack=True)
+
+    def set_validation_id(self, machine: int, sequence: int) -> tuple[int, int]:
+        """Long poll 4C: set (or with machine 0, read) the secure enhanced validation id and sequence number."""
+        b = self.long_poll(0x4C, machine.to_bytes(3, "little") + sequence.to_bytes(3, "little"))
+        return int.from_bytes(b[:3], "little"), int.from_bytes(b[3:6], "little")
+
+    def validation_info(self, function: int = 0) -> dict[str, Any] | None:
+        """Long poll 4D: 00 the next validation not yet read (read once this host moves on), FF the same without
+        reading it, 01-1F the buffer's entry at that index; None where there is none (all zeros)."""
+        b = self.long_poll(0x4D, bytes([function]))
+        if not any(b):
+            return None
+        system = _bcd_int(b[24:25])
+        return {"type": b[0], "index": b[1],
+                "when": dt.datetime(_bcd_int(b[4:6]), _bcd_int(b[2:3]), _bcd_int(b[3:4]), _bcd_int(b[6:7]),
+                                    _bcd_int(b[7:8]), _bcd_int(b[8:9])),
+                "validation": f"{system:02d}{_bcd_int(b[9:17]):016d}", "cents": _bcd_int(b[17:22]),
+                "ticket": int.from_bytes(b[22:24], "little"), "system": system, "expires": _bcd_int(b[25:29]),
+                "pool": int.from_bytes(b[29:31], "little")}
+
+    def validation_meters(self, kind: int = 0x00) -> tuple[int, int]:
+        """Long poll 50: (count, cents) of one validation type (00 cashable tickets out, 80 cashable redeemed ...)."""
+        b = self.long_poll(0x50, bytes([kind]))
+        return _bcd_int(b[1:5]), _bcd_int(b[5:10])
+
+    def pending_cashout(self) -> tuple[int, int]:
+        """Long poll 57: (00 cashable, 01 restricted or 80 nothing waiting, the amount in cents)."""
+        b = self.long_poll(0x57)
+        return b[0], _bcd_int(b[1:6])
+
+    def receive_validation(self, system: int, number: int) -> int:
+        """Long poll 58: a validation number for the pending cash out (system 0: denied); 00 taken, 80 not in a
+        cash out, 81 refused."""
+        return self.long_poll(0x58, _to_bcd(system, 1) + _to_bcd(number, 8))[0]
+
+    def ticket_validation_data(self) -> str | None:
+        """Long poll 70: the 18 digits of the ticket in escrow, None when there is none."""
+        b = self.long_poll(0x70)
+        if not b or b[0] == 0xFF:
+            return None
+        return b[7:16].hex()
+
+    def redeem_ticket(self, code: int, cents: int, validation: str, expires: str | None = None,
+                      pool: int = 0) -> dict[str, Any]:
+        """Long poll 71: authorise (code 00, 01 restricted with `expires` MMDDYYYY or 0000NNNN days and `pool`,
+        02) or refuse (80-93) the ticket in escrow; the EGM's status, amount and validation."""
+        data = bytes([code]) + _to_bcd(cents, 5) + b"\x00" + bytes.fromhex(validation)
+        if expires is not None:
+            data += _to_bcd(int(expires), 4) + pool.to_bytes(2, "little")
+        return self._redemption(self.long_poll(0x71, bytes([len(data)]) + data))
+
+    def ticket_status(self) -> dict[str, Any]:
+        """Long poll 71 with transfer code FF: how the current redemption stands."""
+        return self._redemption(self.long_poll(0x71, b"\x01\xff"))
+
+    @staticmethod
+    def _redemption(b: bytes) -> dict[str, Any]:
+        if len(b) < 16:
+            return {"status": b[0] if b else None, "cents": 0, "validation": None}
+        return {"status": b[0], "cents": _bcd_int(b[1:6]), "validation": b[7:16].hex()}
+
+    def extended_validation_status(self, mask: int = 0, states: int = 0, cashable: int = 0,
+                                   restricted: int = 0) -> dict[str, int]:
+        """Long poll 7B: change the masked status bits and the expirations in days (0: unchanged); what is now."""
+        data = mask.to_bytes(2, "little") + states.to_bytes(2, "little") + _to_bcd(cashable, 2) + _to_bcd(restricted, 2)
+        b = self.long_poll(0x7B, bytes([len(data)]) + data)
+        return {"asset": int.from_bytes(b[0:4], "little"), "status": int.from_bytes(b[4:6], "little"),
+                "cashable": _bcd_int(b[6:8]), "restricted": _bcd_int(b[8:10])}
+
+    def set_extended_ticket_data(self, elements: dict[int, str]) -> int:
+        """Long poll 7C: ticket texts by data code (00 location, 01 and 02 address, 10 restricted, 20 debit title);
+        01 taken, 00 refused."""
+        data = b"".join(bytes([code, len(text)]) + text.encode("ascii") for code, text in elements.items())
+        return self.long_poll(0x7C, bytes([len(data)]) + data)[0]
+
+    def set_ticket_data(self, host_id: int, expires: int | None = None, location: str = "", address1: str = "",
+                        address2: str = "") -> int:
+        """Long poll 7D: host id, expiration in days, location and address lines ("": unchanged); 01 taken."""
+        data = host_id.to_bytes(2, "little")
+        if expires is not None:
+            data += bytes([expires])
+            for text in (location, address1, address2):
+                data += bytes([len(text)]) + text.encode("ascii")
+        return self.long_poll(0x7D, bytes([len(data)]) + data)[0]
+
+
+@dataclass
+class Ticket:
+    cents: int
+    restricted: bool
+    state: str = "issued"       # issued, pending (authorised, not yet stacked), redeemed
+
+
+class TicketSystem:
+    """A small ticket validation system on the host: it answers the EGM's system validation requests (57/58) with
+    numbers of its own, records each printed ticket (3D, then 4D), and redeems a ticket once (67, 70, 71; 68 then
+    71's status): unknown and redeemed tickets are refused."""
+
+    def __init__(self, host: SasHost, system_id: int = 1, rng: Any = None) -> None:
+        from controller.rng import system_rng
+
+        if not 1 <= system_id <= 99:
+            raise ValueError(f"system id must be 1..99, got {system_id}")
+        self.host = host
+        self.system_id = system_id
+        self.rng = rng or system_rng()
+        self.tickets: dict[str, Ticket] = {}
+        self.issued: dict[str, int] = {}    # validation numbers given by 58, not yet seen printed: their cents
+        self.log: list[str] = []
+
+    def poll(self, limit: int = 50) -> list[int]:
+        """General polls until the EGM has nothing to report, acting on each exception; the codes, in order."""
+        codes = []
+        for _ in range(limit):
+            code, _ = self.host.general_poll()
+            if code == 0:
+                break
+            codes.append(code)
+            self.handle(code)
+        return codes
+
+    def handle(self, code: int) -> None:
+        h = self.host
+        if code == 0x57:
+            kind, cents = h.pending_cashout()
+            if kind == 0x80:
+                return
+            number = 1 + self.rng.randbelow(10 ** 16 - 1)
+            if h.receive_validation(self.system_id, number) == 0:
+                self.issued[f"{self.system_id:02d}{number:016d}"] = cents
+                self.log.append(f"validation {self.system_id:02d}{number:016d} for {cents} cents")
+        elif code == 0x3D:
+            info = h.validation_info(0)
+            if info is not None:
+                self.issued.pop(info["validation"], None)
+                self.tickets[info["validation"]] = Ticket(info["cents"], info["type"] == 0x01)
+                self.log.append(f"printed {info['validation']}: {info['cents']} cents")
+        elif code == 0x67:
+            validation = h.ticket_validation_data()
+            if validation is None:
+                return
+            t = self.tickets.get(validation)
+            if t is None:
+                h.redeem_ticket(0x82, 0, validation)  # not in this system
+                self.log.append(f"refused {validation}: unknown")
+            elif t.state != "issued":
+                h.redeem_ticket(0x84 if t.state == "redeemed" else 0x83, 0, validation)
+                self.log.append(f"refused {validation}: {t.state}")
+            else:
+                h.redeem_ticket(0x01 if t.restricted else 0x00, t.cents, validation,
+                                "00000030" if t.restricted else None)
+                t.state = "pending"
+                self.log.append(f"authorised {validation}: {t.cents} cents")
+        elif code == 0x68:
+            status = h.ticket_status()
+            t = self.tickets.get(status["validation"] or "")
+            if t is not None and t.state == "pending":
+                t.state = "redeemed" if status["status"] in (0x00, 0x01, 0x02) else "issued"
+                self.log.append(f"{t.state} {status['validation']}")
