@@ -94,3 +94,106 @@ def test_an_independent_sas_host_reads_credits_meters_exceptions_and_the_rom_sig
     expected = rom_crc16(rom_image(extra=cfg.title.digest.encode()), 0xBEEF)
     assert out["rom_signature"] is not None and out["rom_signature"][:2] == "21"  # saspy strips the address and CRC
     assert int.from_bytes(bytes.fromhex(out["rom_signature"][2:6]), "little") == expected
+
+
+# The bill and ticket polls saspy has methods for; where its method cannot frame or read the poll (saspy 58, 71 and
+# 7B put lists inside the command; 4C packs 3-byte ids in one byte each; 4D, 50, 70 and 71 read one byte: their
+# `no_response` flag), the same poll goes through saspy's own framing and CRC check (_send_command) at the answer's
+# length, as for the ROM signature above.
+TICKET_HOST = textwrap.dedent("""
+    import json, sys, termios
+    import serial.serialposix as sp
+    sys.path.insert(0, sys.argv[1])
+    reconfigure = sp.Serial._reconfigure_port
+    def tolerant(self, force_update=False):
+        try:
+            reconfigure(self, force_update)
+        except termios.error as e:
+            if e.args[0] != 22:
+                raise
+    sp.Serial._reconfigure_port = tolerant
+    from sas import Sas
+    s = Sas(sys.argv[2], timeout=2, debug_level="ERROR")
+    out = {"address": s.start()}
+    def raw(cmd, size, crc=False):
+        got = s._send_command(cmd, crc_need=crc, size=size)
+        return None if got is None else bytes(got).hex()
+    out["events"] = [s.events_poll() for _ in range(6)]
+    out["bill_meters"] = s.total_bill_meters()
+    out["bill_value"] = s.total_dollar_value_of_bills_meter()
+    out["twenties"] = s.send_20_bills_in_meters()
+    out["fives"] = s.send_5_bills_in_meters()
+    out["hundreds"] = s.send_100_bills_in_meters()
+    out["last_bill"] = s.last_accepted_bill_info()
+    out["last_bill_raw"] = raw([0x48], 10)
+    out["disable_bills"] = s.disable_bill_acceptor()
+    out["enable_bills"] = s.enable_bill_acceptor()
+    out["configure_bills"] = s.configure_bill_denom([0xFF, 0x00, 0x00], [0x01])
+    out["pending_cashout"] = s.pending_cashout_info()
+    out["pending_raw"] = raw([0x57], 10)
+    out["validation_meters"] = raw([0x50, 0x00], 14, True)
+    out["enhanced_validation"] = raw([0x4D, 0x00], 35, True)
+    out["ticket_validation"] = raw([0x70], 21)
+    out["redeem"] = raw([0x71, 0x10, 0x00, 0x00, 0x00, 0x00, 0x25, 0x00, 0x00] + list(bytes.fromhex(sys.argv[3])),
+                        21, True)
+    print(json.dumps(out))
+""")
+
+
+def test_an_independent_sas_host_reads_the_bill_and_ticket_polls(tmp_path: Path) -> None:
+    from controller import cabinetrecords as cr
+    from tests.test_sas_tito import TITO_KINDS, write
+
+    cfg = sas_cabinet_config(tmp_path, accounting_denomination=1, chirp_after=0.3)
+    script = tmp_path / "tickets.py"
+    script.write_text(TICKET_HOST)
+    validation = "001234567890123456"
+
+    async def main() -> dict[str, Any]:
+        cab = await started(cfg)
+        await write(cab, cr.NoteStacked(2000, 400), cr.NoteStacked(500, 100), cr.TicketInInserted(validation))
+        proc = await asyncio.create_subprocess_exec(sys.executable, str(script), SASPY, cab.sas.pty[2], validation,
+                                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        stdout, stderr = await asyncio.wait_for(proc.communicate(), 90)
+        assert proc.returncode == 0, stderr.decode()[-2000:]
+        out = json.loads(stdout.decode().strip().splitlines()[-1])
+        out["state"] = (cab.sas.state.bills, cab.sas.state.notes, cab.sas.state.redemption)
+        await cab.stop()
+        return out
+
+    from controller import cabinetstate
+
+    added = [k for k in TITO_KINDS if k not in cabinetstate._FOLDS]
+    for k in added:  # as tests/test_sas_tito.py does until the cabinet folds every note and ticket kind
+        cabinetstate._FOLDS[k] = lambda state, record: (state, [])
+    try:
+        out = run(main())
+        m = replayed(cfg).meters
+    finally:
+        for k in added:
+            cabinetstate._FOLDS.pop(k, None)
+    notes = dict(m.notes_in)
+    assert out["address"] == "01"
+    # saspy's own names for the exceptions: the ticket first (a priority exception), then in order
+    assert [e for e in out["events"] if e != "No activity"] == [
+        "Ticket has been inserted", "AC power was applied to gaming machine", "$20.00 bill accepted (non-RTE only)",
+        "$5.00 bill accepted (non-RTE only)"]
+    # saspy's methods for 1E, 20, 31-45 (it leaves out the meters that are 0)
+    named = {"s1_bills_accepted_meter": 100, "s5_bills_accepted_meter": 500, "s10_bills_accepted_meter": 1000,
+             "s20_bills_accepted_meter": 2000, "s50_bills_accepted_meter": 5000, "s100_bills_accepted_meter": 10000}
+    assert out["bill_meters"] == {k: notes[c] for k, c in named.items() if notes.get(c)}
+    assert out["bill_value"] == m.notes_in_cents // 100
+    assert (out["twenties"], out["fives"], out["hundreds"]) == (notes.get(2000, 0), notes.get(500, 0),
+                                                                notes.get(10000, 0))
+    # 06, 07 and 08 through saspy's methods (its 08 sends a first byte of 00 and the three it is given: $200-$10,000)
+    assert (out["disable_bills"], out["enable_bills"], out["configure_bills"]) == (True, True, True)
+    bills, enabled, redemption = out["state"]
+    assert bills is True and enabled == (20000, 25000, 50000, 100000, 200000, 250000, 500000, 1000000)
+    # saspy's framing and CRC check at each answer's length (its own methods read one byte of these)
+    assert out["last_bill_raw"] == f"483702{notes.get(500, 0):08d}"
+    assert out["pending_raw"] == "57" "80" "0000000000"
+    assert out["validation_meters"] == f"5000{m.tickets_out_cashable:08d}{m.tickets_out_cashable_cents:010d}"
+    assert out["enhanced_validation"] == "4d" + "00" * 31
+    assert out["ticket_validation"] == "70" "10" "00" "0000000000" "00" + validation
+    assert out["redeem"] == "71" "10" "40" "0000002500" "00" + validation
+    assert (redemption.status, redemption.cents) == (0x40, 2500)

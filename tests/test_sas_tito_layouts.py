@@ -66,6 +66,12 @@ def answer(v: View, command: int, data: str = "") -> bytes | None:
     return read_response(v, A, command, bytes.fromhex(data))
 
 
+def framed(v: View, command: int, data: str = "") -> bytes:
+    out = answer(v, command, data)
+    assert out is not None
+    return out
+
+
 def change(v: View, command: int, data: str) -> tuple[Any, str]:
     record, ans = change_record(v, command, bytes.fromhex(data))
     return record, (ans or b"").hex().upper()
@@ -185,7 +191,7 @@ def test_enhanced_validation_information_reads_the_buffer(cabinet: Any) -> None:
     assert answer(view(cabinet, read), 0x4D, "00") == crc("054D" + "00" * 31)  # read already
     assert answer(view(cabinet, read), 0x4D, "01") == crc("054D" + info)      # still in the buffer
     wrapped = SasState(validations=(dataclasses.replace(ticket, n=33, restricted=True),))
-    assert answer(view(cabinet, wrapped), 0x4D, "02")[2:4] == bytes([0x01, 0x02])  # restricted, index 33 -> 02
+    assert framed(view(cabinet, wrapped), 0x4D, "02")[2:4] == bytes([0x01, 0x02])  # restricted, index 33 -> 02
     with pytest.raises(ValueError, match="function code"):
         answer(view(cabinet, sas), 0x4D, "20")
 
@@ -365,8 +371,8 @@ def _host(bodies: dict[int, bytes]) -> SasHost:
 def test_the_host_decodes_the_ticket_layouts(cabinet: Any) -> None:
     ticket = Validation(1, 7, S, 2500, True, WHEN.timestamp(), 30, printed=True)
     v = view(cabinet, SasState(validations=(ticket,), last_bill=2000, requested=((9, 750, False),)))
-    fixed = {c: answer(v, c, d)[2:-2] for c, d in ((0x1E, ""), (0x48, ""), (0x4D, "00"), (0x50, "00"), (0x57, ""))}
-    host = _host({**fixed, 0x70: answer(view(cabinet, SasState(redemption=Redemption(V))), 0x70)[3:-2]})
+    fixed = {c: framed(v, c, d)[2:-2] for c, d in ((0x1E, ""), (0x48, ""), (0x4D, "00"), (0x50, "00"), (0x57, ""))}
+    host = _host({**fixed, 0x70: framed(view(cabinet, SasState(redemption=Redemption(V))), 0x70)[3:-2]})
     assert host.bill_meters() == {1: 3, 5: 2, 10: 0, 20: 7, 50: 0, 100: 1}
     assert host.last_bill() == {"country": 37, "denomination": 4, "count": 7}
     assert host.validation_info(0) == {"type": 1, "index": 1, "when": WHEN, "validation": S, "cents": 2500,
