@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["SasHost", "HostError", "kermit", "EXCEPTION_NAMES", "METER_NAMES", "DENOMINATIONS", "TicketSystem",
-           "Ticket", "BILL_METER_POLLS"]
+           "Ticket", "BILL_METER_POLLS", "serve_tickets"]
 
 EXCEPTION_NAMES = {
     0x00: "no activity", 0x11: "slot door opened", 0x12: "slot door closed", 0x13: "drop door opened",
@@ -636,3 +636,35 @@ class TicketSystem:
             if t is not None and t.state == "pending":
                 t.state = "redeemed" if status["status"] in (0x00, 0x01, 0x02) else "issued"
                 self.log.append(f"{t.state} {status['validation']}")
+
+
+def serve_tickets(port: str, address: int = 1, every: float = 0.2, echo: Any = None) -> tuple[Any, Any]:
+    """Run a TicketSystem as the host of the SAS line at `port` on a thread of its own (the demo's floor): it
+    polls every `every` seconds until the returned event is set or the line goes away; `echo` gets each thing it
+    does, in words. Returns (the stop event, the thread)."""
+    import threading
+
+    stop = threading.Event()
+
+    def loop() -> None:
+        host = SasHost(port, address, timeout=0.2, retries=2)
+        system = TicketSystem(host)
+        told = 0
+        try:
+            while not stop.wait(every):
+                try:
+                    system.poll()
+                except HostError:
+                    continue  # the EGM did not answer this time: poll again
+                for line in system.log[told:]:
+                    if echo is not None:
+                        echo(f"ticket system: {line}")
+                told = len(system.log)
+        except OSError:
+            pass  # the cabinet closed its line
+        finally:
+            host.close()
+
+    thread = threading.Thread(target=loop, name="ticket-system", daemon=True)
+    thread.start()
+    return stop, thread

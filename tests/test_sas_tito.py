@@ -8,6 +8,7 @@ cabinet's own fold makes of them (credits, meters) is the cabinet's tests' busin
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
 import time
@@ -305,3 +306,28 @@ def test_a_power_cycle_mid_redemption_keeps_its_state_and_exceptions(tmp_path: P
     out = run(second())
     assert out["codes"] == [0x68, 0x18, 0x17]
     assert out["status"] == {"status": 0x00, "cents": 1500, "validation": V}
+
+
+def test_the_demo_ticket_system_validates_and_redeems_on_its_own_thread(tmp_path: Path) -> None:
+    from controller.sas_host import serve_tickets
+
+    cfg = sas_cabinet_config(tmp_path)
+
+    async def main() -> list[str]:
+        cab = await started(cfg)
+        said: list[str] = []
+        stop, thread = serve_tickets(cab.sas.pty[2], every=0.02, echo=said.append)
+        await write(cab, cr.TicketOutRequested(100, 500, False, 1))
+        assert await cab.wait_for(lambda s: any(r.get("what") == "validation" for r in records(cfg)), 10)
+        await write(cab, cr.TicketOutPrinted(1))
+        assert await cab.wait_for(lambda s: any(v.read for v in cab.sas.state.validations), 10)
+        validation = cab.sas.state.validations[0].validation
+        await write(cab, cr.TicketInInserted(validation))
+        assert await cab.wait_for(lambda s: any(r.get("what") == "authorised" for r in records(cfg)), 10)
+        stop.set()
+        await asyncio.to_thread(thread.join, 5)
+        await cab.stop()
+        return said
+
+    said = run(main())
+    assert [line.split(" ")[2] for line in said] == ["validation", "printed", "authorised"]

@@ -36,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--spins", type=int, default=None, help="cabinet: stop after this many games")
     p.add_argument("--sas-pty", metavar="LINK", default=None, help="cabinet: serve its SAS line (address 1) on a "
                    "pseudo-terminal linked at LINK, for any SAS host (croupier sas-host LINK)")
+    p.add_argument("--ticket-system", action="store_true", help="cabinet: a simulated ticket validation system "
+                   "polls its SAS line (it is then the line's host): validation numbers for the tickets it prints, "
+                   "and the redemption of tickets inserted (each once)")
     p.add_argument("--dir", default=None, help="the demo's folder: its journal and its config, demo.toml, for croupier "
                    "recall and meters (default: ~/.local/state/croupier/demo/ID, or under $XDG_STATE_HOME; each run "
                    "carries on its journal)")
@@ -154,13 +157,13 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
     data = {"cabinet": cabinet, "panel": {"file": pin_map.name, "driver": "sim"},
             "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
                     "commands": f"tcp://127.0.0.1:{cmd}"}}
-    if args.sas_pty:
+    if args.sas_pty or args.ticket_system:
         data["sas"] = {"port": "pty", "address": 1}
     try:
         cfg = cabinet_config_from_mapping(data, state_dir / "demo.toml")
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    if args.sas_pty:
+    if args.sas_pty or args.ticket_system:
         cfg = sas_pty(cfg, args.sas_pty, True)
     rng = SeededRng(args.seed) if args.seed is not None else system_rng()
 
@@ -169,7 +172,12 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
               f"{cfg.journal}")
         print(f"watch it:   croupier watch --table {cabinet_id}            (the player's view)")
         print(f"            croupier watch --table {cabinet_id} --view dealer   (the attendant's)")
-        if cab.sas is not None:
+        if cab.sas is not None and args.ticket_system:
+            from controller.sas_host import serve_tickets
+
+            serve_tickets(cab.sas.pty[2], echo=None if args.quiet else print)
+            print(f"SAS:        address 1 on {cab.sas.pty[2]}, polled by the demo's ticket system")
+        elif cab.sas is not None:
             print(f"SAS:        address 1 on {args.sas_pty} ({cab.sas.pty[2]}): croupier sas-host {args.sas_pty}")
         (state_dir / "demo.toml").write_text(to_toml(data))
         _print_afterwards(state_dir)
