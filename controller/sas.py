@@ -25,7 +25,7 @@ __all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_con
            "read_response", "general_poll", "change_record", "meter", "bcd", "PRIORITY", "EXCEPTIONS",
            "DENOMINATION_CODES", "METER_SIZE_5", "GAME_METERS", "FEATURES", "rom_image", "RomSignature",
            "from_bcd", "sas_datetime", "Busy", "validation_info", "unread_validation", "ticket_change", "redeem",
-           "ticket_data", "BILL_POLLS", "TRANSFER_CODES", "VALIDATION_MODES"]
+           "ticket_data", "enhanced_validation", "next_enhanced_validation", "BILL_POLLS", "TRANSFER_CODES", "VALIDATION_MODES"]
 
 from controller.cabinetrecords import (
     CabinetDoor, Clear, Credit, SasAck, SasBills, SasDisable, SasEnable, SasRte, SasSignature, SasSound, SasTicketing,
@@ -33,7 +33,7 @@ from controller.cabinetrecords import (
 )
 from controller.sasfold import (  # the fold and its constants, re-exported: importers of controller.sas keep them
     _BILL_DOLLARS, BILL_ACCEPTED, BILL_CODES, BILL_COUNTRY, BONUS_BY, EXCEPTIONS, PRIORITY, VALIDATION_READ, Exc,
-    SasNote, SasState, Validation, bcd, from_bcd, raised, sas_step,
+    SasNote, SasState, Validation, bcd, enhanced_validation, from_bcd, next_enhanced_validation, raised, sas_step,
 )
 from controller.sasrom import RomSignature, rom_image
 

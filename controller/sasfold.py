@@ -16,7 +16,7 @@ from controller.cabinetstate import DoorChanged, LockupCleared, LockupRaised, Pr
 
 __all__ = ["SasState", "Exc", "SasNote", "raised", "sas_step", "bcd", "from_bcd", "PRIORITY", "EXCEPTIONS",
            "QUEUE_SIZE", "BONUS_BY", "Validation", "Redemption", "Ticketing", "BILL_ACCEPTED", "BILL_COUNTRY",
-           "bill_code", "VALIDATION_BUFFER", "VALIDATION_READ"]
+           "bill_code", "VALIDATION_BUFFER", "VALIDATION_READ", "enhanced_validation", "next_enhanced_validation"]
 
 # Exception codes (SAS general poll), the ones this EGM raises.
 EXCEPTIONS = {
@@ -194,6 +194,35 @@ def from_bcd(data: bytes) -> int:
     if not digits.isdigit():
         raise ValueError(f"not BCD: {digits or 'empty'}")
     return int(digits)
+
+
+def enhanced_validation(machine: int, sequence: int) -> str:
+    """The 18-digit secure enhanced validation number of a ticket given sequence number `sequence` (SAS 6.02 15.14,
+    as Aristocrat's SecureEnhancedValidationHandler.cs computes it): A = sequence then machine id, 3 bytes each LSB
+    first; B = A0 A1 A0^A2 A1^A3 A0^A4 A1^A5; C = the SAS CRC of each pair of B, LSB first; each half of C (3 bytes,
+    LSB first) in 8 BCD digits, its top digit raised by twice its digit sum mod 5; "00", the upper half, the lower."""
+    from drivers.sas.crc import crc16
+
+    a = (sequence % 0x1000000).to_bytes(3, "little") + (machine % 0x1000000).to_bytes(3, "little")
+    b = bytes([a[0], a[1], a[0] ^ a[2], a[1] ^ a[3], a[0] ^ a[4], a[1] ^ a[5]])
+    c = b"".join(crc16(b[i:i + 2]).to_bytes(2, "little") for i in (0, 2, 4))
+    halves = []
+    for part in (c[3:], c[:3]):
+        digits = f"{int.from_bytes(part, 'little'):08d}"
+        top = int(digits[0]) + 2 * (sum(map(int, digits)) % 5)
+        halves.append(f"{top}{digits[1:]}")
+    return "00" + "".join(halves)
+
+
+def next_enhanced_validation(sas: SasState) -> tuple[int, str] | None:
+    """The next ticket's (sequence number, validation number) under secure enhanced validation: the sequence is
+    incremented before each ticket (Aristocrat's LP4C: "incremented before being assigned to each event"); None while
+    the host has not set the validation id (4C), when the EGM raises 3F instead."""
+    if sas.validation_id is None:
+        return None
+    machine, sequence = sas.validation_id
+    sequence = (sequence + 1) % 0x1000000
+    return sequence, enhanced_validation(machine, sequence)
 
 
 def bill_code(cents: int) -> int:

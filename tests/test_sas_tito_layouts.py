@@ -30,7 +30,7 @@ from controller.cabinetrecords import (
 )
 from controller.cabinetstate import CabinetMeters, new_state
 from controller.sas import SasConfig, SasState, View, change_record, general_poll, raised, read_response
-from controller.sasfold import Exc, Redemption, Validation, sas_step
+from controller.sasfold import Exc, Redemption, Validation, enhanced_validation, next_enhanced_validation, sas_step
 from controller.sas_host import SasHost, kermit
 from tests.cabinet_helpers import cabinet_config
 
@@ -175,6 +175,19 @@ def test_secure_enhanced_validation_id(cabinet: Any) -> None:
     used = dataclasses.replace(enhanced, validation_id=(0x123456, 5), validation_set=(0x123456, 1))
     assert change(view(cabinet, used, validation="enhanced"), 0x4C, "000000" "000000") == (None, "563412050000")
     assert change(view(cabinet, used, validation="enhanced"), 0x4C, "563412" "010000") == (None, "563412050000")
+
+
+def test_the_secure_enhanced_validation_number_is_the_protocols_algorithm() -> None:
+    # SAS 6.03 15.14's example and Aristocrat's own test vectors (Test/Aristocrat.Monaco.Sas.Tests/VoucherValidation/
+    # SecureEnhancedValidationHandlerTests.cs): machine validation id 654321, sequence numbers 1, 0 (after FFFFFF
+    # rolls over) and FFFFFF
+    assert enhanced_validation(0x654321, 1) == "006429188185446104"
+    assert enhanced_validation(0x654321, 0) == "004580945669109504"
+    assert enhanced_validation(0x654321, 0xFFFFFF) == "007101753535986872"
+    # the sequence number is incremented before each ticket; no id set: none (the EGM raises 3F)
+    assert next_enhanced_validation(SasState(validation_id=(0x654321, 0))) == (1, "006429188185446104")
+    assert next_enhanced_validation(SasState(validation_id=(0x654321, 0xFFFFFF))) == (0, "004580945669109504")
+    assert next_enhanced_validation(SasState()) is None
 
 
 def test_enhanced_validation_information_reads_the_buffer(cabinet: Any) -> None:
