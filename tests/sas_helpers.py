@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import select
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from controller.sas import SasConfig
 from controller.sas_host import SasHost
@@ -31,7 +32,7 @@ async def polled(fn: Callable[[], Any]) -> Any:
 
 def drain(host: SasHost, limit: int = 40) -> list[int]:
     """General polls until the EGM has nothing more to report: the exception codes, in order."""
-    out = []
+    out: list[int] = []
     for _ in range(limit):
         code, _ = host.general_poll()
         if code == 0:
@@ -75,3 +76,38 @@ class Hub:
         self._thread.join(2)
         for fd in (self.master, self._slave, *self.egms):
             os.close(fd)
+
+
+def tito_kinds() -> tuple[type, ...]:
+    from controller import cabinetrecords as cr
+
+    return (cr.NoteEscrow, cr.NoteStacking, cr.NoteStacked, cr.NoteReturned, cr.NoteRejected, cr.NoteInDoubt,
+            cr.TicketOutRequested, cr.TicketOutValidation, cr.TicketOutPrinted, cr.TicketOutFailed,
+            cr.TicketInInserted, cr.TicketInAuthorised, cr.TicketInRefused, cr.TicketInStacked, cr.TicketInReturned,
+            cr.DeviceFault, cr.DeviceCleared, cr.SasValidationId, cr.SasBills, cr.SasTicketing)
+
+
+@contextlib.contextmanager
+def tito_folds() -> Iterator[None]:
+    """Until the cabinet folds every note and ticket kind, a kind it does not fold yet leaves its state as it is (so
+    SAS's side can be driven from the journal); the kinds it folds keep their own fold."""
+    from controller import cabinetstate
+
+    added = [k for k in tito_kinds() if k not in cabinetstate._FOLDS]
+    for k in added:
+        cabinetstate._FOLDS[k] = lambda state, record: (state, [])
+    try:
+        yield
+    finally:
+        for k in added:
+            cabinetstate._FOLDS.pop(k, None)
+
+
+async def write(cab: Any, *items: Any) -> None:
+    """Journal records as the cabinet's devices would (one batch)."""
+    def handler(batch: Any) -> bool:
+        for item in items:
+            batch.add(item.to_json())
+        return True
+
+    await cab._submit(handler)

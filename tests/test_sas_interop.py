@@ -25,7 +25,7 @@ from controller.cabinet import ATTENDANT, PLAYER
 from controller.sas import rom_image
 from drivers.sas import rom_crc16
 from tests.cabinet_helpers import replayed, run, started
-from tests.sas_helpers import sas_cabinet_config
+from tests.sas_helpers import sas_cabinet_config, tito_folds, write
 
 SASPY = os.environ.get("CROUPIER_SASPY", "")
 pytestmark = pytest.mark.skipif(not (SASPY and Path(SASPY, "sas.py").is_file()),
@@ -142,7 +142,6 @@ TICKET_HOST = textwrap.dedent("""
 
 def test_an_independent_sas_host_reads_the_bill_and_ticket_polls(tmp_path: Path) -> None:
     from controller import cabinetrecords as cr
-    from tests.test_sas_tito import TITO_KINDS, write
 
     cfg = sas_cabinet_config(tmp_path, accounting_denomination=1, chirp_after=0.3)
     script = tmp_path / "tickets.py"
@@ -161,17 +160,9 @@ def test_an_independent_sas_host_reads_the_bill_and_ticket_polls(tmp_path: Path)
         await cab.stop()
         return out
 
-    from controller import cabinetstate
-
-    added = [k for k in TITO_KINDS if k not in cabinetstate._FOLDS]
-    for k in added:  # as tests/test_sas_tito.py does until the cabinet folds every note and ticket kind
-        cabinetstate._FOLDS[k] = lambda state, record: (state, [])
-    try:
+    with tito_folds():
         out = run(main())
         m = replayed(cfg).meters
-    finally:
-        for k in added:
-            cabinetstate._FOLDS.pop(k, None)
     notes = dict(m.notes_in)
     assert out["address"] == "01"
     # saspy's own names for the exceptions: the ticket first (a priority exception), then in order

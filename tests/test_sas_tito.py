@@ -21,43 +21,16 @@ from controller import cabinetrecords as cr
 from controller.journal import Journal
 from controller.sas_host import Ticket, TicketSystem
 from tests.cabinet_helpers import journal as records, replayed, run, started
-from tests.sas_helpers import drain, host_for, polled, sas_cabinet_config
+from tests.sas_helpers import drain, host_for, polled, sas_cabinet_config, tito_folds, write
 
 V = "001234567890123456"
 UNKNOWN = "009999999999999999"
-TITO_KINDS = (cr.NoteEscrow, cr.NoteStacking, cr.NoteStacked, cr.NoteReturned, cr.NoteRejected, cr.NoteInDoubt,
-              cr.TicketOutRequested, cr.TicketOutValidation, cr.TicketOutPrinted, cr.TicketOutFailed,
-              cr.TicketInInserted, cr.TicketInAuthorised, cr.TicketInRefused, cr.TicketInStacked, cr.TicketInReturned,
-              cr.DeviceFault, cr.DeviceCleared, cr.SasValidationId, cr.SasBills, cr.SasTicketing)
 
 
 @pytest.fixture(autouse=True, scope="module")
-def tito_folds() -> Iterator[None]:
-    """Until the cabinet folds every note and ticket kind, a kind it does not fold yet leaves its state as it is
-    (so SAS's side can be driven from the journal); the kinds it folds keep their own fold."""
-    from controller import cabinetstate
-
-    added = [k for k in TITO_KINDS if k not in cabinetstate._FOLDS]
-    for k in added:
-        cabinetstate._FOLDS[k] = lambda state, record: (state, [])
-    yield
-    for k in added:
-        cabinetstate._FOLDS.pop(k, None)
-
-
-async def write(cab: Any, *items: Any) -> None:
-    """Journal records as the cabinet's devices would (one batch)."""
-    def handler(batch: Any) -> bool:
-        for item in items:
-            batch.add(item.to_json())
-        return True
-
-    await cab._submit(handler)
-
-
-def sas_rows(cfg: Any, *whats: str) -> list[dict[str, Any]]:
-    return [r for r in records(cfg) if r["kind"] in ("ticket_in", "ticket_out") or
-            (r["kind"] == "sas" and r.get("what") in whats)]
+def folds() -> Iterator[None]:
+    with tito_folds():
+        yield
 
 
 def test_the_bill_and_ticketing_polls_over_the_line(tmp_path: Path) -> None:
