@@ -179,7 +179,7 @@ class ValidatorDriver:
         self._settings_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._port: serial.SerialBase | None = None
+        self._port: serial.Serial | None = None
         self._missed = 0
         self._offline = False
         self._counters = dict.fromkeys(COUNTERS, 0)

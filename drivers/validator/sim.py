@@ -213,8 +213,9 @@ class ValidatorDevice:
             raise SimError("the validator is starting up: it takes nothing yet")
         if self.phase != "idle":
             raise SimError(f"the validator is busy ({self.phase})")
-        if self._fault() is not None:
-            raise SimError(f"the validator is in fault ({Status(self._fault()).name.lower()})")
+        fault = self._fault()
+        if fault is not None:
+            raise SimError(f"the validator is in fault ({Status(fault).name.lower()})")
         if self.inhibited:
             raise SimError("the validator is inhibited: the slot takes nothing")
         bar = self.settings[Cmd.BAR_INHIBIT][0]
