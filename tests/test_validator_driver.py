@@ -4,6 +4,7 @@ silent line; the pure status tracker under hypothesis; the asyncio face."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from typing import Callable, Iterator
 
@@ -339,3 +340,46 @@ def test_tracker_never_credits_twice(seq: list[Frame]) -> None:
                 fault = None
             elif isinstance(e, PoweredUp):
                 open_item = None
+
+
+def test_text_commands(line: tuple[ValidatorSim, ValidatorDriver, Events]) -> None:
+    sim, driver, events = line
+    assert sim.command("note 2000") == "ok note 2000"
+    events.wait_for(Escrowed(2000))
+    assert sim.command("note 500").startswith("error: the validator is busy")
+    driver.return_item()
+    events.wait_for(Returned(2000))
+    assert sim.command("stacker open") == "ok stacker open"
+    events.wait_for(ValidatorFault("stacker_open"))
+    assert sim.command("stacker closed") == "ok stacker closed"
+    events.wait_for(ValidatorCleared("stacker_open"))
+    assert sim.command("jam sideways").startswith("error: unknown command")
+    assert sim.command("ticket 12").startswith("error: a ticket's barcode is 18 digits")
+    status = json.loads(sim.command("status").removeprefix("ok "))
+    assert status["phase"] == "idle" and status["returned"] == [str(Item(note_cents=2000))]
+    assert "power off|on|cycle" in sim.command("help")
+
+
+def test_start_validator_from_config() -> None:
+    from drivers.validator import ValidatorConfig
+    from drivers.validator.aio import start_validator
+
+    async def main() -> list[object]:
+        got: list[object] = []
+        powered = asyncio.Event()
+
+        def on_event(event: object) -> None:
+            got.append(event)
+            powered.set()
+
+        assert start_validator(ValidatorConfig("none"), on_event) == (None, None)
+        validator, sim = start_validator(ValidatorConfig("sim", (100,), "USD"), on_event, timing=FAST)
+        assert validator is not None and sim is not None
+        try:
+            await asyncio.wait_for(powered.wait(), WAIT)
+        finally:
+            await validator.stop()
+            sim.stop()
+        return got
+
+    assert asyncio.run(main()) == [PoweredUp("none")]

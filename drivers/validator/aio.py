@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
+from .config import ValidatorConfig
 from .driver import DriverTiming, ValidatorDriver
 from .events import ValidatorEvent
+from .sim import ValidatorSim
 
-__all__ = ["AsyncValidator"]
+__all__ = ["AsyncValidator", "start_validator"]
 
 
 class AsyncValidator:
@@ -75,3 +77,16 @@ class AsyncValidator:
         if self.driver is None:
             raise RuntimeError("AsyncValidator is not started")
         return self.driver
+
+
+def start_validator(config: ValidatorConfig, on_event: Callable[[ValidatorEvent], None], *,
+                    timing: DriverTiming | None = None) -> tuple[AsyncValidator | None, ValidatorSim | None]:
+    """The cabinet's validator as its [validator] section says: (None, None) for "none"; for "sim" a simulated
+    validator on a fresh pty and the driver on it; else the driver on the port. Call it from the running loop; the
+    caller stops both (`await validator.stop()`, then `sim.stop()`)."""
+    if not config.on:
+        return None, None
+    sim = ValidatorSim(config.country).start() if config.simulated else None
+    url = sim.url if sim is not None else config.port
+    assert url is not None
+    return AsyncValidator(url, country=config.country, timing=timing, on_event=on_event).start(), sim

@@ -18,6 +18,7 @@ nothing is random: the same frames give the same answers.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import threading
@@ -31,7 +32,7 @@ from .protocol import (
     escrow_data,
 )
 
-__all__ = ["ValidatorDevice", "ValidatorSim", "SimError", "SimFaults", "VERSION"]
+__all__ = ["ValidatorDevice", "ValidatorSim", "SimError", "SimFaults", "VERSION", "COMMANDS_HELP"]
 
 VERSION = b"SIM(USA)-CROUPIER ID003-05V001-00 26NOV26 0000"
 _SETTINGS = {Cmd.ENABLE_DENOMINATIONS: 2, Cmd.SECURITY: 2, Cmd.COMMUNICATION_MODE: 1, Cmd.INHIBIT: 1,
@@ -41,6 +42,23 @@ _IN_ACCEPTOR = ("accepting", "escrow", "returning", "holding")
 _IN_STACKER = ("stacking", "vend_valid")
 _FAULT_ORDER = (Status.STACKER_OPEN, Status.STACKER_FULL, Status.JAM_IN_ACCEPTOR, Status.JAM_IN_STACKER,
                 Status.CHEATED, Status.FAILURE)
+
+
+COMMANDS_HELP = """\
+note CENTS               a note at the slot (an amount the firmware lacks is rejected as unknown)
+ticket BARCODE           a ticket with this 18-digit validation number at the slot
+jam on|off               jam the note path (in the stacker if a note is stacking) or clear it
+full on|off              the stacker is full, or emptied
+stacker open|closed      the cash box is out, or back in
+cheat on|off             a cheat detected, or cleared
+failure on|off           a hardware failure, or repaired
+stall on|off             hold the item where it is (stacking, returning)
+power off|on|cycle       lose power (answers nothing), get it back (reports power up), or both at once
+offline on|off           the line goes quiet, or comes back
+corrupt N | drop N       garble or lose the next N answers
+garbage N                N bytes of line noise before the next answer
+status                   one line of JSON: phase, item, settings, faults, counters
+help                     this list"""
 
 
 class SimError(RuntimeError):
@@ -431,6 +449,44 @@ class ValidatorSim:
                     "faults": sorted(Status(f).name.lower() for f in d.faults), "powered": self.powered,
                     "offline": self.offline, "counters": {**d.counters, **self.counters},
                     "stacked": list(d.stacked_items), "returned": list(d.returned_items)}
+
+    # ---- control commands (the demo, an attendant's console) ----------------------------------------------------
+
+    def command(self, line: str) -> str:
+        """Carry out one text command (COMMANDS_HELP); returns 'ok ...' or 'error: ...'."""
+        words = line.split()
+        if not words:
+            return "ok"
+        verb, args = words[0].lower(), [w.lower() for w in words[1:]]
+        switches: dict[str, Callable[[bool], None]] = {
+            "jam": self.set_jam, "full": self.set_stacker_full, "cheat": self.set_cheat, "failure": self.set_failure,
+            "stall": self.set_stall, "offline": self.set_offline}
+        try:
+            if verb == "note" and len(args) == 1:
+                self.insert_note(int(args[0]))
+            elif verb == "ticket" and len(args) == 1:
+                self.insert_ticket(args[0])
+            elif verb in switches and args in (["on"], ["off"]):
+                switches[verb](args == ["on"])
+            elif verb == "stacker" and args in (["open"], ["closed"]):
+                self.set_stacker_open(args == ["open"])
+            elif verb == "power" and args in (["off"], ["on"], ["cycle"]):
+                {"off": self.power_off, "on": self.power_on, "cycle": self.power_loss}[args[0]]()
+            elif verb in ("corrupt", "drop") and len(args) == 1 and int(args[0]) >= 0:
+                with self._lock:
+                    setattr(self.faults, verb, getattr(self.faults, verb) + int(args[0]))
+            elif verb == "garbage" and len(args) == 1 and int(args[0]) >= 0:
+                # a fixed pattern with SYNC bytes and wild lengths in it: deterministic, and as nasty as noise gets
+                self.inject(bytes((0xFC, 0xFF, 0x13, 0xFC, 0x02, 0x55)[i % 6] for i in range(int(args[0]))))
+            elif verb == "status" and not args:
+                return "ok " + json.dumps(self.status(), sort_keys=True, default=str)
+            elif verb == "help":
+                return "ok\n" + COMMANDS_HELP
+            else:
+                return f"error: unknown command {line.strip()!r} (try `help`)"
+        except (SimError, ValueError) as exc:
+            return f"error: {exc}"
+        return f"ok {line.strip()}"
 
     # ---- the line --------------------------------------------------------------------------------------------
 
