@@ -215,6 +215,24 @@ def test_offline_validator(line: tuple[ValidatorSim, ValidatorDriver, Events]) -
     events.wait_for(Escrowed(100))
 
 
+def test_stack_sent_while_offline_is_sent_again(line: tuple[ValidatorSim, ValidatorDriver, Events]) -> None:
+    """The cabinet stacks while the line is down: the command is kept and sent when the validator answers again,
+    since it still holds the note in escrow."""
+    sim, driver, events = line
+    mark = events.mark()
+    sim.insert_note(1000)
+    events.wait_for(Escrowed(1000))
+    sim.set_offline(True)
+    driver.stack()
+    assert driver.wait_counters(lambda c: c["command_failures"] >= 1, WAIT)
+    sim.set_offline(False)
+    events.wait_for(Stacked(1000))
+    assert sim.wait_until(idle(sim), WAIT)
+    assert sim.status()["stacked"] == [Item(note_cents=1000)] and sim.device.counters["acks"] == 1
+    assert [e for e in events.since(mark) if not isinstance(e, (ValidatorFault, ValidatorCleared))] == [
+        Escrowed(1000), Stacked(1000)]
+
+
 def test_garbled_answers_are_survived(line: tuple[ValidatorSim, ValidatorDriver, Events]) -> None:
     """Corrupt answers and line noise cost a poll each, below the offline threshold: no event at all."""
     sim, driver, events = line

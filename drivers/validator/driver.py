@@ -182,6 +182,7 @@ class ValidatorDriver:
         self._port: serial.Serial | None = None
         self._missed = 0
         self._offline = False
+        self._decision: Frame | None = None  # a STACK or RETURN the validator has not answered yet
         self._counters = dict.fromkeys(COUNTERS, 0)
         self._published = threading.Condition()
         self._snapshot = dict(self._counters)
@@ -300,7 +301,7 @@ class ValidatorDriver:
             if command == "configure":
                 self._configure()
             elif isinstance(command, Frame):
-                self._command(command)
+                self._decide(command)
         self._counters["polls"] += 1
         answer = self._exchange(Frame(Cmd.STATUS_REQUEST))
         if answer is None:
@@ -314,6 +315,11 @@ class ValidatorDriver:
                 self._send(Frame(Cmd.ACK))
                 self._counters["acks_sent"] += 1
         self._dispatch(events)
+        if self._decision is not None:
+            if answer.cmd in (Status.ESCROW, Status.HOLDING):
+                self._decide(self._decision)  # the cabinet's stack or return never reached the validator: again
+            else:
+                self._decision = None  # the escrow ended (a power up, a return by the validator itself)
         for action in actions:
             if action == "reset":
                 self._counters["resets_sent"] += 1
@@ -332,8 +338,14 @@ class ValidatorDriver:
         self._command(Frame(Cmd.BAR_INHIBIT, bytes(((0 if notes else 0x01) | (0 if tickets else 0x02),))))
         self._command(Frame(Cmd.INHIBIT, b"\x00" if notes or tickets else b"\x01"))
 
-    def _command(self, frame: Frame) -> None:
-        """Send a command until the validator answers it (ACK for operations, the echo for settings)."""
+    def _decide(self, frame: Frame) -> None:
+        """Send the cabinet's STACK or RETURN; if the validator never answers (the line is down), keep it to send
+        again while the validator still reports the item in escrow: a note must not wait there for ever."""
+        self._decision = None if self._command(frame) else frame
+
+    def _command(self, frame: Frame) -> bool:
+        """Send a command until the validator answers it (ACK for operations, the echo for settings); False when it
+        never answered."""
         for attempt in range(self.timing.command_tries):
             if attempt:
                 self._counters["command_retries"] += 1
@@ -345,13 +357,12 @@ class ValidatorDriver:
             if answer.cmd == Status.INVALID_COMMAND:
                 self._counters["invalid_commands"] += 1
                 log.info("validator refused %s (invalid command in its state)", frame)
-                return
-            if answer.cmd == Status.ACK or answer == frame:
-                return
-            log.info("validator answered %s with %s", frame, answer)
-            return
+            elif answer.cmd != Status.ACK and answer != frame:
+                log.info("validator answered %s with %s", frame, answer)
+            return True
         self._counters["command_failures"] += 1
         log.warning("validator did not answer %s after %d tries", frame, self.timing.command_tries)
+        return False
 
     def _send(self, frame: Frame) -> None:
         port = self._port
