@@ -233,6 +233,30 @@ def test_stack_sent_while_offline_is_sent_again(line: tuple[ValidatorSim, Valida
         Escrowed(1000), Stacked(1000)]
 
 
+def test_new_process_takes_over_an_escrow() -> None:
+    """The host process restarts while a note waits in escrow: the new driver, told of it by the journal, does not
+    report it again, and stacking it credits it."""
+    sim = ValidatorSim("USD").start()
+    first, second = Events(), Events()
+    driver = ValidatorDriver(sim.url, first, timing=FAST).start()
+    try:
+        first.wait_for(PoweredUp("none"))
+        driver.enable(frozenset({2000}), False)
+        assert sim.wait_until(lambda s: s.phase == "idle" and not s.device.inhibited, WAIT)
+        sim.insert_note(2000)
+        first.wait_for(Escrowed(2000))
+        driver.stop()
+        driver = ValidatorDriver(sim.url, second, timing=FAST, in_escrow=Item(note_cents=2000)).start()
+        assert driver.wait_counters(lambda c: c["answers"] >= 2, WAIT)
+        driver.stack()
+        second.wait_for(Stacked(2000))
+        assert second.seen == [Stacked(2000)]
+        assert sim.wait_until(lambda s: s.status()["stacked"] == [Item(note_cents=2000)], WAIT)
+    finally:
+        driver.stop()
+        sim.stop()
+
+
 def test_garbled_answers_are_survived(line: tuple[ValidatorSim, ValidatorDriver, Events]) -> None:
     """Corrupt answers and line noise cost a poll each, below the offline threshold: no event at all."""
     sim, driver, events = line
@@ -318,6 +342,30 @@ def test_vend_valid_acked_every_time_credited_once() -> None:
     first = t.on_status(Frame(Status.VEND_VALID))
     second = t.on_status(Frame(Status.VEND_VALID))
     assert first == ([Stacked(10000)], ["ack"]) and second == ([], ["ack"])
+
+
+def test_resumed_escrow_is_credited_not_reported_again() -> None:
+    t = StatusTracker(USD)
+    t.resume(Item(note_cents=2000))
+    assert t.on_status(Frame(Status.ESCROW, b"\x65")) == ([], ["configure"])
+    assert t.on_status(Frame(Status.VEND_VALID)) == ([Stacked(2000)], ["ack"])
+    t = StatusTracker(USD)
+    t.resume(Item(note_cents=2000))
+    assert t.on_status(Frame(Status.STACKED)) == ([Stacked(2000)], ["configure"])
+
+
+def test_resumed_escrow_gone_is_unsettled_not_returned() -> None:
+    t = StatusTracker(USD)
+    t.resume(Item(barcode=BARCODE))
+    assert t.on_status(Frame(Status.IDLING)) == ([], ["configure"])
+    assert t.counters["unsettled"] == 1
+
+
+def test_vend_valid_of_an_unknown_item_is_acked_and_counted() -> None:
+    t = StatusTracker(USD)
+    t.on_status(Frame(Status.IDLING))
+    assert t.on_status(Frame(Status.VEND_VALID)) == ([], ["ack"])
+    assert t.counters["unknown_vend_valid"] == 1
 
 
 def test_unknown_escrow_code_is_returned() -> None:

@@ -9,8 +9,9 @@ from .config import ValidatorConfig, validator_config
 from .driver import DriverTiming, ValidatorDriver
 from .events import (Escrowed, PoweredUp, Rejected, Returned, Stacked, ValidatorCleared, ValidatorEvent,
                      ValidatorFault, ValidatorLink, VALIDATOR_FAULTS)
+from .protocol import Item
 from .sim import SimError, ValidatorSim
 
 __all__ = ["Escrowed", "PoweredUp", "Rejected", "Returned", "Stacked", "ValidatorCleared", "ValidatorEvent",
            "ValidatorFault", "ValidatorLink", "VALIDATOR_FAULTS", "AsyncValidator", "ValidatorDriver",
-           "DriverTiming", "ValidatorSim", "SimError", "ValidatorConfig", "validator_config"]
+           "DriverTiming", "ValidatorSim", "SimError", "ValidatorConfig", "validator_config", "Item"]

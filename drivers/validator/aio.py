@@ -18,6 +18,7 @@ from typing import Callable
 from .config import ValidatorConfig
 from .driver import DriverTiming, ValidatorDriver
 from .events import ValidatorEvent
+from .protocol import Item
 from .sim import ValidatorSim
 
 __all__ = ["AsyncValidator", "start_validator"]
@@ -27,8 +28,10 @@ class AsyncValidator:
     """Implements drivers.validator.events.ValidatorLink."""
 
     def __init__(self, url: str, *, country: str = "USD", timing: DriverTiming | None = None,
-                 on_event: Callable[[ValidatorEvent], None] | None = None) -> None:
+                 on_event: Callable[[ValidatorEvent], None] | None = None, in_escrow: Item | None = None) -> None:
+        """`in_escrow`: the journal's escrowed item at start (see ValidatorDriver)."""
         self.url, self.country, self.timing, self.on_event = url, country, timing, on_event
+        self.in_escrow = in_escrow
         self.driver: ValidatorDriver | None = None
         self.events: asyncio.Queue[ValidatorEvent] = asyncio.Queue()
 
@@ -37,7 +40,7 @@ class AsyncValidator:
         loop = asyncio.get_running_loop()
         put = self.on_event or self.events.put_nowait
         self.driver = ValidatorDriver(self.url, lambda event: loop.call_soon_threadsafe(put, event),
-                                      country=self.country, timing=self.timing).start()
+                                      country=self.country, timing=self.timing, in_escrow=self.in_escrow).start()
         return self
 
     async def stop(self) -> None:
@@ -80,7 +83,8 @@ class AsyncValidator:
 
 
 def start_validator(config: ValidatorConfig, on_event: Callable[[ValidatorEvent], None], *,
-                    timing: DriverTiming | None = None) -> tuple[AsyncValidator | None, ValidatorSim | None]:
+                    timing: DriverTiming | None = None,
+                    in_escrow: Item | None = None) -> tuple[AsyncValidator | None, ValidatorSim | None]:
     """The cabinet's validator as its [validator] section says: (None, None) for "none"; for "sim" a simulated
     validator on a fresh pty and the driver on it; else the driver on the port. Call it from the running loop; the
     caller stops both (`await validator.stop()`, then `sim.stop()`)."""
@@ -89,4 +93,5 @@ def start_validator(config: ValidatorConfig, on_event: Callable[[ValidatorEvent]
     sim = ValidatorSim(config.country).start() if config.simulated else None
     url = sim.url if sim is not None else config.port
     assert url is not None
-    return AsyncValidator(url, country=config.country, timing=timing, on_event=on_event).start(), sim
+    return AsyncValidator(url, country=config.country, timing=timing, on_event=on_event,
+                          in_escrow=in_escrow).start(), sim

@@ -77,7 +77,14 @@ class StatusTracker:
     done: bool = False              # the escrowed item was reported stacked or returned
     fault: str | None = None
     configured: bool = False        # settings sent since the last contact or initialisation
-    counters: dict[str, int] = field(default_factory=lambda: {"bad_escrows": 0, "unknown_statuses": 0})
+    resumed: bool = False           # `item` is the journal's, not yet seen on the line by this process
+    counters: dict[str, int] = field(default_factory=lambda: {"bad_escrows": 0, "unknown_statuses": 0,
+                                                               "unknown_vend_valid": 0, "unsettled": 0})
+
+    def resume(self, item: Item) -> None:
+        """A new process takes over a validator that may hold `item` in escrow (the cabinet's journal says so): the
+        escrow is not reported again, and VEND VALID or STACKED credit it."""
+        self.item, self.escrow_reported, self.done, self.resumed = item, True, False, True
 
     def on_status(self, frame: Frame) -> tuple[list[ValidatorEvent], list[str]]:
         events: list[ValidatorEvent] = []
@@ -125,11 +132,16 @@ class StatusTracker:
                 if not self.escrow_reported or item != self.item or self.done:
                     self.item, self.escrow_reported, self.done = item, True, False
                     events.append(Escrowed(item.note_cents, item.barcode))
+                self.resumed = False
         elif status == Status.VEND_VALID:
-            actions.append("ack")
+            actions.append("ack")  # the note goes in whatever we know of it: the validator waits for this ACK
+            if self.item is None:
+                self.counters["unknown_vend_valid"] += 1
+                log.error("validator stacked an item this process never saw in escrow (pass the journal's "
+                          "escrowed item to the driver): no Stacked event")
             self._stacked(events)
         elif status == Status.STACKED:
-            self._stacked(events)  # VEND VALID was missed (the line dropped it): the note is in all the same
+            self._stacked(events)  # after a restart of the host: the process before ACKed VEND VALID
         elif status == Status.RETURNING:
             if self.item is not None and not self.done:
                 events.append(Returned(self.item.note_cents, self.item.barcode, "returned"))
@@ -139,8 +151,16 @@ class StatusTracker:
                 events.append(Rejected(reject_reason(frame.data)))
         elif status in (Status.IDLING, Status.DISABLED):
             if self.item is not None and self.escrow_reported and not self.done:
-                # Gone from escrow without VEND VALID (the answers in between were lost): never credited.
-                events.append(Returned(self.item.note_cents, self.item.barcode, "left escrow without being stacked"))
+                if self.resumed:
+                    # The process before may have ACKed VEND VALID: stacked or returned, the line cannot say.
+                    self.counters["unsettled"] += 1
+                    log.warning("validator: the journal's escrowed %s is gone; stacked or returned while the host "
+                                "was down, the line cannot tell", self.item)
+                else:
+                    # Gone from escrow without our ACK (the answers in between were lost): the validator does not
+                    # leave VEND VALID without it, so the item was not stacked.
+                    events.append(Returned(self.item.note_cents, self.item.barcode,
+                                           "left escrow without being stacked"))
             self._forget()
         self.last = s
         return events, actions
@@ -155,14 +175,16 @@ class StatusTracker:
             self.done = True
 
     def _forget(self) -> None:
-        self.item, self.escrow_reported, self.done = None, False, False
+        self.item, self.escrow_reported, self.done, self.resumed = None, False, False, False
 
 
 class ValidatorDriver:
     """The validator on a serial line (any pyserial URL: a device path, socket://host:port, rfc2217://...)."""
 
     def __init__(self, url: str, on_event: Callable[[ValidatorEvent], object], *, country: str = "USD",
-                 timing: DriverTiming | None = None, baudrate: int = 9600) -> None:
+                 timing: DriverTiming | None = None, baudrate: int = 9600, in_escrow: Item | None = None) -> None:
+        """`in_escrow`: the item the cabinet's journal has in escrow (escrowed, not yet stacked or returned) when
+        this process starts: a validator still holding it is not reported again, and its VEND VALID credits it."""
         if not isinstance(url, str) or not url.strip():
             raise ValueError(f"validator port must be a device path or pyserial URL, got {url!r}")
         if country not in NOTE_TABLES:
@@ -172,6 +194,8 @@ class ValidatorDriver:
         self.timing = timing or DriverTiming()
         self._on_event = on_event
         self._tracker = StatusTracker(self.table)
+        if in_escrow is not None:
+            self._tracker.resume(in_escrow)
         self._reader = FrameReader()
         self._commands: queue.SimpleQueue[Frame | str] = queue.SimpleQueue()
         self._notes: frozenset[int] = frozenset()
