@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pathlib
 import threading
 from typing import Callable, Iterator
 
@@ -449,3 +450,25 @@ def test_start_validator_from_config() -> None:
         return got
 
     assert asyncio.run(main()) == [PoweredUp("none")]
+
+
+def test_over_tcp_and_a_port_that_cannot_open(tmp_path: pathlib.Path) -> None:
+    sim = ValidatorSim("EUR")
+    url = sim.listen_tcp(0)
+    sim.start()
+    events, missing = Events(), Events()
+    driver = ValidatorDriver(url, events, country="EUR", timing=FAST).start()
+    nowhere = ValidatorDriver(str(tmp_path / "ttyUSB9"), missing, timing=FAST).start()
+    try:
+        events.wait_for(PoweredUp("none"))
+        driver.enable(frozenset({20000}), False)
+        assert sim.wait_until(lambda s: s.phase == "idle" and not s.device.inhibited, WAIT)
+        sim.insert_note(20000)
+        events.wait_for(Escrowed(20000))
+        missing.wait_for(ValidatorFault("offline"))
+        assert nowhere.wait_counters(lambda c: c["open_failures"] >= 3, WAIT)
+        assert missing.seen == [ValidatorFault("offline")]
+    finally:
+        driver.stop()
+        nowhere.stop()
+        sim.stop()

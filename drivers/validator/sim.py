@@ -326,8 +326,13 @@ class ValidatorSim:
         return self
 
     def stop(self) -> None:
+        if self._stop.is_set() and self._thread is None and self._transport is None:
+            return  # stopped already (its wake pipe is closed)
         self._stop.set()
-        os.write(self._wake_w, b"x")
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
         if self._thread is not None:
             self._thread.join(5)
             self._thread = None
