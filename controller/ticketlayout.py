@@ -217,8 +217,8 @@ def layout(ticket: TicketData) -> TicketLayout:
         address=_check_text("address", ticket.address),
         title=TITLE_RESTRICTED if ticket.restricted else TITLE_CASHOUT,
         validation=format_validation(ticket.validation),
-        date=when.strftime("%m/%d/%Y"),
-        time=when.strftime("%H:%M:%S"),
+        date=f"{when.month:02d}/{when.day:02d}/{when.year:04d}",  # strftime's %Y drops a year's leading zeros
+        time=f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}",
         number=str(_check_count("number", ticket.number)),
         figures=amount_in_figures(ticket.cents),
         words=amount_in_words(ticket.cents),
@@ -245,18 +245,20 @@ def ticket_lines(ticket: TicketData | TicketLayout, width: int = LINE_WIDTH) -> 
     """The ticket as lines of text, `width` wide (the barcode is `layout(ticket).barcode`, drawn apart)."""
     t = ticket if isinstance(ticket, TicketLayout) else layout(ticket)
 
-    def spread(left: str, right: str) -> str:
-        return left + " " * max(1, width - len(left) - len(right)) + right
+    def spread(left: str, right: str) -> list[str]:
+        if len(left) + 1 + len(right) > width:
+            return [left, right]
+        return [left + " " * (width - len(left) - len(right)) + right]
 
     return [
         *(line.center(width).rstrip() for line in _wrap(t.venue, width)),
         *(line.center(width).rstrip() for line in _wrap(t.address, width)),
         t.title.center(width).rstrip(),
         t.validation.center(width).rstrip(),
-        spread(f"{t.date} {t.time}", f"TICKET # {t.number}"),
+        *spread(f"{t.date} {t.time}", f"TICKET # {t.number}"),
         t.figures,
         *_wrap(t.words, width),
-        spread(f"MACHINE {t.machine}", f"ASSET # {t.asset}"),
+        *spread(f"MACHINE {t.machine}", f"ASSET # {t.asset}"),
         t.expiry,
     ]
 
@@ -289,8 +291,12 @@ class CroupierTemplate:
             raise LayoutError(f"validation: {f['validation']!r} is not the barcode's {f['barcode']!r}")
         if f["title"] not in (TITLE_CASHOUT, TITLE_RESTRICTED):
             raise LayoutError(f"title: expected {TITLE_CASHOUT} or {TITLE_RESTRICTED}, got {f['title']!r}")
+        moment = re.fullmatch(r"(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d)", f"{f['date']} {f['time']}", re.ASCII)
         try:
-            when = datetime.strptime(f"{f['date']} {f['time']}", "%m/%d/%Y %H:%M:%S")
+            if not moment:
+                raise ValueError("not MM/DD/YYYY HH:MM:SS")
+            month, day, year, hour, minute, second = map(int, moment.groups())
+            when = datetime(year, month, day, hour, minute, second)
         except ValueError as exc:
             raise LayoutError(f"date, time: expected MM/DD/YYYY and HH:MM:SS, got {f['date']!r} {f['time']!r}") \
                 from exc

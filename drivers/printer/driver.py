@@ -23,11 +23,11 @@ import serial
 
 from .events import PrinterEvent, TicketData
 from .host import FieldsOf, HostConfig, TclHost
+from .protocol import DEFAULT_BAUDRATE
 
 __all__ = ["PrinterDriver", "DEFAULT_BAUDRATE"]
 
 log = logging.getLogger("croupier.printer")
-DEFAULT_BAUDRATE = 9600
 _READ_TIMEOUT = 0.01
 
 

@@ -36,7 +36,7 @@ __all__ = ["Flags", "Status", "ProtocolError", "StatusReader", "CommandReader", 
            "FormFeed", "Flush", "TemplateMode", "Unknown", "Command", "encode_status", "decode_status",
            "encode_print", "decode_print", "encode_field", "decode_field", "ENQ", "STATUS_REQUEST",
            "STATUS_COMMAND", "CLEAR", "CLEAR_JAM", "FORM_FEED", "FLUSH_ALL", "TEMPLATE_MODE", "MAX_STATUS",
-           "MAX_COMMAND", "LATCHED"]
+           "MAX_COMMAND", "LATCHED", "DEFAULT_BAUDRATE"]
 
 ENQ = 0x05
 STATUS_REQUEST = bytes((ENQ,))                    # Monaco's RequestStatusCommand: answered even mid-job
@@ -46,6 +46,7 @@ CLEAR_JAM = b"^C|j|^"                             # ... and a jam (Paycheck4's C
 FORM_FEED = b"^f|I|^"                             # feed one form (Monaco's FormFeedSingleCommand)
 FLUSH_ALL = b"^F|A|^"                             # drop every queued job (Monaco's FlushAllCommand)
 TEMPLATE_MODE = b"\x1b[^]\x1b"                    # back to template printing (Monaco's EnableTemplatePrintingMode)
+DEFAULT_BAUDRATE = 9600  # Monaco's SupportedDevices.xml: every serial TCL printer at 9600 8N1, no handshake
 MAX_STATUS = 64    # bytes a status reply may take (29 with a 9-character version) before it is refused
 MAX_COMMAND = 4096  # bytes a host command may take before the printer refuses it
 _MARK = 0x40       # set in every flag byte, so a flag byte is printable ASCII
