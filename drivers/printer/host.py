@@ -165,7 +165,7 @@ class TclHost:
             log.error("ticket %s: no validation number printed after %.0f s", job.ticket.number, cfg.job_timeout)
             self._job = None
             events.append(self._failed(job.ticket, "timeout"))
-        if self._job is None and self._queue and self._asked_at is None:
+        if self._job is None and self._queue:
             events += self._start_next(now)
         if self._asked_at is not None and now - self._asked_at >= cfg.reply_timeout:
             self._asked_at = None  # lost: ask again
@@ -190,8 +190,8 @@ class TclHost:
         faults = [code for code in PRINTER_FAULTS if code in self._reported]
         if faults:
             return [self._failed(t, faults[0]) for t in self._drain()]
-        if self.status is not None and Flags.BUSY in self.status:
-            return []
+        if self._asked_at is not None or (self.status is not None and Flags.BUSY in self.status):
+            return []  # send the job between a reply and the next request, to a printer not busy
         ticket = self._queue.popleft()
         try:
             frame = encode_print(self.config.template, self.fields_of(ticket))
