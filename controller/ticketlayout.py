@@ -271,9 +271,8 @@ FIELDS = ("venue", "address", "title", "validation", "date", "time", "number", "
 
 @dataclass(frozen=True)
 class CroupierTemplate:
-    """The cabinet's ticket template in the printer: its id and the order of its variable fields (FIELDS: the
-    barcode region takes the 18 digits and draws the Interleaved 2 of 5 itself)."""
-    template_id: str = "C"
+    """The cabinet's ticket template in the printer: the order of its variable fields (FIELDS: the barcode region
+    takes the 18 digits and draws the Interleaved 2 of 5 itself). Its id in the printer is [printer] template."""
 
     def fields(self, ticket: TicketData) -> list[str]:
         t = layout(ticket)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from controller.ticketlayout import CROUPIER_TEMPLATE, ticket_lines
 from drivers.configreader import ConfigError
-from drivers.printer.aio import AsyncPrinter
+from drivers.printer.aio import AsyncPrinter, printer_for
 from drivers.printer.config import PrinterConfig, printer_config
 from drivers.printer.driver import PrinterDriver
 from drivers.printer.events import (PRINTER_FAULTS, PRINTER_WARNINGS, PrinterCleared, PrinterEvent, PrinterFault,
@@ -111,6 +111,29 @@ def test_tickets_fail_at_once_while_a_fault_stands_and_paper_low_is_only_a_warni
                                                                        PrintFailed(42, "paper_out")]
     assert h.submit(replace(TICKET, number=43), 0.3) == [PrintFailed(43, "paper_out")]
     assert reply(h, IDLE, 0.4) == [PrinterCleared("paper_out"), PrinterCleared("paper_low")]
+
+
+def test_a_ticket_waiting_on_a_printer_busy_all_along_times_out() -> None:
+    h = host()
+    reply(h, Flags.BUSY, 0.0)
+    assert h.submit(TICKET, 0.1) == []
+    assert b"^P|" not in h.take_output()
+    for t in range(1, 30):
+        assert reply(h, Flags.BUSY, t) == []
+    assert reply(h, Flags.BUSY, 30.1) == [PrintFailed(42, "timeout")]
+
+
+def test_stopping_gives_each_ticket_its_outcome_and_reports_no_fault() -> None:
+    h = host()
+    reply(h, IDLE, 0.0)
+    h.submit(TICKET, 0.1)
+    reply(h, Flags.BUSY | Flags.VALIDATION_DONE, 0.2)
+    h.submit(replace(TICKET, number=43), 0.3)
+    assert h.stopped(0.4) == [Printed(42), PrintFailed(43, "stopped")]
+    h2 = host()
+    reply(h2, IDLE, 0.0)
+    h2.submit(TICKET, 0.1)
+    assert h2.stopped(0.2) == [PrintFailed(42, "stopped")]
 
 
 def test_a_ticket_the_layout_refuses_fails_naming_the_field() -> None:
@@ -302,6 +325,33 @@ def test_the_asyncio_face_hands_events_on_the_loop_thread_in_order() -> None:
     assert [e for e in seen if isinstance(e, Printed)] == [Printed(1), Printed(2), Printed(3)]
     assert threads == {loop_thread}
     assert [t.ticket.number for t in sim.last_tickets(3) if t.ticket] == [1, 2, 3]
+
+
+def test_printer_for_the_config() -> None:
+    assert printer_for(PrinterConfig(), CROUPIER_TEMPLATE, on_event=lambda e: None) == (None, None)
+    cfg = printer_config({"port": "sim", "venue": "Croupier Casino", "template": "7"}, "c.toml[printer]")
+
+    async def run() -> list[PrinterEvent]:
+        seen: list[PrinterEvent] = []
+        done = asyncio.Event()
+
+        def on_event(event: PrinterEvent) -> None:
+            seen.append(event)
+            if isinstance(event, (Printed, PrintFailed)):
+                done.set()
+
+        printer, sim = printer_for(cfg, CROUPIER_TEMPLATE, on_event=on_event, host=FAST)
+        assert printer is not None and sim is not None
+        try:
+            async with printer:
+                printer.print_ticket(TICKET)
+                await asyncio.wait_for(done.wait(), WAIT)
+        finally:
+            sim.stop()
+        assert sim.last_tickets(1)[0].template == "7" and sim.last_tickets(1)[0].ticket == TICKET
+        return seen
+
+    assert asyncio.run(run()) == [Printed(42)]
 
 
 def test_the_sims_text_controls() -> None:

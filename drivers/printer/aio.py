@@ -11,13 +11,17 @@ loop's thread, once per event, in order (as drivers.shoe.aio does). Without `on_
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Callable
 
-from .driver import DEFAULT_BAUDRATE, PrinterDriver
+from .config import PrinterConfig
+from .driver import PrinterDriver
 from .events import PrinterEvent, TicketData
-from .host import FieldsOf, HostConfig
+from .host import FieldsOf, HostConfig, TicketTemplate
+from .protocol import DEFAULT_BAUDRATE
+from .sim import PrinterSim
 
-__all__ = ["AsyncPrinter"]
+__all__ = ["AsyncPrinter", "printer_for"]
 
 
 class AsyncPrinter:
@@ -70,3 +74,26 @@ class AsyncPrinter:
     @property
     def counters(self) -> dict[str, int]:
         return self.driver.counters if self.driver else {}
+
+
+def printer_for(config: PrinterConfig, template: TicketTemplate, *, on_event: Callable[[PrinterEvent], None],
+                host: HostConfig | None = None, link: str | None = None
+                ) -> tuple[AsyncPrinter | None, PrinterSim | None]:
+    """The printer [printer] asks for: (None, None) for port = "none"; for "sim" a simulated printer, started on a
+    new pty (`link`: a symlink kept to it), and the driver for it; else the driver for the device or URL. The
+    driver is not started: `async with printer:` (or `printer.start()`) on the loop that takes the events; stop
+    the simulator (`sim.stop()`) after the driver."""
+    if not config.on:
+        return None, None
+    sim = None
+    url = config.port
+    if config.simulated:
+        sim = PrinterSim(decode=template.decode, render=template.lines)
+        url = sim.open_pty(link)
+        sim.start()
+    host = host or HostConfig()
+    if host.template != config.template:
+        host = replace(host, template=config.template)
+    printer = AsyncPrinter(url, fields_of=template.fields, config=host, baudrate=config.baudrate,
+                           rtscts=config.rtscts, xonxoff=config.xonxoff, on_event=on_event)
+    return printer, sim

@@ -61,7 +61,8 @@ class PrinterDriver:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Close the port and end the thread (a ticket still queued or printing fails: "offline")."""
+        """Close the port and end the thread; a ticket still queued or printing gets its outcome (PrintFailed
+        "stopped" unless its validation number is printed)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
@@ -132,8 +133,8 @@ class PrinterDriver:
                     self._stop.wait(self.reconnect_interval)
                 self._publish()
         finally:
-            self._close("stopped")
-            self._dispatch(self._take_tickets())
+            self._close(None)
+            self._dispatch(self._take_tickets() + host.stopped(self._clock()))
             self._publish()
 
     def _take_tickets(self) -> list[PrinterEvent]:
@@ -145,14 +146,16 @@ class PrinterDriver:
                 return events
             events += self._host.submit(ticket, self._clock())
 
-    def _close(self, reason: str) -> None:
+    def _close(self, reason: str | None) -> None:
+        """Close the port; with a reason the printer is offline (None: the driver stops, see TclHost.stopped)."""
         port, self._port = self._port, None
         if port is not None:
             try:
                 port.close()
             except (serial.SerialException, OSError):
                 pass
-        self._dispatch(self._host.closed(reason, self._clock()))
+        if reason is not None:
+            self._dispatch(self._host.closed(reason, self._clock()))
 
     def _dispatch(self, events: list[PrinterEvent]) -> None:
         for event in events:

@@ -27,13 +27,13 @@ from __future__ import annotations
 import logging
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from .events import (PRINTER_FAULTS, PRINTER_WARNINGS, PrinterCleared, PrinterEvent, PrinterFault, PrintFailed,
                      Printed, TicketData)
 from .protocol import CLEAR, STATUS_REQUEST, Flags, ProtocolError, Status, StatusReader, encode_print
 
-__all__ = ["HostConfig", "TclHost", "CONDITION_FLAGS", "COUNTERS", "FieldsOf"]
+__all__ = ["HostConfig", "TclHost", "CONDITION_FLAGS", "COUNTERS", "FieldsOf", "TicketTemplate"]
 
 log = logging.getLogger("croupier.printer")
 
@@ -54,6 +54,17 @@ COUNTERS = ("status_replies", "protocol_errors", "requests", "jobs_sent", "print
 # The template's variable fields for a ticket (controller.ticketlayout.CROUPIER_TEMPLATE.fields: a driver imports
 # nothing of the controller, so the cabinet hands the layout in).
 FieldsOf = Callable[[TicketData], Sequence[str]]
+
+
+class TicketTemplate(Protocol):
+    """The ticket layout a cabinet hands the printer's driver and simulator (controller.ticketlayout's
+    CROUPIER_TEMPLATE): a ticket's template fields, the ticket back from them, its text lines."""
+
+    def fields(self, ticket: TicketData) -> Sequence[str]: ...
+
+    def decode(self, fields: Sequence[str]) -> TicketData: ...
+
+    def lines(self, ticket: TicketData) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True)
@@ -85,7 +96,7 @@ class TclHost:
         self.status: Status | None = None
         self._reader = StatusReader()
         self._out = bytearray()
-        self._queue: deque[TicketData] = deque()
+        self._queue: deque[tuple[TicketData, float]] = deque()  # each ticket and when it came
         self._job: _Job | None = None
         self._reported: set[str] = set()       # the conditions last handed on
         self._flag_codes: set[str] = set()     # the conditions the last status showed
@@ -107,6 +118,16 @@ class TclHost:
             log.warning("printer line closed: %s", reason)
         self._open = False
         return self._go_silent()
+
+    def stopped(self, now: float) -> list[PrinterEvent]:
+        """The driver stops: the ticket being printed and those queued get their outcome ("stopped" for a ticket
+        whose validation number is not printed); no fault is reported for a printer the cabinet let go."""
+        self._open = False
+        job, self._job = self._job, None
+        events: list[PrinterEvent] = []
+        if job is not None:
+            events.append(self._printed(job.ticket) if job.validated else self._failed(job.ticket, "stopped"))
+        return events + [self._failed(t, "stopped") for t in self._drain()]
 
     def take_output(self) -> bytes:
         out, self._out = bytes(self._out), bytearray()
@@ -133,7 +154,7 @@ class TclHost:
             return [self._failed(ticket, f"layout: {exc}")]
         if not self._open:
             return [self._failed(ticket, "offline")]
-        self._queue.append(ticket)
+        self._queue.append((ticket, now))
         return self.poll(now)
 
     # ---- bytes and time ------------------------------------------------------------------------------------
@@ -165,6 +186,10 @@ class TclHost:
             log.error("ticket %s: no validation number printed after %.0f s", job.ticket.number, cfg.job_timeout)
             self._job = None
             events.append(self._failed(job.ticket, "timeout"))
+        while self._queue and now - self._queue[0][1] >= cfg.job_timeout:  # a printer busy all along
+            ticket, _ = self._queue.popleft()
+            log.error("ticket %s: the printer stayed busy for %.0f s", ticket.number, cfg.job_timeout)
+            events.append(self._failed(ticket, "timeout"))
         if self._job is None and self._queue:
             events += self._start_next(now)
         if self._asked_at is not None and now - self._asked_at >= cfg.reply_timeout:
@@ -192,7 +217,7 @@ class TclHost:
             return [self._failed(t, faults[0]) for t in self._drain()]
         if self._asked_at is not None or (self.status is not None and Flags.BUSY in self.status):
             return []  # send the job between a reply and the next request, to a printer not busy
-        ticket = self._queue.popleft()
+        ticket, _ = self._queue.popleft()
         try:
             frame = encode_print(self.config.template, self.fields_of(ticket))
         except ValueError as exc:
@@ -204,7 +229,7 @@ class TclHost:
         return []
 
     def _drain(self) -> list[TicketData]:
-        tickets = list(self._queue)
+        tickets = [ticket for ticket, _ in self._queue]
         self._queue.clear()
         return tickets
 
