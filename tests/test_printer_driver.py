@@ -113,6 +113,16 @@ def test_tickets_fail_at_once_while_a_fault_stands_and_paper_low_is_only_a_warni
     assert reply(h, IDLE, 0.4) == [PrinterCleared("paper_out"), PrinterCleared("paper_low")]
 
 
+def test_a_printed_ticket_on_a_printer_that_stays_busy_is_printed_at_the_timeout() -> None:
+    h = host()
+    reply(h, IDLE, 0.0)
+    h.submit(TICKET, 0.1)
+    reply(h, Flags.BUSY, 0.2)
+    for t in range(1, 30):
+        assert reply(h, Flags.BUSY | Flags.VALIDATION_DONE, t) == []
+    assert reply(h, Flags.BUSY | Flags.VALIDATION_DONE, 30.1) == [Printed(42)]
+
+
 def test_a_ticket_waiting_on_a_printer_busy_all_along_times_out() -> None:
     h = host()
     reply(h, Flags.BUSY, 0.0)

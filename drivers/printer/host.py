@@ -182,10 +182,16 @@ class TclHost:
             log.warning("printer has not answered since the port opened: offline")
             events += self._go_silent()
         job = self._job
-        if job is not None and not job.validated and now - job.sent_at >= cfg.job_timeout:
-            log.error("ticket %s: no validation number printed after %.0f s", job.ticket.number, cfg.job_timeout)
+        if job is not None and now - job.sent_at >= cfg.job_timeout:
             self._job = None
-            events.append(self._failed(job.ticket, "timeout"))
+            if job.validated:  # its validation number is printed: the ticket exists, however long busy stays
+                log.warning("ticket %s: printed, the printer still busy after %.0f s", job.ticket.number,
+                            cfg.job_timeout)
+                events.append(self._printed(job.ticket))
+            else:
+                log.error("ticket %s: no validation number printed after %.0f s", job.ticket.number,
+                          cfg.job_timeout)
+                events.append(self._failed(job.ticket, "timeout"))
         while self._queue and now - self._queue[0][1] >= cfg.job_timeout:  # a printer busy all along
             ticket, _ = self._queue.popleft()
             log.error("ticket %s: the printer stayed busy for %.0f s", ticket.number, cfg.job_timeout)
