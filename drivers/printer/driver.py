@@ -8,7 +8,7 @@
 `on_event` runs on the driver's thread, once per event, in order, and must not block (drivers.printer.aio wraps it
 for an asyncio runtime). The line: 9600 8N1 with no handshake by default, as Monaco drives FutureLogic, JCM and
 Nanoptix TCL printers (SupportedDevices.xml; see protocol.py); `baudrate`, `rtscts` and `xonxoff` for a printer
-set otherwise (GEN2 printers take 38400 and RTS/CTS when their DIP switches say so).
+set otherwise (a faster rate, hardware handshake: whatever the printer's own settings say).
 """
 
 from __future__ import annotations
