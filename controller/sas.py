@@ -25,15 +25,16 @@ __all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_con
            "read_response", "general_poll", "change_record", "meter", "bcd", "PRIORITY", "EXCEPTIONS",
            "DENOMINATION_CODES", "METER_SIZE_5", "GAME_METERS", "FEATURES", "rom_image", "RomSignature",
            "from_bcd", "sas_datetime", "Busy", "validation_info", "unread_validation", "ticket_change", "redeem",
-           "ticket_data", "enhanced_validation", "next_enhanced_validation", "BILL_POLLS", "TRANSFER_CODES", "VALIDATION_MODES"]
+           "ticket_data", "enhanced_validation", "next_enhanced_validation", "ticket_lines", "BILL_POLLS", "TRANSFER_CODES", "VALIDATION_MODES"]
 
 from controller.cabinetrecords import (
     CabinetDoor, Clear, Credit, SasAck, SasBills, SasDisable, SasEnable, SasRte, SasSignature, SasSound, SasTicketing,
     SasTime, SasValidationId, TicketInAuthorised, TicketInRefused, TicketOutFailed, TicketOutValidation, cabinet_record,
 )
 from controller.sasfold import (  # the fold and its constants, re-exported: importers of controller.sas keep them
-    _BILL_DOLLARS, BILL_ACCEPTED, BILL_CODES, BILL_COUNTRY, BONUS_BY, EXCEPTIONS, PRIORITY, VALIDATION_READ, Exc,
+    BILL_DOLLARS, BILL_ACCEPTED, BILL_CODES, BILL_COUNTRY, BONUS_BY, EXCEPTIONS, PRIORITY, VALIDATION_READ, Exc,
     SasNote, SasState, Validation, bcd, enhanced_validation, from_bcd, next_enhanced_validation, raised, sas_step,
+    ticket_lines,
 )
 from controller.sasrom import RomSignature, rom_image
 
@@ -177,8 +178,8 @@ def meter(view: View, code: int, game: int = 0) -> int | None:
              0x16: (tout + rout) // acct, 0x28: tin // acct, 0x29: tin // acct, 0x2A: rin // acct, 0x2B: 0,
              0x2C: tout // acct, 0x2D: rout // acct, 0x35: m.tickets_in_cashable, 0x36: m.tickets_in_restricted,
              0x37: 0, 0x38: m.tickets_out_cashable, 0x39: m.tickets_out_restricted}
-    if 0x40 <= code < 0x40 + len(_BILL_DOLLARS):  # notes accepted, by denomination (40 $1 ... 57 $1,000,000)
-        return dict(m.notes_in).get(_BILL_DOLLARS[code - 0x40] * 100, 0)
+    if 0x40 <= code < 0x40 + len(BILL_DOLLARS):  # notes accepted, by denomination (40 $1 ... 57 $1,000,000)
+        return dict(m.notes_in).get(BILL_DOLLARS[code - 0x40] * 100, 0)
     return table.get(code)
 
 

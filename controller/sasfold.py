@@ -16,7 +16,7 @@ from controller.cabinetstate import DoorChanged, LockupCleared, LockupRaised, Pr
 
 __all__ = ["SasState", "Exc", "SasNote", "raised", "sas_step", "bcd", "from_bcd", "PRIORITY", "EXCEPTIONS",
            "QUEUE_SIZE", "BONUS_BY", "Validation", "Redemption", "Ticketing", "BILL_ACCEPTED", "BILL_COUNTRY",
-           "bill_code", "VALIDATION_BUFFER", "VALIDATION_READ", "enhanced_validation", "next_enhanced_validation"]
+           "bill_code", "BILL_DOLLARS", "BILL_CODES", "VALIDATION_BUFFER", "VALIDATION_READ", "enhanced_validation", "next_enhanced_validation", "ticket_lines"]
 
 # Exception codes (SAS general poll), the ones this EGM raises.
 EXCEPTIONS = {
@@ -45,9 +45,9 @@ EXCEPTIONS = {
 BILL_ACCEPTED = {100: 0x47, 500: 0x48, 1000: 0x49, 2000: 0x4A, 5000: 0x4B, 10000: 0x4C, 200: 0x4D, 50000: 0x4E,
                  20000: 0x50}
 # Table C-6's bill denomination codes by note value in cents (Aristocrat's BillDenominationCodes, Utilities.cs)
-_BILL_DOLLARS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 25000, 50000,
+BILL_DOLLARS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 25000, 50000,
                  100000, 200000, 250000, 500000, 1000000)
-BILL_CODES = {d * 100: i for i, d in enumerate(_BILL_DOLLARS)}
+BILL_CODES = {d * 100: i for i, d in enumerate(BILL_DOLLARS)}
 BILL_COUNTRY = 37  # Table C-6's country code of the United States (Aristocrat's BillAcceptorCountryCode 0x25)
 VALIDATION_BUFFER = 31  # long poll 4D's buffer: indexes 01-1F (Aristocrat's SasConstants.MaxValidationIndex)
 VALIDATION_READ = 0x4D  # the SasAck code of a validation the host read with 4D 00 and acknowledged
@@ -223,6 +223,13 @@ def next_enhanced_validation(sas: SasState) -> tuple[int, str] | None:
     machine, sequence = sas.validation_id
     sequence = (sequence + 1) % 0x1000000
     return sequence, enhanced_validation(machine, sequence)
+
+
+def ticket_lines(t: Ticketing, restricted: bool = False) -> tuple[str, str, int]:
+    """What the host set (7B, 7C, 7D) for a ticket the printer prints: (venue, address, days until it expires, 0 for
+    never), for drivers/printer's TicketData; empty texts where the host set none (the cabinet's own then)."""
+    days = t.restricted_expiry if restricted else t.cashable_expiry
+    return t.location, ", ".join(x for x in (t.address1, t.address2) if x), 0 if days >= 9999 else days
 
 
 def bill_code(cents: int) -> int:

@@ -30,7 +30,9 @@ from controller.cabinetrecords import (
 )
 from controller.cabinetstate import CabinetMeters, new_state
 from controller.sas import SasConfig, SasState, View, change_record, general_poll, raised, read_response
-from controller.sasfold import Exc, Redemption, Validation, enhanced_validation, next_enhanced_validation, sas_step
+from controller.sasfold import (
+    Exc, Redemption, Ticketing, Validation, enhanced_validation, next_enhanced_validation, sas_step, ticket_lines,
+)
 from controller.sas_host import SasHost, kermit
 from tests.cabinet_helpers import cabinet_config
 
@@ -296,6 +298,9 @@ def test_ticket_data_7c_and_7d(cabinet: Any) -> None:
     assert change(v, 0x7D, "3412" "00")[0]["cashable_expiry"] == 9999
     assert change(v, 0x7D, "3412" "1E" "00" "00" "00" "41") == (None, "00")   # bytes after address 2
     assert change(v, 0x7D, "34") == (None, "00")
+    # what the printer is given of it
+    t = Ticketing(cashable_expiry=9999, restricted_expiry=60, location="Venue", address1="1 Main St", address2="Reno")
+    assert ticket_lines(t) == ("Venue", "1 Main St, Reno", 0) and ticket_lines(t, restricted=True)[2] == 60
 
 
 # ------------------------------------------------------------------------------------------------ exceptions
