@@ -16,7 +16,8 @@ from controller.cabinetstate import DoorChanged, LockupCleared, LockupRaised, Pr
 
 __all__ = ["SasState", "Exc", "SasNote", "raised", "sas_step", "bcd", "from_bcd", "PRIORITY", "EXCEPTIONS",
            "QUEUE_SIZE", "BONUS_BY", "Validation", "Redemption", "Ticketing", "BILL_ACCEPTED", "BILL_COUNTRY",
-           "bill_code", "BILL_DOLLARS", "BILL_CODES", "VALIDATION_BUFFER", "VALIDATION_READ", "enhanced_validation", "next_enhanced_validation", "ticket_lines"]
+           "bill_code", "BILL_DOLLARS", "BILL_CODES", "VALIDATION_BUFFER", "VALIDATION_READ", "enhanced_validation",
+           "next_enhanced_validation", "ticket_lines"]
 
 # Exception codes (SAS general poll), the ones this EGM raises.
 EXCEPTIONS = {
