@@ -25,7 +25,8 @@ __all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_con
            "read_response", "general_poll", "change_record", "meter", "bcd", "PRIORITY", "EXCEPTIONS",
            "DENOMINATION_CODES", "METER_SIZE_5", "GAME_METERS", "FEATURES", "rom_image", "RomSignature",
            "from_bcd", "sas_datetime", "Busy", "validation_info", "unread_validation", "ticket_change", "redeem",
-           "ticket_data", "enhanced_validation", "next_enhanced_validation", "ticket_lines", "BILL_POLLS", "TRANSFER_CODES", "VALIDATION_MODES"]
+           "ticket_data", "enhanced_validation", "next_enhanced_validation", "ticket_lines", "BILL_POLLS",
+           "TRANSFER_CODES", "VALIDATION_MODES"]
 
 from controller.cabinetrecords import (
     CabinetDoor, Clear, Credit, SasAck, SasBills, SasDisable, SasEnable, SasRte, SasSignature, SasSound, SasTicketing,
