@@ -490,9 +490,12 @@ class SasHost:
         if not any(b):
             return None
         system = _bcd_int(b[24:25])
-        return {"type": b[0], "index": b[1],
-                "when": dt.datetime(_bcd_int(b[4:6]), _bcd_int(b[2:3]), _bcd_int(b[3:4]), _bcd_int(b[6:7]),
-                                    _bcd_int(b[7:8]), _bcd_int(b[8:9])),
+        try:
+            when = dt.datetime(_bcd_int(b[4:6]), _bcd_int(b[2:3]), _bcd_int(b[3:4]), _bcd_int(b[6:7]),
+                               _bcd_int(b[7:8]), _bcd_int(b[8:9]))
+        except ValueError:
+            raise HostError(f"4D: not a date and time: {b[2:9].hex()}") from None
+        return {"type": b[0], "index": b[1], "when": when,
                 "validation": f"{system:02d}{_bcd_int(b[9:17]):016d}", "cents": _bcd_int(b[17:22]),
                 "ticket": int.from_bytes(b[22:24], "little"), "system": system, "expires": _bcd_int(b[25:29]),
                 "pool": int.from_bytes(b[29:31], "little")}
