@@ -559,12 +559,15 @@ def ticket_change(view: View, command: int, data: bytes) -> tuple[dict[str, Any]
     if command == 0x4C:
         if view.config.validation != "enhanced" or len(data) != 6:
             raise LookupError(command)  # not configured for secure enhanced validation: ignored [AR LP4C]
+        # 4C's sequence number is incremented before each ticket takes it [AR LP4C]: the next ticket's is one more,
+        # which is what SasValidationId holds (the 15.14 example: id 654321 sent with 0 numbers its ticket with 1)
         machine, sequence = int.from_bytes(data[:3], "little"), int.from_bytes(data[3:], "little")
-        current = sas.validation_id or (0, 0)
-        if machine == 0 or (machine, sequence) == sas.validation_set:
+        following = (machine, (sequence + 1) % 0x1000000)
+        if machine == 0 or following == sas.validation_set:
             # 0 reads the current id; the last id and sequence sent again leave the sequence where it has got to
-            return None, current[0].to_bytes(3, "little") + current[1].to_bytes(3, "little")
-        return SasValidationId(machine, sequence).to_json(), data
+            current = sas.validation_id or (0, 1)
+            return None, current[0].to_bytes(3, "little") + ((current[1] - 1) % 0x1000000).to_bytes(3, "little")
+        return SasValidationId(*following).to_json(), data
     if command == 0x58:
         if len(data) != 9:
             raise ValueError("58: a system id and 8 BCD bytes of validation number")

@@ -144,8 +144,8 @@ class SasState:
     overflowed: bool = False
     starts: int = 0
     validation_mode: str = "system"  # [sas] validation: "system" (57/58), "enhanced" (4C) or "none"
-    validation_id: tuple[int, int] | None = None  # 4C: (machine validation id, next sequence number)
-    validation_set: tuple[int, int] | None = None  # what the host last sent with 4C
+    validation_id: tuple[int, int] | None = None  # (machine validation id, the next ticket's sequence number)
+    validation_set: tuple[int, int] | None = None  # the journal's SasValidationId as last written (4C's, less 1)
     requested: tuple[tuple[int, int, bool], ...] = ()  # tickets out awaiting a validation: (number, cents, restricted)
     validations: tuple[Validation, ...] = ()      # the last 31 (4D)
     validated: int = 0               # validations so far
@@ -216,13 +216,11 @@ def enhanced_validation(machine: int, sequence: int) -> str:
 
 
 def next_enhanced_validation(sas: SasState) -> tuple[int, str] | None:
-    """The next ticket's (sequence number, validation number) under secure enhanced validation: the sequence is
-    incremented before each ticket (Aristocrat's LP4C: "incremented before being assigned to each event"); None while
-    the host has not set the validation id (4C), when the EGM raises 3F instead."""
+    """The next ticket's (sequence number, validation number) under secure enhanced validation (the journal's
+    SasValidationId holds the next ticket's sequence number); None while no validation id is set."""
     if sas.validation_id is None:
         return None
     machine, sequence = sas.validation_id
-    sequence = (sequence + 1) % 0x1000000
     return sequence, enhanced_validation(machine, sequence)
 
 

@@ -249,7 +249,7 @@ def test_secure_enhanced_validation_id_and_sequence(tmp_path: Path) -> None:
     assert out["read"] == (0x123456, 2) and out["resent"] == (0x123456, 2)  # the sequence moved on with the ticket
     assert out["pending"] == (0x80, 0)
     ids = [r for r in records(cfg) if r["kind"] == "sas" and r["what"] == "validation_id"]
-    assert ids == [{"kind": "sas", "what": "validation_id", "machine": 0x123456, "sequence": 1}]
+    assert ids == [{"kind": "sas", "what": "validation_id", "machine": 0x123456, "sequence": 2}]  # the next ticket's
 
 
 def test_a_power_cycle_mid_redemption_keeps_its_state_and_exceptions(tmp_path: Path) -> None:

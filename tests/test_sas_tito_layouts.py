@@ -167,14 +167,15 @@ def test_pending_cashout_and_receive_validation_number(cabinet: Any) -> None:
 
 def test_secure_enhanced_validation_id(cabinet: Any) -> None:
     # 4C [AR LP4CSetValidationIDNumberParser]: machine validation id 3 binary, sequence number 3 binary (LSB first,
-    # GSA 2.2.3), echoed; ignored unless the EGM does secure enhanced validation; id 0 reads the current ones;
-    # the last ones sent again leave the sequence number where it has got to
+    # GSA 2.2.3), "incremented before being assigned to each event", echoed: the journal holds the next ticket's
+    # sequence, one more; ignored unless the EGM does secure enhanced validation; id 0 reads the current ones; the
+    # last ones sent again leave the sequence number where it has got to
     with pytest.raises(LookupError):
         change(view(cabinet), 0x4C, "563412" "010000")
     enhanced = SasState(validation_mode="enhanced")
     assert change(view(cabinet, enhanced, validation="enhanced"), 0x4C, "563412" "010000") == (
-        {"kind": "sas", "what": "validation_id", "machine": 0x123456, "sequence": 1}, "563412010000")
-    used = dataclasses.replace(enhanced, validation_id=(0x123456, 5), validation_set=(0x123456, 1))
+        {"kind": "sas", "what": "validation_id", "machine": 0x123456, "sequence": 2}, "563412010000")
+    used = dataclasses.replace(enhanced, validation_id=(0x123456, 6), validation_set=(0x123456, 2))  # 4 tickets on
     assert change(view(cabinet, used, validation="enhanced"), 0x4C, "000000" "000000") == (None, "563412050000")
     assert change(view(cabinet, used, validation="enhanced"), 0x4C, "563412" "010000") == (None, "563412050000")
 
@@ -186,9 +187,9 @@ def test_the_secure_enhanced_validation_number_is_the_protocols_algorithm() -> N
     assert enhanced_validation(0x654321, 1) == "006429188185446104"
     assert enhanced_validation(0x654321, 0) == "004580945669109504"
     assert enhanced_validation(0x654321, 0xFFFFFF) == "007101753535986872"
-    # the sequence number is incremented before each ticket; no id set: none (the EGM raises 3F)
-    assert next_enhanced_validation(SasState(validation_id=(0x654321, 0))) == (1, "006429188185446104")
-    assert next_enhanced_validation(SasState(validation_id=(0x654321, 0xFFFFFF))) == (0, "004580945669109504")
+    # the state holds the next ticket's sequence number (4C's, plus one); no id set: none
+    assert next_enhanced_validation(SasState(validation_id=(0x654321, 1))) == (1, "006429188185446104")
+    assert next_enhanced_validation(SasState(validation_id=(0x654321, 0))) == (0, "004580945669109504")
     assert next_enhanced_validation(SasState()) is None
 
 
