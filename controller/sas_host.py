@@ -663,7 +663,7 @@ def serve_tickets(port: str, address: int = 1, every: float = 0.2, echo: Any = N
                     if echo is not None:
                         echo(f"ticket system: {line}")
                 told = len(system.log)
-        except OSError:
+        except (OSError, termios.error):
             pass  # the cabinet closed its line
         finally:
             host.close()

@@ -111,3 +111,10 @@ async def write(cab: Any, *items: Any) -> None:
         return True
 
     await cab._submit(handler)
+
+
+def note_in(cents: int, denomination: int) -> tuple[Any, ...]:
+    """A note's records as the validator's flow writes them: in escrow, stacking, stacked (credited)."""
+    from controller.cabinetrecords import NoteEscrow, NoteStacked, NoteStacking
+
+    return NoteEscrow(cents), NoteStacking(cents), NoteStacked(cents, cents // denomination)

@@ -25,7 +25,7 @@ from controller.cabinet import ATTENDANT, PLAYER
 from controller.sas import rom_image
 from drivers.sas import rom_crc16
 from tests.cabinet_helpers import replayed, run, started
-from tests.sas_helpers import sas_cabinet_config, tito_folds, write
+from tests.sas_helpers import note_in, sas_cabinet_config, tito_folds, write
 
 SASPY = os.environ.get("CROUPIER_SASPY", "")
 pytestmark = pytest.mark.skipif(not (SASPY and Path(SASPY, "sas.py").is_file()),
@@ -150,7 +150,8 @@ def test_an_independent_sas_host_reads_the_bill_and_ticket_polls(tmp_path: Path)
 
     async def main() -> dict[str, Any]:
         cab = await started(cfg)
-        await write(cab, cr.NoteStacked(2000, 400), cr.NoteStacked(500, 100), cr.TicketInInserted(validation))
+        await write(cab, *note_in(2000, cfg.denomination), *note_in(500, cfg.denomination),
+                    cr.TicketInInserted(validation))
         proc = await asyncio.create_subprocess_exec(sys.executable, str(script), SASPY, cab.sas.pty[2], validation,
                                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         stdout, stderr = await asyncio.wait_for(proc.communicate(), 90)

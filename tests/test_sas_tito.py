@@ -19,9 +19,11 @@ import pytest
 
 from controller import cabinetrecords as cr
 from controller.journal import Journal
+from controller.cabinet import ATTENDANT
+from controller.sas import enhanced_validation, next_enhanced_validation
 from controller.sas_host import Ticket, TicketSystem
 from tests.cabinet_helpers import journal as records, replayed, run, started
-from tests.sas_helpers import drain, host_for, polled, sas_cabinet_config, tito_folds, write
+from tests.sas_helpers import drain, host_for, note_in, polled, sas_cabinet_config, tito_folds, write
 
 V = "001234567890123456"
 UNKNOWN = "009999999999999999"
@@ -40,7 +42,7 @@ def test_the_bill_and_ticketing_polls_over_the_line(tmp_path: Path) -> None:
         cab = await started(cfg)
         host = host_for(cab)
         await polled(lambda: drain(host))
-        await write(cab, cr.NoteStacked(2000, 400), cr.NoteStacked(500, 100))
+        await write(cab, *note_in(2000, cfg.denomination), *note_in(500, cfg.denomination))
         out: dict[str, Any] = {"codes": await polled(lambda: drain(host))}
         await polled(lambda: host.enable_bills(False))
         await polled(lambda: host.enable_bills(False))  # unchanged: ACKed, nothing journaled
@@ -98,19 +100,23 @@ def test_device_and_ticket_exceptions_come_in_order_and_leave_when_acknowledged(
         cab = await started(cfg)
         host = host_for(cab)
         await polled(lambda: drain(host))
-        await write(cab, cr.DeviceFault("validator", "jam"), cr.NoteRejected("counterfeit"),
+        out: dict[str, Any] = {}
+        await polled(lambda: host.real_time_events(True))
+        await write(cab, *note_in(10000, cfg.denomination))
+        out["rte"] = await polled(host.general_poll)
+        await polled(lambda: host.real_time_events(False))
+        await write(cab, cr.DeviceFault("validator", "jam"), cr.DeviceCleared("validator", "jam"),
+                    cr.NoteRejected("counterfeit"),
                     cr.DeviceFault("printer", "paper_low"), cr.DeviceFault("validator", "stacker_open"),
                     cr.DeviceCleared("validator", "stacker_open"), cr.DeviceFault("printer", "offline"),
                     cr.DeviceCleared("printer", "offline"), cr.TicketInInserted(V))
-        out: dict[str, Any] = {"first": await polled(host.general_poll)}
+        out["first"] = await polled(host.general_poll)
         os.write(host.port.fd, b"\x81")  # the same general poll again, no acknowledgement between: the same one
         out["again"] = await polled(lambda: host.port.recv(1, time.monotonic() + 1))
         out["rest"] = await polled(lambda: drain(host))
-        await polled(lambda: host.real_time_events(True))
-        await write(cab, cr.NoteStacked(10000, 2000))
-        out["rte"] = await polled(host.general_poll)
-        await polled(lambda: host.real_time_events(False))
         out["queue"] = cab.sas.state.queue
+        acks = lambda s: sum(r.get("what") == "ack" for r in records(cfg)) >= 10  # noqa: E731 - journaled after
+        assert await cab.wait_for(acks, 5)
         host.close()
         await cab.stop()
         return out
@@ -122,7 +128,7 @@ def test_device_and_ticket_exceptions_come_in_order_and_leave_when_acknowledged(
     assert out["rte"] == (0x4F, bytes.fromhex("3707") + bytes.fromhex(f"{count:08d}"))  # $100: code 07
     assert out["queue"] == ()
     acked = [r["code"] for r in records(cfg) if r["kind"] == "sas" and r["what"] == "ack"]
-    assert acked[:9] == [0x17, 0x67, 0x28, 0x2C, 0x74, 0x1B, 0x1C, 0x75, 0x76]  # each once, as reported
+    assert acked[:10] == [0x17, 0x4C, 0x67, 0x28, 0x2C, 0x74, 0x1B, 0x1C, 0x75, 0x76]  # each once, as reported
 
 
 def test_a_ticket_is_redeemed_once_end_to_end(tmp_path: Path) -> None:
@@ -189,6 +195,7 @@ def test_system_validation_end_to_end_then_the_ticket_redeems(tmp_path: Path) ->
         system = TicketSystem(host, system_id=42)
         await polled(lambda: drain(host))
         out: dict[str, Any] = {}
+        assert (await cab.command(ATTENDANT, "add_credits", {"credits": 100}))["ok"]
         await write(cab, cr.TicketOutRequested(100, 500, False, 1))    # cash out by ticket
         out["cashout"] = await polled(system.poll)                     # 57 -> 57 -> 58
         validation = next(r for r in records(cfg) if r.get("what") == "validation")
@@ -229,11 +236,17 @@ def test_secure_enhanced_validation_id_and_sequence(tmp_path: Path) -> None:
         host = host_for(cab)
         await polled(lambda: drain(host))
         out: dict[str, Any] = {}
+        assert (await cab.command(ATTENDANT, "add_credits", {"credits": 140}))["ok"]
         await write(cab, cr.TicketOutRequested(100, 500, False, 1))
         out["not configured"] = await polled(lambda: drain(host))
+        await write(cab, cr.TicketOutFailed(1, "no validation id"))
         out["set"] = await polled(lambda: host.set_validation_id(0x123456, 1))
-        await write(cab, cr.TicketOutValidation(1, "00" + "7" * 16, "enhanced"), cr.TicketOutPrinted(1),
-                    cr.TicketOutRequested(40, 200, False, 2))
+        await write(cab, cr.TicketOutRequested(100, 500, False, 2))
+        number = next_enhanced_validation(cab.sas.state)
+        out["number"] = number
+        assert number is not None
+        await write(cab, cr.TicketOutValidation(2, number[1], "enhanced"), cr.TicketOutPrinted(2),
+                    cr.TicketOutRequested(40, 200, False, 3))
         out["codes"] = await polled(lambda: drain(host))
         out["read"] = await polled(lambda: host.set_validation_id(0, 0))
         out["resent"] = await polled(lambda: host.set_validation_id(0x123456, 1))
@@ -245,6 +258,7 @@ def test_secure_enhanced_validation_id_and_sequence(tmp_path: Path) -> None:
     out = run(main())
     assert out["not configured"] == [0x3F]  # 4C never set: validation id not configured
     assert out["set"] == (0x123456, 1)
+    assert out["number"] == (2, enhanced_validation(0x123456, 2))  # 4C's sequence is incremented before the ticket
     assert out["codes"] == [0x3D]           # no 57 in secure enhanced validation
     assert out["read"] == (0x123456, 2) and out["resent"] == (0x123456, 2)  # the sequence moved on with the ticket
     assert out["pending"] == (0x80, 0)
@@ -289,6 +303,7 @@ def test_the_demo_ticket_system_validates_and_redeems_on_its_own_thread(tmp_path
     async def main() -> list[str]:
         cab = await started(cfg)
         said: list[str] = []
+        assert (await cab.command(ATTENDANT, "add_credits", {"credits": 100}))["ok"]
         stop, thread = serve_tickets(cab.sas.pty[2], every=0.02, echo=said.append)
         await write(cab, cr.TicketOutRequested(100, 500, False, 1))
         assert await cab.wait_for(lambda s: any(r.get("what") == "validation" for r in records(cfg)), 10)
