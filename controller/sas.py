@@ -339,7 +339,7 @@ def _ticket_read(view: View, command: int, data: bytes) -> bytes | None:
         fc = data[0]
         if 0x1F < fc < 0xFF:
             raise ValueError(f"4D: function code 00, 01-1F or FF, got {fc:02X}")
-        if view.config.validation == "none":
+        if view.sas.validation_mode == "none":
             return validation_info(view, None)
         if fc in (0x00, 0xFF):
             return validation_info(view, unread_validation(sas))
@@ -557,7 +557,7 @@ def ticket_change(view: View, command: int, data: bytes) -> tuple[dict[str, Any]
         notes = tuple(d * 100 for i, d in enumerate(BILL_BITS) if bits >> i & 1)
         return SasBills(sas.bills, notes).to_json(), b""
     if command == 0x4C:
-        if view.config.validation != "enhanced" or len(data) != 6:
+        if view.sas.validation_mode != "enhanced" or len(data) != 6:
             raise LookupError(command)  # not configured for secure enhanced validation: ignored [AR LP4C]
         # 4C's sequence number is incremented before each ticket takes it [AR LP4C]: the next ticket's is one more,
         # which is what SasValidationId holds (the 15.14 example: id 654321 sent with 0 numbers its ticket with 1)
@@ -618,7 +618,7 @@ class SasEgm:
         self.cabinet = cabinet
         self.config = config
         self.k = cabinet.config.denomination // config.accounting_denomination
-        self.state = SasState(validation_mode=config.validation)
+        self.state = SasState(validation_mode=self.validation_mode())
         self.clock = clock or time.time
         self._read: int | None = None  # the validation a 4D 00 answered with, read once the host acknowledges it
         self._lock = threading.Lock()
@@ -632,6 +632,11 @@ class SasEgm:
         self.signature = RomSignature(rom_image(extra=cabinet.title.digest.encode()))
         self.first_byte: Callable[[float], None] | None = None
 
+    def validation_mode(self) -> str:
+        """How tickets out are numbered: the cabinet's [cabinet.tito] validation where it has one, else [sas]'s."""
+        tito = getattr(self.cabinet.config, "tito", None)
+        return str(getattr(tito, "validation", None) or self.config.validation)
+
     # -- the fold
 
     def note(self, before: Any, record: dict[str, Any], after: Any, effects: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -642,7 +647,7 @@ class SasEgm:
         host acknowledged taken out."""
         from controller.cabinetstate import step
 
-        state, sas = initial, SasState(validation_mode=self.config.validation)
+        state, sas = initial, SasState(validation_mode=self.validation_mode())
         for seq, row in entries:
             record = cabinet_record(row, f"journal row {seq}")  # typed once, for both folds
             after, effects = step(state, record)
@@ -762,7 +767,7 @@ class SasEgm:
             self._change = None
             if command == 0x4D and data == b"\x00":  # read: the host's acknowledgement marks it read
                 unread = unread_validation(view.sas)
-                self._read = None if unread is None or view.config.validation == "none" else unread.n
+                self._read = None if unread is None or view.sas.validation_mode == "none" else unread.n
             try:
                 response = read_response(view, address, command, data)
             except ValueError as exc:

@@ -166,9 +166,16 @@ class SasState:
         return self.queue[0] if self.queue else None
 
     @property
+    def waits_for_host(self) -> bool:
+        """Whether a ticket out waits for the host's validation number: system validation, or secure enhanced
+        validation before the host set a validation id (the cabinet then asks the host, as controller/cabinettito.py
+        does, rather than print nothing)."""
+        return self.validation_mode == "system" or self.validation_mode == "enhanced" and self.validation_id is None
+
+    @property
     def pending_cashout(self) -> tuple[int, int, bool] | None:
-        """The ticket out waiting for the host's validation number (system validation), if any."""
-        if self.validation_mode != "system" or not self.requested:
+        """The ticket out waiting for the host's validation number, if any."""
+        if not self.waits_for_host or not self.requested:
             return None
         return self.requested[-1]
 
@@ -257,10 +264,8 @@ def raised(before: Any, record: CabinetRecord | Mapping[str, Any], after: Any, e
     elif isinstance(rec, DeviceCleared) and (rec.device, rec.code) in _DEVICE_CLEARED:
         out.append((_DEVICE_CLEARED[rec.device, rec.code], b""))
     elif isinstance(rec, TicketOutRequested):
-        if sas.validation_mode == "system":
+        if sas.waits_for_host:
             out.append((0x57, b""))  # the host is asked for a validation number (long polls 57, 58)
-        elif sas.validation_mode == "enhanced" and sas.validation_id is None:
-            out.append((0x3F, b""))  # 4C never set: the cabinet cannot compute one
     elif isinstance(rec, TicketOutPrinted):
         out.append((0x3D, b""))
     elif isinstance(rec, TicketInInserted):

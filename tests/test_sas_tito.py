@@ -256,7 +256,7 @@ def test_secure_enhanced_validation_id_and_sequence(tmp_path: Path) -> None:
         return out
 
     out = run(main())
-    assert out["not configured"] == [0x3F]  # 4C never set: validation id not configured
+    assert out["not configured"] == [0x57]  # 4C never set: the host is asked for the number
     assert out["set"] == (0x123456, 1)
     assert out["number"] == (2, enhanced_validation(0x123456, 2))  # 4C's sequence is incremented before the ticket
     assert out["codes"] == [0x3D]           # no 57 in secure enhanced validation

@@ -149,9 +149,11 @@ def test_pending_cashout_and_receive_validation_number(cabinet: Any) -> None:
     assert answer(view(cabinet, pending), 0x57) == crc("0557" "00" "0000002500")
     assert answer(view(cabinet, SasState(requested=((8, 250, True),))), 0x57) == crc("0557" "01" "0000000250")
     assert answer(view(cabinet), 0x57) == crc("0557" "80" "0000000000")
-    # secure enhanced validation: the cabinet never waits for the host
+    # secure enhanced validation: the cabinet waits for the host only while it has no validation id
+    assert answer(view(cabinet, dataclasses.replace(pending, validation_mode="enhanced", validation_id=(1, 1))),
+                  0x57) == crc("0557" "80" "0000000000")
     assert answer(view(cabinet, dataclasses.replace(pending, validation_mode="enhanced")), 0x57) == \
-        crc("0557" "80" "0000000000")
+        crc("0557" "00" "0000002500")
     # 58 [AR LP58ReceiveValidationNumberParser]: system id 1 BCD, validation number 8 BCD; status 00 taken,
     # 80 not in a cash out, 81 improper; system id 00 denies it
     record, status = change(view(cabinet, pending), 0x58, "01" "1234567890123456")
@@ -342,7 +344,7 @@ def test_ticket_records_raise_their_exceptions(cabinet: Any) -> None:
 
     out = TicketOutRequested(100, 500, False, 1)
     assert codes(out) == [0x57]                                              # system validation request
-    assert codes(out, SasState(validation_mode="enhanced")) == [0x3F]        # 4C never set
+    assert codes(out, SasState(validation_mode="enhanced")) == [0x57]        # 4C never set: the host is asked
     assert codes(out, SasState(validation_mode="enhanced", validation_id=(1, 1))) == []
     assert codes(out, SasState(validation_mode="none")) == []
     assert codes(TicketOutPrinted(1)) == [0x3D]
