@@ -26,8 +26,8 @@ from typing import Any, Callable
 from controller import __version__
 from controller.bus import Role
 from controller.cabinetrecords import (
-    BetRecord, CabinetDoor, CabinetStart, CashIn, Cashout, Clear, CoinOut, CoinRefused, Credit, Fault, Link,
-    NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SpinRecord,
+    BetRecord, CabinetDoor, CabinetRefused, CabinetStart, CashIn, Cashout, Clear, CoinOut, CoinRefused, Credit, Fault,
+    Link, NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SpinRecord,
 )
 from controller.cabinetshow import CabinetShow, feature_meter
 from controller.cabinetstate import (
@@ -56,6 +56,7 @@ class Cabinet(CabinetShow):
 
     log = log
     ALLOWED = _ALLOWED
+    REFUSED = CabinetRefused
     LOCAL_ROLE = OPS
     ILLEGAL = (IllegalEvent, SlotError)
 
