@@ -11,7 +11,7 @@ with the reason and journaled as `refused` records (a bounded summary, at most `
 peer). A bus command with an id is answered once: a resend of the same (key, id) within `ANSWER_WINDOW_S`
 gets the first answer and changes nothing (the window is rebuilt from the journal at a restart). A journal
 that cannot be written stops the service with exit status 1 (`FatalStop`), so its service manager restarts
-it.
+it. Its link to the floor (the journal streamed there, play stopped while it is away) is controller/runtimefloor.py.
 
 A subclass supplies the fold (`_step`), the picture for the views (`_picture`), what effects show
 (`_show`), and its commands (handlers declared with `@command`, controller/runtimecommands.py); see
@@ -32,6 +32,7 @@ from typing import Any, Callable, ClassVar, Mapping
 from controller.bus import BusServer, Origin, Role, load_client_roles, load_secret_keys
 from controller.journal import Journal, canonical_json, default_anchor
 from controller.records import Refusal
+from controller.runtimefloor import FloorLink
 from controller.runtimeargs import (MAX_RECORDED, RefusalLimiter, bounded, clip, int_arg, json_bytes, jsonable,
                                    text_arg)
 from controller.runtimecommands import Answer, AnswerWindow, Command, collect, command
@@ -45,7 +46,6 @@ Effects = tuple[Any, ...]
 
 ANSWER_WINDOW_S = 600.0   # how long a command's (key, id) is answered with its first answer
 ANSWER_WINDOW_N = 10_000  # ... and at most this many of the latest (memory stays bounded)
-FLOOR_CHECK_S = 5.0       # how often a machine with [floor] stop_play_after looks at how long the floor is away
 
 
 class FatalStop(SystemExit):
@@ -88,7 +88,7 @@ class Batch:
         self.state = self.staged[-1][1] if self.staged else self.base
 
 
-class Runtime:
+class Runtime(FloorLink):
     """A journaled service. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log: ClassVar[logging.Logger] = logging.getLogger("croupier.runtime")
@@ -204,61 +204,6 @@ class Runtime:
             self.failure = f"the writer failed: {type(exc).__name__}: {exc}"
             self.log.critical("%s: %s", self.ident, self.failure, exc_info=exc)
         self._stopping.set()
-
-    def _start_floor(self) -> None:
-        """Stream the journal to the floor when the config has a [floor]; play never waits for it."""
-        floor = getattr(getattr(self, "config", None), "floor", None)
-        if floor is not None:
-            from controller.floor.replicator import Replicator
-
-            self.replicator = Replicator(self.journal_path, floor.subject, floor.servers, credentials=floor.credentials,
-                                         clock=self.clock)
-            self._tasks.append(asyncio.create_task(self.replicator.run()))
-            if getattr(floor, "stop_play_after", None) is not None:
-                self._tasks.append(asyncio.create_task(self._floor_watch()))
-
-    # A regulated site's [floor] stop_play_after: no new round or spin once the floor has been away that long.
-    # The subclass journals the stop (a lockup, an alert) and its end, and refuses its new-play commands.
-
-    def floor_stop(self) -> str | None:
-        """Why no new round or spin may start for want of the floor (None: it may)."""
-        floor = getattr(getattr(self, "config", None), "floor", None)
-        if self.replicator is None or floor is None or getattr(floor, "stop_play_after", None) is None:
-            return None
-        from controller.floor.replicator import stop_play_reason
-
-        return stop_play_reason(self.replicator.status, floor.stop_play_after, self.clock())
-
-    def _floor_refusal(self) -> str | None:
-        """floor_stop() for a new-play command; when it refuses, the stop is journaled next (in a batch of its own:
-        a refusal undoes its command's records)."""
-        reason = self.floor_stop()
-        if reason is not None:
-            self._post(lambda batch: self._floor_gate(batch, refused=True))
-        return reason
-
-    async def floor_check(self) -> None:
-        """Journal the floor stop once it is due, and its end once the floor answers again."""
-        await self._submit(self._floor_gate)
-
-    def _floor_gate(self, batch: Batch, refused: bool = False) -> None:
-        reason = self.floor_stop()
-        if reason is not None:
-            self._floor_lost(batch, reason, refused)
-        elif self.replicator is not None and self.replicator.status.reachable:
-            self._floor_back(batch)
-
-    def _floor_lost(self, batch: Batch, reason: str, refused: bool) -> None:
-        """Journal that play stopped for want of the floor (a table's alert, a cabinet's lockup), once; `refused`:
-        a new round or spin was just refused for it."""
-
-    def _floor_back(self, batch: Batch) -> None:
-        """Journal that the floor is back and play may resume."""
-
-    async def _floor_watch(self) -> None:
-        while True:
-            await asyncio.sleep(FLOOR_CHECK_S)  # a periodic check in service, not a synchronisation
-            await self.floor_check()
 
     async def run(self) -> None:
         """Serve until stopped (SIGTERM/SIGINT or `request_stop()`). When the service stopped itself because it
