@@ -107,11 +107,6 @@ class Runtime(FloorLink):
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         cls.COMMANDS = collect(cls, cls.GRANTS)
-        legacy = cls.__dict__.get("ALLOWED")
-        if legacy is not None:  # TRANSITIONAL: a runtime still declaring an ALLOWED dict and one _handle
-            cls.COMMANDS = {**collect(cls, {c: r for c, r in legacy.items() if c in ("status", "meters", "audit")}),
-                            **{c: Command(c, r, "", "_handle", c == "recall") for c, r in legacy.items()
-                               if c not in ("status", "meters", "audit")}}
         cls.ALLOWED = {name: spec.roles for name, spec in cls.COMMANDS.items()}
 
     def __init__(self, ident: str, journal: Path, bus: Any, *, context: Any = None,
@@ -425,13 +420,10 @@ class Runtime(FloorLink):
                 return self._refuse(batch, "unauthenticated", "commands need a CURVE key", command, args)
             role = self.LOCAL_ROLE  # no keys configured: a local, unauthenticated setup (demo, tests)
         try:
-            spec = self._check_role(role, command, args)
+            self._check_role(role, command, args)
             mark = batch.mark()
             try:
-                if spec.method == "_handle":  # TRANSITIONAL
-                    reply: dict[str, Any] = getattr(self, "_handle")(batch, role, command, args)
-                else:
-                    reply = getattr(self, spec.method)(batch, role, args)
+                reply = self._handle(batch, role, command, args)
                 _storable(batch.staged[mark[0]:])
                 return reply
             except Exception:
@@ -443,6 +435,14 @@ class Runtime(FloorLink):
             return self._refuse(batch, str(role), getattr(exc, "reason", None) or str(exc), command, args)
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             return self._refuse(batch, str(role), f"malformed {command}: {exc}", command, args)
+
+    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Call a command's handler as `role` with no role check: the runtime's own inputs (a cabinet's buttons)."""
+        spec = self.COMMANDS.get(command)
+        if spec is None:
+            raise CommandRefused(f"{command} is not handled here")
+        reply: dict[str, Any] = getattr(self, spec.method)(batch, role, args)
+        return reply
 
     def _refusal(self, who: str, reason: str, request: Any, left_out: Any) -> dict[str, Any]:
         """The journal record of a refusal (`left_out`: the peer's refusals not journaled one by one, if any)."""

@@ -93,7 +93,7 @@ def test_each_runtime_journals_its_refusals_as_its_own_family_s_refused_kind_byt
     assert "left_out" not in runtime._refusal(runtime.__new__(runtime), "bus", "no", {"peer": "a"}, 0)
 
 
-@pytest.mark.parametrize("runtime", [Table, LinkController])
+@pytest.mark.parametrize("runtime", [Table, Cabinet, LinkController])
 def test_every_command_has_its_roles_a_line_of_help_and_a_handler(runtime: type[Runtime]) -> None:
     for name, spec in runtime.COMMANDS.items():
         assert spec.name == name and spec.roles and spec.help and "\n" not in spec.help
