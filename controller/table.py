@@ -474,7 +474,8 @@ class Table(ShoeTable):
             alert = self.state.alerts[0]
             await self.command(DEALER, "resolve", {"alert": alert.id, "action": alert.options[0]})
         elif ev.name == "next":
-            step_for = {"idle": "open_bets", "betting": "close_bets", "settling": "settle"}.get(exp.phase)
+            step_for = {Waiting.IDLE: "open_bets", Waiting.BETTING: "close_bets",
+                        Waiting.SETTLING: "settle"}.get(exp.phase)
             if step_for:
                 await self.command(DEALER, step_for, {})
         elif ev.name == "shuffle":
