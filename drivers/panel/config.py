@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from drivers.configreader import Section
+from drivers.configreader import Section, read_toml
 from drivers.panel.header import ALWAYS_RESERVED, BUSES, GPIO_MAX, HARDWARE_SPI, HEADER, pin_label
 from drivers.panel.wiringtable import WiringRow, wiring_markdown, wiring_rows
 
@@ -220,12 +219,7 @@ class PanelConfig:
 def load_panel_config(path: str | Path) -> PanelConfig:
     """Read the [panel] section of a TOML file (a whole Croupier config, or a pin map on its own)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise PanelConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise PanelConfigError(f"{path}: not valid TOML: {exc}") from exc
+    data = read_toml(path, PanelConfigError)
     if "panel" not in data:
         raise PanelConfigError(f"{path}: no [panel] section")
     config = panel_config_from_mapping(data["panel"])
