@@ -94,7 +94,8 @@ class Runtime(FloorLink):
     log: ClassVar[logging.Logger] = logging.getLogger("croupier.runtime")
     # the commands a role kind may send to this runtime's base handlers (status, meters, audit): command -> roles
     GRANTS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    # collected from the @command handlers and GRANTS: command -> declaration, and its view command -> role kinds
+    # collected from the @command handlers and GRANTS (controller/runtimecommands.py): command -> declaration, and
+    # ALLOWED, the same as command -> role kinds (what controller/bus.md's tables are checked against)
     COMMANDS: ClassVar[Mapping[str, Command]] = {}
     ALLOWED: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     # the journal record of a refused command, in this runtime's family of records
