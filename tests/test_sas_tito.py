@@ -21,7 +21,7 @@ from controller import cabinetrecords as cr
 from controller.journal import Journal
 from controller.cabinet import ATTENDANT
 from controller.sas import enhanced_validation, next_enhanced_validation
-from controller.sas_host import Ticket, TicketSystem
+from controller.ticketsystem import Ticket, TicketSystem
 from tests.cabinet_helpers import journal as records, replayed, run, started
 from tests.sas_helpers import drain, host_for, note_in, polled, sas_cabinet_config, tito_folds, write
 
@@ -296,7 +296,7 @@ def test_a_power_cycle_mid_redemption_keeps_its_state_and_exceptions(tmp_path: P
 
 
 def test_the_demo_ticket_system_validates_and_redeems_on_its_own_thread(tmp_path: Path) -> None:
-    from controller.sas_host import serve_tickets
+    from controller.ticketsystem import serve_tickets
 
     cfg = sas_cabinet_config(tmp_path)
 

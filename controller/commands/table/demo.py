@@ -173,7 +173,7 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
         print(f"watch it:   croupier watch --table {cabinet_id}            (the player's view)")
         print(f"            croupier watch --table {cabinet_id} --view dealer   (the attendant's)")
         if cab.sas is not None and args.ticket_system:
-            from controller.sas_host import serve_tickets
+            from controller.ticketsystem import serve_tickets
 
             serve_tickets(cab.sas.pty[2], echo=None if args.quiet else print)
             print(f"SAS:        address 1 on {cab.sas.pty[2]}, polled by the demo's ticket system")
