@@ -463,11 +463,15 @@ const Slots = (() => {
     if (e.window) rows.push(["Stops", `${e.stops.join(" ")} (physical ${e.physical.join(" ")})`]);
     if (e.bet) rows.push(["Bet", `${e.bet.coins} coin(s) &times; ${e.bet.lines} line(s) = ${e.cost} credits${e.free_spin ? " (free spin)" : ""}`]);
     if (e.paytable !== undefined && info.paytables.length > 1) rows.push(["Paytable", Slots.esc(info.paytables[e.paytable].name)]);
-    for (const w of e.line_wins || []) rows.push([`Line ${w.line}`, `${Slots.esc(w.symbols.join(" "))}: ${Slots.esc(w.combo)} pays ${Felt.money(w.credits)}` +
+    // the symbols on the line by name, and the paytable row they made (the record keeps the codes: "B1 B1 B1")
+    const table = info.paytables[e.paytable || 0] || info.paytables[0];
+    const named = (c) => info.symbols[c] ? info.symbols[c].name : c;
+    for (const w of e.line_wins || []) rows.push([`Line ${w.line}`, `${Slots.esc(w.symbols.map(named).join(", "))}: ` +
+      `${Slots.esc(Slots.rowWords(table.rows[w.row]) || Slots.symbolWords(w.combo))} pays ${Felt.money(w.credits)}` +
       (w.multiplier > 1 ? ` (${w.multiplier}x wild)` : "")]);
-    for (const a of e.awards || []) rows.push(["Award", `${Slots.esc(Felt.upper(a.feature))}: ${Slots.esc(a.what)} ${Felt.money(a.credits)}`]);
+    for (const a of e.awards || []) rows.push(["Award", `${Slots.esc(Felt.upper(a.feature))}: ${Slots.esc(Slots.symbolWords(a.what))} ${Felt.money(a.credits)}`]);
     for (const m of e.meters || []) rows.push(["Meter", `${Slots.esc(Felt.upper(m.meter))} ${m.before} &rarr; ${m.after} (${Slots.esc(m.why)})`]);
-    if (e.pick) rows.push(["Pick", `${Slots.esc(e.pick.choice)}` + (e.pick.awards || []).map((a) => `: ${Slots.esc(a.what)} ${Felt.money(a.credits)}`).join("")]);
+    if (e.pick) rows.push(["Pick", `${Slots.esc(e.pick.choice)}` + (e.pick.awards || []).map((a) => `: ${Slots.esc(Slots.symbolWords(a.what))} ${Felt.money(a.credits)}`).join("")]);
     if (e.progressive && (e.progressive.contribution || e.progressive.hit)) {
       rows.push(["Progressive", `contributed ${e.progressive.contribution}${e.progressive.hit ? `, HIT: won ${Felt.money(e.progressive.won)}` : ""}`]);
     }
