@@ -248,8 +248,10 @@ const Felt = (() => {
       case "betting": return "Place your bets";
       case "dealing": return "No more bets";
       case "deciding": {   // the dealer's prompt names commands: a player is told whose turn it is
-        const m = /^spot:(\d+)/.exec((state.expected && state.expected.actor) || "");
-        return m ? `Spot ${m[1]} to play` : "Players decide";
+        const actor = (state.expected && state.expected.actor) || "";
+        const m = /^spot:(\d+)/.exec(actor);
+        // (the dealer decides too: pai gow's dice for the first hand; "players decide" would be wrong there)
+        return m ? `Spot ${m[1]} to play` : actor === "dealer" ? "Dealer to play" : "Players decide";
       }
       case "settling": return "Paying";
       case "shuffling": return "Shuffling";
