@@ -49,16 +49,16 @@ KINDS = ("bet_ramp", "wonging", "insurance", "hole_card")
 class Thresholds:
     """Where each test raises an alert (tuned on the bench's tuning seeds, see `croupier bench apalerts`)."""
 
-    ramp_lr: float = 13.0             # LR = -n ln(1-r^2) of log(bet) on the true count (chi-square 1 df)
+    ramp_lr: float = 10.8             # LR = -n ln(1-r^2) of log(bet) on the true count (chi-square 1 df)
     ramp_min_rounds: int = 24         # the spot's rounds in the window before the test is looked at
     ramp_window_shoes: int = 8        # the window: the spot's rounds in the last so many shoes
     wong_tc: float = 2.0              # a "high" true count for wonging
-    wong_p: float = 0.0005            # binomial tail of high-count entries
+    wong_p: float = 0.001             # binomial tail of high-count entries
     wong_min: int = 4                 # high-count entries before an alert
     insurance_tc: float = 3.0         # Hi-Lo's insurance index: taking it above pays
     insurance_p: float = 0.001        # Fisher's exact one-sided p
     insurance_min: int = 3            # insurances taken at a high count before an alert
-    hole_z: float = 3.7               # CMH z of standing against the dealer having to draw
+    hole_z: float = 3.5               # CMH z of standing against the dealer having to draw
     hole_min: int = 12                # informative decisions (in strata where both answers occur in the data)
 
 

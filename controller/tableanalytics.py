@@ -45,7 +45,8 @@ def parse_hhmm(text: str, what: str = "time") -> int:
 
 @dataclass(frozen=True, slots=True)
 class Periods:
-    """The gaming day's start and the shifts' starts (local "HH:MM"), and local time's offset from UTC."""
+    """The gaming day's start and the shifts' starts (local "HH:MM"; one of them the day's), and local time's offset
+    from UTC."""
 
     day_start: str = "06:00"
     shifts: tuple[str, ...] = ("06:00", "14:00", "22:00")
@@ -57,6 +58,9 @@ class Periods:
             raise ValueError("shifts: at least one shift start")
         for s in self.shifts:
             parse_hhmm(s, "shifts")
+        if parse_hhmm(self.day_start) not in {parse_hhmm(s) for s in self.shifts}:
+            # a shift that ran over the day's start would be two pieces of one gaming day under one name
+            raise ValueError(f"shifts: one shift starts when the gaming day does ({self.day_start})")
 
     def _offsets(self) -> list[tuple[int, str]]:
         """Each shift's start as seconds into the gaming day, in order."""
@@ -70,13 +74,11 @@ class Periods:
         day_index = int(into_day // _DAY)
         s = into_day - day_index * _DAY
         offsets = self._offsets()
-        shift, ends = offsets[-1][1], float(_DAY)   # before the first shift start: the day's last shift goes on
+        shift, ends = offsets[0][1], float(_DAY)   # offsets[0] is the day's start (0)
         for i, (off, name) in enumerate(offsets):
             if s >= off:
                 shift = name
                 ends = float(offsets[i + 1][0]) if i + 1 < len(offsets) else float(_DAY)
-        if s < offsets[0][0]:
-            ends = float(offsets[0][0])
         day = (dt.date(1970, 1, 1) + dt.timedelta(days=day_index)).isoformat()
         return day, shift, t + (ends - s)
 
