@@ -19,15 +19,15 @@ from controller.tableanalytics import Periods, analyse
 from controller.tablestate import new_state, replay
 from tests.table_helpers import table_toml
 
-RULES = bj.Rules(spots=5, penetration=75)
+RULES = bj.Rules(spots=3, penetration=75)
 T0 = dt.datetime(2026, 11, 26, 4, 0, tzinfo=dt.timezone.utc).timestamp()   # 04:00 UTC: the gaming day of the 25th
 
 
 @pytest.fixture(scope="module")
 def journal() -> list[tuple[float, dict[str, Any]]]:
-    """Two shoes dealt by dealer d1 then d2, 20 s a record from 04:00 UTC, with a voided round, a camera alert
-    and a refused dealer command between rounds."""
-    games = simulate(11, 2, 75, keep_records=True).records
+    """Three shoes to a counter, a flat and a random bettor dealt by dealer d1 then d2, 10 s a record from 04:00 UTC,
+    with a voided round, a camera alert and a refused dealer command between rounds."""
+    games = simulate(3, 3, 75, keep_records=True, players=("counter", "flat", "random")).records
     assert games is not None
     half = len(games) // 2
     while games[half]["event"]["kind"] != "open_bets":
@@ -46,11 +46,16 @@ def journal() -> list[tuple[float, dict[str, Any]]]:
              {"kind": "game", "event": {"kind": "void_round", "reason": "misdeal"}},
              {"kind": "dealer", "dealer": "d2"}]
     rows += games[half:]
-    return [(T0 + 20 * i, r) for i, r in enumerate(rows)]
+    return [(T0 + 10 * i, r) for i, r in enumerate(rows)]
 
 
-def test_totals_agree_with_the_meters_and_the_clock(journal: list[tuple[float, dict[str, Any]]]) -> None:
-    report = analyse("t", bj.GAME, RULES, journal)
+@pytest.fixture(scope="module")
+def report(journal: list[tuple[float, dict[str, Any]]]) -> dict[str, Any]:
+    return analyse("t", bj.GAME, RULES, journal)
+
+
+def test_totals_agree_with_the_meters_and_the_clock(journal: list[tuple[float, dict[str, Any]]],
+                                                    report: dict[str, Any]) -> None:
     state = replay(new_state("t", bj.GAME, RULES), ((i + 1, r) for i, (_, r) in enumerate(journal)))
     total = report["total"]
     assert (total["rounds"], total["handle"], total["win"], total["voids"]) == (
@@ -61,7 +66,7 @@ def test_totals_agree_with_the_meters_and_the_clock(journal: list[tuple[float, d
     assert sum(total["seconds_in_state"].values()) == pytest.approx(journal[-1][0] - journal[0][0])
     assert set(total["seconds_in_state"]) <= {"idle", "betting", "dealing", "deciding", "settling", "shuffling",
                                                "paused"}
-    assert total["seconds_in_state"]["paused"] == 20.0   # the camera alert, open for one record
+    assert total["seconds_in_state"]["paused"] == 10.0   # the camera alert, open for one record
     dealers = total["dealers"]
     assert sum(d["rounds"] for d in dealers.values()) == state.meters.rounds
     assert set(dealers) == {"d1", "d2"} or set(dealers) == {"(not signed in)", "d1", "d2"}
@@ -69,13 +74,12 @@ def test_totals_agree_with_the_meters_and_the_clock(journal: list[tuple[float, d
         assert dealers[d]["rounds_per_hour"] == round(dealers[d]["rounds"] / dealers[d]["hours"], 2)
 
 
-def test_dealer_errors_and_camera_disagreements(journal: list[tuple[float, dict[str, Any]]]) -> None:
-    errors = analyse("t", bj.GAME, RULES, journal)["total"]["dealer_errors"]
-    rounds = analyse("t", bj.GAME, RULES, journal)["total"]["rounds"]
+def test_dealer_errors_and_camera_disagreements(report: dict[str, Any]) -> None:
+    errors, rounds = report["total"]["dealer_errors"], report["total"]["rounds"]
     # the void, the camera alert and the dealer's refused command; the spot's refusal is no dealer error
     assert (errors["voids"], errors["alerts"], errors["corrections"], errors["refused"], errors["total"]) == (1, 1, 0, 1, 3)
     assert errors["per_100_rounds"] == round(300 / rounds, 3)
-    assert analyse("t", bj.GAME, RULES, journal)["total"]["camera_shoe_disagreements"] == 1
+    assert report["total"]["camera_shoe_disagreements"] == 1
 
 
 def test_gaming_days_and_shifts_split_at_their_starts(journal: list[tuple[float, dict[str, Any]]]) -> None:
@@ -114,7 +118,7 @@ def test_bad_periods_are_named() -> None:
         Periods("06:00", ("07:00", "19:00"))
 
 
-def test_the_analytics_command(tmp_path: Path, journal: list[tuple[float, dict[str, Any]]],
+def test_the_analytics_command(tmp_path: Path, journal: list[tuple[float, dict[str, Any]]], report: dict[str, Any],
                                capsys: pytest.CaptureFixture[str]) -> None:
     from controller.config import load_config
     from controller.journal import open_journal
@@ -125,9 +129,10 @@ def test_the_analytics_command(tmp_path: Path, journal: list[tuple[float, dict[s
         for t, record in journal:
             j.append(record, ts_ns=int(t * 1e9))
     assert main(["analytics", "--config", str(path), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["total"] == analyse("bj-a", bj.GAME, RULES, journal)["total"]
-    assert report["advantage_play"]["alerts"], "the counter at spot 1 is flagged within two shoes"
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["total"] == report["total"] and printed["days"] == report["days"]
+    ap = printed["advantage_play"]
+    assert [(a["kind"], a["spot"], a["shoe"]) for a in ap["alerts"]] == [("bet_ramp", 1, 2)]   # as dealt live
     assert main(["analytics", "--config", str(path)]) == 0
     out = capsys.readouterr().out
     assert "gaming day 2026-11-25" in out and "advantage-play alerts (pit only)" in out
