@@ -19,6 +19,7 @@ The counter, wonger and holecard players count the same face-up cards the pit's 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -48,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--penetrations", default="60,75,85", help="cut card depths in %% (default 60,75,85)")
     parser.add_argument("--decks", type=int, default=6)
     parser.add_argument("--first-seed", type=int, default=0,
-                        help=f"first session seed (default 0; the thresholds were tuned on {TUNE_SEEDS} and up)")
+                        help="added to the sessions' seeds, penetration x 100,000 + i (default 0; the thresholds were "
+                             "tuned on 1,075,000 to 1,075,119: see bench apalerts_tune)")
     parser.add_argument("--processes", type=int, default=1, help="sessions run on so many processes")
 
 
@@ -240,7 +242,7 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     pens = [int(p) for p in str(args.penetrations).split(",") if p.strip()]
     report: dict[str, Any] = {"sessions": args.sessions, "shoes_per_session": args.shoes, "decks": args.decks,
                               "first_seed": args.first_seed, "tuned_on_seeds_from": TUNE_SEEDS,
-                              "thresholds": apalerts.Thresholds().__repr__(), "penetrations": {}}
+                              "thresholds": dataclasses.asdict(apalerts.Thresholds()), "penetrations": {}}
     for pen in pens:
         jobs = [(args.first_seed + pen * 100_000 + i, args.shoes, pen, args.decks) for i in range(args.sessions)]
         if args.processes > 1:
