@@ -9,6 +9,8 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller import apalerts
 from controller.apalerts import APState, Thresholds
@@ -129,3 +131,31 @@ def test_no_alert_reaches_a_screen_facing_view(counter_table: Any) -> None:
             assert alert["text"] not in text
         for word in ("bet_ramp", "running_count", "true_count", "advantage"):
             assert word not in text
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**32), penetration=st.sampled_from([60, 75, 85]), decks=st.sampled_from([1, 2, 6, 8]))
+def test_the_live_fold_and_the_replay_agree(seed: int, penetration: int, decks: int) -> None:
+    """Whatever the shoe, the alerts' state folded as the cards are dealt is the replay of the journal's records."""
+    live = simulate(seed, 1, penetration, decks, keep_records=True, players=("counter", "random"),
+                    thresholds=Thresholds(ramp_min_rounds=3, wong_min=1, wong_p=0.5, hole_min=2, hole_z=0.5))
+    table = new_table_state("t", bj.GAME, bj.Rules(decks=decks, spots=2, penetration=penetration))
+    replayed = apalerts.replay(table, live.records,
+                               Thresholds(ramp_min_rounds=3, wong_min=1, wong_p=0.5, hole_min=2, hole_z=0.5))
+    assert replayed.alerts == tuple(live.alerts)
+    if replayed.shoe == 1:   # (a shoe that ran out in mid-round was reshuffled: its count started again)
+        # every round settled, every card was seen: the running count is the shoe's Hi-Lo sum
+        assert replayed.running == sum(apalerts.hilo(parse_card(r["event"]["card"])) for r in live.records
+                                       if r["event"]["kind"] == "card_dealt")
+
+
+def test_the_bench_command(tmp_path: Any) -> None:
+    from controller.cli import main
+
+    out = tmp_path / "b.json"
+    assert main(["bench", "apalerts", "--sessions", "1", "--shoes", "2", "--penetrations", "75", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    fig = report["penetrations"]["75"]
+    assert set(fig) == {"counter", "wonger", "holecard", "flat", "random", "false_alerts"}
+    assert report["thresholds"]["ramp_lr"] == Thresholds().ramp_lr
+    assert fig["false_alerts"]["shoes"] == 2
