@@ -60,6 +60,9 @@ def test_the_statistics() -> None:
     assert apalerts.correlation([1, 2, 3], [5, 5, 5]) is None
     assert apalerts.ramp_lr(0.5, 40) == pytest.approx(-40 * math.log(0.75))
     assert poisson_interval(0, 1000) == (0.0, pytest.approx(100 * 3.6889 / 1000, rel=1e-3))
+    assert poisson_interval(5, 100, 1) == (pytest.approx(1.6235 / 100, rel=1e-3), pytest.approx(11.668 / 100, rel=1e-3))
+    lo, hi = poisson_interval(1238, 4800)   # many alerts: about the normal interval, 1238 +- 1.96 sqrt(1238)
+    assert (lo, hi) == (pytest.approx(100 * (1238 - 69) / 4800, rel=2e-3), pytest.approx(100 * (1238 + 70) / 4800, rel=2e-3))
 
 
 def test_a_counter_is_flagged_and_a_flat_and_a_random_bettor_are_not(counter_table: Any) -> None:

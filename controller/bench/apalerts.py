@@ -176,23 +176,23 @@ def _quantile(values: list[float], q: float) -> float | None:
 
 
 def poisson_interval(k: int, exposure: float, scale: float = 100.0) -> tuple[float, float]:
-    """An exact (Garwood) 95% interval of a Poisson rate k/exposure, times `scale` (per 100 shoes)."""
+    """The exact (Garwood) 95% interval of a Poisson rate k/exposure, times `scale` (per 100 shoes)."""
     lo = 0.0 if k == 0 else _gamma_quantile(0.025, k)
     hi = _gamma_quantile(0.975, k + 1)
     return lo / exposure * scale, hi / exposure * scale
 
 
 def _gamma_cdf(x: float, k: int) -> float:
-    """P(Gamma(k, 1) <= x) for a whole k: 1 - P(Poisson(x) < k)."""
-    term, total = math.exp(-x), 0.0
-    for i in range(k):
-        total += term
-        term *= x / (i + 1)
-    return 1.0 - total
+    """P(Gamma(k, 1) <= x) for a whole k: 1 - P(Poisson(x) < k), summed in logs (no underflow at large x)."""
+    if x <= 0:
+        return 0.0
+    logs = [i * math.log(x) - x - math.lgamma(i + 1) for i in range(k)]
+    top = max(logs)
+    return 1.0 - math.exp(top) * sum(math.exp(v - top) for v in logs)
 
 
 def _gamma_quantile(p: float, k: int) -> float:
-    lo, hi = 0.0, 10.0 * k + 50
+    lo, hi = 0.0, 2.0 * k + 50 + 10 * math.sqrt(k)
     for _ in range(200):
         mid = (lo + hi) / 2
         if _gamma_cdf(mid, k) < p:
