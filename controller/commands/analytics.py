@@ -25,7 +25,8 @@ def _analytics(args: argparse.Namespace) -> int:
     from controller.commands._common import load
     from controller.commands.table.replay import journal_entries
     from controller.config import TableConfig
-    from controller.games.base import rules_from_mapping
+    from controller.games.base import IllegalEvent, rules_from_mapping
+    from controller.records import RecordError
     from controller.tableanalytics import Periods, analyse
     from controller.tablestate import new_state
 
@@ -39,11 +40,14 @@ def _analytics(args: argparse.Namespace) -> int:
     entries = journal_entries(cfg)
     first = next((e.record for e in entries if e.record.get("kind") == "start"), None)
     rules = rules_from_mapping(cfg.game.rules_type, first["rules"]) if first else cfg.rules
-    report = analyse(cfg.table_id, cfg.game, rules, ((e.time, e.record) for e in entries), periods)
-    report["advantage_play"] = None   # the Hi-Lo count and its tests are blackjack's
-    if cfg.game.name == "blackjack":
-        ap = apalerts.replay(new_state(cfg.table_id, cfg.game, rules), (e.record for e in entries))
-        report["advantage_play"] = apalerts.pit_view(ap, cfg.table_id)
+    try:
+        report = analyse(cfg.table_id, cfg.game, rules, ((e.time, e.record) for e in entries), periods)
+        report["advantage_play"] = None   # the Hi-Lo count and its tests are blackjack's
+        if cfg.game.name == "blackjack":
+            ap = apalerts.replay(new_state(cfg.table_id, cfg.game, rules), (e.record for e in entries))
+            report["advantage_play"] = apalerts.pit_view(ap, cfg.table_id)
+    except (RecordError, IllegalEvent) as exc:
+        raise CliError(f"journal {cfg.journal} does not replay: {exc}") from None
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
