@@ -210,6 +210,7 @@ def _spot_of(actor: str) -> int | None:
 
 def observe(state: APState, event: Event, effects: Iterable[Effect] = ()) -> APState:
     """The state after one game event and its effects."""
+    effects = tuple(effects)
     if isinstance(event, NewShoe):
         state = _finish_shoe(state)
         state = replace(state, shoe=state.shoe + 1, decks=event.decks, dealt=0, running=0, hidden=(), shoe_round=-1)
