@@ -80,7 +80,8 @@ class Periods:
                 shift = name
                 ends = float(offsets[i + 1][0]) if i + 1 < len(offsets) else float(_DAY)
         day = (dt.date(1970, 1, 1) + dt.timedelta(days=day_index)).isoformat()
-        return day, shift, t + (ends - s)
+        # the end in whole seconds from the epoch, so that at() of it is exactly the next period's start
+        return day, shift, float(day_index * _DAY + int(ends) + parse_hhmm(self.day_start) - self.utc_offset_minutes * 60)
 
 
 @dataclass
