@@ -14,7 +14,7 @@ from controller.records import ABSENT, JSON, Absent, DoorSwitch, Record, Refusal
 
 __all__ = ["TableRecord", "Start", "Game", "AlertRecord", "Resolve", "Refused", "ShoeLink", "ShoeFlags", "ShoeShuffle",
            "DeckCheck", "CounterReset", "ManualEntry", "SimOrder", "Door", "CameraStarted", "CameraDown",
-           "CameraUp", "Seen", "table_record"]
+           "CameraUp", "Seen", "DealerSignIn", "table_record"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,3 +183,13 @@ class Seen(TableRecord):
     KIND: ClassVar[str] = "seen"
     event: JSON
     model: str | None = opt()
+
+
+# Table analytics' records (controller/tableanalytics.py reads them).
+
+
+@dataclass(frozen=True, slots=True)
+class DealerSignIn(TableRecord):
+    """a dealer signed in at the table (dealer: the id the pit knows them by) or out (dealer: null)"""
+    KIND: ClassVar[str] = "dealer"
+    dealer: str | None

@@ -23,7 +23,8 @@ from controller.games.base import (
 from controller.journal import fold
 from controller.records import ABSENT, RecordError
 from controller.tablerecords import (
-    AlertRecord, CameraDown, CameraStarted, CameraUp, CounterReset, DeckCheck, Door, Game, ManualEntry, Refused,
+    AlertRecord, CameraDown, CameraStarted, CameraUp, CounterReset, DealerSignIn, DeckCheck, Door, Game, ManualEntry,
+    Refused,
     Resolve, Seen, ShoeFlags, ShoeLink, ShoeShuffle, SimOrder, Start, TableRecord, table_record,
 )
 
@@ -401,6 +402,7 @@ _FOLDS: dict[type, Callable[[TableState, Any], tuple[TableState, Effects]]] = {
     CameraDown: lambda state, rec: (replace(state, camera_down=str(rec.reason or "no frames")), ()),
     CameraUp: lambda state, rec: (replace(state, camera_down=None), ()),
     Door: _door,
+    DealerSignIn: lambda state, rec: (state, ()),   # read by controller/tableanalytics.py
 }
 
 
