@@ -52,7 +52,13 @@ _ALLOWED: dict[str, tuple[str, ...]] = {
     "card": ("dealer",), "manual_entry": ("dealer",), "resolve": ("dealer",), "shuffle": ("dealer",),
     "status": ("dealer", "spot", "ops"),
     "meters": ("dealer", "ops"), "audit": ("ops",),
+    # the pit's (controller/rating.py, controller/paperwork.py): handled together in `_book`
+    "rating_start": ("dealer", "pit"), "rating_stop": ("dealer", "pit"), "rating_move": ("dealer", "pit"),
+    "slip_enter": ("dealer", "pit", "ops"), "slip_confirm": ("dealer", "pit", "ops"), "pit": ("pit",),
 }
+
+
+_BOOK = ("rating_start", "rating_stop", "rating_move", "slip_enter", "slip_confirm", "pit")
 
 
 class Table(ShoeTable):
@@ -289,11 +295,31 @@ class Table(ShoeTable):
         return "dealer" if role.kind != "spot" else "public"
 
     def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        if command in _BOOK:
+            return self._book(batch, role, command, args)
         if command == "shuffle":
             return self._shuffle(batch, role)
         for record in self._records_for(batch.state, role, command, args):
             batch.add(record)
         return {"ok": True, "result": {"records": len(batch.staged)}}
+
+    def _book(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The pit's commands: rated play, paperwork, and the pit's view of both (also while an alert pauses play)."""
+        from controller import paperwork, rating
+
+        state, now = batch.state, int(self.clock())
+        if command == "pit":
+            return {"ok": True, "result": rating.pit_view(state)}
+        if command in rating.COMMANDS:
+            spots = int(getattr(self.config.rules, "spots", 0) or 0)
+            records = rating.rating_records(state.ratings, str(role), command, args, now, spots)
+        else:
+            today = time.strftime("%Y-%m-%d", time.localtime(now))  # the gaming day when the slip names none
+            records = paperwork.slip_records(state.paperwork, str(role), command, args, now, today)
+        for record in records:
+            batch.add(record)
+        return {"ok": True, "result": {"records": len(batch.staged), **({"slip": records[0]["slip"]}
+                                                                         if "slip" in records[0] else {})}}
 
     # ------------------------------------------------------------------------------------------ the floor
 
