@@ -62,6 +62,8 @@ class Sim:
         exp = self.spec.expected_next(self.state.game)
         if exp.phase == Waiting.SHUFFLING or self.state.shoe.shuffle_due or not self.cards:
             self.new_shoe()
+        while self.spec.expected_next(self.state.game).card_to is not None:   # a burn after the shuffle
+            self.event(CardDealt(self.cards.pop(), "shoe"), "shoe")
         self.event(OpenBets())
         for spot, boxes in bets.items():
             for box, amount in boxes.items():
