@@ -30,7 +30,7 @@ from typing import Any, Mapping
 from controller.games.base import Effect, IllegalEvent, RoundSettled, RoundVoided, StakeChanged, parse_spot_actor
 from controller.tablerecords import Game, RatingMove, RatingStart, RatingStop, TableRecord
 
-__all__ = ["Session", "Ratings", "pit_view", "observe", "started", "stopped", "moved", "edge", "session_view", "ratings_view",
+__all__ = ["Session", "Ratings", "pit_view", "observe", "started", "stopped", "moved", "edge", "warm_edges", "session_view", "ratings_view",
            "rating_records", "COMMANDS", "PLAYER_DIGITS"]
 
 COMMANDS = ("rating_start", "rating_stop", "rating_move")
@@ -204,33 +204,51 @@ def _edge(game: str, rules: str, box: str) -> float | None:
 _EXACT = {"baccarat": "baccarat", "trente-et-quarante": "trente_et_quarante", "red-dog": "red_dog"}
 
 
-def edge(game: str, rules: Mapping[str, Any] | str, box: str) -> float | None:
+_PENDING = object()
+_known: dict[tuple[str, str, str], float | None] = {}   # edges computed so far (what `edge(compute=False)` knows)
+
+
+def edge(game: str, rules: Mapping[str, Any] | str, box: str, compute: bool = True) -> float | None | object:
     """The house's exact edge per unit of an initial wager on `box` under these rules (positive: the house wins);
-    None when no exact figure exists for it. Cached per rules."""
+    None when no exact figure exists for it. Cached per rules. Blackjack's first takes seconds (tens on a Pi):
+    with `compute` False an edge not computed yet is `_PENDING` instead (the runtime computes it in a thread)."""
     text = rules if isinstance(rules, str) else json.dumps(dict(rules), sort_keys=True, separators=(",", ":"))
-    return _edge(game, text, box)
+    key = (game, text, box)
+    if key not in _known:
+        if not compute:
+            return _PENDING
+        _known[key] = _edge(game, text, box)
+    return _known[key]
 
 
-def session_view(s: Session, game: str) -> dict[str, Any]:
-    theo = 0.0
+def session_view(s: Session, game: str, compute: bool = True) -> dict[str, Any]:
+    theo: float | None = 0.0
     unrated = 0
     for rules, box, amount in s.wagers:
-        e = edge(game, rules, box)
-        if e is None:
+        e = edge(game, rules, box, compute)
+        if e is _PENDING:
+            theo = None   # the edge is being computed: the pit sees "theo_win": null until it is known
+        elif e is None:
             unrated += amount
-        else:
+        elif theo is not None and isinstance(e, float):
             theo += amount * e
     return {"player": s.player, "spot": s.spot, "spots": list(s.spots), "started": s.started, "stopped": s.stopped,
             "minutes": None if s.stopped is None else round((s.stopped - s.started) / 60, 1),
             "rounds": s.rounds, "handle": s.handle, "average_bet": round(s.handle / s.rounds, 2) if s.rounds else None,
-            "actual_win": s.actual_win, "theo_win": round(theo, 2), "unrated_handle": unrated,
+            "actual_win": s.actual_win, "theo_win": None if theo is None else round(theo, 2), "unrated_handle": unrated,
             "decisions": s.decisions, "mistakes": s.mistakes, "decision_cost": round(s.cost, 2)}
 
 
-def ratings_view(r: Ratings, game: str) -> dict[str, Any]:
+def ratings_view(r: Ratings, game: str, compute: bool = True) -> dict[str, Any]:
     """For the pit: the sessions in play (by spot) and every session (the ended ones with their stop time)."""
     return {"open": {str(spot): r.sessions[i].player for spot, i in r.open},
-            "sessions": [session_view(s, game) for s in r.sessions]}
+            "sessions": [session_view(s, game, compute) for s in r.sessions]}
+
+
+def warm_edges(game: str, rules: Mapping[str, Any], boxes: tuple[str, ...]) -> None:
+    """Compute the edges of these boxes (and insurance) under these rules, for a runtime's thread at its start."""
+    for box in boxes + (("insurance",) if game == "blackjack" else ()):
+        edge(game, rules, box)
 
 
 def _spot(args: Mapping[str, Any], key: str, spots: int) -> int:
@@ -258,11 +276,12 @@ def rating_records(r: Ratings, by: str, command: str, args: Mapping[str, Any], n
     raise ValueError(f"{command} is no rating command")
 
 
-def pit_view(state: Any) -> dict[str, Any]:
+def pit_view(state: Any, compute: bool = True) -> dict[str, Any]:
     """What the pit (a supervisor) sees of a table (a tablestate.TableState): its ratings and its paperwork. Never
-    for a screen: only the `pit` command answers it, to the pit role."""
+    for a screen: only the `pit` command answers it, to the pit role. `compute` False: a theoretical win whose
+    edge is not computed yet is null (the runtime, which must not wait, computes the edges in a thread)."""
     from controller.paperwork import paperwork_view
 
     return {"table": state.table_id, "game": state.game_spec.name, "seq": state.seq,
-            "ratings": ratings_view(state.ratings, state.game_spec.name),
+            "ratings": ratings_view(state.ratings, state.game_spec.name, compute),
             "paperwork": paperwork_view(state.paperwork), "meters_house_win": state.meters.house_win}

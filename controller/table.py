@@ -89,6 +89,7 @@ class Table(ShoeTable):
         self._identified = False   # the shoe has identified itself to this process
         self._rebased: tuple[int, int] | None = None  # a swap this process saw by serial: the link's own report follows
         self._pictured: tuple[TableState, dict[str, Any]] | None = None  # the last state pictured and its picture
+        self._warming: dict[str, Any] | None = None  # the rules whose exact edges a thread computes (the pit's)
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -308,8 +309,17 @@ class Table(ShoeTable):
         from controller import paperwork, rating
 
         state, now = batch.state, int(self.clock())
+        if command in ("pit", "rating_start") and self._warming != state.rules:
+            # The exact edges the theoretical win needs (seconds for blackjack's, more on a Pi): computed in a
+            # thread of their own once someone is rated or the pit looks, never in the writer; a daemon, so a
+            # stopping table does not wait for it.
+            import threading
+
+            self._warming = state.rules
+            threading.Thread(target=rating.warm_edges, args=(self.game.name, state.rules, self.game.boxes),
+                             name="croupier edges", daemon=True).start()
         if command == "pit":
-            return {"ok": True, "result": rating.pit_view(state)}
+            return {"ok": True, "result": rating.pit_view(state, compute=False)}
         if command in rating.COMMANDS:
             spots = int(getattr(self.config.rules, "spots", 0) or 0)
             records = rating.rating_records(state.ratings, str(role), command, args, now, spots)

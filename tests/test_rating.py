@@ -111,7 +111,13 @@ def test_rated_play_through_the_tables_commands_survives_a_restart(tmp_path: Pat
     assert session["player"] == PLAYER and session["spots"] == [3, 5] and session["rounds"] >= 1
     assert PLAYER not in json.dumps(status) and "ratings" not in json.dumps(status)
     again, view_again, _ = asyncio.run(asyncio.wait_for(life(False), 120))
-    assert again == ratings and view_again["ratings"] == view["ratings"]
+    assert again == ratings
+
+    def without_theo(view: dict[str, Any]) -> list[dict[str, Any]]:
+        # the theoretical win is null until a thread has computed the rules' exact edge (the writer never waits)
+        return [{k: v for k, v in s.items() if k != "theo_win"} for s in view["ratings"]["sessions"]]
+
+    assert without_theo(view_again) == without_theo(view)
 
 
 # --------------------------------------------------------------------------------------------- the acceptance
