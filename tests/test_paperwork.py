@@ -249,3 +249,53 @@ def test_ratings_and_slips_survive_sigkills_neither_lost_nor_doubled(tmp_path: P
     assert state.ratings.open == ()
     refused = [r for _, r in entries if r["kind"] == "refused" and (r.get("origin") or {}).get("id") == "pit-2"]
     assert len(refused) == 1   # the dealer's confirmation of its own slip: refused once, journaled once
+
+
+def test_any_sequence_of_slip_commands_keeps_the_books_straight() -> None:
+    """Hypothesis: whatever roles enter and confirm whatever slips in whatever order, a slip is confirmed at most
+    once and never by the role that entered it, only confirmed slips count, and the replay of what was accepted
+    rebuilds the same paperwork."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from controller.tablestate import step
+
+    roles = st.sampled_from(["dealer", "pit", "ops"])
+    enter_cmd = st.tuples(st.just("slip_enter"), roles, st.sampled_from(["opener", "closer", "fill", "credit", "drop"]),
+                          st.integers(0, 500), st.sampled_from(["2026-11-25", "2026-11-26"]))
+    confirm_cmd = st.tuples(st.just("slip_confirm"), roles, st.integers(1, 8))
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.one_of(enter_cmd, confirm_cmd), max_size=14))
+    def books(commands: list[tuple[Any, ...]]) -> None:
+        from controller.games import get_game
+
+        spec = get_game("baccarat")
+        state = new_state("t", spec, spec.rules({}))
+        accepted = []
+        for c in commands:
+            if c[0] == "slip_enter":
+                _, by, form, n, day = c
+                args = {"form": form, "day": day, **({"amount": n} if form == "drop" else {"chips": {"5": n}})}
+            else:
+                _, by, slip = c
+                args = {"slip": slip}
+            [rec] = slip_records(state.paperwork, by, c[0], args, 0, day if c[0] == "slip_enter" else DAY)
+            try:
+                state, _ = step(state, rec)
+            except IllegalEvent:
+                continue
+            accepted.append(rec)
+        pw = state.paperwork
+        for s in pw.slips:
+            assert s.confirmed_by is None or s.confirmed_by != s.by
+        for day in ("2026-11-25", "2026-11-26"):
+            figures = day_figures(pw, day)
+            counted = [s for s in pw.slips if s.day == day and s.confirmed_by]
+            assert figures["drop"] == sum(s.amount for s in counted if s.form == "drop")
+            assert figures["fills"] == sum(s.amount for s in counted if s.form == "fill")
+            assert sum(s.form == "opener" for s in counted) <= 1 and sum(s.form == "closer" for s in counted) <= 1
+        again = replay(new_state("t", spec, spec.rules({})), enumerate(accepted, 1))
+        assert again.paperwork == pw
+
+    books()

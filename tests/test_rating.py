@@ -262,3 +262,41 @@ def test_ratings_survive_replay_exactly() -> None:
     again = replay(new_state(sim.state.table_id, sim.spec, sim.spec.rules({})), enumerate(sim.records, 1))
     assert again.ratings == sim.state.ratings and again.paperwork == sim.state.paperwork
     assert all(table_record(r) for r in sim.records)
+
+
+def test_the_dealers_outcomes_agree_with_drawing_card_by_card() -> None:
+    """blackjack_ev's dealer distribution (draw sequences grouped by their cards) against the plain recursion
+    that draws one card at a time from what is left, for one and two decks, every up card, with and without
+    hitting a soft 17, after the peek."""
+    from functools import lru_cache
+
+    from controller.analysis.blackjack_ev import dealer_outcomes
+
+    for decks in (1, 2):
+        for h17 in (False, True):
+            @lru_cache(maxsize=None)
+            def naive(comp: tuple[int, ...], hard: int, ace: bool, first: bool, up: int) -> tuple[float, ...]:
+                total = hard + 10 if ace and hard <= 11 else hard
+                if not first:
+                    soft = ace and hard <= 11
+                    if total > 21:
+                        return (0.0,) * 5 + (1.0,)
+                    if total >= 17 and not (h17 and total == 17 and soft):
+                        return tuple(1.0 if i == total - 17 else 0.0 for i in range(6))
+                bad = 10 if up == 1 else 1 if up == 10 else None   # the peek: no blackjack under the up card
+                n = sum(comp) - (comp[bad - 1] if first and bad else 0)
+                out = [0.0] * 6
+                for v in range(1, 11):
+                    if not comp[v - 1] or (first and v == bad):
+                        continue
+                    rest = comp[:v - 1] + (comp[v - 1] - 1,) + comp[v:]
+                    for i, x in enumerate(naive(rest, hard + v, ace or v == 1, False, up)):
+                        out[i] += comp[v - 1] / n * x
+                return tuple(out)
+
+            for up in range(1, 11):
+                comp = list(full_shoe(decks))
+                comp[up - 1] -= 1
+                comp[9] -= 1          # a ten-card in the player's hand, too
+                got = dealer_outcomes(tuple(comp), up, h17)
+                assert got == pytest.approx(naive(tuple(comp), up, up == 1, True, up), abs=1e-12), (decks, h17, up)
