@@ -10,8 +10,9 @@ composition's distribution is one weighted sum over them.
 
 Exact: stand, hit (then the best of hit and stand on every later card), double, surrender. A split is valued
 as two hands each starting with one card of the pair, with both cards of the pair out of the shoe, each played
-best (double after split as the rules allow; split aces take one card), without resplits and without the two
-hands' cards taking from each other: the one approximation here (a few thousandths of a bet). EVs are per unit
+best (double after split as the rules allow; split aces take one card), a pair resplit while `max_hands`
+allows (each resplit counted as one more hand for every hand), without the hands' cards taking from each other:
+the one approximation here (hundredths of a percent of the game's edge; exact with no splits). EVs are per unit
 of the hand's bet before any double or split, from the player's side.
 """
 
@@ -40,13 +41,15 @@ class EvRules:
     bj_per: int
     double: str
     das: bool
-    splits: bool
+    max_hands: int
+    resplit_aces: bool
     surrender: bool
 
     @classmethod
     def of(cls, rules: Rules) -> EvRules:
         return cls(rules.decks, rules.dealer_hits_soft_17, rules.blackjack_pays.win, rules.blackjack_pays.per,
-                   rules.double, rules.double_after_split, rules.max_hands > 1, rules.late_surrender)
+                   rules.double, rules.double_after_split, rules.max_hands, rules.resplit_aces,
+                   rules.late_surrender)
 
 
 def full_shoe(decks: int) -> Comp:
@@ -178,7 +181,9 @@ def _may_double(r: EvRules, total: int, split: bool) -> bool:
 
 
 @lru_cache(maxsize=2_000)
-def _split(r: EvRules, pair: int, up: int) -> float:
+def _split(r: EvRules, pair: int, up: int, hands: int = 2) -> float:
+    """Two hands, each one card of the pair and then a card of its own, each played best, resplitting a pair again
+    while the table allows `max_hands` (each resplit counted as one more hand for both)."""
     comp = _less(full_shoe(r.decks), pair, pair, up)
     n = sum(comp)
     one = 0.0
@@ -196,6 +201,8 @@ def _split(r: EvRules, pair: int, up: int) -> float:
             e = max(_stand(rest, up, t, r.h17), _hit(rest, hard, ace, up, r.h17))
             if _may_double(r, t, True):
                 e = max(e, _double(rest, hard, ace, up, r.h17))
+        if v == pair and hands < r.max_hands and (pair != 1 or r.resplit_aces):
+            e = max(e, _split(r, pair, up, hands + 1))   # resplit: this hand becomes two, as a split with one more hand
         one += k / n * e
     return 2 * one
 
@@ -248,7 +255,7 @@ def house_edge(r: EvRules) -> float:
                 legal = ["hit", "stand"]
                 if _may_double(r, _total(p1 + p2, 1 in (p1, p2)), False):
                     legal.append("double")
-                if r.splits and p1 == p2:
+                if r.max_hands > 1 and p1 == p2:
                     legal.append("split")
                 if r.surrender:
                     legal.append("surrender")
