@@ -265,6 +265,8 @@ def rating_records(r: Ratings, by: str, command: str, args: Mapping[str, Any], n
     """The journal record a rating command asks for; ValueError/KeyError naming the bad argument."""
     if command == "rating_start":
         player = args["player"]
+        if type(player) is int and player >= 0:
+            player = str(player)   # `croupier command` sends digits as a number (a leading 0 is lost: send text)
         low, high = PLAYER_DIGITS
         if not isinstance(player, str) or not player.isascii() or not player.isdigit() or not low <= len(player) <= high:
             raise ValueError(f"player must be a player card number: {low} to {high} digits")

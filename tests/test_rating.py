@@ -49,7 +49,11 @@ def test_one_session_per_spot_and_per_player() -> None:
         started(r, RatingStart(1, "12345", 0, "pit"))
     with pytest.raises(IllegalEvent, match=f"player {PLAYER} is rated at another spot"):
         started(r, RatingStart(2, PLAYER, 0, "pit"))
-    [rec] = rating_records(r, "dealer", "rating_move", {"from": "1", "to": "2"}, 5, 7)   # text, as the CLI sends
+    [rec] = rating_records(r, "dealer", "rating_move", {"from": "1", "to": "2"}, 5, 7)   # text
+    assert rec == {"kind": "rating", "what": "move", "spot": 1, "to": 2, "at": 5, "by": "dealer"}
+    [rec] = rating_records(r, "pit", "rating_start", {"spot": 2, "player": 4711000042}, 5, 7)   # as the CLI sends
+    assert rec["player"] == PLAYER
+    [rec] = rating_records(r, "dealer", "rating_move", {"from": 1, "to": 2}, 5, 7)
     assert rec == {"kind": "rating", "what": "move", "spot": 1, "to": 2, "at": 5, "by": "dealer"}
 
 
