@@ -46,8 +46,8 @@ from vision.crops import (BODY_H, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, 
                           SIGN_REGION, SIGN_SIZE, STRIDE, WIDE_H, WIDE_REGION, WIDE_W, body_crops, corner_crops, decode,
                           decode_indices, index_crops, letterbox, locator_crops, sign_crops, snap_corner, wide_crops)
 from vision.readings import (BACK, JOKER_CLASS, NONE, RANK_CLASSES, SUIT_FLOOR, SURE, Detection, cascade_gaps,
-                             distinct, lies_still, merge_cards, merge_readings, multiply_suits, needs_body, pool,
-                             settle, unsure_black)
+                             distinct, flag_repeats, lies_still, merge_cards, merge_readings, multiply_suits,
+                             needs_body, one_reading_a_card, pool, settle, unsure_black)
 
 __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "body_crops", "locator_crops", "located",
            "LOCATOR_REGION", "LOCATOR_SIZE", "snap_corner",
@@ -157,7 +157,8 @@ class Recogniser:
                  threshold: float = 0.35, index_threshold: float = 0.2,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
                  detector_only: bool = False, body: bool = True, second: bool = True, locate: bool = True,
-                 wide: bool = True, sign: bool = True, enrolled: Any = None) -> None:
+                 wide: bool = True, sign: bool = True, enrolled: Any = None, calibrate: bool = True,
+                 decks: int | None = 1, jokers: bool = False) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -198,6 +199,17 @@ class Recogniser:
         self.enrolled = enrolled
         self.enrolled_sure = 0.9
         self._enrolled_seen: list[tuple[CardRect, Card | None, Any]] = []  # last frame's: rect, base card, reading
+        # The base readers' confidences as the chance a reading is right (vision/calibration.py), fitted per reading
+        # path: a table camera's frames and photos are read differently. `calibrate=False`: raw confidences (what the
+        # calibration is fitted on), still unsure below UNSURE_BELOW.
+        from vision.calibration import IDENTITY, load_calibrations
+
+        self.calibration = load_calibrations(folder).get("table" if indices else "photo", IDENTITY) \
+            if calibrate else IDENTITY
+        # A card named more often than this in one frame is flagged unsure (None: not checked); a joker is named only
+        # where the game deals one (`jokers`), else it is no card.
+        self.decks = decks
+        self.jokers = jokers
         self.base_id = ("base:" + hashlib.sha256(cls_path.read_bytes()).hexdigest()[:12]) if cls_path.is_file() \
             else "base"
 
@@ -343,7 +355,23 @@ class Recogniser:
                 cards = distinct(self._read_bodies(frame, cards, finds, smalls))
         if self.enrolled is not None:
             cards = self._read_enrolled(frame, cards)
-        return cards
+        return self._judged(cards)
+
+    def _judged(self, cards: list[Detection]) -> list[Detection]:
+        """What the table is told: a joker is no card (unless the game deals one), one card read twice at one place
+        names one card, each base reading's confidence calibrated, and a reading below the unsure threshold or naming a
+        card the frame shows more often than the decks hold it flagged unsure."""
+        if not self.jokers:
+            cards = [dataclasses.replace(d, card=None) if d.card is not None and d.card.joker else d for d in cards]
+        cards = one_reading_a_card(cards, turned=not self.indices)
+        cal = self.calibration
+        out = []
+        for d in cards:
+            if d.card is not None:
+                conf = cal(d.confidence) if not d.model else d.confidence
+                d = dataclasses.replace(d, confidence=conf, unsure=cal.unsure(conf))
+            out.append(d)
+        return flag_repeats(out, self.decks) if self.decks is not None else out
 
     def _named_by_indices(self, frame: np.ndarray, finds: list[Find], indices: list[tuple[float, CardRect]],
                           twins: list[tuple[float, CardRect]], smalls: list[tuple[np.ndarray, float]]

@@ -419,7 +419,7 @@ def _evaluate_photos(args: argparse.Namespace, say: Any, bar: Any) -> list[dict]
     rec = _recogniser(args.models, photos=True, enrolled=args.enrolled)
 
     def read(image: Any) -> list[Report]:
-        return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence) for d in rec.identify(image)
+        return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence, d.unsure) for d in rec.identify(image)
                 if d.card is not None and not d.card.joker]
 
     results = []
