@@ -134,3 +134,37 @@ def test_evaluate_counts_what_the_flags_did() -> None:
                        Report(12, 3, (900, 900, 950, 950), 0.7, unsure=True)], tally)
     assert tally.flagged() == {"unsure": 2, "unsure_wrong": 2, "unsure_right": 0, "sure_wrong": 0}
     assert tally.sure_precision == 1.0 and tally.to_json()["flagged"]["unsure_wrong"] == 2
+
+
+def test_a_photo_reading_likelier_wrong_than_right_names_no_card(photo_reader: Recogniser) -> None:
+    cal = photo_reader.calibration
+    assert cal.names_none == 0.5
+    out = sorted(photo_reader._judged([_det("AH", 0.30, 100), _det("AC", 0.60, 400)]), key=lambda d: d.rect.cx)
+    assert out[0].card is None and not out[0].face_down and out[0].confidence < 0.5
+    assert str(out[1].card) == "AC" and out[1].unsure
+    # A table camera's reading stays a vote however low: its tracker averages a card's readings over frames.
+    table = Recogniser()
+    assert table.calibration.names_none == 0.0 and table._judged([_det("AH", 0.30, 100)])[0].card is not None
+
+
+def _train_photo(name: str) -> Path:
+    from vision import realdata
+
+    root = realdata.photos_dir()
+    if root is None:
+        pytest.skip("real card photos not found")
+    train, _ = realdata.split(realdata.load_photos(root))
+    return next(p.path for p in train if p.path.name == name)  # training photos only: never the held-out ones
+
+
+@pytest.mark.parametrize(("name", "cards"), [
+    ("IMG_2496.JPG", ["9S"]),   # a business card beside the 9S: read AH at 0.30 before
+    ("IMG_2494.JPG", ["KS"]),   # an oil-change flyer beside the KS: its print read as a joker before
+    ("IMG_2453.JPG", ["QD"]),   # a sheet of paper by the QD: read AC at 0.38 before
+])
+def test_printed_matter_in_the_training_photos_is_no_card(photo_reader: Recogniser, name: str,
+                                                           cards: list[str]) -> None:
+    import cv2
+
+    image = cv2.imread(str(_train_photo(name)), cv2.IMREAD_COLOR)
+    assert sorted(str(d.card) for d in photo_reader.identify(image) if d.card is not None) == cards

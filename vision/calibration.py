@@ -16,14 +16,19 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-__all__ = ["Calibration", "IDENTITY", "UNSURE_BELOW", "fit", "ece", "load_calibrations", "CALIBRATION_FILE"]
+if TYPE_CHECKING:
+    from vision.labelled import LabelledImage
+    from vision.realdata import Photo
+
+__all__ = ["Calibration", "IDENTITY", "UNSURE_BELOW", "NAMES_NONE", "fit", "ece", "load_calibrations", "CALIBRATION_FILE"]
 
 # A reading is unsure below this calibrated chance of being right: one reading in ten wrong at the threshold, fewer
 # above it. It is the table's `min_confidence` default (controller/config.py), so a calibrated reading is certain
 # at the table exactly where the reader calls it sure.
 UNSURE_BELOW = 0.9
+NAMES_NONE = 0.5
 CALIBRATION_FILE = "calibration.json"
 _EPS = 1e-6
 
@@ -38,6 +43,10 @@ class Calibration:
     b: float = 0.0
     unsure_below: float = UNSURE_BELOW
     source: str = "none (raw confidences)"
+    # Below this calibrated chance a reading names no card: the reader holds it likelier wrong than right (a business
+    # card's print, a flyer, paper read as an index). Photos only (NAMES_NONE): a table camera's tracker averages a
+    # card's readings over frames, and a low reading there is still a vote.
+    names_none: float = 0.0
 
     def __call__(self, confidence: float) -> float:
         c = min(max(confidence, _EPS), 1 - _EPS)
@@ -97,7 +106,7 @@ def load_calibrations(folder: Path) -> dict[str, Calibration]:
     try:
         data = json.loads(path.read_text())
         return {name: Calibration(float(v["a"]), float(v["b"]), float(v.get("unsure_below", UNSURE_BELOW)),
-                                  str(v.get("source", ""))) for name, v in data.items()}
+                                  str(v.get("source", "")), float(v.get("names_none", 0.0))) for name, v in data.items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{path}: a calibration needs numbers a and b per reading path ({exc})") from None
 
@@ -108,29 +117,35 @@ def save_calibrations(folder: Path, calibrations: dict[str, Calibration]) -> Pat
     return path
 
 
-def photo_readings(recogniser: object, photos: Sequence[object]) -> list[tuple[float, bool]]:
+def photo_readings(recogniser: Any, photos: Sequence[Photo]) -> list[tuple[float, bool]]:
     """(raw confidence, right) of every card `recogniser` (raw: `calibrate=False`) reports on `photos`
     (`realdata.Photo`s, rank-only labels): right when a card of its rank is labelled around its centre and no other
     report took that label (`labelled.score_image`'s rule)."""
     import cv2
 
-    from vision.labelled import Label, LabelledImage, Report, Tally, score_image
-    from vision.labelfiles import RANK_TEXT
+    from vision.labelled import Report, Tally, score_image
 
     tally = Tally()
     for photo in photos:
-        image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)  # type: ignore[attr-defined]
-        labels = tuple(Label(RANK_TEXT[c.rank], c.rank, None, ((c.box[0], c.box[1]), (c.box[2], c.box[1]),
-                                                                (c.box[2], c.box[3]), (c.box[0], c.box[3])))
-                       for c in photo.cards)  # type: ignore[attr-defined]
+        image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
         reports = [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence)
-                   for d in recogniser.identify(image)  # type: ignore[attr-defined]
-                   if d.card is not None and not d.card.joker]
-        score_image(LabelledImage(photo.path, labels), reports, tally)  # type: ignore[attr-defined]
+                   for d in recogniser.identify(image) if d.card is not None and not d.card.joker]
+        score_image(labelled_photo(photo), reports, tally)
     return list(tally.calibration)
 
 
-def table_readings(recogniser: object, seed: int, frames: int) -> list[tuple[float, bool]]:
+def labelled_photo(photo: Photo) -> LabelledImage:
+    """A `realdata.Photo` as `labelled.LabelledImage` (rank-only labels), to score with `labelled.score_image`."""
+    from vision.labelled import Label, LabelledImage
+    from vision.labelfiles import RANK_TEXT
+
+    return LabelledImage(photo.path, tuple(
+        Label(RANK_TEXT[c.rank], c.rank, None, ((c.box[0], c.box[1]), (c.box[2], c.box[1]), (c.box[2], c.box[3]),
+                                                (c.box[0], c.box[3])))
+        for c in photo.cards))
+
+
+def table_readings(recogniser: Any, seed: int, frames: int) -> list[tuple[float, bool]]:
     """(raw confidence, right) of every card `recogniser` reports on `frames` rendered dealt layouts (seed `seed`):
     right when a card of that rank and suit lies under its centre."""
     import numpy as np
@@ -141,7 +156,7 @@ def table_readings(recogniser: object, seed: int, frames: int) -> list[tuple[flo
     out = []
     for _ in range(frames):
         shot = render.render_dealt(rng, (1280, 720))
-        for d in recogniser.identify(shot.image):  # type: ignore[attr-defined]
+        for d in recogniser.identify(shot.image):
             if d.card is None:
                 continue
             cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
@@ -177,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("photo", photo, f"the real photos' training split ({len(train)} photos, {len(photo)} readings)"),
             ("table", table, f"{args.frames} rendered dealt layouts, seed {TABLE_SEED} ({len(table)} readings)")):
         a, b = fit(readings)
-        cal = Calibration(round(a, 4), round(b, 4), UNSURE_BELOW, source)
+        cal = Calibration(round(a, 4), round(b, 4), UNSURE_BELOW, source, NAMES_NONE if name == "photo" else 0.0)
         found[name] = cal
         print(f"{name}: a={cal.a} b={cal.b}; ECE {ece(readings):.3f} -> {ece([(cal(c), ok) for c, ok in readings]):.3f}"
               f" on what it was fitted on; {sum(not ok for _, ok in readings)} of {len(readings)} wrong")

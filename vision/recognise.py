@@ -359,8 +359,9 @@ class Recogniser:
 
     def _judged(self, cards: list[Detection]) -> list[Detection]:
         """What the table is told: a joker is no card (unless the game deals one), one card read twice at one place
-        names one card, each base reading's confidence calibrated, and a reading below the unsure threshold or naming a
-        card the frame shows more often than the decks hold it flagged unsure."""
+        names one card, each base reading's confidence calibrated (a photo's reading likelier wrong than right names no
+        card: `Calibration.names_none`), and a reading below the unsure threshold or naming a card the frame shows more
+        often than the decks hold it flagged unsure."""
         if not self.jokers:
             cards = [dataclasses.replace(d, card=None) if d.card is not None and d.card.joker else d for d in cards]
         cards = one_reading_a_card(cards, turned=not self.indices)
@@ -369,7 +370,8 @@ class Recogniser:
         for d in cards:
             if d.card is not None:
                 conf = cal(d.confidence) if not d.model else d.confidence
-                d = dataclasses.replace(d, confidence=conf, unsure=cal.unsure(conf))
+                d = dataclasses.replace(d, card=None if conf < cal.names_none else d.card, confidence=conf,
+                                        unsure=cal.unsure(conf))
             out.append(d)
         return flag_repeats(out, self.decks) if self.decks is not None else out
 
