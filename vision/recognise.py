@@ -23,7 +23,8 @@ Seven ONNX models run by ONNX Runtime (no deep-learning framework at run time):
    name unsurely again, from the suit sign its picture shows beside the figure's head (table frames only).
 
 `Recogniser.identify(frame)` returns `Detection`s with the card (or None when unreadable), a confidence
-for the identity and one for the detection, the visible box and the card's quad, all in frame pixels.
+for the identity (calibrated to the chance it is right, vision/calibration.py) and one for the detection, whether it
+is unsure (for the dealer to confirm), the visible box and the card's quad, all in frame pixels.
 """
 
 from __future__ import annotations
@@ -151,7 +152,10 @@ class Recogniser:
     again with the strip beside the index by the wide reader (`wide`, when the models folder has one), and a court
     card's black suit read unsurely by the sign reader at its picture's suit sign (`sign`, likewise).
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
-    no index (precision 70% against 93%)."""
+    no index (precision 70% against 93%).
+    Last (`_judged`), each base reading's confidence is calibrated (`calibrate`; `calibrate=False` gives the raw ones a
+    calibration is fitted on) and a reading below the unsure threshold, or naming a card more often than `decks` hold
+    it, is flagged unsure; a joker is no card unless `jokers`."""
 
     def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
                  threshold: float = 0.35, index_threshold: float = 0.2,
