@@ -168,3 +168,16 @@ def test_printed_matter_in_the_training_photos_is_no_card(photo_reader: Recognis
 
     image = cv2.imread(str(_train_photo(name)), cv2.IMREAD_COLOR)
     assert sorted(str(d.card) for d in photo_reader.identify(image) if d.card is not None) == cards
+
+
+def test_the_watcher_hands_the_readers_unsure_flag_to_the_tracker() -> None:
+    from vision.tracker import TableWatcher
+
+    class Reader:
+        def identify(self, frame: object) -> list[Detection]:
+            a, b = _det("7H", 0.99, 100), _det("7H", 0.99, 600)
+            return flag_repeats([a, b, _det("KS", 0.99, 300)], decks=1)
+
+    watcher = TableWatcher(Reader(), None, Tracker(stable_frames=2, min_confidence=0.9))
+    events = [e for _ in range(2) for e in watcher.process(None)]
+    assert sorted((str(e.card), e.certain) for e in events) == [("7H", False), ("7H", False), ("KS", True)]
