@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision import realdata, render
-from vision.calibration import labelled_photo
+from vision.calibration import ece, labelled_photo
 from vision.labelled import Report, Tally, score_image
 from vision.recognise import Recogniser
 
@@ -87,6 +87,8 @@ def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say:
     set's; the harder piles have none."""
     shown = right = rank_right = reported = false = frames = 0
     wrong: dict[str, int] = {}
+    readings: list[tuple[float, bool]] = []  # per report: confidence, right (for the calibration error)
+    flagged = [0, 0]  # reports flagged unsure: wrong, right
     t0 = time.perf_counter()
     while shown < cards:
         if progress is not None:  # (done, total) in cards shown: the command's progress bar
@@ -117,19 +119,27 @@ def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say:
                 for i in inside:  # a report of a covered card is neither right nor false
                     if dets[i].card == pc.card:
                         used[i] = True
-        false += sum(1 for i, d in enumerate(dets) if not used[i] and not any(_inside(d.box, pc.box) and
-                                                                           d.card == pc.card for pc in shot.cards))
+        oks = [used[i] or any(_inside(d.box, pc.box) and d.card == pc.card for pc in shot.cards)
+               for i, d in enumerate(dets)]
+        false += oks.count(False)
+        readings += [(d.confidence, ok) for d, ok in zip(dets, oks)]
+        for d, ok in zip(dets, oks):
+            if d.unsure:
+                flagged[ok] += 1
     seconds = time.perf_counter() - t0
     acc = right / shown
     say(f"{name}: {frames} frames of 1280x720 felt, {shown} readable cards")
     aim = f" (goal {goal})" if goal else ""
     say(f"  right rank and suit: {right}/{shown} = {acc:.2%}{aim}; right rank: {rank_right / shown:.2%}")
     say(f"  precision: {reported - false}/{reported} = {(reported - false) / max(reported, 1):.2%}")
+    say(f"  expected calibration error (10 bins): {ece(readings):.3f}; flagged unsure: {sum(flagged)} ({flagged[0]} "
+        f"wrong, {flagged[1]} right)")
     for k, v in sorted(wrong.items(), key=lambda kv: -kv[1])[:15]:
         say(f"    {v} x {k}")
     return {"frames": frames, "cards": shown, "right": right, "accuracy": round(acc, 5),
             "rank_accuracy": round(rank_right / shown, 5), "reported": reported, "false": false,
-            "precision": round((reported - false) / max(reported, 1), 5), "seconds": round(seconds, 1),
+            "precision": round((reported - false) / max(reported, 1), 5), "ece": round(ece(readings), 4),
+            "flagged": {"unsure_wrong": flagged[0], "unsure_right": flagged[1]}, "seconds": round(seconds, 1),
             "errors": dict(sorted(wrong.items(), key=lambda kv: -kv[1])[:30])}
 
 
