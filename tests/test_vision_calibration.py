@@ -16,7 +16,7 @@ from vision.cardrect import CardRect
 from vision.labelled import Label, LabelledImage, Report, Tally, score_image
 from vision.readings import Detection, flag_repeats, one_reading_a_card
 from vision.recognise import MODELS_DIR, PHOTO_SIZES, Recogniser
-from vision.tracker import Sighting, Tracker
+from vision.tracker import CardAppeared, Sighting, Tracker
 
 
 def _det(card: str | None, conf: float, x: float, y: float = 100.0, ux: float = 0.0, uy: float = -1.0,
@@ -119,10 +119,11 @@ def test_an_unsure_reading_is_never_certain_at_the_table() -> None:
     # Sure by its confidence (0.99), flagged unsure by the reader in one of the stable frames: not certain.
     t = Tracker(stable_frames=3, min_confidence=0.9)
     seen = [Sighting(parse_card("7H"), 0.99, 100, 100, "spot 1", 30.0, False, unsure=k == 1) for k in range(3)]
-    events = [e for s in seen for e in t.update([s])]
+    events = [e for s in seen for e in t.update([s]) if isinstance(e, CardAppeared)]
     assert len(events) == 1 and events[0].card == parse_card("7H") and not events[0].certain
     t = Tracker(stable_frames=3, min_confidence=0.9)
-    events = [e for _ in range(3) for e in t.update([Sighting(parse_card("7H"), 0.99, 100, 100, "spot 1")])]
+    events = [e for _ in range(3) for e in t.update([Sighting(parse_card("7H"), 0.99, 100, 100, "spot 1")])
+              if isinstance(e, CardAppeared)]
     assert events[0].certain
 
 
@@ -167,6 +168,7 @@ def test_printed_matter_in_the_training_photos_is_no_card(photo_reader: Recognis
     import cv2
 
     image = cv2.imread(str(_train_photo(name)), cv2.IMREAD_COLOR)
+    assert image is not None
     assert sorted(str(d.card) for d in photo_reader.identify(image) if d.card is not None) == cards
 
 
@@ -179,5 +181,5 @@ def test_the_watcher_hands_the_readers_unsure_flag_to_the_tracker() -> None:
             return flag_repeats([a, b, _det("KS", 0.99, 300)], decks=1)
 
     watcher = TableWatcher(Reader(), None, Tracker(stable_frames=2, min_confidence=0.9))
-    events = [e for _ in range(2) for e in watcher.process(None)]
+    events = [e for _ in range(2) for e in watcher.process(None) if isinstance(e, CardAppeared)]
     assert sorted((str(e.card), e.certain) for e in events) == [("7H", False), ("7H", False), ("KS", True)]
