@@ -32,6 +32,7 @@ from controller.cabinetrecords import (
 from controller.games.base import IllegalEvent
 from controller.journal import fold
 from controller.records import RecordError
+from controller.cabinetrecords import SasTicketing  # SAS's own (7B, 7C, 7D): controller/sasfold.py folds it
 from controller.slots import Bet, Outcome, SlotError, Title, cash_in, new_state as new_slot_state
 from controller.slots import next_paytable, pick, spin
 
@@ -446,6 +447,7 @@ _FOLDS: dict[type, Callable[[CabinetState, Any], tuple[CabinetState, list[Any]]]
     SasDisable: lambda state, record: (replace(state, host_disabled=True), []),
     SasEnable: lambda state, record: (replace(state, host_disabled=False), []),
     SasSound: _unchanged, SasRte: _unchanged, SasTime: _unchanged, SasSignature: _unchanged, SasAck: _unchanged,
+    SasTicketing: _unchanged,
 }
 
 

@@ -84,7 +84,7 @@ def tito_kinds() -> tuple[type, ...]:
     return (cr.NoteEscrow, cr.NoteStacking, cr.NoteStacked, cr.NoteReturned, cr.NoteRejected, cr.NoteInDoubt,
             cr.TicketOutRequested, cr.TicketOutValidation, cr.TicketOutPrinted, cr.TicketOutFailed,
             cr.TicketInInserted, cr.TicketInAuthorised, cr.TicketInRefused, cr.TicketInStacked, cr.TicketInReturned,
-            cr.DeviceFault, cr.DeviceCleared, cr.SasValidationId, cr.SasBills, cr.SasTicketing)
+            cr.DeviceFault, cr.DeviceCleared, cr.SasValidationId, cr.SasBills)
 
 
 @contextlib.contextmanager
