@@ -121,3 +121,20 @@ def test_bench_sas_times_every_poll_while_the_cabinet_spins(tmp_path: Path, caps
     assert figures["line"]["repeats"] == 0 and figures["games"] > 0
     assert 0 < figures["p50_ms"] <= figures["p99_ms"] <= figures["max_ms"]
     assert "first response byte: p50" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_the_demo_cabinets_ticket_system_polls_its_sas_line(tmp_path: Path) -> None:
+    from controller.journal import Journal
+
+    ports = [str(p) for p in free_ports(3)]
+    state = tmp_path / "state"
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "frozen-assets",
+                           "--ticket-system", "--spins", "3", "--no-screens", "--quiet", "--pace", "0.05", "--seed",
+                           "3", "--dir", str(state), "--ports", *ports],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "polled by the demo's ticket system" in done.stdout
+    with Journal(state / "demo-frozen-assets.journal", "demo-frozen-assets") as j:
+        acked = [e.record["code"] for e in j.entries() if e.record.get("what") == "ack"]
+    assert acked[:1] == [0x17]  # the ticket system is the line's host: it heard and acknowledged the power up
