@@ -30,6 +30,7 @@ from controller.cabinetrecords import (
     NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SpinRecord,
 )
 from controller.cabinetshow import CabinetShow, feature_meter
+from controller.cabinettito import CabinetTito
 from controller.cabinetstate import (
     CabinetState, CoinPaid, money_in_blocked, new_state, picture, play_blocked, qualifies, replay, step,
 )
@@ -46,12 +47,13 @@ PLAYER, ATTENDANT, OPS = Role("player"), Role("attendant"), Role("ops")
 _PLAYER_COMMANDS = ("bet_one", "max_bet", "spin", "cash_out", "cash_in", "next_paytable", "pick")
 _ALLOWED: dict[str, tuple[str, ...]] = {
     **{c: ("player",) for c in _PLAYER_COMMANDS},
+    "insert_note": ("player", "attendant", "ops"), "insert_ticket": ("player", "attendant", "ops"),
     "add_credits": ("attendant", "ops"), "clear": ("attendant", "ops"), "recall": ("attendant", "ops"),
     "status": ("player", "attendant", "ops"), "meters": ("attendant", "ops"), "audit": ("ops",),
 }
 
 
-class Cabinet(CabinetShow):
+class Cabinet(CabinetTito, CabinetShow):
     """A running slot cabinet. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
@@ -83,6 +85,7 @@ class Cabinet(CabinetShow):
         self.attracting = asyncio.Event()      # set while the attract mode plays
         self._link_kick = asyncio.Event()
         self.sas: Any = None                   # controller.sas.SasEgm: the floor's SAS line ([sas])
+        self._tito_init()                      # the bill validator and ticket printer (controller/cabinettito.py)
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -113,6 +116,7 @@ class Cabinet(CabinetShow):
         self._start_link()
         if self.sas is not None:
             self.sas.start(asyncio.get_running_loop())
+        self._start_tito()
         self._resume()
 
     async def _close_drivers(self) -> None:
@@ -121,6 +125,7 @@ class Cabinet(CabinetShow):
                 timer.cancel()
         if self.link is not None:
             await self.link.close()
+        await self._close_tito()
         if self.sas is not None:
             self.sas.close()
         if self.panel is not None:
@@ -152,6 +157,7 @@ class Cabinet(CabinetShow):
         return picture(state)
 
     def _written(self) -> None:
+        self._tito_written()
         self._sync_outputs()
         self._restart_attract()
         if self.link is not None:
@@ -191,6 +197,8 @@ class Cabinet(CabinetShow):
             return self._cash_out(batch)
         if command == "pick":
             return self._pick(batch, args)
+        if command in ("insert_note", "insert_ticket"):
+            return self._insert(command, args)
         if command in ("cash_in", "next_paytable"):
             self._not_turning(batch)
             batch.add((CashIn() if command == "cash_in" else NextPaytable()).to_json())
@@ -252,12 +260,17 @@ class Cabinet(CabinetShow):
         state: CabinetState = batch.state
         if state.credits <= 0:
             raise CommandRefused("no credits to cash out")
+        by_ticket = self._ticket_cash_out(batch)
+        if by_ticket is not None:
+            return by_ticket
+        if state.cashable <= 0:
+            raise CommandRefused("restricted credits are played, not cashed (no ticket can be printed now)")
         s = state.settings
-        coins = state.credits // s.coin_credits
-        if self._has_hopper() and state.credits <= s.hand_pay_limit and coins > 0:
+        coins = state.cashable // s.coin_credits
+        if self._has_hopper() and state.cashable <= s.hand_pay_limit and coins > 0:
             record = Cashout(coins * s.coin_credits, "hopper", coins)
         else:
-            record = Cashout(state.credits, "hand_pay")
+            record = Cashout(state.cashable, "hand_pay")
         batch.add(record.to_json())
         return {"ok": True, "result": {"via": record.via, "credits": record.credits}}
 
@@ -272,9 +285,27 @@ class Cabinet(CabinetShow):
         lockup = next((x for x in state.lockups if x.id == lockup_id), None)
         if lockup is None:
             raise CommandRefused(f"no open lockup {lockup_id}")
+        if lockup.kind.endswith("_in_doubt") and "action" not in args:
+            raise CommandRefused(f"count the stacker first: clear lockup {lockup.id} with action \"credit\" or "
+                                 "\"no_credit\"")
         action = args.get("action", lockup.options[0])
         batch.add(Clear(lockup.id, action, str(role)).to_json())
         return {"ok": True, "result": {"cleared": lockup.kind, "action": action}}
+
+    def _insert(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Simulation only: a note or ticket put into the simulated validator (the demo's attendant page)."""
+        sim = getattr(self.validator, "sim", None) or (self.validator if hasattr(self.validator, "insert_note")
+                                                        else None)
+        if sim is None:
+            raise CommandRefused(f"{command} needs a simulated validator ([validator] port = \"sim\")")
+        if command == "insert_note":
+            sim.insert_note(int_arg(args, "cents"))
+            return {"ok": True, "result": {"inserted": args["cents"]}}
+        barcode = args.get("barcode")
+        if not isinstance(barcode, str):
+            raise CommandRefused("insert_ticket needs a barcode (18 digits)")
+        sim.insert_ticket(barcode)
+        return {"ok": True, "result": {"inserted": barcode}}
 
     def _has_hopper(self) -> bool:
         if not self.config.settings.hopper or self.panel is None:

@@ -12,7 +12,7 @@ __all__ = [
     "RECALL", "LOCKUPS", "Settings", "Payout", "Lockup", "Progressive", "CabinetMeters", "CabinetState",
     "Spun", "Picked", "Credited", "PayoutStarted", "CoinPaid", "PayoutDone", "LockupRaised", "LockupCleared",
     "DoorChanged", "LinkChanged", "ProgressiveHit", "ProgressiveWon", "SlotChanged",
-    "Escrow", "TicketOut", "DEVICE_LOCKUPS", "MONEY_SHOWN", "NoteTaken", "TicketPaid", "ItemEscrowed",
+    "Escrow", "TicketOut", "DEVICE_LOCKUPS", "MONEY_SHOWN", "NoteTaken", "TicketPaid", "ItemEscrowed", "TicketValidated",
 ]
 
 RECALL = 10  # games kept in the state for the attendant's recall screen (croupier recall replays for more)
@@ -372,6 +372,13 @@ class ItemEscrowed:
     """The validator holds a note or ticket (the runtime decides: stack, ask the host, or return)."""
 
     escrow: Escrow
+
+
+@dataclass(frozen=True, slots=True)
+class TicketValidated:
+    """A cash-out ticket has its validation number journaled: print it."""
+
+    ticket: TicketOut
 
 
 @dataclass(frozen=True, slots=True)

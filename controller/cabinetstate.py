@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from controller.cabinetmodel import (
-    DEVICE_LOCKUPS, MONEY_SHOWN, Escrow, ItemEscrowed, NoteTaken, TicketOut, TicketPaid,
+    DEVICE_LOCKUPS, MONEY_SHOWN, Escrow, ItemEscrowed, NoteTaken, TicketOut, TicketPaid, TicketValidated,
     LOCKUPS, RECALL, CabinetMeters, CabinetState, CoinPaid, Credited, DoorChanged, LinkChanged, Lockup, LockupCleared,
     LockupRaised, Payout, PayoutDone, PayoutStarted, Picked, Progressive, ProgressiveHit, ProgressiveWon, Settings,
     SlotChanged, Spun, _bump,
@@ -118,9 +118,9 @@ def ticket_out_blocked(state: CabinetState) -> str | None:
 
 def notes_enabled(state: CabinetState, configured: frozenset[int]) -> frozenset[int]:
     """The notes (cents) the validator may take now: those configured that are whole credits, less what the SAS
-    host disabled; none while money in is disabled or an item is in the validator."""
+    host disabled; none while money in is disabled."""
     enabled, host_notes = state.bills
-    if not enabled or money_in_blocked(state) or state.escrow is not None:
+    if not enabled or money_in_blocked(state):
         return frozenset()
     notes = {c for c in configured if credits_of(c, state.denomination) is not None}
     return frozenset(notes if host_notes is None else notes & set(host_notes))
@@ -639,7 +639,7 @@ def _ticket_out_validation(state: CabinetState, record: TicketOutValidation) -> 
     elif record.by != "system":
         raise _illegal(f"validation by \"system\" or \"enhanced\", not {record.by!r}")
     ticket = replace(t, validation=record.validation, by=record.by, expires=record.expires)
-    return replace(state, ticket_out=ticket, **changes), []
+    return replace(state, ticket_out=ticket, **changes), [TicketValidated(ticket)]
 
 
 def _ticket_out_printed(state: CabinetState, record: TicketOutPrinted) -> tuple[CabinetState, list[Any]]:
@@ -689,13 +689,14 @@ def _ticket_in_authorised(state: CabinetState, record: TicketInAuthorised) -> tu
     if int(record.cents) <= 0:
         raise _illegal("an authorised ticket is worth a positive number of cents")
     # An amount that is not whole credits is recorded as the host said; the runtime refuses the ticket next.
-    return replace(state, escrow=replace(e, stage="authorised", cents=int(record.cents),
-                                         restricted=bool(record.restricted))), []
+    escrow = replace(e, stage="authorised", cents=int(record.cents), restricted=bool(record.restricted))
+    return replace(state, escrow=escrow), [ItemEscrowed(escrow)]
 
 
 def _ticket_in_refused(state: CabinetState, record: TicketInRefused) -> tuple[CabinetState, list[Any]]:
     e = _ticket_escrow(state, record.validation, ("inserted", "authorised"))
-    return replace(state, escrow=replace(e, stage="refused")), []
+    escrow = replace(e, stage="refused")
+    return replace(state, escrow=escrow), [ItemEscrowed(escrow)]
 
 
 def _take_ticket(state: CabinetState, validation: str, cents: int, restricted: bool) -> tuple[CabinetState, list[Any]]:

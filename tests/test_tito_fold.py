@@ -68,7 +68,7 @@ def test_notes_enabled_follow_the_host_and_money_in() -> None:
     assert notes_enabled(s, frozenset({100, 500, 2000})) == {500}
     assert notes_enabled(fold(s, SasBills(False, None)), frozenset({500})) == frozenset()
     assert fold(s, SasBills(False, None), SasBills(True, None)).bills == (True, (500, 1000))
-    assert notes_enabled(fold(fresh(), NoteEscrow(500)), frozenset({500})) == frozenset()  # one item at a time
+    assert notes_enabled(fold(fresh(), DeviceFault("validator", "jam")), frozenset({500})) == frozenset()
 
 
 def test_a_note_in_doubt_locks_until_the_attendant_counts_the_stacker() -> None:
