@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 from typing import Any, Callable
 
@@ -172,11 +173,16 @@ class CabinetTito:
             if now < at:
                 continue
             del self._deadlines[key]
+            self._post(self._gave_up(key, value))
+
+    def _gave_up(self, key: str, value: Any) -> Callable[[Batch], None]:
+        def handler(batch: Batch) -> None:
             if key == "ticket_in":
-                self._post(lambda batch, v=value: self._refuse_ticket(batch, v, NO_ANSWER))
+                self._refuse_ticket(batch, value, NO_ANSWER)
             else:
-                self._post(lambda batch, n=value: self._ticket_failed(batch, n, "no validation number from the "
-                                                                                 "ticket system"))
+                self._ticket_failed(batch, value, "no validation number from the ticket system")
+
+        return handler
 
     def _refuse_ticket(self, batch: Batch, validation: str, reason: str) -> None:
         e = batch.state.escrow
@@ -206,7 +212,7 @@ class CabinetTito:
                 self._deadlines.pop("ticket_in", None)
                 if e.stage == "authorised" and credits_of(e.cents, self._live.denomination) is None:
                     reason = f"{e.cents} cents is not whole credits of {self._live.denomination} cents"
-                    self._post(lambda batch, v=e.validation, r=reason: self._refuse_ticket(batch, v, r))
+                    self._post(functools.partial(self._refuse_ticket, validation=e.validation or "", reason=reason))
                 elif e.stage == "authorised" and self.validator is not None:
                     self.validator.stack()
                 elif e.stage == "refused" and self.validator is not None:
@@ -268,7 +274,7 @@ class CabinetTito:
 
     # ------------------------------------------------------------------------------------------ device events
 
-    def _device(self, handler: Callable[[Batch], None]) -> None:
+    def _device(self, handler: Callable[[Batch], Any]) -> None:
         """A device's event, as an input: one the state refuses is logged and journals nothing."""
         def run(batch: Batch) -> None:
             mark = batch.mark()
