@@ -300,9 +300,9 @@ class CabinetTito:
             self._device(lambda batch: batch.add(NoteRejected(ev.reason).to_json()))
         elif isinstance(ev, ValidatorFault):
             log.warning("validator fault: %s", ev.code)
-            self._device(lambda batch: batch.add(DeviceFault("validator", ev.code).to_json()))
+            self._device(lambda batch: self._fault(batch, "validator", ev.code, True))
         elif isinstance(ev, ValidatorCleared):
-            self._device(lambda batch: batch.add(DeviceCleared("validator", ev.code).to_json()))
+            self._device(lambda batch: self._fault(batch, "validator", ev.code, False))
         elif isinstance(ev, PoweredUp):
             self._enabled = None  # a validator that restarted is inhibited: tell it again
             self._device(lambda batch: self._powered_up(batch, ev.holding))
@@ -399,9 +399,16 @@ class CabinetTito:
             self._device(lambda batch: self._ticket_failed(batch, ev.number, ev.reason))
         elif isinstance(ev, PrinterFault):
             log.warning("printer: %s", ev.code)
-            self._device(lambda batch: batch.add(DeviceFault("printer", ev.code).to_json()))
+            self._device(lambda batch: self._fault(batch, "printer", ev.code, True))
         elif isinstance(ev, PrinterCleared):
-            self._device(lambda batch: batch.add(DeviceCleared("printer", ev.code).to_json()))
+            self._device(lambda batch: self._fault(batch, "printer", ev.code, False))
+
+    @staticmethod
+    def _fault(batch: Batch, device: str, code: str, on: bool) -> None:
+        """A device's fault (or warning) as it changes: a report of what the journal already says is not journaled
+        again (a printer's line coming up reports every status)."""
+        if ((device, code) in batch.state.device_faults) != on:
+            batch.add((DeviceFault if on else DeviceCleared)(device, code).to_json())
 
     def _printed(self, batch: Batch, number: int) -> None:
         from controller.cabinetrecords import TicketOutPrinted
