@@ -26,8 +26,8 @@ from typing import Any, Callable
 from controller import __version__
 from controller.bus import Role
 from controller.cabinetrecords import (
-    BetRecord, CabinetDoor, CabinetStart, CashIn, Cashout, Clear, CoinOut, CoinRefused, Credit, Fault, Link,
-    NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SpinRecord,
+    BetRecord, CabinetDoor, CabinetRefused, CabinetStart, CashIn, Cashout, Clear, CoinOut, CoinRefused, Credit, Fault,
+    Link, NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SpinRecord,
 )
 from controller.cabinetshow import CabinetShow, feature_meter
 from controller.cabinettito import CabinetTito
@@ -36,7 +36,7 @@ from controller.cabinetstate import (
 )
 from controller.config import CabinetConfig
 from controller.games.base import IllegalEvent
-from controller.runtime import Batch, CommandRefused, int_arg
+from controller.runtime import Batch, CommandRefused, command, int_arg
 from controller.slots import SlotError, draw_pick, draw_stops
 
 __all__ = ["Cabinet", "PLAYER", "ATTENDANT", "OPS", "feature_meter"]
@@ -44,20 +44,16 @@ __all__ = ["Cabinet", "PLAYER", "ATTENDANT", "OPS", "feature_meter"]
 log = logging.getLogger("croupier.cabinet")
 
 PLAYER, ATTENDANT, OPS = Role("player"), Role("attendant"), Role("ops")
-_PLAYER_COMMANDS = ("bet_one", "max_bet", "spin", "cash_out", "cash_in", "next_paytable", "pick")
-_ALLOWED: dict[str, tuple[str, ...]] = {
-    **{c: ("player",) for c in _PLAYER_COMMANDS},
-    "insert_note": ("player", "attendant", "ops"), "insert_ticket": ("player", "attendant", "ops"),
-    "add_credits": ("attendant", "ops"), "clear": ("attendant", "ops"), "recall": ("attendant", "ops"),
-    "status": ("player", "attendant", "ops"), "meters": ("attendant", "ops"), "audit": ("ops",),
-}
+PLAYER_ONLY = ("player",)   # the cabinet's own buttons
+STAFF = ("attendant", "ops")
 
 
 class Cabinet(CabinetTito, CabinetShow):
     """A running slot cabinet. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
-    ALLOWED = _ALLOWED
+    GRANTS = {"status": ("player", "attendant", "ops"), "meters": STAFF, "audit": ("ops",)}
+    REFUSED = CabinetRefused
     LOCAL_ROLE = OPS
     ILLEGAL = (IllegalEvent, SlotError)
 
@@ -169,7 +165,7 @@ class Cabinet(CabinetTito, CabinetShow):
         return "public" if role.kind == "player" else "dealer"
 
     def _command(self, batch: Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        if role is None and self.bus_config.keys is None and command in _PLAYER_COMMANDS:
+        if role is None and self.bus_config.keys is None and self.ALLOWED.get(command) == PLAYER_ONLY:
             role = PLAYER  # unauthenticated (demo, tests): the buttons' commands count as the player's
         elif role is None and self.bus_config.keys is None and command == "clear":
             # ... and a clear as the role its lockup names (the demo's attendant page clears a hand pay)
@@ -179,32 +175,51 @@ class Cabinet(CabinetTito, CabinetShow):
             role = ATTENDANT if lockup is not None and "attendant" in lockup.clear_by else OPS
         return super()._command(batch, role, command, args)
 
-    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+    @command("recall", roles=STAFF, help="the last 10 games (stops, bet, wins, feature steps, meter changes)",
+             read_only=True)
+    def _recall(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
         state: CabinetState = batch.state
-        if command == "recall":
-            return {"ok": True, "result": list(state.recall)}
-        if command == "add_credits":
-            credits = int_arg(args, "credits")
-            batch.add(Credit("operator", credits, str(role)).to_json())
-            return {"ok": True, "result": {"credits": batch.state.credits}}
-        if command == "clear":
-            return self._clear(batch, role, args)
-        if command in ("spin", "max_bet"):
-            return self._spin(batch, max_bet=command == "max_bet")
-        if command == "bet_one":
-            return self._bet_one(batch)
-        if command == "cash_out":
-            return self._cash_out(batch)
-        if command == "pick":
-            return self._pick(batch, args)
-        if command in ("insert_note", "insert_ticket"):
-            return self._insert(command, args)
-        if command in ("cash_in", "next_paytable"):
-            self._not_turning(batch)
-            batch.add((CashIn() if command == "cash_in" else NextPaytable()).to_json())
-            return {"ok": True, "result": {"free_spins": batch.state.slot.free.remaining if batch.state.slot.free
-                                           else 0, "paytable": batch.state.slot.paytable}}
-        raise CommandRefused(f"{command} is not a cabinet command")
+        return {"ok": True, "result": list(state.recall)}
+
+    @command("add_credits", roles=STAFF, help="credit the meter by hand (credits)")
+    def _add_credits(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        credits = int_arg(args, "credits")
+        batch.add(Credit("operator", credits, str(role)).to_json())
+        return {"ok": True, "result": {"credits": batch.state.credits}}
+
+    @command("spin", roles=PLAYER_ONLY, help="play a game at the bet showing (or the next free spin)")
+    def _spin_button(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._spin(batch, max_bet=False)
+
+    @command("max_bet", roles=PLAYER_ONLY, help="play a game at the title's maximum bet")
+    def _max_bet_button(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._spin(batch, max_bet=True)
+
+    @command("bet_one", roles=PLAYER_ONLY, help="the next bet (one coin more, round to one)")
+    def _bet_one_button(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._bet_one(batch)
+
+    @command("cash_out", roles=PLAYER_ONLY, help="the credits paid out: by the hopper, or a hand pay over its limit")
+    def _cash_out_button(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._cash_out(batch)
+
+    @command("pick", roles=PLAYER_ONLY, help="the pick bonus's choice (choice: its name or number)")
+    def _pick_button(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._pick(batch, args)
+
+    @command("cash_in", roles=PLAYER_ONLY, help="take the feature's banked win now (cash in)")
+    def _cash_in_button(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._between_games(batch, CashIn())
+
+    @command("next_paytable", roles=PLAYER_ONLY, help="the next of the title's paytables")
+    def _next_paytable_button(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._between_games(batch, NextPaytable())
+
+    def _between_games(self, batch: Batch, record: CashIn | NextPaytable) -> dict[str, Any]:
+        self._not_turning(batch)
+        batch.add(record.to_json())
+        return {"ok": True, "result": {"free_spins": batch.state.slot.free.remaining if batch.state.slot.free
+                                       else 0, "paytable": batch.state.slot.paytable}}
 
     def _not_turning(self, batch: Batch) -> None:
         if self.showing or batch.state.games != self._live.games:
@@ -274,6 +289,7 @@ class Cabinet(CabinetTito, CabinetShow):
         batch.add(record.to_json())
         return {"ok": True, "result": {"via": record.via, "credits": record.credits}}
 
+    @command("clear", roles=STAFF, help="clear a lockup (lockup: default the oldest the role may clear; action)")
     def _clear(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
         state: CabinetState = batch.state
         lockup_id = args.get("lockup")
@@ -291,21 +307,6 @@ class Cabinet(CabinetTito, CabinetShow):
         action = args.get("action", lockup.options[0])
         batch.add(Clear(lockup.id, action, str(role)).to_json())
         return {"ok": True, "result": {"cleared": lockup.kind, "action": action}}
-
-    def _insert(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Simulation only: a note or ticket put into the simulated validator (the demo's attendant page)."""
-        sim = getattr(self.validator, "sim", None) or (self.validator if hasattr(self.validator, "insert_note")
-                                                        else None)
-        if sim is None:
-            raise CommandRefused(f"{command} needs a simulated validator ([validator] port = \"sim\")")
-        if command == "insert_note":
-            sim.insert_note(int_arg(args, "cents"))
-            return {"ok": True, "result": {"inserted": args["cents"]}}
-        barcode = args.get("barcode")
-        if not isinstance(barcode, str):
-            raise CommandRefused("insert_ticket needs a barcode (18 digits)")
-        sim.insert_ticket(barcode)
-        return {"ok": True, "result": {"inserted": barcode}}
 
     def _has_hopper(self) -> bool:
         if not self.config.settings.hopper or self.panel is None:

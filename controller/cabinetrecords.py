@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from controller.records import ABSENT, JSON, Record, opt, typed_record
+from controller.records import JSON, DoorSwitch, Record, Refusal, opt, typed_record
 
 __all__ = ["CabinetRecord", "cabinet_record", "CabinetStart", "Credit", "CoinRefused", "BetRecord", "SpinRecord",
            "PickRecord", "CashIn", "NextPaytable", "Cashout", "CoinOut", "LockupRecord", "Clear", "CabinetDoor",
@@ -130,11 +130,9 @@ class Clear(CabinetRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class CabinetDoor(CabinetRecord):
-    """a door switch opened or closed"""
+class CabinetDoor(CabinetRecord, DoorSwitch):
+    __doc__ = DoorSwitch.__doc__
     KIND: ClassVar[str] = "door"
-    name: str
-    open: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,13 +167,9 @@ class Fault(CabinetRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class CabinetRefused(CabinetRecord):
-    """a refused command (audit only); left_out: refusals of a peer not journaled one by one"""
+class CabinetRefused(CabinetRecord, Refusal):
+    __doc__ = Refusal.__doc__
     KIND: ClassVar[str] = "refused"
-    who: str | None = opt()
-    reason: str | None = opt()
-    request: JSON = opt(ABSENT)   # null for a refusal that answers no request
-    left_out: JSON = opt()
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from controller.cabinetrecords import (
 )
 from controller.cabinetstate import CabinetState, money_in_blocked, notes_enabled, play_blocked, ticket_out_blocked
 from controller.games.base import IllegalEvent
-from controller.runtime import Batch, CommandRefused
+from controller.runtime import Batch, CommandRefused, command, int_arg
 from controller.tito import credits_of, enhanced_validation, is_validation
 
 __all__ = ["CabinetTito", "NO_ANSWER"]
@@ -271,6 +271,33 @@ class CabinetTito:
             batch.after.append(lambda: self._arm("ticket_out", number))
         else:
             batch.add(TicketOutFailed(number, "no ticket system to number the ticket").to_json())
+
+    # ------------------------------------------------------------------------------------------ simulation
+
+    @command("insert_note", roles=("attendant", "ops"),
+             help="simulation only: put a note (cents) into the simulated validator")
+    def _insert_note(self, batch: Batch, role: Any, args: dict[str, Any]) -> dict[str, Any]:
+        cents = int_arg(args, "cents")
+        self._simulated_validator("insert_note").insert_note(cents)
+        return {"ok": True, "result": {"inserted": cents}}
+
+    @command("insert_ticket", roles=("attendant", "ops"),
+             help="simulation only: put a ticket (barcode: its 18-digit number) into the simulated validator")
+    def _insert_ticket(self, batch: Batch, role: Any, args: dict[str, Any]) -> dict[str, Any]:
+        barcode = args.get("barcode")
+        if not isinstance(barcode, str) or not is_validation(barcode):
+            raise CommandRefused("insert_ticket needs a barcode: the ticket's 18 digits")
+        self._simulated_validator("insert_ticket").insert_ticket(barcode)
+        return {"ok": True, "result": {"inserted": barcode}}
+
+    def _simulated_validator(self, what: str) -> Any:
+        """The validator's simulator (the physical side), where there is one: a real validator takes real notes."""
+        sim = getattr(self.validator, "sim", None)
+        if sim is None and hasattr(self.validator, "insert_note"):
+            sim = self.validator  # an in-process stand-in (tests)
+        if sim is None:
+            raise CommandRefused(f"{what} needs a simulated validator ([validator] port = \"sim\")")
+        return sim
 
     # ------------------------------------------------------------------------------------------ device events
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from controller.records import ABSENT, JSON, Absent, Record, opt, typed_record
+from controller.records import ABSENT, Absent, Record, Refusal, opt, typed_record
 
 __all__ = ["LinkRecord", "link_record", "LinkStart", "Contribution", "Hit", "LinkRefused"]
 
@@ -52,10 +52,6 @@ class Hit(LinkRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class LinkRefused(LinkRecord):
-    """a refused command (audit only); left_out: refusals of a peer not journaled one by one"""
+class LinkRefused(LinkRecord, Refusal):
+    __doc__ = Refusal.__doc__
     KIND: ClassVar[str] = "refused"
-    who: str | None = opt()
-    reason: str | None = opt()
-    request: JSON = opt(ABSENT)   # null for a refusal that answers no request
-    left_out: JSON = opt()

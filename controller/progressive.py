@@ -36,7 +36,7 @@ from controller.games.base import IllegalEvent
 from controller.journal import fold
 from controller.linkrecords import Contribution, Hit, LinkRecord, LinkRefused, LinkStart, link_record
 from controller.records import RecordError
-from controller.runtime import Batch, CommandRefused, Runtime, int_arg
+from controller.runtime import Batch, CommandRefused, Runtime, command, int_arg
 
 __all__ = ["LinkState", "new_link_state", "link_step", "link_replay", "link_picture", "LinkController", "LinkClient",
            "WINDOW"]
@@ -131,8 +131,8 @@ class LinkController(Runtime):
     contributions of many cabinets share the writer's group commits."""
 
     log = log
-    ALLOWED = {"contribute": ("cabinet",), "hit": ("cabinet",), "status": ("cabinet", "ops"), "meters": ("ops",),
-               "audit": ("ops",)}
+    GRANTS = {"status": ("cabinet", "ops"), "meters": ("ops",), "audit": ("ops",)}
+    REFUSED = LinkRefused
     LOCAL_ROLE = Role("cabinet")  # unauthenticated (tests, demo): the cabinet names itself in the arguments
     ILLEGAL = (IllegalEvent,)
 
@@ -159,7 +159,10 @@ class LinkController(Runtime):
     async def _ready(self) -> str:
         return f"progressive link {self.ident}"
 
-    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+    @staticmethod
+    def _cabinet_game(role: Role, args: dict[str, Any]) -> tuple[str, int]:
+        """The cabinet a command is for (its key's, or named in the args where the link is not authenticated)
+        and its game."""
         cabinet = role.name
         if cabinet is None:
             cabinet = args.get("cabinet")
@@ -167,26 +170,34 @@ class LinkController(Runtime):
                 raise CommandRefused("name the cabinet (cabinet=ID): this link is not authenticated")
         elif "cabinet" in args and args["cabinet"] != cabinet:
             raise CommandRefused(f"{role} may act only for cabinet {cabinet}")
-        game = int_arg(args, "game")
+        return cabinet, int_arg(args, "game")
+
+    @command("contribute", roles=("cabinet",), help="a qualifying game's share of the pool (game, cents), counted "
+                                                    "once per cabinet and game")
+    def _contribute(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        cabinet, game = self._cabinet_game(role, args)
         state = batch.state
-        if command == "contribute":
-            if state.counted(cabinet, game):
-                return {"ok": True, "result": {"duplicate": True, "pool": state.pool}}
-            batch.add(Contribution(cabinet, game, int_arg(args, "cents")).to_json())
-            return {"ok": True, "result": {"duplicate": False, "pool": batch.state.pool}}
-        if command == "hit":
-            done = state.award_of(cabinet, game)
-            if done is not None:
-                return {"ok": True, "result": {**done, "duplicate": True}}
-            denomination = int_arg(args, "denomination")
-            if denomination < 1:
-                raise CommandRefused("a denomination is at least one cent")
-            award = state.pool - state.pool % denomination
-            (entry,) = batch.add(Hit(cabinet, game, denomination, award).to_json())
-            log.warning("progressive %s: hit %d by cabinet %s game %d: %d cents", self.ident, entry["hit"], cabinet,
-                        game, award)
-            return {"ok": True, "result": {**entry, "duplicate": False}}
-        raise CommandRefused(f"{command} is not a link command")
+        if state.counted(cabinet, game):
+            return {"ok": True, "result": {"duplicate": True, "pool": state.pool}}
+        batch.add(Contribution(cabinet, game, int_arg(args, "cents")).to_json())
+        return {"ok": True, "result": {"duplicate": False, "pool": batch.state.pool}}
+
+    @command("hit", roles=("cabinet",), help="a cabinet's game hit the jackpot (game, denomination): the award, "
+                                             "once per cabinet and game")
+    def _hit(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        cabinet, game = self._cabinet_game(role, args)
+        state = batch.state
+        done = state.award_of(cabinet, game)
+        if done is not None:
+            return {"ok": True, "result": {**done, "duplicate": True}}
+        denomination = int_arg(args, "denomination")
+        if denomination < 1:
+            raise CommandRefused("a denomination is at least one cent")
+        award = state.pool - state.pool % denomination
+        (entry,) = batch.add(Hit(cabinet, game, denomination, award).to_json())
+        log.warning("progressive %s: hit %d by cabinet %s game %d: %d cents", self.ident, entry["hit"], cabinet,
+                    game, award)
+        return {"ok": True, "result": {**entry, "duplicate": False}}
 
 
 class LinkClient:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 __all__ = ["Record", "Absent", "ABSENT", "opt", "record_from_json", "typed_record", "record_kinds", "kinds_text",
-           "RecordError"]
+           "RecordError", "Refusal", "DoorSwitch"]
 
 JSON = Any  # a JSON value as the journal holds it (an object, list, text, number, true/false or null)
 
@@ -97,6 +97,25 @@ class Record:
             missing = sorted(f.name for f in dataclasses.fields(cls) if f.name not in data
                              and f.default is dataclasses.MISSING)
             raise RecordError(f"{where}: {_name(cls)} lacks field(s) {', '.join(missing) or exc}") from None
+
+
+# Kinds every runtime journals alike: a family's kind derives from its family's base and one of these, and sets its
+# KIND and __doc__ (a dataclass writes its own docstring otherwise), so the fields are written once.
+
+@dataclass(frozen=True, slots=True)
+class Refusal(Record):
+    """a refused command (audit only); left_out: refusals of a peer not journaled one by one"""
+    who: str | None = opt()
+    reason: str | None = opt()
+    request: JSON = opt(ABSENT)   # null for a refusal that answers no request
+    left_out: JSON = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class DoorSwitch(Record):
+    """a door switch opened or closed"""
+    name: str
+    open: bool
 
 
 def _name(cls: type[Record]) -> str:

@@ -11,11 +11,11 @@ with the reason and journaled as `refused` records (a bounded summary, at most `
 peer). A bus command with an id is answered once: a resend of the same (key, id) within `ANSWER_WINDOW_S`
 gets the first answer and changes nothing (the window is rebuilt from the journal at a restart). A journal
 that cannot be written stops the service with exit status 1 (`FatalStop`), so its service manager restarts
-it.
+it. Its link to the floor (the journal streamed there, play stopped while it is away) is controller/runtimefloor.py.
 
 A subclass supplies the fold (`_step`), the picture for the views (`_picture`), what effects show
-(`_show`), and its commands (`_handle`); see controller/table.py, controller/cabinet.py and
-controller/progressive.py.
+(`_show`), and its commands (handlers declared with `@command`, controller/runtimecommands.py); see
+controller/table.py, controller/cabinet.py and controller/progressive.py.
 """
 
 from __future__ import annotations
@@ -25,27 +25,27 @@ import functools
 import logging
 import signal
 import time
-from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 from controller.bus import BusServer, Origin, Role, load_client_roles, load_secret_keys
 from controller.journal import Journal, canonical_json, default_anchor
+from controller.records import Refusal
+from controller.runtimefloor import FloorLink
 from controller.runtimeargs import (MAX_RECORDED, RefusalLimiter, bounded, clip, int_arg, json_bytes, jsonable,
                                    text_arg)
+from controller.runtimecommands import Answer, AnswerWindow, Command, collect, command
 from controller.sdnotify import notify, watchdog_interval
 from controller.views import ScreenViews, project
 
 __all__ = ["Runtime", "Batch", "CommandRefused", "FatalStop", "RefusalLimiter", "text_arg", "int_arg", "jsonable",
-           "bounded", "ANSWER_WINDOW_S", "READ_ONLY"]
+           "bounded", "command", "ANSWER_WINDOW_S"]
 
 Effects = tuple[Any, ...]
 
 ANSWER_WINDOW_S = 600.0   # how long a command's (key, id) is answered with its first answer
 ANSWER_WINDOW_N = 10_000  # ... and at most this many of the latest (memory stays bounded)
-READ_ONLY = frozenset({"status", "meters", "audit", "recall"})  # change nothing: answered afresh each time
-FLOOR_CHECK_S = 5.0       # how often a machine with [floor] stop_play_after looks at how long the floor is away
 
 
 class FatalStop(SystemExit):
@@ -56,14 +56,6 @@ class FatalStop(SystemExit):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)  # a text code: Python prints it and exits 1
         self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    digest: str
-    answer: dict[str, Any] | None  # None: answered before a restart, with an answer too large to journal
-    seq: int
-    at: float
 
 
 class CommandRefused(Exception):
@@ -96,16 +88,27 @@ class Batch:
         self.state = self.staged[-1][1] if self.staged else self.base
 
 
-class Runtime:
+class Runtime(FloorLink):
     """A journaled service. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log: ClassVar[logging.Logger] = logging.getLogger("croupier.runtime")
-    # command -> role kinds allowed to send it
-    ALLOWED: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # the commands a role kind may send to this runtime's base handlers (status, meters, audit): command -> roles
+    GRANTS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # collected from the @command handlers and GRANTS (controller/runtimecommands.py): command -> declaration, and
+    # ALLOWED, the same as command -> role kinds (what controller/bus.md's tables are checked against)
+    COMMANDS: ClassVar[Mapping[str, Command]] = {}
+    ALLOWED: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # the journal record of a refused command, in this runtime's family of records
+    REFUSED: ClassVar[type[Refusal]] = Refusal
     # who an unauthenticated command counts as, when no [bus].keys are configured (demo and tests only)
     LOCAL_ROLE: ClassVar[Role] = Role("ops")
     # errors a fold raises for a record it refuses, whose text is the reason
     ILLEGAL: ClassVar[tuple[type[Exception], ...]] = ()
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.COMMANDS = collect(cls, cls.GRANTS)
+        cls.ALLOWED = {name: spec.roles for name, spec in cls.COMMANDS.items()}
 
     def __init__(self, ident: str, journal: Path, bus: Any, *, context: Any = None,
                  clock: Callable[[], float] = time.time) -> None:
@@ -126,7 +129,7 @@ class Runtime:
         self._stopped = False
         self.failure: str | None = None  # why the service stopped itself (run() then raises FatalStop)
         self.refusals = RefusalLimiter()
-        self._answers: OrderedDict[tuple[str, str | int], _Answer] = OrderedDict()  # (key, id) -> first answer
+        self._answers = AnswerWindow(ANSWER_WINDOW_S, ANSWER_WINDOW_N)  # (key, id) -> first answer
         self._origin: Origin | None = None  # the bus command being handled (for its refusal's record)
         self.on_publish: Callable[[tuple[int, dict[str, dict[str, Any]]]], None] | None = None  # e.g. the demo's printout
         self.replicator: Any = None  # controller.floor.replicator.Replicator when the config has a [floor]
@@ -141,9 +144,6 @@ class Runtime:
 
     def _show(self, effects: Effects) -> None:
         """Act on one journaled record's effects (lamps, displays, motors)."""
-
-    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        raise CommandRefused(f"{command} is not handled here")
 
     def _meters(self, state: Any) -> dict[str, Any]:
         return state.meters.json()
@@ -200,61 +200,6 @@ class Runtime:
             self.failure = f"the writer failed: {type(exc).__name__}: {exc}"
             self.log.critical("%s: %s", self.ident, self.failure, exc_info=exc)
         self._stopping.set()
-
-    def _start_floor(self) -> None:
-        """Stream the journal to the floor when the config has a [floor]; play never waits for it."""
-        floor = getattr(getattr(self, "config", None), "floor", None)
-        if floor is not None:
-            from controller.floor.replicator import Replicator
-
-            self.replicator = Replicator(self.journal_path, floor.subject, floor.servers, credentials=floor.credentials,
-                                         clock=self.clock)
-            self._tasks.append(asyncio.create_task(self.replicator.run()))
-            if getattr(floor, "stop_play_after", None) is not None:
-                self._tasks.append(asyncio.create_task(self._floor_watch()))
-
-    # A regulated site's [floor] stop_play_after: no new round or spin once the floor has been away that long.
-    # The subclass journals the stop (a lockup, an alert) and its end, and refuses its new-play commands.
-
-    def floor_stop(self) -> str | None:
-        """Why no new round or spin may start for want of the floor (None: it may)."""
-        floor = getattr(getattr(self, "config", None), "floor", None)
-        if self.replicator is None or floor is None or getattr(floor, "stop_play_after", None) is None:
-            return None
-        from controller.floor.replicator import stop_play_reason
-
-        return stop_play_reason(self.replicator.status, floor.stop_play_after, self.clock())
-
-    def _floor_refusal(self) -> str | None:
-        """floor_stop() for a new-play command; when it refuses, the stop is journaled next (in a batch of its own:
-        a refusal undoes its command's records)."""
-        reason = self.floor_stop()
-        if reason is not None:
-            self._post(lambda batch: self._floor_gate(batch, refused=True))
-        return reason
-
-    async def floor_check(self) -> None:
-        """Journal the floor stop once it is due, and its end once the floor answers again."""
-        await self._submit(self._floor_gate)
-
-    def _floor_gate(self, batch: Batch, refused: bool = False) -> None:
-        reason = self.floor_stop()
-        if reason is not None:
-            self._floor_lost(batch, reason, refused)
-        elif self.replicator is not None and self.replicator.status.reachable:
-            self._floor_back(batch)
-
-    def _floor_lost(self, batch: Batch, reason: str, refused: bool) -> None:
-        """Journal that play stopped for want of the floor (a table's alert, a cabinet's lockup), once; `refused`:
-        a new round or spin was just refused for it."""
-
-    def _floor_back(self, batch: Batch) -> None:
-        """Journal that the floor is back and play may resume."""
-
-    async def _floor_watch(self) -> None:
-        while True:
-            await asyncio.sleep(FLOOR_CHECK_S)  # a periodic check in service, not a synchronisation
-            await self.floor_check()
 
     async def run(self) -> None:
         """Serve until stopped (SIGTERM/SIGINT or `request_stop()`). When the service stopped itself because it
@@ -398,16 +343,31 @@ class Runtime:
 
     # ------------------------------------------------------------------------------------------ commands
 
-    def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> None:
-        allowed = self.ALLOWED.get(command)
-        if allowed is None:
-            raise CommandRefused(f"unknown command {command!r} (commands: {', '.join(sorted(self.ALLOWED))})")
-        if role.kind not in allowed:
+    def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> Command:
+        """The command's declaration; CommandRefused when it is unknown here or `role` may not send it."""
+        spec = self.COMMANDS.get(command)
+        if spec is None:
+            raise CommandRefused(f"unknown command {command!r} (commands: {', '.join(sorted(self.COMMANDS))})")
+        if role.kind not in spec.roles:
             raise CommandRefused(f"{role} may not {command.replace('_', ' ')}")
+        return spec
 
     def _status_view(self, role: Role) -> str:
         """Which screen view a role's `status` returns."""
         return "dealer"
+
+    @command("status", help="the sender's view of the state, as its screen shows it", read_only=True)
+    def _status(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "result": self._views[1][self._status_view(role)]}
+
+    @command("meters", help="the meters, derived from the journal", read_only=True)
+    def _meters_command(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "result": self._meters(batch.state)}
+
+    @command("audit", help="the audit view: the whole state, hidden cards included (never for a screen)",
+             read_only=True)
+    def _audit(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "result": self.audit_view()}
 
     async def command(self, role: Role | None, command: str, args: dict[str, Any],
                       origin: Origin | None = None) -> dict[str, Any]:
@@ -421,11 +381,12 @@ class Runtime:
         with the command's first record, as its `origin`, so a restart rebuilds the window)."""
         self._origin = origin
         try:
-            if origin is None or origin.id is None or command in READ_ONLY:
+            spec = self.COMMANDS.get(command)
+            if origin is None or origin.id is None or (spec is not None and spec.read_only):
                 return self._command(batch, role, command, args)
             ident = (origin.key or "", origin.id)
-            known = self._answers.get(ident)
-            if known is not None and self.clock() - known.at <= ANSWER_WINDOW_S:
+            known = self._answers.get(ident, self.clock())
+            if known is not None:
                 if known.digest != origin.digest:
                     return self._refuse(batch, str(role or origin.key or "unauthenticated"),
                                         f"id {origin.id!r} was used for another command "
@@ -442,46 +403,25 @@ class Runtime:
                 record, state, effects = batch.staged[mark]
                 tag = {"key": origin.key, "id": origin.id, "digest": origin.digest, "answer": answer}
                 batch.staged[mark] = ({**record, "origin": tag}, state, effects)
-            self._remember(ident, _Answer(origin.digest, reply, 0, self.clock()))
+            self._answers.remember(ident, Answer(origin.digest, reply, 0, self.clock()))
             return reply
         finally:
             self._origin = None
 
-    def _remember(self, ident: tuple[str, str | int], answer: _Answer) -> None:
-        self._answers[ident] = answer
-        self._answers.move_to_end(ident)
-        while self._answers:
-            oldest = next(iter(self._answers.values()))
-            if len(self._answers) <= ANSWER_WINDOW_N and answer.at - oldest.at <= ANSWER_WINDOW_S:
-                break
-            self._answers.popitem(last=False)
-
     def _recall_answers(self) -> None:
-        """Rebuild the window of answered (key, id)s from the journal's latest records (a restart must not apply
-        a resend of a command journaled before it)."""
-        if self.journal is None:
-            return
-        now = self.clock()
-        for entry in self.journal.entries(after=max(0, self.journal.last_seq - ANSWER_WINDOW_N)):
-            tag = entry.record.get("origin")
-            if isinstance(tag, dict) and isinstance(tag.get("id"), (str, int)) and now - entry.time <= ANSWER_WINDOW_S:
-                answer = tag.get("answer") if isinstance(tag.get("answer"), dict) else None
-                self._remember((tag.get("key") or "", tag["id"]),
-                               _Answer(str(tag.get("digest", "")), answer, entry.seq, entry.time))
+        """Rebuild the window of answered (key, id)s from the journal's latest records."""
+        if self.journal is not None:
+            self._answers.recall(self.journal.entries(after=max(0, self.journal.last_seq - ANSWER_WINDOW_N)),
+                                 self.clock())
 
     def _command(self, batch: Batch, role: Role | None, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Look the command up, check the sender's role, call its handler; a refusal is answered and journaled."""
         if role is None:
             if self.bus_config.keys is not None:
                 return self._refuse(batch, "unauthenticated", "commands need a CURVE key", command, args)
             role = self.LOCAL_ROLE  # no keys configured: a local, unauthenticated setup (demo, tests)
         try:
             self._check_role(role, command, args)
-            if command == "status":
-                return {"ok": True, "result": self._views[1][self._status_view(role)]}
-            if command == "meters":
-                return {"ok": True, "result": self._meters(batch.state)}
-            if command == "audit":
-                return {"ok": True, "result": self.audit_view()}
             mark = batch.mark()
             try:
                 reply = self._handle(batch, role, command, args)
@@ -496,6 +436,18 @@ class Runtime:
             return self._refuse(batch, str(role), getattr(exc, "reason", None) or str(exc), command, args)
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             return self._refuse(batch, str(role), f"malformed {command}: {exc}", command, args)
+
+    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Call a command's handler as `role` with no role check: the runtime's own inputs (a cabinet's buttons)."""
+        spec = self.COMMANDS.get(command)
+        if spec is None:
+            raise CommandRefused(f"{command} is not handled here")
+        reply: dict[str, Any] = getattr(self, spec.method)(batch, role, args)
+        return reply
+
+    def _refusal(self, who: str, reason: str, request: Any, left_out: Any) -> dict[str, Any]:
+        """The journal record of a refusal (`left_out`: the peer's refusals not journaled one by one, if any)."""
+        return self.REFUSED(who=clip(who, 64), reason=reason, request=request, left_out=left_out or None).to_json()
 
     def _refuse(self, batch: Batch, who: str, reason: str, command: str | None,
                 args: dict[str, Any] | None) -> dict[str, Any]:
@@ -513,10 +465,7 @@ class Runtime:
             if not journal:
                 return {"ok": False, "error": reason}
         self.log.warning("refused %s from %s: %s", clip(str(command), 64), who, reason)
-        record: dict[str, Any] = {"kind": "refused", "who": clip(who, 64), "reason": reason, "request": request}
-        if left:
-            record["left_out"] = left
-        batch.add(record)
+        batch.add(self._refusal(who, reason, request, left))
         return {"ok": False, "error": reason}
 
     def _bus_refused(self, who: str, reason: str, info: dict[str, Any]) -> None:
@@ -528,9 +477,7 @@ class Runtime:
             return
         reason = clip(reason)
         self.log.warning("refused a message from %s (%s): %s", who, info.get("peer"), reason)
-        record: dict[str, Any] = {"kind": "refused", "who": clip(who, 64), "reason": reason, "request": info}
-        if left:
-            record["left_out"] = left
+        record = self._refusal(who, reason, info, left)
         self._post(lambda batch: batch.add(record))
 
     async def _flush_refusals(self, every: float = 60.0) -> None:
@@ -539,9 +486,9 @@ class Runtime:
             await asyncio.sleep(every)
             counts = self.refusals.flush()
             if counts:
-                record = {"kind": "refused", "who": "bus", "request": None, "left_out": counts,
-                          "reason": f"{sum(counts.values())} refusals not journaled one by one (at most "
-                                    f"{self.refusals.burst}, then one every {self.refusals.every:g} s, per peer)"}
+                record = self._refusal("bus", f"{sum(counts.values())} refusals not journaled one by one (at most "
+                                       f"{self.refusals.burst}, then one every {self.refusals.every:g} s, per peer)",
+                                       None, counts)
                 self._post(functools.partial(Batch.add, record=record))
 
     # ------------------------------------------------------------------------------------------ drivers

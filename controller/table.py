@@ -24,12 +24,15 @@ from controller.games.base import (
     BetsClosed, BetsOpened, CardDealt, CloseBets, Decision, Effect, Effects, IllegalEvent, NewShoe, OpenBets,
     PlaceBet, RemoveBet, RoundSettled, Settle, StakeChanged, VoidRound, parse_spot_actor, rules_from_mapping,
 )
-from controller.runtime import Batch, CommandRefused, Runtime
+from controller.runtime import Batch, CommandRefused, command
 from controller.runtime import int_arg as _int
 from controller.runtime import text_arg as _text
+from controller.runtimecommands import Command
 from controller.sdnotify import notify
 from controller.tableshoe import ShoeTable
-from controller.tablerecords import CameraDown, CameraStarted, CameraUp, Door, Game, ManualEntry, Resolve, Seen, Start
+from controller.tablerecords import (
+    CameraDown, CameraStarted, CameraUp, Door, Game, ManualEntry, Refused, Resolve, Seen, Start,
+)
 from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, replay, step
 
 if TYPE_CHECKING:  # the drivers are imported where a table starts them: a table without a camera never loads vision
@@ -45,21 +48,16 @@ __all__ = ["Table", "CommandRefused"]
 log = logging.getLogger("croupier.table")
 
 DEALER = Role("dealer")
-# command -> roles allowed ("spot" means a player terminal, for its own spot only)
-_ALLOWED: dict[str, tuple[str, ...]] = {
-    "open_bets": ("dealer",), "close_bets": ("dealer",), "settle": ("dealer",), "void": ("dealer",),
-    "place_bet": ("dealer", "spot"), "remove_bet": ("dealer", "spot"), "decision": ("dealer", "spot"),
-    "card": ("dealer",), "manual_entry": ("dealer",), "resolve": ("dealer",), "shuffle": ("dealer",),
-    "status": ("dealer", "spot", "ops"),
-    "meters": ("dealer", "ops"), "audit": ("ops",),
-}
+DEALER_ONLY = ("dealer",)
+BY_SPOT = ("dealer", "spot")   # "spot": a player terminal, for its own spot only
 
 
 class Table(ShoeTable):
     """A running table. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
-    ALLOWED = _ALLOWED
+    GRANTS = {"status": ("dealer", "spot", "ops"), "meters": ("dealer", "ops"), "audit": ("ops",)}
+    REFUSED = Refused
     LOCAL_ROLE = DEALER
     ILLEGAL = (IllegalEvent,)
 
@@ -136,8 +134,8 @@ class Table(ShoeTable):
 
     # ------------------------------------------------------------------------------------------ commands
 
-    def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> None:
-        super()._check_role(role, command, args)
+    def _check_role(self, role: Role, command: str, args: dict[str, Any]) -> Command:
+        spec = super()._check_role(role, command, args)
         if role.kind == "spot":
             spot = parse_spot_actor(str(args.get("actor", ""))) if command == "decision" else \
                 args.get("spot", role.spot)  # a command naming no spot (status) is for the key's own spot
@@ -145,54 +143,97 @@ class Table(ShoeTable):
                 spot = role.spot
             if spot != role.spot:
                 raise CommandRefused(f"{role} may act only for spot {role.spot}")
+        return spec
 
-    def _records_for(self, state: TableState, role: Role, command: str, args: dict[str, Any]) -> list[dict[str, Any]]:
-        """The journal records a command asks for; raises CommandRefused or KeyError/TypeError on bad args."""
-        via = str(role)
+    def _journal(self, batch: Batch, records: list[dict[str, Any]]) -> dict[str, Any]:
+        for record in records:
+            batch.add(record)
+        return {"ok": True, "result": {"records": len(batch.staged)}}
 
-        def game(event: Any, **extra: Any) -> dict[str, Any]:
-            return Game(event.to_json(), via, **extra).to_json()
+    def _game(self, batch: Batch, role: Role, event: Any, **extra: Any) -> dict[str, Any]:
+        return self._journal(batch, [Game(event.to_json(), str(role), **extra).to_json()])
 
-        if command == "manual_entry":
-            return [self._manual_entry(state, args, via)]
-        if state.paused and command not in ("resolve", "void"):
+    @staticmethod
+    def _unpaused(batch: Batch) -> TableState:
+        """The state, unless a dealer alert pauses the round (then only resolve, void, shuffle and manual_entry)."""
+        state: TableState = batch.state
+        if state.paused:
             raise CommandRefused(f"the round is paused by a dealer alert: resolve alert {state.alerts[0].id} first")
-        if command == "open_bets":
-            stopped = self._floor_refusal()
-            if stopped:
-                raise CommandRefused(stopped)
-            if state.shoe.check_due:
-                raise CommandRefused("the shoe was swapped or reset: deck check it (shuffle) before the next round")
-            closes = self.clock() + self.config.betting_seconds if self.config.betting_seconds else None
-            return [game(OpenBets(), closes_at=closes)]
-        if command == "close_bets":
-            return [game(CloseBets())]
-        if command == "settle":
-            return [game(Settle())]
-        if command == "void":
-            return [game(VoidRound(_text(args, "reason")))]
-        if command in ("place_bet", "remove_bet"):
-            cls = PlaceBet if command == "place_bet" else RemoveBet
-            return [game(cls(_int(args, "spot"), _text(args, "box"), _int(args, "amount")))]
-        if command == "decision":
-            actor = str(args.get("actor") or (f"spot:{role.spot}" if role.kind == "spot" else ""))
-            if not actor:
-                raise CommandRefused("a decision names its actor (spot:N or dealer)")
-            return [game(Decision(actor, _text(args, "action"), _int(args, "amount", 0), _int(args, "hand", 0)))]
-        if command == "card":
-            from controller.cards import parse_card
+        return state
 
-            if self.config.shoe.port != "none" and not state.shoe.manual:
-                raise CommandRefused("this table reads its cards from the shoe: manual card entry needs "
-                                     "manual_entry on=true, which the dealer may switch on while the shoe is down")
-            try:
-                card = parse_card(args["card"])
-            except ValueError as exc:
-                raise CommandRefused(str(exc)) from None
-            return [game(CardDealt(card, "manual", args.get("target")))]
-        if command == "resolve":
-            return self._resolution(state, role, args)
-        raise CommandRefused(f"{command} is not a table event")
+    @command("open_bets", roles=DEALER_ONLY, help="open the next round's betting (closing by itself after "
+                                                  "betting_seconds, when set)")
+    def _open_bets(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        state = self._unpaused(batch)
+        stopped = self._floor_refusal()
+        if stopped:
+            raise CommandRefused(stopped)
+        if state.shoe.check_due:
+            raise CommandRefused("the shoe was swapped or reset: deck check it (shuffle) before the next round")
+        closes = self.clock() + self.config.betting_seconds if self.config.betting_seconds else None
+        return self._game(batch, role, OpenBets(), closes_at=closes)
+
+    @command("close_bets", roles=DEALER_ONLY, help="close the betting")
+    def _close_bets(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        self._unpaused(batch)
+        return self._game(batch, role, CloseBets())
+
+    @command("settle", roles=DEALER_ONLY, help="settle the round: every bet paid or taken")
+    def _settle(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        self._unpaused(batch)
+        return self._game(batch, role, Settle())
+
+    @command("void", roles=DEALER_ONLY, help="void the round, every bet returned (reason)")
+    def _void(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._game(batch, role, VoidRound(_text(args, "reason")))
+
+    @command("place_bet", roles=BY_SPOT, help="set a box's stake at a spot (spot, box, amount)")
+    def _place_bet(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        self._unpaused(batch)
+        return self._game(batch, role, PlaceBet(_int(args, "spot"), _text(args, "box"), _int(args, "amount")))
+
+    @command("remove_bet", roles=BY_SPOT, help="take a box's stake down (spot, box, amount)")
+    def _remove_bet(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        self._unpaused(batch)
+        return self._game(batch, role, RemoveBet(_int(args, "spot"), _text(args, "box"), _int(args, "amount")))
+
+    @command("decision", roles=BY_SPOT, help="a hand's decision (actor, action, amount, hand)")
+    def _decision(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        self._unpaused(batch)
+        actor = str(args.get("actor") or (f"spot:{role.spot}" if role.kind == "spot" else ""))
+        if not actor:
+            raise CommandRefused("a decision names its actor (spot:N or dealer)")
+        return self._game(batch, role, Decision(actor, _text(args, "action"), _int(args, "amount", 0),
+                                                _int(args, "hand", 0)))
+
+    @command("card", roles=DEALER_ONLY, help="a card entered by hand (card, target): at a table with no shoe, or "
+                                             "while manual entry is on")
+    def _card(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        from controller.cards import parse_card
+
+        state = self._unpaused(batch)
+        if self.config.shoe.port != "none" and not state.shoe.manual:
+            raise CommandRefused("this table reads its cards from the shoe: manual card entry needs "
+                                 "manual_entry on=true, which the dealer may switch on while the shoe is down")
+        try:
+            card = parse_card(args["card"])
+        except ValueError as exc:
+            raise CommandRefused(str(exc)) from None
+        return self._game(batch, role, CardDealt(card, "manual", args.get("target")))
+
+    @command("manual_entry", roles=DEALER_ONLY, help="switch manual card entry on (while the shoe is down) or off "
+                                                     "(once it is up again)")
+    def _manual_entry_command(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._journal(batch, [self._manual_entry(batch.state, args, str(role))])
+
+    @command("resolve", roles=DEALER_ONLY, help="resolve a dealer alert by one of its options (alert, action, "
+                                                "reason; card for reassign)")
+    def _resolve(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._journal(batch, self._resolution(batch.state, role, args))
+
+    @command("shuffle", roles=DEALER_ONLY, help="shuffle (the simulated shuffler; a real one reports by itself)")
+    def _shuffle_command(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._shuffle(batch, role)
 
     def _manual_entry(self, state: TableState, args: dict[str, Any], via: str) -> dict[str, Any]:
         """Switch manual card entry on (only while the shoe is down: a reading shoe is the only source of cards)
@@ -287,13 +328,6 @@ class Table(ShoeTable):
 
     def _status_view(self, role: Role) -> str:
         return "dealer" if role.kind != "spot" else "public"
-
-    def _handle(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        if command == "shuffle":
-            return self._shuffle(batch, role)
-        for record in self._records_for(batch.state, role, command, args):
-            batch.add(record)
-        return {"ok": True, "result": {"records": len(batch.staged)}}
 
     # ------------------------------------------------------------------------------------------ the floor
 
@@ -440,7 +474,8 @@ class Table(ShoeTable):
             alert = self.state.alerts[0]
             await self.command(DEALER, "resolve", {"alert": alert.id, "action": alert.options[0]})
         elif ev.name == "next":
-            step_for = {"idle": "open_bets", "betting": "close_bets", "settling": "settle"}.get(exp.phase)
+            step_for = {Waiting.IDLE: "open_bets", Waiting.BETTING: "close_bets",
+                        Waiting.SETTLING: "settle"}.get(exp.phase)
             if step_for:
                 await self.command(DEALER, step_for, {})
         elif ev.name == "shuffle":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from controller.records import ABSENT, JSON, Absent, Record, opt, typed_record
+from controller.records import ABSENT, JSON, Absent, DoorSwitch, Record, Refusal, opt, typed_record
 
 __all__ = ["TableRecord", "Start", "Game", "AlertRecord", "Resolve", "Refused", "ShoeLink", "ShoeFlags", "ShoeShuffle",
            "DeckCheck", "CounterReset", "ManualEntry", "SimOrder", "Door", "CameraStarted", "CameraDown",
@@ -71,13 +71,9 @@ class Resolve(TableRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class Refused(TableRecord):
-    """a refused command (audit only); left_out: refusals of a peer not journaled one by one"""
+class Refused(TableRecord, Refusal):
+    __doc__ = Refusal.__doc__
     KIND: ClassVar[str] = "refused"
-    who: str | None = opt()
-    reason: str | None = opt()
-    request: JSON = opt(ABSENT)   # null for a refusal that answers no request
-    left_out: JSON = opt()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +147,9 @@ class SimOrder(TableRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class Door(TableRecord):
-    """a door switch opened or closed"""
+class Door(TableRecord, DoorSwitch):
+    __doc__ = DoorSwitch.__doc__
     KIND: ClassVar[str] = "door"
-    name: str
-    open: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterator, Mapping, Self
+import tomllib
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Self
 
-__all__ = ["ConfigError", "Section", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown"]
+__all__ = ["ConfigError", "Section", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown", "read_toml"]
 
 
 class ConfigError(ValueError):
@@ -168,3 +170,15 @@ def refuse_non_finite(data: Mapping[str, Any], where: str) -> None:
     inf` stopped a table at its first open_bets) or a journal record, which cannot hold them."""
     for name, value in data.items():
         _finite(value, f"{where}[{name}]" if isinstance(value, (dict, list)) else f"{where}.{name}")
+
+
+def read_toml(path: str | Path, error: Callable[[str], Exception]) -> dict[str, Any]:
+    """A TOML file's top table; raises `error(message)`, the message naming the file, when it cannot be read or
+    is not TOML text."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None

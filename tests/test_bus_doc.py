@@ -1,5 +1,6 @@
-"""bus.md's command tables against the commands and roles the runtimes declare (their ALLOWED), so the document
-a client's author reads cannot drift from what a table, cabinet or link controller takes."""
+"""bus.md's command tables against the commands and roles the runtimes declare beside their handlers (@command,
+seen through ALLOWED), so the document a client's author reads cannot drift from what a table, cabinet or link
+controller takes."""
 
 from __future__ import annotations
 

@@ -232,3 +232,25 @@ def _known_keys(folder: Path) -> None:
         for kind, data in (("table", TABLE), ("cabinet", CABINET), ("link", LINK), ("pins", PIN_MAP)):
             _load(kind, copy.deepcopy(data), folder)
     _KNOWN.update(f.name for f in dataclasses.fields(get_game("blackjack").rules_type))  # [rules]: the game's own
+
+
+def test_one_toml_file_reader_names_the_file_for_a_missing_unreadable_or_binary_file(tmp_path: Path) -> None:
+    from controller.floor.service import ServiceConfigError, load_service_config
+    from drivers.configreader import read_toml
+    from drivers.panel import PanelConfigError, load_panel_config
+
+    binary = tmp_path / "t.journal"
+    binary.write_bytes(b"\x00\x9f\xff journal rows")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[panel\n")
+    good = tmp_path / "good.toml"
+    good.write_text("a = 1\n")
+    assert read_toml(good, ValueError) == {"a": 1}
+    with pytest.raises(KeyError, match=re.escape(f"{tmp_path / 'missing.toml'}: cannot read: No such file")):
+        read_toml(tmp_path / "missing.toml", KeyError)
+    with pytest.raises(PanelConfigError, match=re.escape(f"{binary}: not valid TOML: ")):
+        load_panel_config(binary)  # it raised UnicodeDecodeError, a traceback, before
+    with pytest.raises(PanelConfigError, match=re.escape(f"{bad}: not valid TOML: ")):
+        load_panel_config(bad)
+    with pytest.raises(ServiceConfigError, match=re.escape(f"{tmp_path}: cannot read: ")):
+        load_service_config(tmp_path)  # a folder given for the file

@@ -249,17 +249,22 @@ def test_restart_during_a_simulated_shuffle_shuffles_again(tmp_path: Path) -> No
     assert len(checks) == 1 and checks[0]["complete"]
 
 
+async def shuffled_with_panel(tmp_path: Path) -> Table:
+    """A blackjack table with the 7-spot panel's simulated pins, its shoe shuffled and checked."""
+    pins = Path(__file__).resolve().parents[1] / "deploy" / "config" / "panel-blackjack-7spot.toml"
+    table = await started(table_config(tmp_path, "blackjack", panel=str(pins)))
+    assert (await table.command(Role("dealer"), "shuffle", {}))["ok"]
+    assert await table.wait_for(lambda state: not state.shoe.shuffling, 10)
+    return table
+
+
 def test_a_spots_display_shows_its_bets_as_each_is_journaled(tmp_path: Path) -> None:
     """The panel showed a spot's total from the views, which are published after a group's effects are shown:
     each display was one bet behind (blank after the first bet, 10 after a second of 15)."""
-    pins = Path(__file__).resolve().parents[1] / "deploy" / "config" / "panel-blackjack-7spot.toml"
-    cfg = table_config(tmp_path, "blackjack", panel=str(pins))
     dealer = Role("dealer")
 
     async def main() -> list[str]:
-        table = await started(cfg)
-        assert (await table.command(dealer, "shuffle", {}))["ok"]
-        assert await table.wait_for(lambda state: not state.shoe.shuffling, 10)
+        table = await shuffled_with_panel(tmp_path)
         assert (await table.command(dealer, "open_bets", {}))["ok"]
         shown = []
         for spot, amount in ((1, 10), (1, 15), (3, 10)):   # blackjack's minimum is 10
@@ -270,6 +275,30 @@ def test_a_spots_display_shows_its_bets_as_each_is_journaled(tmp_path: Path) -> 
         return shown
 
     assert run(main()) == ["10 -", "25 -", "25 10"]
+
+
+def test_the_next_button_steps_the_round_by_what_the_table_waits_for(tmp_path: Path) -> None:
+    """The dealer's `next` button opens the bets while the table is idle and closes them while it takes bets (the
+    step is looked up by the Waiting member the game expects)."""
+    from drivers.panel import ButtonHeld, ButtonPressed, DoorClosed, DoorOpened
+
+    dealer = Role("dealer")
+
+    async def main() -> list[str]:
+        table = await shuffled_with_panel(tmp_path)
+        phases = [str(table.game.expected_next(table.state.game).phase)]
+        for _ in range(2):
+            if phases[-1] == "betting":
+                reply = await table.command(dealer, "place_bet", {"spot": 1, "box": "main", "amount": 10})
+                assert reply["ok"], reply
+            # the press as the panel reports it (a simulated tap's timing is the panel tests' business)
+            await table._panel_action(ButtonPressed("next", 0.0, None, "next"), ButtonPressed, ButtonHeld,
+                                      DoorOpened, DoorClosed)
+            phases.append(str(table.game.expected_next(table.state.game).phase))
+        await table.stop()
+        return phases
+
+    assert run(main()) == ["idle", "betting", "dealing"]
 
 
 def test_unexpected_card_raises_a_dealer_alert_and_pauses(tmp_path: Path) -> None:

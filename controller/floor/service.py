@@ -31,7 +31,6 @@ import asyncio
 import logging
 import secrets
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -44,6 +43,7 @@ from controller.floor.progressive_fold import SUBJECT_PREFIX as LINK_PREFIX
 from controller.floor.progressive_fold import Open, PoolState, ProgressiveWireError, decode_message, link_filter
 from controller.floor.summary import LinkDays, MachineSummary, fold_row, link_day_step, new_summary
 from controller.floor.wire import STREAM, SUBJECT_PREFIX, FloorWireError, decode_rows, machine_of
+from drivers.configreader import read_toml
 
 __all__ = ["ServiceConfig", "load_service_config", "service_config_from_mapping", "FloorService", "ROLES",
            "ServiceConfigError", "read_floor"]
@@ -171,12 +171,7 @@ def load_service_config(path: Path | None, *, embedded: bool = False) -> Service
     """A floor service config file (None: the defaults, for --embedded)."""
     if path is None:
         return service_config_from_mapping({}, Path.cwd(), embedded=embedded)
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise ServiceConfigError(f"{path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ServiceConfigError(f"{path}: not TOML: {exc}") from None
+    data = read_toml(path, ServiceConfigError)
     return service_config_from_mapping(data, path.parent, path, embedded=embedded)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from drivers.configreader import Section
+from drivers.configreader import Section, read_toml
+from drivers.panel.header import ALWAYS_RESERVED, BUSES, GPIO_MAX, HARDWARE_SPI, HEADER, pin_label
+from drivers.panel.wiringtable import WiringRow, wiring_markdown, wiring_rows
 
 __all__ = [
     "PanelConfigError", "PanelConfig", "ButtonSpec", "SwitchSpec", "PulseSpec", "LampSpec", "OutputSpec",
@@ -22,26 +23,6 @@ __all__ = [
 class PanelConfigError(ValueError):
     """A pin map that cannot be wired as written; the message names the key."""
 
-
-# The Raspberry Pi 40-pin header (every model since the B+): physical pin -> GPIO number, or what the pin is.
-HEADER: dict[int, int | str] = {
-    1: "3V3 power", 2: "5V power", 3: 2, 4: "5V power", 5: 3, 6: "ground", 7: 4, 8: 14, 9: "ground", 10: 15,
-    11: 17, 12: 18, 13: 27, 14: "ground", 15: 22, 16: 23, 17: "3V3 power", 18: 24, 19: 10, 20: "ground",
-    21: 9, 22: 25, 23: 11, 24: 8, 25: "ground", 26: 7, 27: 0, 28: 1, 29: 5, 30: "ground",
-    31: 6, 32: 12, 33: 13, 34: "ground", 35: 19, 36: 16, 37: 26, 38: 20, 39: "ground", 40: 21,
-}
-PHYSICAL: dict[int, int] = {gpio: physical for physical, gpio in HEADER.items() if isinstance(gpio, int)}
-GPIO_MAX = 27
-
-# GPIO0/1 carry the HAT identification EEPROM; the firmware reads them at boot, so nothing else may.
-ALWAYS_RESERVED: dict[int, str] = {0: "the HAT ID EEPROM (ID_SD)", 1: "the HAT ID EEPROM (ID_SC)"}
-BUSES: dict[str, dict[int, str]] = {
-    "uart": {14: "the serial UART (TXD)", 15: "the serial UART (RXD)"},
-    "i2c": {2: "I2C (SDA)", 3: "I2C (SCL)"},
-    # The kernel's spi0 overlay claims both chip selects and MISO even when a display uses only CE0 and MOSI.
-    "spi0": {7: "SPI0 (CE1)", 8: "SPI0 (CE0)", 9: "SPI0 (MISO)", 10: "SPI0 (MOSI)", 11: "SPI0 (SCLK)"},
-}
-HARDWARE_SPI = {"spi0": (11, 10, 8), "spi0.1": (11, 10, 7)}  # bus -> (clock, data/MOSI, select)
 
 DRIVERS = ("gpio", "sim")
 PULLS = ("up", "down", "none")
@@ -238,21 +219,11 @@ class PanelConfig:
 def load_panel_config(path: str | Path) -> PanelConfig:
     """Read the [panel] section of a TOML file (a whole Croupier config, or a pin map on its own)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise PanelConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise PanelConfigError(f"{path}: not valid TOML: {exc}") from exc
+    data = read_toml(path, PanelConfigError)
     if "panel" not in data:
         raise PanelConfigError(f"{path}: no [panel] section")
     config = panel_config_from_mapping(data["panel"])
     return replace(config, source=str(path))
-
-
-def pin_label(gpio: int) -> str:
-    """'GPIO17 (pin 11)': the BCM number with its place on the header."""
-    return f"GPIO{gpio} (pin {PHYSICAL[gpio]})"
 
 
 def parse_pin(value: Any, where: str) -> int:
@@ -603,87 +574,3 @@ def _check_pins(config: PanelConfig, where: str) -> None:
             raise PanelConfigError(f"{where}: {row.device} is on {pin_label(row.gpio)}, which is reserved for "
                                    f"{reserved[row.gpio]}")
         used[row.gpio] = row.device
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Wiring table
-
-@dataclass(frozen=True)
-class WiringRow:
-    """One wire: header pin, GPIO, device and how it is connected."""
-
-    gpio: int
-    section: str
-    name: str
-    wiring: str
-
-    @property
-    def device(self) -> str:
-        return f"{self.section}.{self.name}"
-
-    @property
-    def physical(self) -> int:
-        return PHYSICAL[self.gpio]
-
-
-def _input_wiring(pull: str, active_high: bool, what: str) -> str:
-    pull_text = {"up": "pull-up", "down": "pull-down", "none": "external pull"}[pull]
-    return f"input, {pull_text}, {what} when {'high' if active_high else 'low'}"
-
-
-def wiring_rows(config: PanelConfig) -> list[WiringRow]:
-    """Every wire of the pin map, in the order the map lists them."""
-    rows = []
-    for b in config.buttons:
-        rows.append(WiringRow(b.pin, "buttons", b.name, _input_wiring(b.pull, b.active_high, "pressed")))
-    for s in config.switches:
-        what = "open" if s.kind == "door" else "on"
-        rows.append(WiringRow(s.pin, "doors" if s.kind == "door" else "switches", s.name,
-                              _input_wiring(s.pull, s.active_high, what)))
-    for p in config.pulses:
-        rows.append(WiringRow(p.pin, "pulses", p.name,
-                              _input_wiring(p.pull, p.active_high, "pulsing")
-                              + f"; pulses {p.min_width * 1000:g}..{p.max_width * 1000:g} ms"))
-    for lamp in config.lamps:
-        kind = "PWM output" if lamp.pwm else "output"
-        rows.append(WiringRow(lamp.pin, "lamps", lamp.name, f"{kind}, lit when {'high' if lamp.active_high else 'low'}"))
-    for o in config.outputs:
-        rows.append(WiringRow(o.pin, "outputs", o.name, f"output, on when {'high' if o.active_high else 'low'}"))
-    if config.tower:
-        for tier in config.tower.tiers:
-            rows.append(WiringRow(tier.pin, "tower", tier.name,
-                                  f"output, lit when {'high' if tier.active_high else 'low'}"))
-    if config.reels:
-        seen: set[tuple[int, str]] = set()
-        for reel in config.reels.reels:
-            for role, gpio, wiring in (
-                    ("step", reel.step, "output, stepper driver STEP"),
-                    ("dir", reel.dir, "output, stepper driver DIR"),
-                    ("enable", reel.enable, f"output, stepper driver EN (active "
-                                            f"{'high' if config.reels.enable_active_high else 'low'})"),
-                    ("home", reel.home, _input_wiring(reel.home_pull, reel.home_active_high, "the index flag is in"))):
-                shared = role in ("dir", "enable") and all(getattr(r, role) == gpio for r in config.reels.reels)
-                if (gpio, role) in seen and shared:
-                    continue  # one wire to every driver
-                seen.add((gpio, role))
-                rows.append(WiringRow(gpio, "reels", role if shared else f"{reel.name}.{role}", wiring))
-    if config.displays:
-        chain = config.displays
-        bus = f"hardware {chain.bus.split('.')[0].upper()}" if chain.bus else "bit-banged SPI"
-        for role, gpio, what in (("clock", chain.clock, "CLK"), ("data", chain.data, "DIN"),
-                                 ("select", chain.select, "LOAD (CS)")):
-            rows.append(WiringRow(gpio, "displays", role, f"output, MAX7219 {what}, {bus}"))
-    return rows
-
-
-def wiring_markdown(config: PanelConfig) -> str:
-    """The wiring table as Markdown, sorted by header pin (what a technician follows with a cable in hand),
-    then the display chain in order."""
-    lines = ["| header pin | GPIO | device | wiring |", "|---:|---:|---|---|"]
-    for row in sorted(wiring_rows(config), key=lambda r: r.physical):
-        lines.append(f"| {row.physical} | GPIO{row.gpio} | {row.device} | {row.wiring} |")
-    if config.displays:
-        lines += ["", "| chip (1 = nearest the Pi) | display | digits | intensity |", "|---:|---|---:|---:|"]
-        for display in config.displays.displays:
-            lines.append(f"| {display.position + 1} | {display.name} | {display.digits} | {display.intensity} |")
-    return "\n".join(lines) + "\n"

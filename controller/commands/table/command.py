@@ -16,9 +16,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "keys/dealer.key_secret resolve alert=3 action=void reason=misdeal`.")
     endpoint_args(p)
     p.add_argument("--key", help="our CURVE key pair (NAME.key_secret); the server key comes from the config's keys")
-    p.add_argument("name", help="command: open_bets, close_bets, place_bet, decision, settle, void, resolve, "
-                                "shuffle, status, meters, audit, card, remove_bet; at a cabinet add_credits, clear, "
-                                "recall; at a progressive link contribute, hit (controller/bus.md)")
+    p.add_argument("--list", action="store_true",
+                   help="list the commands a table, a cabinet and a progressive link take (roles, what each does)")
+    p.add_argument("name", nargs="?", help="command, e.g. open_bets, place_bet, spin, clear, hit (--list lists them; "
+                                           "their args: controller/bus.md)")
     p.add_argument("args", nargs="*", metavar="KEY=VALUE", help="arguments, e.g. spot=3 box=main amount=25")
     p.set_defaults(func=_command)
 
@@ -28,6 +29,11 @@ def _command(args: argparse.Namespace) -> int:
 
     from controller.bus import CommandClient, CommandError
 
+    if args.list:
+        print(_listing())
+        return 0
+    if not args.name:
+        raise CliError("name a command (croupier command --list lists them)")
     table_id, endpoints, cfg = resolve_endpoints(args)
     values: dict[str, Any] = {}
     for item in args.args:
@@ -54,3 +60,14 @@ def _command(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(json.dumps(reply, indent=2))
     return 0 if reply.get("ok") else 1
+
+
+def _listing() -> str:
+    """Every runtime's commands, as their handlers declare them (controller/runtimecommands.py)."""
+    from controller.cabinet import Cabinet
+    from controller.progressive import LinkController
+    from controller.runtimecommands import commands_text
+    from controller.table import Table
+
+    return "\n".join(f"{what}:\n{commands_text(runtime.COMMANDS)}" for what, runtime in
+                     (("table", Table), ("slot cabinet", Cabinet), ("progressive link", LinkController)))

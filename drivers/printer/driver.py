@@ -1,0 +1,173 @@
+"""Host driver for a TCL ticket printer: one thread owns the serial port (any pyserial URL), reopens it, and runs the pure TclHost over it.
+
+    driver = PrinterDriver("/dev/ttyUSB0", on_event, fields_of=CROUPIER_TEMPLATE.fields)
+    driver.start()
+    driver.print_ticket(ticket)     # returns at once; Printed or PrintFailed follows
+    driver.stop()
+
+`on_event` runs on the driver's thread, once per event, in order, and must not block (drivers.printer.aio wraps it
+for an asyncio runtime). The line: 9600 8N1 with no handshake by default, as Monaco drives FutureLogic, JCM and
+Nanoptix TCL printers (SupportedDevices.xml; see protocol.py); `baudrate`, `rtscts` and `xonxoff` for a printer
+set otherwise (a faster rate, hardware handshake: whatever the printer's own settings say).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Callable
+
+import serial
+
+from .events import PrinterEvent, TicketData
+from .host import FieldsOf, HostConfig, TclHost
+from .protocol import DEFAULT_BAUDRATE
+
+__all__ = ["PrinterDriver", "DEFAULT_BAUDRATE"]
+
+log = logging.getLogger("croupier.printer")
+_READ_TIMEOUT = 0.01
+
+
+class PrinterDriver:
+    """A TCL printer on a serial line; implements the cabinet's PrinterLink (print_ticket) from any thread."""
+
+    def __init__(self, url: str, on_event: Callable[[PrinterEvent], object], *, fields_of: FieldsOf,
+                 config: HostConfig | None = None, baudrate: int = DEFAULT_BAUDRATE, rtscts: bool = False,
+                 xonxoff: bool = False, reconnect_interval: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if not isinstance(url, str) or not url.strip():
+            raise ValueError(f"printer port must be a device path or pyserial URL, got {url!r}")
+        self.url, self.baudrate, self.rtscts, self.xonxoff = url, baudrate, rtscts, xonxoff
+        self.reconnect_interval = reconnect_interval
+        self._on_event = on_event
+        self._clock = clock
+        self._host = TclHost(fields_of, config or HostConfig())
+        self._tickets: queue.SimpleQueue[TicketData] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._port: serial.Serial | None = None
+        self._counters_lock = threading.Condition()
+        self._counters = dict(self._host.counters)
+        self._extra = {"callback_errors": 0, "open_failures": 0, "internal_errors": 0}
+
+    def start(self) -> PrinterDriver:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name=f"printer {self.url}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close the port and end the thread; a ticket still queued or printing gets its outcome (PrintFailed
+        "stopped" unless its validation number is printed)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def __enter__(self) -> PrinterDriver:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def print_ticket(self, ticket: TicketData) -> None:
+        """Print this ticket; Printed or PrintFailed follows with its number (within one read, 10 ms)."""
+        self._tickets.put(ticket)
+
+    @property
+    def online(self) -> bool:
+        return self._host.online
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """A snapshot: drivers.printer.host.COUNTERS plus callback_errors, open_failures, internal_errors."""
+        with self._counters_lock:
+            return dict(self._counters)
+
+    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
+        with self._counters_lock:
+            return self._counters_lock.wait_for(lambda: predicate(self._counters), timeout)
+
+    # ---- the thread ----------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        host = self._host
+        try:
+            while not self._stop.is_set():
+                port = self._port
+                if port is None:
+                    try:
+                        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=_READ_TIMEOUT,
+                                                     write_timeout=1.0, rtscts=self.rtscts, xonxoff=self.xonxoff)
+                    except (serial.SerialException, OSError, ValueError) as exc:
+                        self._extra["open_failures"] += 1
+                        self._dispatch(host.closed(f"cannot open the port {self.url}: {exc}", self._clock()))
+                        self._dispatch(self._take_tickets())
+                        self._publish()
+                        self._stop.wait(self.reconnect_interval)
+                        continue
+                    self._port = port
+                    host.opened(self._clock())
+                try:
+                    events = self._take_tickets()
+                    data = port.read(1)
+                    if data and port.in_waiting:
+                        data += port.read(port.in_waiting)
+                    now = self._clock()
+                    events += host.receive(data, now) if data else host.poll(now)
+                    self._dispatch(events)
+                    out = host.take_output()
+                    if out:
+                        port.write(out)
+                except (serial.SerialException, OSError) as exc:
+                    self._close(f"disconnected: {exc}")
+                    self._stop.wait(self.reconnect_interval)
+                except Exception as exc:  # a bug here must not silently end the printer: log it, start afresh
+                    self._extra["internal_errors"] += 1
+                    log.exception("printer driver failed; reopening the port")
+                    self._close(f"driver error: {exc!r}")
+                    self._stop.wait(self.reconnect_interval)
+                self._publish()
+        finally:
+            self._close(None)
+            self._dispatch(self._take_tickets() + host.stopped(self._clock()))
+            self._publish()
+
+    def _take_tickets(self) -> list[PrinterEvent]:
+        events: list[PrinterEvent] = []
+        while True:
+            try:
+                ticket = self._tickets.get_nowait()
+            except queue.Empty:
+                return events
+            events += self._host.submit(ticket, self._clock())
+
+    def _close(self, reason: str | None) -> None:
+        """Close the port; with a reason the printer is offline (None: the driver stops, see TclHost.stopped)."""
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass
+        if reason is not None:
+            self._dispatch(self._host.closed(reason, self._clock()))
+
+    def _dispatch(self, events: list[PrinterEvent]) -> None:
+        for event in events:
+            try:
+                self._on_event(event)
+            except Exception:  # the runtime's bug must not take the printer down with it
+                self._extra["callback_errors"] += 1
+                log.exception("printer event handler failed on %r", event)
+
+    def _publish(self) -> None:
+        counters = dict(self._host.counters)
+        counters.update(self._extra)
+        with self._counters_lock:
+            self._counters = counters
+            self._counters_lock.notify_all()
