@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,12 @@ from tests.cabinet_helpers import RUNNING, cabinet_config, run
 from tests.screens_fit_helpers import CABINET_CHECK, fit, report, shots  # noqa: F401 (shots: a fixture)
 from tests.screens_helpers import TOKEN, bridged
 from tests.tito_fakes import FakePrinter, FakeTicketHost, FakeValidator
+
+@dataclasses.dataclass(frozen=True)
+class SimLine:
+    port: str = "sim"
+    simulated: bool = True
+
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")]
@@ -30,8 +37,8 @@ def test_attendant_page_shows_devices_notes_and_tickets_and_fits(tmp_path: Path,
         cab.ticket_host = FakeTicketHost(validate=False)
         RUNNING.append(cab)
         await cab.start()
-        source = source_for_cabinet(cfg)
-        source.info.update(validator="sim", printer="sim")  # the fakes stand for the simulated devices
+        # the fakes stand for the simulated devices: the source a [validator] port = "sim" config makes
+        source = source_for_cabinet(dataclasses.replace(cfg, validator=SimLine(), printer=SimLine()))
         async with bridged(source, cfg.bus.heartbeat) as bridge, browser() as ctx:
             page = await ctx.new_page()
             await page.set_viewport_size({"width": 1920, "height": 1080})
