@@ -355,3 +355,47 @@ def test_restart_reprints_a_numbered_ticket_with_the_same_number_and_pays_it_onc
 
     run(main())
     assert kinds(cfg, "ticket_out") == ["ticket_out:requested", "ticket_out:validation", "ticket_out:printed"]
+
+
+def test_a_restricted_ticket_in_is_kept_apart_and_goes_out_on_a_restricted_ticket(tmp_path: Path) -> None:
+    from controller.cabinetrecords import TicketInAuthorised
+
+    cfg, dev = config(tmp_path, validation_id=0x654321), Devices(tmp_path)
+    promo = "009876543210987654"
+
+    async def main() -> None:
+        cab = await start(cfg, dev, host=FakeTicketHost(answer=False, validate=False))
+        dev.validator.insert_ticket(promo)
+        assert await cab.wait_for(lambda s: s.escrow is not None and s.escrow.stage == "inserted", 2)
+        await cab._submit(lambda batch: batch.add(TicketInAuthorised(promo, 500, True, 0, 7).to_json()))
+        assert await cab.wait_for(lambda s: s.credits == 20, 2)
+        assert (cab.state.restricted, cab.state.cashable, cab.state.meters.tickets_in_restricted_cents) == (20, 0, 500)
+        answer = await cab.command(PLAYER, "cash_out", {})
+        assert answer["result"] == {"via": "ticket", "credits": 20, "number": 1, "restricted": True}
+        assert await cab.wait_for(lambda s: s.ticket_out is None, 2)
+        assert [(t.restricted, t.cents) for t in dev.printer.tickets] == [(True, 500)]
+        m = cab.state.meters
+        assert (m.tickets_out_restricted, m.tickets_out_restricted_cents, cab.state.credits) == (1, 500, 0)
+        await cab.stop()
+
+    run(main())
+
+
+def test_without_a_printer_restricted_credits_are_not_cashed(tmp_path: Path) -> None:
+    from controller.cabinetrecords import TicketInAuthorised
+
+    cfg, dev = config(tmp_path), Devices(tmp_path)
+    promo = "009876543210987654"
+
+    async def main() -> None:
+        cab = await start(cfg, dev, host=FakeTicketHost(answer=False), printer=False)
+        dev.validator.insert_ticket(promo)
+        assert await cab.wait_for(lambda s: s.escrow is not None and s.escrow.stage == "inserted", 2)
+        await cab._submit(lambda batch: batch.add(TicketInAuthorised(promo, 500, True, 0).to_json()))
+        assert await cab.wait_for(lambda s: s.credits == 20, 2)
+        answer = await cab.command(PLAYER, "cash_out", {})
+        assert answer == {"ok": False, "error": "restricted credits are played, not cashed (no ticket can be printed "
+                                                "now)"}
+        await cab.stop()
+
+    run(main())
