@@ -19,7 +19,8 @@ CHECK = r"""() => {
   const el = document.scrollingElement;
   if (el.scrollHeight > H + 1 || el.scrollWidth > W + 1) out.push(`scrolls: ${el.scrollWidth}x${el.scrollHeight}`);
   if (document.body.dataset.layout !== document.body.dataset.game) out.push(`layout: ${document.body.dataset.layout}`);
-  const raw = /\b[A-Za-z]+\[\d+\]|\b[a-z]+_[a-z_]+\b|\b[a-z]+:\d+\b/.exec(document.body.innerText);
+  // (a key in capitals too: a shoe's flag CARDS_LOW is as raw as a snapshot's key cut_reached)
+  const raw = /\b[A-Za-z]+\[\d+\]|\b[A-Za-z]+_[A-Za-z_]+\b|\b[a-z]+:\d+\b/.exec(document.body.innerText);
   if (raw) out.push(`raw key: ${raw[0]}`);
   // every piece of text (not the cards' own SVG letters) with its boxes and the boxes that clip it
   const texts = [];
@@ -92,6 +93,12 @@ CABINET_CHECK = CHECK.replace(
       }
     }
   }
+  // a symbol's code ("7R", "B1") where a player or attendant reads its name: a feature's rule, a recall's line
+  const symbols = typeof Slots !== "undefined" && Slots.info ? Slots.info.symbols : {};
+  const named = new Set(Object.values(symbols).flatMap((s) => s.name.toUpperCase().split(/\s+/)));   // ("VW" of "VW Bus")
+  const code = document.getElementById("app").innerText.split(/[\s,.:;()\u00b7\u2192\/]+/)
+    .find((t) => symbols[t] && !named.has(t.toUpperCase()));
+  if (code) out.push(`raw symbol code: ${code}`);
   if (W >= 1900) {
     for (const icon of document.querySelectorAll(".slot-paytable svg")) {
       const use = icon.querySelector("use"), r = icon.getBoundingClientRect();

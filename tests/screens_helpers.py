@@ -117,15 +117,15 @@ def artifacts(name: str) -> Path:
     return folder / name
 
 
-async def recorded_views(tmp: Path, game: str, rounds: int = 3, seed: int = 3,
-                         audience: str = "public") -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A demo's table of `game` (module name) dealt `rounds` rounds by Autoplay: (its pages' info, every
-    `audience` ("public" or "dealer") view it published, in order)."""
+async def recorded_views(tmp: Path, game: str, rounds: int = 3, seed: int = 3, audience: str = "public",
+                         rules: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A demo's table of `game` (module name, with `rules` over its defaults) dealt `rounds` rounds by Autoplay:
+    (its pages' info, every `audience` ("public" or "dealer") view it published, in order)."""
     from controller.autoplay import Autoplay
     from controller.rng import SeededRng
     from tests.table_helpers import table_config
 
-    cfg = table_config(tmp, game, seed=seed)
+    cfg = table_config(tmp, game, seed=seed, rules=rules)
     table = Table(cfg)
     await table.start()
     views: list[dict[str, Any]] = []

@@ -12,6 +12,7 @@ from controller.games import game_names
 from controller.screens.browser import browser, missing, wait_for
 from controller.screens.roads import ask, derived_roads
 from tests.screens_fit_helpers import CHECK, ENDS, SIZES, fit, report, shots, shots_wrong  # noqa: F401 (shots: a fixture)
+from tests.screens_fit_helpers import settled as settled_frame
 from tests.screens_helpers import Replay, recorded_views, run
 
 pytestmark = [pytest.mark.slow,
@@ -47,6 +48,42 @@ def states(views: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+# The spots on the felt: how many there are, and how many lie whole inside the viewport and inside whatever clips them.
+SPOTS_IN_VIEW = """() => {
+  const spots = [...document.querySelectorAll(".felt .spot")];
+  const whole = spots.filter((spot) => {
+    const r = spot.getBoundingClientRect();
+    if (!r.width || r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) return false;
+    for (let a = spot.parentElement; a && a !== document.body; a = a.parentElement) {
+      const s = getComputedStyle(a), b = a.getBoundingClientRect();
+      if (s.overflowX === "visible" && s.overflowY === "visible") continue;
+      if (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1) return false;
+    }
+    return true;
+  });
+  return [spots.length, whole.length];
+}"""
+
+
+def crowded_baccarat(info: dict[str, Any], views: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Baccarat's fullest felt: a coup being paid with every box of every spot bet at its limit; and the next
+    round's bets open with that coup settled beside it (each box's result, the banker's with its commission)."""
+    limits = info["rules"]["limits"]
+    bets = [{"spot": s, "box": box, "amount": limits[box]["max"]} for s in range(1, info["spots"] + 1)
+            for box in ("banker", "player", "tie")]
+    paying = [v for v in views if v["game"].get("phase") == "settling"][-1]
+    full = {**paying, "game": {**paying["game"], "bets": bets}}
+    last = views[-1]
+    assert last["last_round"] and last["history"], "the demo settled no round"
+    results = [{"spot": b["spot"], "box": b["box"], "stake": b["amount"], "outcome": "win" if b["box"] == "banker" else "lose",
+                "paid": b["amount"] if b["box"] == "banker" else 0, "commission": b["amount"] // 20 if b["box"] == "banker" else 0,
+                "returned": 2 * b["amount"] - b["amount"] // 20 if b["box"] == "banker" else 0, "line": "banker wins"}
+               for b in bets]
+    settled = {**last, "last_round": {**last["last_round"], "bets": bets},
+               "history": [*last["history"][:-1], {**last["history"][-1], "results": results}]}
+    return full, settled
+
+
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory: pytest.TempPathFactory, shots: Path) -> dict[str, Any]:
     """One browser over every game's demo, its pages stepped from state to state: what does not fit, by page, game,
@@ -59,8 +96,10 @@ def checked(tmp_path_factory: pytest.TempPathFactory, shots: Path) -> dict[str, 
         recorded = {}
         for game in games:
             recorded[game] = await recorded_views(tmp_path / game, game.replace("-", "_"))
+        big_baccarat = await recorded_views(tmp_path / "baccarat-14", "baccarat", rounds=2, rules={"spots": 14})
         problems: dict[str, dict[str, list[str]]] = {"player": {}, "spot": {}}
-        out: dict[str, Any] = {"problems": problems, "roads_differ": []}
+        out: dict[str, Any] = {"problems": problems, "roads_differ": [], "baccarat_spots": {},
+                               "baccarat_configured": big_baccarat[0]["spots"]}
         replay = Replay()
         await replay.start()
         try:
@@ -83,6 +122,25 @@ def checked(tmp_path_factory: pytest.TempPathFactory, shots: Path) -> dict[str, 
                         await fit(page, CHECK, f"fit {game} {label}", SIZES if label in EVERY_SIZE else ENDS,
                                   problems["player"], shots)
                         await fit(spot_page, CHECK, f"fit {game} spot {label}", ENDS, problems["spot"], shots)
+                # baccarat at its largest table (14 spots), every box of every spot bet at its limit, then settled:
+                # how many spots lie whole in view, on the player's and the dealer's page, at each size
+                info, views = big_baccarat
+                table = info["id"]
+                full, settled = crowded_baccarat(info, views)
+                for label, state in (("bets", full), ("settled", settled)):
+                    seq = await replay.show(table, info, state)
+                    for p, url in ((page, f"/table/{table}"), (page, f"/dealer/{table}")):
+                        await p.bring_to_front()
+                        await p.goto(f"http://127.0.0.1:{replay.port}{url}")
+                        await wait_for(p, f"Number(document.body.dataset.seq) === {seq}")
+                        for w, h in SIZES:
+                            await p.set_viewport_size({"width": w, "height": h})
+                            await settled_frame(p)
+                            out["baccarat_spots"][f"{url.split('/')[1]} {label} {w}x{h}"] = await p.evaluate(SPOTS_IN_VIEW)
+                        if url.startswith("/table/"):
+                            await fit(p, CHECK, f"fit baccarat-14 {label}", SIZES, problems["player"], shots)
+                await page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+
                 # hold'em's page draws no burn, even from a view that carried them (as views did before issue 38):
                 # the cards on the felt are the board's and the seats' only
                 info, views = recorded["texas-holdem"]
@@ -122,6 +180,14 @@ def test_every_game_fits_the_player_page_at_every_size(checked: dict[str, Any]) 
 def test_every_game_fits_its_spot_page_in_every_state(checked: dict[str, Any]) -> None:
     problems = checked["problems"]["spot"]
     assert problems == {}, report(problems)
+
+
+def test_baccarat_shows_every_configured_spot_whole_at_every_size(checked: dict[str, Any]) -> None:
+    """14 spots configured (the most the rules allow), three bets on each, then settled: 14 on the page, each whole in
+    view, on the player's and the dealer's page at every size (a 800x480 panel showed 12)."""
+    n = checked["baccarat_configured"]
+    assert n == 14
+    assert checked["baccarat_spots"] and {k: v for k, v in checked["baccarat_spots"].items() if v != [n, n]} == {}
 
 
 def test_holdem_page_draws_no_burn_card(checked: dict[str, Any]) -> None:

@@ -31,6 +31,14 @@ TITLES = [t.id for t in all_titles()]
 FULL = ("operation-myow", "crazy-dragon", "high-rollers")
 IDLE_LINES: dict[str, list[str]] = {}   # each title's centre line on its screen before the first game
 STATES = ("idle", "credits", "turning", "win", "door", "hand-pay")
+# The attendant's recall of the winning game: each paid line's row text, beside the names of the symbols the game's
+# record put on that line (the record keeps their codes) and those codes.
+RECALL_LINES: dict[str, list[dict[str, Any]]] = {}
+RECALL_LINES_JS = """() => {
+  const rows = [...document.querySelectorAll('.recall-page tr')].filter((tr) => /^Line /.test(tr.cells[0].textContent));
+  return Screen.state.reels.line_wins.map((w, i) => ({text: rows[i] ? rows[i].cells[1].textContent : null,
+    names: w.symbols.map((c) => Slots.info.symbols[c].name), codes: w.symbols}));
+}"""
 EVERY_SIZE = ("win", "hand-pay")   # the states checked at every size; the others at the largest and the smallest
 
 
@@ -90,6 +98,9 @@ async def _cabinet_title(pages: tuple[Any, Any], tmp: Path, title: str, problems
                                    "!document.querySelector('.paylines').classList.contains('hidden')")
             assert cab.state.last_win > 0, f"{title}: the scripted stops won nothing"
             await check("win")
+            await wait_for(attendant, f"Number((document.querySelector('.recall-page') || {{dataset: {{}}}}).dataset.game) "
+                                      f"=== {cab.state.games}")
+            RECALL_LINES[title] = await attendant.evaluate(RECALL_LINES_JS)
             if not full:
                 return
             # a tilt: the main door opened, then shut (whatever it locked cleared by the attendant)
@@ -149,3 +160,16 @@ def test_a_cabinet_before_its_first_game_shows_no_three_of_a_kind_on_the_line(ch
     """(the strips often start alike: a cabinet showing a line it never paid would mislead a player)"""
     assert set(IDLE_LINES) == set(TITLES)
     assert {t: line for t, line in IDLE_LINES.items() if len(set(line)) == 1} == {}
+
+
+def test_attendant_recall_names_the_symbols_on_each_paid_line(checked: dict[str, list[str]]) -> None:
+    """The recall says "Single Bar, Single Bar, Single Bar: three Single Bar pays 30", never the record's "B1 B1 B1"."""
+    assert set(RECALL_LINES) == set(TITLES)
+    wrong = {}
+    for title, lines in RECALL_LINES.items():
+        for line in lines:
+            words = set((line["text"] or "").replace(",", " ").replace(":", " ").split())
+            if line["text"] is None or not all(n in line["text"] for n in line["names"]) or \
+                    words & {c for c, n in zip(line["codes"], line["names"]) if c.upper() != n.upper()}:
+                wrong[title] = line
+    assert all(RECALL_LINES.values()) and wrong == {}

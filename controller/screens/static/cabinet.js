@@ -150,6 +150,29 @@ const Slots = (() => {
       nameLines(s.name).map((l) => esc(l.toUpperCase())).join("<br>") + "</span>";
   }
 
+  // Symbol codes ("7R", "B1") as a player reads them: a run of one symbol said once with its count ("three Red 7"),
+  // others by name; any other word of the text kept. (Feature rules and recall lines are written with codes.)
+  const COUNT = {2: "two", 3: "three", 4: "four", 5: "five"};
+  function symbolWords(text) {
+    const sym = Slots.info.symbols;
+    return String(text).replace(/\b[0-9A-Z]{2}\b(?:[ ,]+[0-9A-Z]{2}\b)*/g, (run) => {
+      const codes = run.split(/[ ,]+/);
+      if (!codes.every((c) => sym[c])) return run.replace(/\b[0-9A-Z]{2}\b/g, (c) => sym[c] ? sym[c].name : c);
+      const names = codes.map((c) => sym[c].name);
+      return names.every((n) => n === names[0]) && COUNT[names.length] ? `${COUNT[names.length]} ${names[0]}` : names.join(", ");
+    });
+  }
+
+  // A paytable row in words: "three Single Bar", "any bar, any bar, Cherry", "two Gold Coin any position".
+  function rowWords(row) {
+    if (!row) return "";
+    const cell = (c) => c.any ? "any" : c.symbols.length === 1 ? Slots.info.symbols[c.symbols[0]].name
+      : shareWord(c.symbols) ? `any ${shareWord(c.symbols).toLowerCase()}` : c.symbols.map((s) => Slots.info.symbols[s].name).join("/");
+    if (!row.cells) return `${COUNT[row.count] || row.count} ${cell(row.anywhere)} any position`;
+    const words = row.cells.map(cell);
+    return words.every((w) => w === words[0]) && COUNT[words.length] ? `${COUNT[words.length]} ${words[0]}` : words.join(", ");
+  }
+
   const wordsOf = (code) => Slots.info.symbols[code].name.split(/\s+/);
   // "any bar", "any cat": the symbols' names end in one word
   function shareWord(codes) {
@@ -243,7 +266,8 @@ const Slots = (() => {
     return {cells, lines, rows, paytable: last.paytable};
   }
 
-  return {esc, art, sprite, icon, cell, reels, paylines, paytable, features, meter, dollars, progressive, paid, info: null};
+  return {esc, art, sprite, icon, cell, reels, paylines, paytable, features, meter, dollars, progressive, paid, symbolWords,
+    rowWords, info: null};
 })();
 
 (() => {
@@ -363,7 +387,7 @@ const Slots = (() => {
     const idx = (state.paytable || {}).index || 0;
     const rows = turning === null && hits.paytable === idx ? hits.rows : new Set();
     Felt.patch(els.side, Slots.paytable(info, idx, (state.bet || {}).coins || 1, rows) +
-      info.features.map((f) => `<p class="feature-rule">${Slots.esc(Felt.upper(f.text))}</p>`).join(""));
+      info.features.map((f) => `<p class="feature-rule">${Slots.esc(Felt.upper(Slots.symbolWords(f.text)))}</p>`).join(""));
     Felt.patch(els.features, Slots.features(state));
     Felt.patch(els.progressive, Slots.progressive(state, info, Screen.sides));
   }
@@ -441,11 +465,15 @@ const Slots = (() => {
     if (e.window) rows.push(["Stops", `${e.stops.join(" ")} (physical ${e.physical.join(" ")})`]);
     if (e.bet) rows.push(["Bet", `${e.bet.coins} coin(s) &times; ${e.bet.lines} line(s) = ${e.cost} credits${e.free_spin ? " (free spin)" : ""}`]);
     if (e.paytable !== undefined && info.paytables.length > 1) rows.push(["Paytable", Slots.esc(info.paytables[e.paytable].name)]);
-    for (const w of e.line_wins || []) rows.push([`Line ${w.line}`, `${Slots.esc(w.symbols.join(" "))}: ${Slots.esc(w.combo)} pays ${Felt.money(w.credits)}` +
+    // the symbols on the line by name, and the paytable row they made (the record keeps the codes: "B1 B1 B1")
+    const table = info.paytables[e.paytable || 0] || info.paytables[0];
+    const named = (c) => info.symbols[c] ? info.symbols[c].name : c;
+    for (const w of e.line_wins || []) rows.push([`Line ${w.line}`, `${Slots.esc(w.symbols.map(named).join(", "))}: ` +
+      `${Slots.esc(Slots.rowWords(table.rows[w.row]) || Slots.symbolWords(w.combo))} pays ${Felt.money(w.credits)}` +
       (w.multiplier > 1 ? ` (${w.multiplier}x wild)` : "")]);
-    for (const a of e.awards || []) rows.push(["Award", `${Slots.esc(Felt.upper(a.feature))}: ${Slots.esc(a.what)} ${Felt.money(a.credits)}`]);
+    for (const a of e.awards || []) rows.push(["Award", `${Slots.esc(Felt.upper(a.feature))}: ${Slots.esc(Slots.symbolWords(a.what))} ${Felt.money(a.credits)}`]);
     for (const m of e.meters || []) rows.push(["Meter", `${Slots.esc(Felt.upper(m.meter))} ${m.before} &rarr; ${m.after} (${Slots.esc(m.why)})`]);
-    if (e.pick) rows.push(["Pick", `${Slots.esc(e.pick.choice)}` + (e.pick.awards || []).map((a) => `: ${Slots.esc(a.what)} ${Felt.money(a.credits)}`).join("")]);
+    if (e.pick) rows.push(["Pick", `${Slots.esc(e.pick.choice)}` + (e.pick.awards || []).map((a) => `: ${Slots.esc(Slots.symbolWords(a.what))} ${Felt.money(a.credits)}`).join("")]);
     if (e.progressive && (e.progressive.contribution || e.progressive.hit)) {
       rows.push(["Progressive", `contributed ${e.progressive.contribution}${e.progressive.hit ? `, HIT: won ${Felt.money(e.progressive.won)}` : ""}`]);
     }

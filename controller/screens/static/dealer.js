@@ -84,6 +84,11 @@
     return html;
   }
 
+  // The shoe's status flags (drivers/shoe/protocol.py StateFlags) as a dealer says them.
+  const FLAGS = {LID_OPEN: "lid open", CARDS_LOW: "cards low", CUT_CARD: "cut card out", EMPTY: "empty", JAM: "jammed",
+    LOCKED: "locked"};
+  const flagWords = (f) => FLAGS[f] || String(f).toLowerCase().replace(/_/g, " ");
+
   function shoe(state) {
     const s = state.shoe || {}, g = (state.game || {}).shoe || {};
     const total = (g.dealt || 0) + (g.remaining || 0);
@@ -102,7 +107,7 @@
     if (g.cut_reached) rows.push(["Cut card", "reached: last round of the shoe", "warn"]);
     if (s.shuffle_due) rows.push(["Shuffle", "due", "warn"]);
     if (s.shuffling) rows.push(["Shuffler", "shuffling", ""]);
-    if ((s.flags || []).length) rows.push(["Flags", s.flags.join(", "), "warn"]);
+    if ((s.flags || []).length) rows.push(["Shoe says", s.flags.map(flagWords).join(", "), "warn"]);
     return "<h2>Shoe</h2>" + (total ? `<div class="shoe-bar"><div style="width:${pct.toFixed(1)}%"></div>` +
       (cut !== null ? `<span class="cut" style="left:${cut.toFixed(1)}%"></span>` : "") + "</div>" : "") +
       "<table>" + rows.filter((r) => r[1] !== "").map(([k, v, c]) => `<tr class="${c}"><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join("") +

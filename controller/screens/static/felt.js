@@ -98,7 +98,8 @@ const Felt = (() => {
   // ---------------------------------------------------------------------------------------------- games
   // Each game lays its own table out, in a module of its own (static/games/<game>.js) over this frame:
   //   Felt.register("<game>", {adapt(game, info, opts) -> layout})
-  // layout: {mode, centre: [hand], seats: {spot: [hand]}, notes: {spot: html}, panel: html, spots: [n]}
+  // layout: {mode, centre: [hand], seats: {spot: [hand]}, notes: {spot: html}, panel: html, spots: [n],
+  //   boxLabel(box), betLabel(box)}: a box's name on a result and on a bet (betLabel, where a bet's chip is short)
   //   hand: {to, label, cards, note, status}; notes: a few words under a spot's number (a stack, "button");
   //   panel: what lies in the middle of the table besides hands (a pot, a board's caption, a casekeeper);
   //   spots: the spot numbers to show when not 1..info.spots. mode "seats": cards lie at the spots
@@ -216,7 +217,7 @@ const Felt = (() => {
     const note = view.layout.notes[n];
     return `<section class="spot${active || note ? "" : " empty"}${toAct ? " to-act" : ""}" data-spot="${n}">` +
       `<div class="spot-no">${n}</div>` + (note ? `<div class="seat-note">${note}</div>` : "") +
-      `<div class="bets">${bets.map((b) => bet(b, view.layout.boxLabel)).join("")}</div>` +
+      `<div class="bets">${bets.map((b) => bet(b, view.layout.betLabel || view.layout.boxLabel)).join("")}</div>` +
       (hands.length ? `<div class="hands">${hands.map((h, i) => hand(h, opts.four, i)).join("")}</div>` : "") +
       `<div class="results">${total}${results.map((r) => result(r, results.length === 1, view.layout.boxLabel)).join("")}</div></section>`;
   }
@@ -247,8 +248,10 @@ const Felt = (() => {
       case "betting": return "Place your bets";
       case "dealing": return "No more bets";
       case "deciding": {   // the dealer's prompt names commands: a player is told whose turn it is
-        const m = /^spot:(\d+)/.exec((state.expected && state.expected.actor) || "");
-        return m ? `Spot ${m[1]} to play` : "Players decide";
+        const actor = (state.expected && state.expected.actor) || "";
+        const m = /^spot:(\d+)/.exec(actor);
+        // (the dealer decides too: pai gow's dice for the first hand; "players decide" would be wrong there)
+        return m ? `Spot ${m[1]} to play` : actor === "dealer" ? "Dealer to play" : "Players decide";
       }
       case "settling": return "Paying";
       case "shuffling": return "Shuffling";
