@@ -12,7 +12,7 @@ class Role:
     attendant (and "player", the cabinet's own buttons, never a bus key); at a progressive link controller,
     one cabinet of the link."""
 
-    kind: str             # "dealer", "spot", "ops", "attendant", "player", "cabinet"
+    kind: str             # "dealer", "spot", "ops", "pit" (a supervisor), "attendant", "player", "cabinet"
     spot: int | None = None
     name: str | None = None  # the cabinet id of a "cabinet" role
 
@@ -23,13 +23,13 @@ class Role:
 
 
 def parse_role(text: str) -> Role:
-    if text in ("dealer", "ops", "attendant"):
+    if text in ("dealer", "ops", "attendant", "pit"):
         return Role(text)
     if text.startswith("spot:") and text[5:].isdigit() and int(text[5:]) >= 1:
         return Role("spot", int(text[5:]))
     if text.startswith("cabinet:") and text[8:] and all(c.isalnum() or c in "-_" for c in text[8:]):
         return Role("cabinet", name=text[8:])
-    raise ValueError(f"unknown role {text!r} (roles: dealer, ops, spot:N, attendant, cabinet:ID)")
+    raise ValueError(f"unknown role {text!r} (roles: dealer, ops, pit, spot:N, attendant, cabinet:ID)")
 
 
 def create_keys(folder: str | Path, name: str) -> tuple[Path, Path]:

@@ -50,6 +50,8 @@ log = logging.getLogger("croupier.table")
 DEALER = Role("dealer")
 DEALER_ONLY = ("dealer",)
 BY_SPOT = ("dealer", "spot")   # "spot": a player terminal, for its own spot only
+PIT = ("dealer", "pit")        # rated play (controller/rating.py)
+BOOKS = ("dealer", "pit", "ops")  # paperwork slips (controller/paperwork.py)
 
 
 class Table(ShoeTable):
@@ -81,6 +83,7 @@ class Table(ShoeTable):
         self._identified = False   # the shoe has identified itself to this process
         self._rebased: tuple[int, int] | None = None  # a swap this process saw by serial: the link's own report follows
         self._pictured: tuple[TableState, dict[str, Any]] | None = None  # the last state pictured and its picture
+        self._warming: dict[str, Any] | None = None  # the rules whose exact edges a thread computes (the pit's)
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -328,6 +331,60 @@ class Table(ShoeTable):
 
     def _status_view(self, role: Role) -> str:
         return "dealer" if role.kind != "spot" else "public"
+
+    # ------------------------------------------------------------------------------------------ the pit
+
+    @command("rating_start", roles=PIT, help="rate a player at a spot (spot, player: the player card number)")
+    def _rating_start(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._book(batch, role, "rating_start", args)
+
+    @command("rating_stop", roles=PIT, help="end the rated session at a spot (spot)")
+    def _rating_stop(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._book(batch, role, "rating_stop", args)
+
+    @command("rating_move", roles=PIT, help="the rated player moved (from, to): the same session goes on there")
+    def _rating_move(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._book(batch, role, "rating_move", args)
+
+    @command("slip_enter", roles=BOOKS, help="enter a paperwork slip (form: opener, closer, fill, credit, drop; "
+                                             "chips or amount; day)")
+    def _slip_enter(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._book(batch, role, "slip_enter", args)
+
+    @command("slip_confirm", roles=BOOKS, help="confirm a slip another role entered (slip)")
+    def _slip_confirm(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._book(batch, role, "slip_confirm", args)
+
+    @command("pit", roles=("pit",), help="the pit's view: ratings and paperwork", read_only=True)
+    def _pit(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        return self._book(batch, role, "pit", args)
+
+    def _book(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The pit's commands: rated play, paperwork, and the pit's view of both (also while an alert pauses play)."""
+        from controller import paperwork, rating
+
+        state, now = batch.state, int(self.clock())
+        if command in ("pit", "rating_start") and self._warming != state.rules:
+            # The exact edges the theoretical win needs (seconds for blackjack's, more on a Pi): computed in a
+            # thread of their own once someone is rated or the pit looks, never in the writer; a daemon, so a
+            # stopping table does not wait for it.
+            import threading
+
+            self._warming = state.rules
+            threading.Thread(target=rating.warm_edges, args=(self.game.name, state.rules, self.game.boxes),
+                             name="croupier edges", daemon=True).start()
+        if command == "pit":
+            return {"ok": True, "result": rating.pit_view(state, compute=False)}
+        if command in rating.COMMANDS:
+            spots = int(getattr(self.config.rules, "spots", 0) or 0)
+            records = rating.rating_records(state.ratings, str(role), command, args, now, spots)
+        else:
+            today = time.strftime("%Y-%m-%d", time.localtime(now))  # the gaming day when the slip names none
+            records = paperwork.slip_records(state.paperwork, str(role), command, args, now, today)
+        for record in records:
+            batch.add(record)
+        return {"ok": True, "result": {"records": len(batch.staged), **({"slip": records[0]["slip"]}
+                                                                         if "slip" in records[0] else {})}}
 
     # ------------------------------------------------------------------------------------------ the floor
 

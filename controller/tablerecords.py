@@ -14,7 +14,8 @@ from controller.records import ABSENT, JSON, Absent, DoorSwitch, Record, Refusal
 
 __all__ = ["TableRecord", "Start", "Game", "AlertRecord", "Resolve", "Refused", "ShoeLink", "ShoeFlags", "ShoeShuffle",
            "DeckCheck", "CounterReset", "ManualEntry", "SimOrder", "Door", "CameraStarted", "CameraDown",
-           "CameraUp", "Seen", "table_record"]
+           "CameraUp", "Seen", "DealerSignIn", "RatingStart", "RatingStop", "RatingMove", "SlipEntered",
+           "SlipConfirmed", "table_record"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,3 +184,72 @@ class Seen(TableRecord):
     KIND: ClassVar[str] = "seen"
     event: JSON
     model: str | None = opt()
+
+
+# Table analytics' records (controller/tableanalytics.py reads them).
+
+
+@dataclass(frozen=True, slots=True)
+class DealerSignIn(TableRecord):
+    """a dealer signed in at the table (dealer: the id the pit knows them by) or out (dealer: null)"""
+    KIND: ClassVar[str] = "dealer"
+    dealer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingStart(TableRecord):
+    """a rated player sat at a spot (player: the player card number; at: whole epoch seconds by the table's clock, which stamps
+    the journal row too; by: the role) (controller/rating.py)"""
+    KIND: ClassVar[str] = "rating"
+    WHAT: ClassVar[str | None] = "start"
+    spot: int
+    player: str
+    at: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class RatingStop(TableRecord):
+    """the rated player at a spot left: the session ends"""
+    KIND: ClassVar[str] = "rating"
+    WHAT: ClassVar[str | None] = "stop"
+    spot: int
+    at: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class RatingMove(TableRecord):
+    """the rated player at `spot` moved to spot `to`: the same session goes on there"""
+    KIND: ClassVar[str] = "rating"
+    WHAT: ClassVar[str | None] = "move"
+    spot: int
+    to: int
+    at: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class SlipEntered(TableRecord):
+    """a paperwork slip entered (controller/paperwork.py): slip (its number), form (opener, closer, fill, credit,
+    drop), day (the gaming day, YYYY-MM-DD), chips {denomination: count} (drop: amount, in credits), by (the role);
+    it counts once a second, different role confirms it"""
+    KIND: ClassVar[str] = "slip"
+    WHAT: ClassVar[str | None] = "entered"
+    slip: int
+    form: str
+    day: str
+    by: str
+    at: int
+    chips: JSON = opt()
+    amount: int | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class SlipConfirmed(TableRecord):
+    """a second role confirmed a paperwork slip: from here it counts in its gaming day's win"""
+    KIND: ClassVar[str] = "slip"
+    WHAT: ClassVar[str | None] = "confirmed"
+    slip: int
+    by: str
+    at: int

@@ -23,9 +23,12 @@ from controller.games.base import (
 from controller.journal import fold
 from controller.records import ABSENT, RecordError
 from controller.tablerecords import (
-    AlertRecord, CameraDown, CameraStarted, CameraUp, CounterReset, DeckCheck, Door, Game, ManualEntry, Refused,
+    AlertRecord, CameraDown, CameraStarted, CameraUp, CounterReset, DealerSignIn, DeckCheck, Door, Game, ManualEntry,
+    Refused,
     Resolve, Seen, ShoeFlags, ShoeLink, ShoeShuffle, SimOrder, Start, TableRecord, table_record,
 )
+from controller import paperwork, rating
+from controller.tablerecords import RatingMove, RatingStart, RatingStop, SlipConfirmed, SlipEntered
 
 __all__ = ["Alert", "SpotMeters", "Meters", "ShoeStatus", "TableState", "AlertRaised", "AlertResolved",
            "CardReassigned", "new_state", "step", "replay", "picture", "scoreboard_entry", "face_down_cards",
@@ -161,6 +164,10 @@ class TableState:
     # event since (None between rounds).
     round_base: Any = field(default=None, repr=False)
     round_log: tuple[Any, ...] | None = field(default=None, repr=False)
+    # The pit's: rated play and the table's paperwork (controller/rating.py, controller/paperwork.py); no view
+    # for a screen carries them (`picture` leaves them out; the pit command answers them).
+    ratings: rating.Ratings = rating.Ratings()
+    paperwork: paperwork.Paperwork = paperwork.Paperwork()
 
     @property
     def paused(self) -> bool:
@@ -288,7 +295,10 @@ def step(state: TableState, record: TableRecord | Mapping[str, Any]) -> tuple[Ta
     fold_one = _FOLDS.get(type(rec))
     if fold_one is None:
         raise RecordError(f"no fold for table record {type(rec).__name__}")
+    before = state
     state, effects = fold_one(state, rec)
+    if state.ratings.open:
+        state = replace(state, ratings=rating.observe(state.ratings, rec, before, state, effects))
     draw = getattr(rec, "draw", None)
     if draw:
         # Cards read by the shoe (dealt, or held in an alert) advance its draw counter, so a restart can
@@ -401,6 +411,13 @@ _FOLDS: dict[type, Callable[[TableState, Any], tuple[TableState, Effects]]] = {
     CameraDown: lambda state, rec: (replace(state, camera_down=str(rec.reason or "no frames")), ()),
     CameraUp: lambda state, rec: (replace(state, camera_down=None), ()),
     Door: _door,
+    DealerSignIn: lambda state, rec: (state, ()),   # read by controller/tableanalytics.py
+    RatingStart: lambda state, rec: (replace(state, ratings=rating.started(state.ratings, rec)), ()),
+    RatingStop: lambda state, rec: (replace(state, ratings=rating.stopped(state.ratings, rec)), ()),
+    RatingMove: lambda state, rec: (replace(state, ratings=rating.moved(state.ratings, rec)), ()),
+    SlipEntered: lambda state, rec: (replace(state, paperwork=paperwork.entered(state.paperwork, rec,
+                                                                                state.meters.house_win)), ()),
+    SlipConfirmed: lambda state, rec: (replace(state, paperwork=paperwork.confirmed(state.paperwork, rec)), ()),
 }
 
 

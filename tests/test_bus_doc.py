@@ -14,7 +14,7 @@ from controller.progressive import LinkController
 from controller.table import Table
 
 BUS_MD = Path(__file__).resolve().parents[1] / "controller" / "bus.md"
-ROLES = {"dealer", "spot", "ops", "player", "attendant", "cabinet"}
+ROLES = {"dealer", "spot", "ops", "pit", "player", "attendant", "cabinet"}
 
 
 def documented(section: str) -> dict[str, set[str]]:

@@ -98,7 +98,7 @@ def test_identify_command_prints_the_json_shape(tmp_path: Path, capsys: pytest.C
     cards = out[0]["cards"]
     assert sorted(c["card"] for c in cards) == ["7H", "AS", "KD"]
     for c in cards:
-        assert set(c) == {"card", "rank", "suit", "box", "confidence"}
+        assert set(c) == {"card", "rank", "suit", "box", "confidence", "unsure"}
         assert c["rank"] + c["suit"] == c["card"] and c["rank"] in "23456789TJQKA" and c["suit"] in "SHDC"
         assert len(c["box"]) == 4 and all(isinstance(v, int) for v in c["box"]) and c["box"][0] < c["box"][2]
         assert 0 < c["confidence"] <= 1

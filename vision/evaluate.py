@@ -12,6 +12,8 @@ import cv2
 import numpy as np
 
 from vision import realdata, render
+from vision.calibration import ece, labelled_photo
+from vision.labelled import Report, Tally, score_image
 from vision.recognise import Recogniser
 
 __all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene"]
@@ -27,6 +29,7 @@ def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confide
         return {"skipped": "photos not found"}
     _, held = realdata.split(realdata.load_photos(root))
     total = realdata.Score()
+    tally = Tally()  # the same reports scored by `labelled.score_image`: calibration and unsure flags
     misses = []
     t0 = time.perf_counter()
     for i, photo in enumerate(held):
@@ -39,6 +42,8 @@ def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confide
                 and d.confidence >= min_confidence]
         score = realdata.match(photo.cards, [(d.card.rank, d.box) for d in dets])  # type: ignore[union-attr]
         total.add(score)
+        score_image(labelled_photo(photo), [Report(d.card.rank, int(d.card.suit), tuple(d.box),  # type: ignore[union-attr,arg-type]
+                                                   d.confidence, d.unsure) for d in dets], tally)
         if score.found < score.labelled or score.false:
             misses.append(f"{photo.path.name}: {score.found}/{score.labelled} found, {score.false} false "
                           f"(reported {', '.join(str(d.card) for d in dets) or 'nothing'})")
@@ -47,11 +52,15 @@ def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confide
     say(f"  found with the right rank: {total.found}/{total.labelled} = {total.recall:.2%} (goal >= 95%)")
     say(f"  found, any rank:           {total.found_any_rank}/{total.labelled}")
     say(f"  precision: {total.reported - total.false}/{total.reported} reports right = {total.precision:.2%}")
+    flagged = tally.flagged()
+    say(f"  expected calibration error (10 bins): {tally.ece():.3f}; flagged unsure: {flagged['unsure']} "
+        f"({flagged['unsure_wrong']} wrong, {flagged['unsure_right']} right); wrong left sure: {flagged['sure_wrong']}")
     for m in misses:
         say(f"    {m}")
     return {"photos": len(held), "labelled": total.labelled, "found": total.found, "recall": round(total.recall, 4),
             "found_any_rank": total.found_any_rank, "reported": total.reported, "false": total.false,
-            "precision": round(total.precision, 4), "seconds": round(seconds, 1), "misses": misses}
+            "precision": round(total.precision, 4), "ece": round(tally.ece(), 4), "flagged": flagged,
+            "sure_precision": round(tally.sure_precision, 4), "seconds": round(seconds, 1), "misses": misses}
 
 
 def synthetic_scene(rng: np.random.Generator) -> render.Scene:
@@ -78,6 +87,8 @@ def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say:
     set's; the harder piles have none."""
     shown = right = rank_right = reported = false = frames = 0
     wrong: dict[str, int] = {}
+    readings: list[tuple[float, bool]] = []  # per report: confidence, right (for the calibration error)
+    flagged = [0, 0]  # reports flagged unsure: wrong, right
     t0 = time.perf_counter()
     while shown < cards:
         if progress is not None:  # (done, total) in cards shown: the command's progress bar
@@ -108,19 +119,27 @@ def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say:
                 for i in inside:  # a report of a covered card is neither right nor false
                     if dets[i].card == pc.card:
                         used[i] = True
-        false += sum(1 for i, d in enumerate(dets) if not used[i] and not any(_inside(d.box, pc.box) and
-                                                                           d.card == pc.card for pc in shot.cards))
+        oks = [used[i] or any(_inside(d.box, pc.box) and d.card == pc.card for pc in shot.cards)
+               for i, d in enumerate(dets)]
+        false += oks.count(False)
+        readings += [(d.confidence, ok) for d, ok in zip(dets, oks)]
+        for d, ok in zip(dets, oks):
+            if d.unsure:
+                flagged[ok] += 1
     seconds = time.perf_counter() - t0
     acc = right / shown
     say(f"{name}: {frames} frames of 1280x720 felt, {shown} readable cards")
     aim = f" (goal {goal})" if goal else ""
     say(f"  right rank and suit: {right}/{shown} = {acc:.2%}{aim}; right rank: {rank_right / shown:.2%}")
     say(f"  precision: {reported - false}/{reported} = {(reported - false) / max(reported, 1):.2%}")
+    say(f"  expected calibration error (10 bins): {ece(readings):.3f}; flagged unsure: {sum(flagged)} ({flagged[0]} "
+        f"wrong, {flagged[1]} right)")
     for k, v in sorted(wrong.items(), key=lambda kv: -kv[1])[:15]:
         say(f"    {v} x {k}")
     return {"frames": frames, "cards": shown, "right": right, "accuracy": round(acc, 5),
             "rank_accuracy": round(rank_right / shown, 5), "reported": reported, "false": false,
-            "precision": round((reported - false) / max(reported, 1), 5), "seconds": round(seconds, 1),
+            "precision": round((reported - false) / max(reported, 1), 5), "ece": round(ece(readings), 4),
+            "flagged": {"unsure_wrong": flagged[0], "unsure_right": flagged[1]}, "seconds": round(seconds, 1),
             "errors": dict(sorted(wrong.items(), key=lambda kv: -kv[1])[:30])}
 
 

@@ -31,6 +31,7 @@ class Report:
     suit: int | None
     box: tuple[float, float, float, float]
     confidence: float = 1.0
+    unsure: bool = False  # the reader flagged it for the dealer to confirm (`Detection.unsure`)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -55,6 +56,7 @@ class Tally:
     confusion: dict[int, dict[int, int]] = field(default_factory=dict)
     # Per report: its confidence and whether it was right (rank and suit where the label gives a suit, else rank).
     calibration: list[tuple[float, bool]] = field(default_factory=list)
+    flags: list[bool] = field(default_factory=list)  # per entry of `calibration`: the reader flagged it unsure
 
     @property
     def rank_recall(self) -> float:
@@ -92,6 +94,20 @@ class Tally:
         low = [ok for c, ok in self.calibration if c < below]
         return (len(low), sum(not ok for ok in low), sum(not ok for c, ok in self.calibration if c >= below))
 
+    def flagged(self) -> dict[str, int]:
+        """What the reader's own unsure flags did: reports flagged unsure, of them wrong and right (a right reading
+        the dealer must confirm: lost to the table), and wrong reports left sure."""
+        flagged = [ok for ok, f in zip((ok for _, ok in self.calibration), self.flags) if f]
+        return {"unsure": len(flagged), "unsure_wrong": sum(not ok for ok in flagged),
+                "unsure_right": sum(flagged),
+                "sure_wrong": sum(not ok for (_, ok), f in zip(self.calibration, self.flags) if not f)}
+
+    @property
+    def sure_precision(self) -> float:
+        """Of the reports not flagged unsure (those the table takes as read), the share right."""
+        sure = [ok for (_, ok), f in zip(self.calibration, self.flags) if not f]
+        return sum(sure) / len(sure) if sure else 1.0
+
     def recall_of(self, ranks: Iterable[int]) -> tuple[int, int]:
         """(found, labelled) by rank over these ranks."""
         rs = set(ranks)
@@ -105,6 +121,7 @@ class Tally:
                 "rank_precision": round(self.rank_precision, 4), "card_false": self.card_false,
                 "card_precision": round(self.card_precision, 4), "ece": round(self.ece(), 4),
                 "unsure_below_0.9": dict(zip(("reports", "wrong", "sure_wrong"), self.unsure())),
+                "flagged": self.flagged(), "sure_precision": round(self.sure_precision, 4),
                 "by_rank": {RANK_TEXT[r]: v for r, v in sorted(self.by_rank.items())},
                 "confusion": {(RANK_TEXT.get(t, "-")): {RANK_TEXT.get(r, "-"): n for r, n in sorted(row.items())}
                               for t, row in sorted(self.confusion.items())}}
@@ -184,6 +201,7 @@ def score_image(item: LabelledImage, reports: Sequence[Report], tally: Tally) ->
             suited_hit = any(ct == i for ct in card_took)
             unsuited_hit = any(rt == i and lab.suit is None for lab, rt in zip(labels, rank_took))
             tally.calibration.append((r.confidence, suited_hit or unsuited_hit))
+            tally.flags.append(r.unsure)
     for i, r in enumerate(reports):
         if not rank_used[i] and not neutral[i]:
             tally.rank_false += 1
@@ -280,6 +298,10 @@ def evaluate_folder(root: Path, read: Callable[[Any], list[Report]], say: Callab
     n_low, low_wrong, sure_wrong = tally.unsure()
     say(f"  calibration: expected calibration error {tally.ece():.3f} over {len(tally.calibration)} reports; "
         f"{n_low} read unsurely (below 0.9), {low_wrong} of them wrong; {sure_wrong} wrong read surely")
+    flagged = tally.flagged()
+    say(f"  flagged unsure by the reader: {flagged['unsure']} ({flagged['unsure_wrong']} wrong, {flagged['unsure_right']} "
+        f"right, lost to the table); wrong left sure: {flagged['sure_wrong']}; precision of the sure reports "
+        f"{tally.sure_precision:.2%}")
     low, high = tally.recall_of(range(2, 9)), tally.recall_of(range(9, 15))
     if low[1] and high[1]:
         say(f"  ranks 2-8: {low[0]}/{low[1]} = {low[0] / low[1]:.2%}; ranks 9-A: {high[0]}/{high[1]} = "

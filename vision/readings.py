@@ -4,7 +4,7 @@ once, and where the cards a detector missed in a cascade must lie."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -50,6 +50,9 @@ class Detection:
     rank_confidence: float = 0.0
     suit_confidence: float = 0.0
     model: str = ""  # the enrolled deck model that named the card ("enrolled:<id>"), "" for the base readers
+    # Reported for the dealer to confirm, never taken as read: its calibrated confidence is below the reader's unsure
+    # threshold (vision/calibration.py), or it names a card the frame already shows (one deck holds each card once).
+    unsure: bool = False
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -64,6 +67,7 @@ class Detection:
             "suit": card.suit.letter if card is not None and card.suit is not None else None,
             "box": [round(v) for v in self.box],
             "confidence": round(self.confidence, 4),
+            "unsure": self.unsure,
         }
 
 
@@ -212,3 +216,37 @@ def cascade_gaps(cards: Sequence[Detection]) -> list[CardRect]:
 def needs_body(d: Detection) -> bool:
     """Whether the body reader reads this card again: named, not a joker, and not surely."""
     return d.card is not None and not d.card.joker and d.confidence < _BODY_GATE
+
+
+def one_reading_a_card(cards: Sequence[Detection], turned: bool = False) -> list[Detection]:
+    """Surest first, a named reading dropped where a surer named reading lies at the same card's place: their
+    rectangles' centres within `_ONE_PLACE` of a half-width (a cascade steps each card half a width or more from
+    the one before, `_STEP_ACROSS`), or, with `turned` (photos, whose cards are read again turned by 90 degrees when
+    read badly), within `_ONE_TURNED` and turned 45 degrees or more from it: one card read twice, once turned, names
+    one card. Readings naming no card are kept."""
+    out: list[Detection] = []
+    for d in sorted(cards, key=lambda d: -d.confidence):
+        if d.card is not None and any(o.card is not None and _one_place(o.rect, d.rect, turned) for o in out):
+            continue
+        out.append(d)
+    return out
+
+
+# Two named readings this near (rectangles' centres, in the smaller half-width) are one card's.
+_ONE_PLACE = 0.4
+_ONE_TURNED = 0.8
+
+
+def _one_place(a: CardRect, b: CardRect, turned: bool) -> bool:
+    gap = math.hypot(a.cx - b.cx, a.cy - b.cy) / min(a.half_w, b.half_w)
+    return gap < _ONE_PLACE or (turned and gap < _ONE_TURNED and abs(a.ux * b.ux + a.uy * b.uy) < math.cos(math.pi / 4))
+
+
+def flag_repeats(cards: Sequence[Detection], decks: int) -> list[Detection]:
+    """Each card named more often than `decks` holds it (once a deck) flagged unsure, every reading of it: which of
+    them is the card cannot be told, so the dealer looks, and none is dealt twice."""
+    counts: dict[Card, int] = {}
+    for d in cards:
+        if d.card is not None:
+            counts[d.card] = counts.get(d.card, 0) + 1
+    return [replace(d, unsure=True) if d.card is not None and counts[d.card] > decks else d for d in cards]

@@ -23,7 +23,8 @@ Seven ONNX models run by ONNX Runtime (no deep-learning framework at run time):
    name unsurely again, from the suit sign its picture shows beside the figure's head (table frames only).
 
 `Recogniser.identify(frame)` returns `Detection`s with the card (or None when unreadable), a confidence
-for the identity and one for the detection, the visible box and the card's quad, all in frame pixels.
+for the identity (calibrated to the chance it is right, vision/calibration.py) and one for the detection, whether it
+is unsure (for the dealer to confirm), the visible box and the card's quad, all in frame pixels.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ from vision.crops import (BODY_H, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, 
                           SIGN_REGION, SIGN_SIZE, STRIDE, WIDE_H, WIDE_REGION, WIDE_W, body_crops, corner_crops, decode,
                           decode_indices, index_crops, letterbox, locator_crops, sign_crops, snap_corner, wide_crops)
 from vision.readings import (BACK, JOKER_CLASS, NONE, RANK_CLASSES, SUIT_FLOOR, SURE, Detection, cascade_gaps,
-                             distinct, lies_still, merge_cards, merge_readings, multiply_suits, needs_body, pool,
-                             settle, unsure_black)
+                             distinct, flag_repeats, lies_still, merge_cards, merge_readings, multiply_suits,
+                             needs_body, one_reading_a_card, pool, settle, unsure_black)
 
 __all__ = ["Detection", "Recogniser", "CardRect", "corner_crops", "index_crops", "body_crops", "locator_crops", "located",
            "LOCATOR_REGION", "LOCATOR_SIZE", "snap_corner",
@@ -151,13 +152,17 @@ class Recogniser:
     again with the strip beside the index by the wide reader (`wide`, when the models folder has one), and a court
     card's black suit read unsurely by the sign reader at its picture's suit sign (`sign`, likewise).
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
-    no index (precision 70% against 93%)."""
+    no index (precision 70% against 93%).
+    Last (`_judged`), each base reading's confidence is calibrated (`calibrate`; `calibrate=False` gives the raw ones a
+    calibration is fitted on) and a reading below the unsure threshold, or naming a card more often than `decks` hold
+    it, is flagged unsure; a joker is no card unless `jokers`."""
 
     def __init__(self, models: Path | str | None = None, *, det_size: int | Sequence[int] = TABLE_SIZES,
                  threshold: float = 0.35, index_threshold: float = 0.2,
                  threads: int | None = 1, refine: bool = True, snap: bool = False, indices: bool = True,
                  detector_only: bool = False, body: bool = True, second: bool = True, locate: bool = True,
-                 wide: bool = True, sign: bool = True, enrolled: Any = None) -> None:
+                 wide: bool = True, sign: bool = True, enrolled: Any = None, calibrate: bool = True,
+                 decks: int | None = 1, jokers: bool = False) -> None:
         folder = Path(models) if models is not None else MODELS_DIR
         det_path, cls_path = folder / "detector.onnx", folder / "classifier.onnx"
         for p in (det_path,) if detector_only else (det_path, cls_path):
@@ -198,6 +203,17 @@ class Recogniser:
         self.enrolled = enrolled
         self.enrolled_sure = 0.9
         self._enrolled_seen: list[tuple[CardRect, Card | None, Any]] = []  # last frame's: rect, base card, reading
+        # The base readers' confidences as the chance a reading is right (vision/calibration.py), fitted per reading
+        # path: a table camera's frames and photos are read differently. `calibrate=False`: raw confidences (what the
+        # calibration is fitted on), still unsure below UNSURE_BELOW.
+        from vision.calibration import IDENTITY, load_calibrations
+
+        self.calibration = load_calibrations(folder).get("table" if indices else "photo", IDENTITY) \
+            if calibrate else IDENTITY
+        # A card named more often than this in one frame is flagged unsure (None: not checked); a joker is named only
+        # where the game deals one (`jokers`), else it is no card.
+        self.decks = decks
+        self.jokers = jokers
         self.base_id = ("base:" + hashlib.sha256(cls_path.read_bytes()).hexdigest()[:12]) if cls_path.is_file() \
             else "base"
 
@@ -343,7 +359,29 @@ class Recogniser:
                 cards = distinct(self._read_bodies(frame, cards, finds, smalls))
         if self.enrolled is not None:
             cards = self._read_enrolled(frame, cards)
-        return cards
+        return self._judged(cards)
+
+    def _judged(self, cards: list[Detection]) -> list[Detection]:
+        """What the table is told: a joker is no card (unless the game deals one), one card read twice at one place of
+        a photo names one card, each base reading's confidence calibrated (a photo's reading likelier wrong than right
+        names no card: `Calibration.names_none`), and a reading below the unsure threshold or naming a card the frame
+        shows more often than the decks hold it flagged unsure."""
+        if not self.jokers:
+            cards = [dataclasses.replace(d, card=None) if d.card is not None and d.card.joker else d for d in cards]
+        if not self.indices:
+            # Photos only: on a table frame a tight pile's cards may lie closer than any rule for one card read twice
+            # allows (the harder synthetic piles lost 48 of 2,000 cards to it), and its index pairing already names a
+            # card's two corners once.
+            cards = one_reading_a_card(cards, turned=True)
+        cal = self.calibration
+        out = []
+        for d in cards:
+            if d.card is not None:
+                conf = cal(d.confidence) if not d.model else d.confidence
+                d = dataclasses.replace(d, card=None if conf < cal.names_none else d.card, confidence=conf,
+                                        unsure=cal.unsure(conf))
+            out.append(d)
+        return flag_repeats(out, self.decks) if self.decks is not None else out
 
     def _named_by_indices(self, frame: np.ndarray, finds: list[Find], indices: list[tuple[float, CardRect]],
                           twins: list[tuple[float, CardRect]], smalls: list[tuple[np.ndarray, float]]

@@ -9,8 +9,8 @@ position in table millimetres or pixels, zone) and returns the events that becam
   or lifted from its place and put down elsewhere before it counted as removed);
 - `CardRemoved(card, zone)`: a known card has not been seen for `remove_frames` frames.
 
-A card named with confidence below `min_confidence` is still reported, with `certain=False`: never
-guessed silently. A face-down card is reported with `card=None, face_down=True`. A sighting with no
+A card named with confidence below `min_confidence`, or flagged unsure by the recogniser in any of its stable frames
+(`Sighting.unsure`), is still reported, with `certain=False`: never guessed silently. A face-down card is reported with `card=None, face_down=True`. A sighting with no
 readable identity (a hand over the index) keeps its track alive without voting, so a hand passing over
 the cards makes no events; neither does a hand resting for fewer than `remove_frames` frames.
 
@@ -43,6 +43,7 @@ class Sighting:
     zone: str | None
     size: float = 30.0
     face_down: bool = False
+    unsure: bool = False  # the recogniser's flag (`Detection.unsure`): never certain, whatever its confidence
 
     @property
     def key(self) -> Card | str | None:
@@ -121,6 +122,7 @@ class _Track:
     reported_key: Card | str | None = None
     reported_zone: str | None = None
     votes: list[float] = field(default_factory=list)
+    doubts: list[bool] = field(default_factory=list)  # per vote: the sighting was flagged unsure
     dead: bool = False            # handed over to another track (the card was lifted and put down)
 
 
@@ -177,7 +179,8 @@ class Tracker:
             s = sightings[si]
             if s.key is None:
                 continue  # nothing readable and nothing known here: wait
-            t = _Track(s.x, s.y, s.size, s.key, s.zone, confidence=s.confidence, votes=[s.confidence])
+            t = _Track(s.x, s.y, s.size, s.key, s.zone, confidence=s.confidence, votes=[s.confidence],
+                       doubts=[s.unsure])
             self.tracks.append(t)
             events += self._maybe_confirm(t)
         self.tracks = [t for t in self.tracks if not t.dead]
@@ -193,8 +196,9 @@ class Tracker:
         if s.key == t.key and s.zone == t.zone:
             t.run += 1
             t.votes = (t.votes + [s.confidence])[-self.stable_frames:]
+            t.doubts = (t.doubts + [s.unsure])[-self.stable_frames:]
         else:
-            t.key, t.zone, t.run, t.votes = s.key, s.zone, 1, [s.confidence]
+            t.key, t.zone, t.run, t.votes, t.doubts = s.key, s.zone, 1, [s.confidence], [s.unsure]
         t.confidence = sum(t.votes) / len(t.votes)
         return self._maybe_confirm(t)
 
@@ -203,7 +207,8 @@ class Tracker:
             return []
         if t.confirmed and t.key == t.reported_key and t.zone == t.reported_zone:
             return []
-        certain = t.key == _DOWN or t.confidence >= self.min_confidence
+        # A card the recogniser flagged unsure in any of the stable frames is not certain: the dealer confirms it.
+        certain = t.key == _DOWN or (t.confidence >= self.min_confidence and not any(t.doubts))
         out: list[VisionEvent] = []
         lost = next((o for o in self.tracks if o is not t and o.confirmed and not o.dead and o.misses > 0
                      and isinstance(t.key, Card) and o.reported_key == t.key), None) if not t.confirmed else None
@@ -253,7 +258,7 @@ class TableWatcher:
                 tx, ty = self.geometry.table_point(x, y)
                 ex, ey = self.geometry.table_point(x + d.rect.half_w, y)
                 x, y, size = tx, ty, math.hypot(ex - tx, ey - ty)
-            out.append(Sighting(d.card, d.confidence, x, y, zone, size, d.face_down))
+            out.append(Sighting(d.card, d.confidence, x, y, zone, size, d.face_down, bool(getattr(d, "unsure", False))))
         return out
 
     def process(self, frame: Any) -> list[VisionEvent]:

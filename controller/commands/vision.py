@@ -158,7 +158,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_enrol)
 
 
-def _recogniser(models: Path | None, photos: bool = False, enrolled: Path | None = None):
+def _recogniser(models: Path | None, photos: bool = False, enrolled: Path | None = None, jokers: bool = False):
     from vision.recognise import PHOTO_SIZES, TABLE_SIZES, Recogniser
 
     deck = None
@@ -171,7 +171,8 @@ def _recogniser(models: Path | None, photos: bool = False, enrolled: Path | None
                            "changed since: see the log)")
     try:
         # Photos: any card size, and no index read on its own (ink on a busy photo is no index).
-        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES, indices=not photos, enrolled=deck)
+        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES, indices=not photos, enrolled=deck,
+                          jokers=jokers)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from None
 
@@ -395,12 +396,14 @@ def _evaluate(args: argparse.Namespace) -> int:
             figures["real"] = evaluate.real_photos(_recogniser(args.models, photos=True), say=bar.say, progress=bar)
     if args.synthetic > 0:
         with progress("synthetic cards", quiet=args.json is not None) as bar:
-            figures["synthetic"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+            # The renderer deals a 53-card deck, the joker a card to read (as at pai gow).
+            figures["synthetic"] = evaluate.synthetic(_recogniser(args.models, jokers=True), SeededRng(args.seed).numpy(),
                                                       args.synthetic, say=bar.say, progress=bar)
         figures["synthetic"]["seed"] = args.seed
     if args.piles > 0:
         with progress("synthetic piles", quiet=args.json is not None) as bar:
-            figures["synthetic_piles"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+            figures["synthetic_piles"] = evaluate.synthetic(_recogniser(args.models, jokers=True),
+                                                            SeededRng(args.seed).numpy(),
                                                             args.piles, say=bar.say, scene=evaluate.piles_scene,
                                                             name="harder synthetic set (random piles)", goal=None,
                                                             progress=bar)
@@ -419,7 +422,7 @@ def _evaluate_photos(args: argparse.Namespace, say: Any, bar: Any) -> list[dict]
     rec = _recogniser(args.models, photos=True, enrolled=args.enrolled)
 
     def read(image: Any) -> list[Report]:
-        return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence) for d in rec.identify(image)
+        return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence, d.unsure) for d in rec.identify(image)
                 if d.card is not None and not d.card.joker]
 
     results = []
