@@ -440,7 +440,10 @@ class Table(ShoeTable):
         # The house's enrolled deck, when `croupier vision enrol` wrote one beside the journal (and it was not
         # refused); the cards the shoe deals and the camera sees are kept there to enrol from play.
         deck = deck_dir(self.config)
-        recogniser = Recogniser(enrolled=await asyncio.to_thread(load_enrolled, deck))
+        # The reader flags a card seen more often than the shoe holds it (never dealt twice); pai gow's 53rd card,
+        # the joker, is the only joker any game here deals.
+        recogniser = Recogniser(enrolled=await asyncio.to_thread(load_enrolled, deck), decks=self._shoe_decks(),
+                                jokers=self.game.name == "pai_gow")
         self.play_corners = PlayCollector(deck)
         watcher = ReadingWatcher(TableWatcher(recogniser, geometry, Tracker(stable_frames=cfg.stable_frames,
                                                                             min_confidence=cfg.min_confidence)))

@@ -188,6 +188,10 @@ def test_simulated_camera_catches_a_card_laid_in_the_wrong_box(tmp_path: Path) -
     async def main() -> tuple[str, str]:
         table = Table(cfg)
         await table.start()
+        # the reader knows the shoe's decks (a card seen more often than the shoe holds it is flagged) and
+        # that baccarat deals no joker
+        recogniser = table.camera.watcher.recogniser
+        assert (recogniser.decks, recogniser.jokers) == (cfg.rules.decks, False)
         await step_until(table, Autoplay(table, SeededRng(2)), lambda: bool(misplaceable(table)))
         card = misplaceable(table)[0]
         table.sim_misplaced[card] = "player"
