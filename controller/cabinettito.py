@@ -331,7 +331,8 @@ class CabinetTito:
         elif isinstance(ev, ValidatorCleared):
             self._device(lambda batch: self._fault(batch, "validator", ev.code, False))
         elif isinstance(ev, PoweredUp):
-            self._enabled = None  # a validator that restarted is inhibited: tell it again
+            self._enabled = None  # a validator that restarted is inhibited: tell it again, now
+            self._sync_validator()
             self._device(lambda batch: self._powered_up(batch, ev.holding))
 
     def _escrowed(self, batch: Batch, cents: int | None, barcode: str | None) -> None:
