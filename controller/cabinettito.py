@@ -70,6 +70,8 @@ class CabinetTito:
     def _tito_init(self) -> None:
         self.validator: Any = None
         self.printer: Any = None
+        self._validator_sim: Any = None        # port "sim": the simulated devices behind the real drivers
+        self._printer_sim: Any = None
         self._enabled: tuple[frozenset[int], bool] | None = None
         self._deadlines: dict[str, tuple[Any, float]] = {}
         self._deadline_timer: asyncio.TimerHandle | None = None
@@ -85,11 +87,19 @@ class CabinetTito:
         if self.validator_factory is not None:
             self.validator = self.validator_factory(self._validator_event)
         elif cfg.validator is not None:
-            self.validator = self._open_device("validator", cfg.validator, self._validator_event)
+            from drivers.validator.aio import start_validator
+
+            self.validator, self._validator_sim = start_validator(cfg.validator, self._validator_event)
         if self.printer_factory is not None:
             self.printer = self.printer_factory(self._printer_event)
         elif cfg.printer is not None:
-            self.printer = self._open_device("printer", cfg.printer, self._printer_event)
+            from controller.ticketlayout import CROUPIER_TEMPLATE
+            from drivers.printer.aio import printer_for
+
+            self.printer, self._printer_sim = printer_for(cfg.printer, CROUPIER_TEMPLATE,
+                                                          on_event=self._printer_event)
+            if self.printer is not None:
+                self.printer.start()
         t = state.ticket_out
         if t is not None and t.validation is not None:
             self._print(t)  # numbered, neither printed nor failed: print it again, same number (see the docstring)
@@ -99,29 +109,15 @@ class CabinetTito:
             self._arm("ticket_in", state.escrow.validation)
         self._sync_validator()
 
-    def _open_device(self, kind: str, line: Any, on_event: Callable[[Any], None]) -> Any:
-        """The real driver (or its simulator, port "sim") on the config's line."""
-        if kind == "validator":
-            from drivers.validator.aio import AsyncValidator
-
-            url = self._sim_port(kind) if line.simulated else line.port
-            return AsyncValidator(url, country=getattr(line, "country", "USD"), on_event=on_event).start()
-        from drivers.printer.aio import AsyncPrinter
-        from controller.ticketlayout import CROUPIER_TEMPLATE
-
-        url = self._sim_port(kind) if line.simulated else line.port
-        return AsyncPrinter(url, fields_of=CROUPIER_TEMPLATE.fields, on_event=on_event).start()
-
-    def _sim_port(self, kind: str) -> str:
-        raise NotImplementedError(f"the simulated {kind} needs its driver's simulator (not on this branch yet)")
-
     async def _close_tito(self) -> None:
         if self._deadline_timer is not None:
             self._deadline_timer.cancel()
-        for device in (self.validator, self.printer):
-            if device is not None:
+        for device in (self.validator, self.printer, self._validator_sim, self._printer_sim):
+            if device is not None:  # each driver first, then its simulator
                 try:
-                    await device.stop()
+                    stopped = device.stop()
+                    if asyncio.iscoroutine(stopped):
+                        await stopped
                 except Exception as exc:  # noqa: BLE001 - a device that will not close must not stop the rest
                     log.warning("closing %s: %s", type(device).__name__, exc)
 
@@ -292,7 +288,7 @@ class CabinetTito:
 
     def _simulated_validator(self, what: str) -> Any:
         """The validator's simulator (the physical side), where there is one: a real validator takes real notes."""
-        sim = getattr(self.validator, "sim", None)
+        sim = self._validator_sim
         if sim is None and hasattr(self.validator, "insert_note"):
             sim = self.validator  # an in-process stand-in (tests)
         if sim is None:

@@ -453,11 +453,8 @@ def _tito(c: Section) -> TitoConfig:
 def _money_devices(validator: Section | None, printer: Section | None, where: str, denomination: int
                    ) -> dict[str, Any]:
     """[validator] and [printer], read by their drivers' readers; port "none" is no device."""
-    try:
-        from drivers.printer.config import printer_config
-        from drivers.validator.config import validator_config
-    except ImportError:  # TEMPORARY until the drivers land on main: the port and the cabinet's keys only
-        printer_config, validator_config = _printer_line, _validator_line
+    from drivers.printer.config import printer_config
+    from drivers.validator.config import validator_config
 
     out: dict[str, Any] = {"validator": None, "printer": None}
     if validator is not None:
@@ -648,36 +645,3 @@ def check_runnable(cfg: Any) -> None:
     if not os.access(folder, os.W_OK | os.X_OK) or (cfg.journal.exists() and not os.access(cfg.journal, os.W_OK)):
         raise ConfigError(f"{key}: {cfg.journal if cfg.journal.exists() else folder} is not writable by this user")
 
-
-@dataclass(frozen=True)
-class _Line:  # TEMPORARY stand-in for the drivers' ValidatorConfig / PrinterConfig until they land on main
-    port: str = "none"
-    notes: tuple[int, ...] = (100, 500, 1000, 2000, 5000, 10000)
-    venue: str = ""
-    address: str = ""
-    expires_days: int = 30
-    ticket_limit_cents: int = 1_000_000
-
-    @property
-    def on(self) -> bool:
-        return self.port != "none"
-
-    @property
-    def simulated(self) -> bool:
-        return self.port == "sim"
-
-
-def _validator_line(mapping: Any, where: str) -> _Line:
-    s = Section(mapping, where)
-    line = _Line(s.get("port", str, "none"), tuple(s.get("notes", list, list(_Line.notes))))
-    s.done()
-    return line
-
-
-def _printer_line(mapping: Any, where: str) -> _Line:
-    s = Section(mapping, where)
-    line = _Line(s.get("port", str, "none"), venue=s.get("venue", str, ""), address=s.get("address", str, ""),
-                 expires_days=s.get("expires_days", int, 30), ticket_limit_cents=s.get("ticket_limit_cents", int,
-                                                                                         1_000_000))
-    s.done()
-    return line
