@@ -88,8 +88,12 @@ class CabinetTito:
             self.validator = self.validator_factory(self._validator_event)
         elif cfg.validator is not None:
             from drivers.validator.aio import start_validator
+            from drivers.validator.protocol import Item
 
-            self.validator, self._validator_sim = start_validator(cfg.validator, self._validator_event)
+            e = state.escrow  # the journal's open escrow: the driver does not report it again
+            held = None if e is None or e.stage == "in_doubt" else Item(None if e.ticket else e.cents, e.validation)
+            self.validator, self._validator_sim = start_validator(cfg.validator, self._validator_event,
+                                                                  in_escrow=held)
         if self.printer_factory is not None:
             self.printer = self.printer_factory(self._printer_event)
         elif cfg.printer is not None:
@@ -105,8 +109,14 @@ class CabinetTito:
             self._print(t)  # numbered, neither printed nor failed: print it again, same number (see the docstring)
         elif t is not None:
             self._post(lambda batch: self._number(batch, t.number))
-        if state.escrow is not None and state.escrow.stage == "inserted":
-            self._arm("ticket_in", state.escrow.validation)
+        e = state.escrow
+        if e is not None and e.stage == "inserted":
+            self._arm("ticket_in", e.validation)
+        if e is not None and self.validator is not None and e.stage in ("stacking", "authorised", "refused"):
+            # Only this process died (a validator that lost power says PoweredUp and settles it): what it was told
+            # before may not have been said, so say it again; one that went quiet meanwhile is in doubt (escrow).
+            (self.validator.return_item if e.stage == "refused" else self.validator.stack)()
+            self._arm("escrow", (e.validation, e.cents, e.stage))
         self._sync_validator()
 
     async def _close_tito(self) -> None:
@@ -173,12 +183,29 @@ class CabinetTito:
 
     def _gave_up(self, key: str, value: Any) -> Callable[[Batch], None]:
         def handler(batch: Batch) -> None:
-            if key == "ticket_in":
+            if key == "escrow":
+                self._escrow_silent(batch, value)
+            elif key == "ticket_in":
                 self._refuse_ticket(batch, value, NO_ANSWER)
             else:
                 self._ticket_failed(batch, value, "no validation number from the ticket system")
 
         return handler
+
+    def _escrow_silent(self, batch: Batch, held: tuple[str | None, int, str]) -> None:
+        """After a restart the validator never said where the item it was told to stack (or return) went."""
+        e = batch.state.escrow
+        if e is None or (e.validation, e.cents, e.stage) != held:
+            return  # settled meanwhile
+        log.error("the validator never settled %s after the restart: an attendant counts the stacker", e)
+        if e.stage == "refused":
+            batch.add(TicketInReturned(e.validation or "", "no answer from the validator").to_json())
+        elif e.ticket:
+            batch.add(LockupRecord({"id": batch.state.next_lockup, "kind": "ticket_in_doubt",
+                                    "text": f"ticket {e.validation} was stacking at a restart: count the stacker "
+                                            "(credit, or no credit)"}).to_json())
+        else:
+            batch.add(NoteInDoubt(e.cents).to_json())
 
     def _refuse_ticket(self, batch: Batch, validation: str, reason: str) -> None:
         e = batch.state.escrow

@@ -399,3 +399,47 @@ def test_without_a_printer_restricted_credits_are_not_cashed(tmp_path: Path) -> 
         await cab.stop()
 
     run(main())
+
+
+async def _process_restart(cfg: Any, tmp: Path, world: dict[str, Any], clock: Clock) -> tuple[Cabinet, Devices]:
+    """A first life told the validator to stack a 10.00 note and died before the validator did; the validator kept
+    its power (`world`: where the note is now) and says nothing when the second life starts."""
+    dev = DeadValidator(tmp)
+    cab = await start(cfg, dev)
+    dev.validator.insert_note(1000)
+    assert await cab.wait_for(lambda s: s.escrow is not None and s.escrow.stage == "stacking", 2)
+    await cab.stop()
+    _world(tmp, **world)
+    second = Devices(tmp, kept_power=True)
+    return await start(cfg, second, clock=clock), second
+
+
+def test_a_process_restart_tells_a_validator_still_holding_the_note_to_stack_it(tmp_path: Path) -> None:
+    cfg = config(tmp_path, host_timeout=10)
+
+    async def main() -> None:
+        cab, dev = await _process_restart(cfg, tmp_path, {"escrow": {"cents": 1000, "barcode": None}}, Clock())
+        assert await cab.wait_for(lambda s: s.credits == 40 and s.escrow is None, 2)
+        assert dev.validator.commands[0] == "stack" and balanced(cab)
+        await cab.stop()
+
+    run(main())
+    assert kinds(cfg, "note") == ["note:escrow", "note:stacking", "note:stacked"]
+
+
+def test_a_process_restart_puts_a_note_the_validator_never_settles_in_doubt(tmp_path: Path) -> None:
+    cfg, clock = config(tmp_path, host_timeout=10), Clock()
+
+    async def main() -> None:
+        cab, dev = await _process_restart(cfg, tmp_path, {}, clock)  # the validator is idle: where did it go?
+        clock.now += 9.9
+        cab.tito_check()
+        assert not await cab.wait_for(lambda s: bool(s.lockups), 0.05)
+        clock.now += 0.2
+        cab.tito_check()
+        assert await cab.wait_for(lambda s: [x.kind for x in s.lockups] == ["note_in_doubt"], 2)
+        assert cab.state.credits == 0
+        await cab.stop()
+
+    run(main())
+    assert kinds(cfg, "note") == ["note:escrow", "note:stacking", "note:in_doubt"]

@@ -39,16 +39,18 @@ def _item(note_cents: int | None = None, barcode: str | None = None) -> dict[str
 
 class FakeValidator:
     """A bill validator: insert_note / insert_ticket (the player), stack / return_item / enable (the cabinet),
-    fault / clear (the test). `forget`: at power up it says "none" whatever it held (it lost track)."""
+    fault / clear (the test). `forget`: at power up it says "none" whatever it held (it lost track); `kept_power`: it
+    did not lose power (only the cabinet's process restarted), so it holds its escrow and says nothing."""
 
     def __init__(self, on_event: Callable[[Any], None], world: Path | None = None, *, forget: bool = False,
-                 notes: tuple[int, ...] = (100, 500, 1000, 2000, 5000, 10000)) -> None:
+                 notes: tuple[int, ...] = (100, 500, 1000, 2000, 5000, 10000), kept_power: bool = False) -> None:
         self.on_event, self.notes = on_event, notes
         self.loop = asyncio.get_running_loop()
         self.world = World(world, {"escrow": None, "stacker": [], "returned": [], "last": None, "faults": []})
         self.enabled: tuple[frozenset[int], bool] = (frozenset(), False)
         self.commands: list[str] = []
-        self._power_up(forget)
+        if not kept_power:  # kept_power: only the cabinet's process restarted; the validator says nothing
+            self._power_up(forget)
 
     def _send(self, event: Any) -> None:
         self.loop.call_soon(self.on_event, event)
