@@ -17,6 +17,7 @@ from controller.bus import BusEndpoints, parse_role
 from drivers.configreader import ConfigError, Section, refuse_non_finite, shown
 from controller.games import get_game
 from controller.games.base import GameSpec, RulesBase, RulesError, rules_from_mapping
+from controller.titoconfig import TitoConfig, money_devices, simulated_devices, tito_config
 
 __all__ = ["ConfigError", "TableConfig", "ShoeConfig", "CameraConfig", "BusConfig", "CabinetConfig", "LinkConfig",
            "ProgressiveConfig", "load_config", "config_from_mapping", "cabinet_config_from_mapping",
@@ -310,7 +311,7 @@ class CabinetConfig:
     floor: Any = None                                  # controller.floor: the floor's JetStream ([floor])
     validator: Any = None                              # the bill validator's line ([validator]); None: none
     printer: Any = None                                # the ticket printer's line ([printer]); None: none
-    tito: TitoConfig = field(default_factory=lambda: TitoConfig())  # [cabinet.tito]
+    tito: TitoConfig = field(default_factory=TitoConfig)  # [cabinet.tito]
 
     @property
     def table_id(self) -> str:  # the bus and the journal name the service by this
@@ -318,18 +319,7 @@ class CabinetConfig:
 
     def simulated(self) -> CabinetConfig:
         """Every driver swapped for its simulation (`croupier run --sim`)."""
-        sim = {name: replace(getattr(self, name), port="sim") for name in ("validator", "printer")
-               if getattr(self, name) is not None}
-        return replace(self, panel_sim=True, **sim)
-
-
-@dataclass(frozen=True)
-class TitoConfig:
-    """`[cabinet.tito]`: how the cabinet numbers its tickets and how long it waits for the ticket system."""
-
-    validation: str = "enhanced"   # "enhanced": compute the number once the host set a validation id; "system": ask
-    validation_id: int = 0         # a stand-alone site without SAS: the cabinet's own validation id (0: no ticket out)
-    host_timeout: float = 10.0     # seconds the ticket system has to number a ticket out or answer a ticket in
+        return replace(self, panel_sim=True, **simulated_devices(self))
 
 
 @dataclass(frozen=True)
@@ -382,8 +372,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     base = path.parent if path else Path.cwd()
     root = Section(data, where, root=True)
     c, p, b, sas = (root.section(name) for name in ("cabinet", "panel", "bus", "sas"))
-    validator, printer = (root.optional(name) for name in ("validator", "printer"))
-    floor = root.optional("floor")
+    validator, printer, floor = (root.optional(name) for name in ("validator", "printer", "floor"))
     root.skip("screens")  # controller/screens/config.py reads it when the bridge starts
     root.done()
     refuse_non_finite(data, where)
@@ -424,8 +413,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
         if meter not in DEFAULT_DISPLAYS or not isinstance(name, str):
             raise ConfigError(f"{ds.key(meter)}: meters are {', '.join(DEFAULT_DISPLAYS)}, each a display name")
         displays[meter] = name
-    (journal, files), seed = _journal(c, cabinet_id, base), c.get("seed", int)
-    tito = _tito(c)
+    (journal, files), seed, tito = _journal(c, cabinet_id, base), c.get("seed", int), tito_config(c)
     c.done()
     panel, panel_sim = _panel(p, path, base)
     if reels == "mechanical":
@@ -434,40 +422,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
                          attract, tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
                          _bus(b, where, base), seed, data, **files, sas=sas_config(sas.data, where, denomination),
                          floor=_floor(floor, cabinet_id, base), tito=tito,
-                         **_money_devices(validator, printer, where, denomination))
-
-
-def _tito(c: Section) -> TitoConfig:
-    t = c.section("tito")
-    validation = t.get("validation", str, "enhanced")
-    if validation not in ("enhanced", "system"):
-        raise ConfigError(f"{t.key('validation')}: \"enhanced\" or \"system\", got {shown(validation)}")
-    machine = t.get("validation_id", int, 0)
-    if not 0 <= machine < 1 << 24:
-        raise ConfigError(f"{t.key('validation_id')}: a 3-byte validation id (1 to 16777215), or 0 for none")
-    timeout = t.seconds("host_timeout", 10.0, 0.01, 600)
-    t.done()
-    return TitoConfig(validation, machine, timeout)
-
-
-def _money_devices(validator: Section | None, printer: Section | None, where: str, denomination: int
-                   ) -> dict[str, Any]:
-    """[validator] and [printer], read by their drivers' readers; port "none" is no device."""
-    from drivers.printer.config import printer_config
-    from drivers.validator.config import validator_config
-
-    out: dict[str, Any] = {"validator": None, "printer": None}
-    if validator is not None:
-        v = validator_config(validator.data, f"{where}[validator]")
-        whole = [n for n in v.notes if n % denomination == 0]
-        if v.on and not whole:
-            raise ConfigError(f"{where}[validator].notes: none of {list(v.notes)} is whole credits of "
-                              f"{denomination} cents")
-        out["validator"] = v if v.on else None
-    if printer is not None:
-        pr = printer_config(printer.data, f"{where}[printer]")
-        out["printer"] = pr if pr.on else None
-    return out
+                         **money_devices(validator, printer, where, denomination))
 
 
 def _mechanical(c: Section, title: Any, panel: Path | None) -> None:
@@ -644,4 +599,3 @@ def check_runnable(cfg: Any) -> None:
         raise ConfigError(f"{key}: cannot make the journal's folder {folder}: {exc.strerror}") from None
     if not os.access(folder, os.W_OK | os.X_OK) or (cfg.journal.exists() and not os.access(cfg.journal, os.W_OK)):
         raise ConfigError(f"{key}: {cfg.journal if cfg.journal.exists() else folder} is not writable by this user")
-
