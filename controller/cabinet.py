@@ -30,6 +30,7 @@ from controller.cabinetrecords import (
     Link, NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SpinRecord,
 )
 from controller.cabinetshow import CabinetShow, feature_meter
+from controller.cabinettito import CabinetTito
 from controller.cabinetstate import (
     CabinetState, CoinPaid, money_in_blocked, new_state, picture, play_blocked, qualifies, replay, step,
 )
@@ -47,7 +48,7 @@ PLAYER_ONLY = ("player",)   # the cabinet's own buttons
 STAFF = ("attendant", "ops")
 
 
-class Cabinet(CabinetShow):
+class Cabinet(CabinetTito, CabinetShow):
     """A running slot cabinet. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
@@ -80,6 +81,7 @@ class Cabinet(CabinetShow):
         self.attracting = asyncio.Event()      # set while the attract mode plays
         self._link_kick = asyncio.Event()
         self.sas: Any = None                   # controller.sas.SasEgm: the floor's SAS line ([sas])
+        self._tito_init()                      # the bill validator and ticket printer (controller/cabinettito.py)
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -110,6 +112,7 @@ class Cabinet(CabinetShow):
         self._start_link()
         if self.sas is not None:
             self.sas.start(asyncio.get_running_loop())
+        self._start_tito()
         self._resume()
 
     async def _close_drivers(self) -> None:
@@ -118,6 +121,7 @@ class Cabinet(CabinetShow):
                 timer.cancel()
         if self.link is not None:
             await self.link.close()
+        await self._close_tito()
         if self.sas is not None:
             self.sas.close()
         if self.panel is not None:
@@ -149,6 +153,7 @@ class Cabinet(CabinetShow):
         return picture(state)
 
     def _written(self) -> None:
+        self._tito_written()
         self._sync_outputs()
         self._restart_attract()
         if self.link is not None:
@@ -270,12 +275,17 @@ class Cabinet(CabinetShow):
         state: CabinetState = batch.state
         if state.credits <= 0:
             raise CommandRefused("no credits to cash out")
+        by_ticket = self._ticket_cash_out(batch)
+        if by_ticket is not None:
+            return by_ticket
+        if state.cashable <= 0:
+            raise CommandRefused("restricted credits are played, not cashed (no ticket can be printed now)")
         s = state.settings
-        coins = state.credits // s.coin_credits
-        if self._has_hopper() and state.credits <= s.hand_pay_limit and coins > 0:
+        coins = state.cashable // s.coin_credits
+        if self._has_hopper() and state.cashable <= s.hand_pay_limit and coins > 0:
             record = Cashout(coins * s.coin_credits, "hopper", coins)
         else:
-            record = Cashout(state.credits, "hand_pay")
+            record = Cashout(state.cashable, "hand_pay")
         batch.add(record.to_json())
         return {"ok": True, "result": {"via": record.via, "credits": record.credits}}
 
@@ -291,6 +301,9 @@ class Cabinet(CabinetShow):
         lockup = next((x for x in state.lockups if x.id == lockup_id), None)
         if lockup is None:
             raise CommandRefused(f"no open lockup {lockup_id}")
+        if lockup.kind.endswith("_in_doubt") and "action" not in args:
+            raise CommandRefused(f"count the stacker first: clear lockup {lockup.id} with action \"credit\" or "
+                                 "\"no_credit\"")
         action = args.get("action", lockup.options[0])
         batch.add(Clear(lockup.id, action, str(role)).to_json())
         return {"ok": True, "result": {"cleared": lockup.kind, "action": action}}

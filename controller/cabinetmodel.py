@@ -12,6 +12,7 @@ __all__ = [
     "RECALL", "LOCKUPS", "Settings", "Payout", "Lockup", "Progressive", "CabinetMeters", "CabinetState",
     "Spun", "Picked", "Credited", "PayoutStarted", "CoinPaid", "PayoutDone", "LockupRaised", "LockupCleared",
     "DoorChanged", "LinkChanged", "ProgressiveHit", "ProgressiveWon", "SlotChanged",
+    "Escrow", "TicketOut", "DEVICE_LOCKUPS", "MONEY_SHOWN", "NoteTaken", "TicketPaid", "ItemEscrowed", "TicketValidated",
 ]
 
 RECALL = 10  # games kept in the state for the attendant's recall screen (croupier recall replays for more)
@@ -27,7 +28,28 @@ LOCKUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "hopper_runaway": (("ops",), ("clear",), "HOPPEr r"),
     "reel_misindex": (("ops",), ("clear",), "rEEL Err"),
     "floor_offline": (("ops",), ("clear",), "no FLOOr"),  # [floor] stop_play_after: cleared when the floor is back
+    # Notes and tickets (issue 41). An item in doubt (power lost while stacking): the attendant counts the stacker.
+    "note_in_doubt": (("attendant", "ops"), ("credit", "no_credit"), "bILL ?"),
+    "ticket_in_doubt": (("attendant", "ops"), ("credit", "no_credit"), "tICt ?"),
+    # Device lockups: raised by a DeviceFault and gone with its DeviceCleared (the device says it is fixed); the
+    # role is who is sent to fix it. A cheat stays until ops clears it once the validator reports it gone.
+    # Validator faults lock money in (the game plays on what is on the meter); printer faults lock ticket out
+    # (a cash out then goes to the hopper or a hand pay).
+    "validator_jam": (("attendant", "ops"), ("clear",), "bILL JAN"),
+    "validator_stacker_full": (("attendant", "ops"), ("clear",), "StAC FUL"),
+    "validator_stacker_open": (("attendant", "ops"), ("clear",), "StAC OPn"),
+    "validator_cheat": (("ops",), ("clear",), "bILL CHt"),
+    "validator_failure": (("ops",), ("clear",), "bILL Err"),
+    "validator_offline": (("ops",), ("clear",), "bILL OFF"),
+    "printer_paper_out": (("attendant", "ops"), ("clear",), "PAPEr"),
+    "printer_jam": (("attendant", "ops"), ("clear",), "Prt JAN"),
+    "printer_head_open": (("attendant", "ops"), ("clear",), "Prt OPn"),
+    "printer_offline": (("ops",), ("clear",), "Prt OFF"),
 }
+
+# The device lockups: they block their device's part of the money (money in, ticket out), not play.
+DEVICE_LOCKUPS = frozenset(k for k in LOCKUPS if k.startswith(("validator_", "printer_")))
+MONEY_SHOWN = 6  # notes and tickets kept in the state for the attendant page
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,14 +180,19 @@ class CabinetMeters:
     tickets_out_cashable_cents: int = 0
     tickets_out_restricted: int = 0
     tickets_out_restricted_cents: int = 0
+    # ... and the same money in credits of the denomination, for the balance (every note and ticket the cabinet
+    # takes or prints is a whole number of credits).
+    notes_credits: int = 0
+    tickets_in_credits: int = 0
+    tickets_out_credits: int = 0
 
     @property
     def credits_in(self) -> int:
-        return self.drop + self.credits_added
+        return self.drop + self.credits_added + self.notes_credits + self.tickets_in_credits
 
     @property
     def credits_out(self) -> int:
-        return self.hopper_out + self.cancelled_handpaid
+        return self.hopper_out + self.cancelled_handpaid + self.tickets_out_credits
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name) for name in (
@@ -174,7 +201,8 @@ class CabinetMeters:
             "free_games", "power_resets", "refused", "faults", "progressive_hits", "progressive_won",
             "progressive_contributed", "notes_in_cents", "notes_rejected", "tickets_in_cashable",
             "tickets_in_cashable_cents", "tickets_in_restricted", "tickets_in_restricted_cents", "tickets_out_cashable",
-            "tickets_out_cashable_cents", "tickets_out_restricted", "tickets_out_restricted_cents")}
+            "tickets_out_cashable_cents", "tickets_out_restricted", "tickets_out_restricted_cents", "notes_credits",
+            "tickets_in_credits", "tickets_out_credits")}
         out["notes_in"] = {str(cents): n for cents, n in self.notes_in}
         out["credits_in"] = self.credits_in
         out["credits_out"] = self.credits_out
@@ -182,6 +210,44 @@ class CabinetMeters:
         out["lockups"] = dict(self.lockups)
         out["features"] = {k: {"awards": n, "credits": c} for k, (n, c) in self.features}
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Escrow:
+    """The item the bill validator holds: a note (validation None) or a ticket, and how far it got.
+
+    stage: a note "escrow" -> "stacking" (-> "in_doubt"); a ticket "inserted" -> "authorised" | "refused"
+    (-> "in_doubt")."""
+
+    stage: str
+    cents: int = 0
+    validation: str | None = None
+    restricted: bool = False
+
+    @property
+    def ticket(self) -> bool:
+        return self.validation is not None
+
+    def json(self) -> dict[str, Any]:
+        return {"item": "ticket" if self.ticket else "note", "stage": self.stage, "cents": self.cents,
+                "validation": self.validation, "restricted": self.restricted}
+
+
+@dataclass(frozen=True, slots=True)
+class TicketOut:
+    """A cash-out ticket requested and not yet printed (or failed): its credits are off the meter."""
+
+    number: int
+    credits: int
+    cents: int
+    restricted: bool
+    validation: str | None = None  # set once journaled: only then may it print
+    by: str | None = None
+    expires: int | None = None
+
+    def json(self) -> dict[str, Any]:
+        return {"number": self.number, "credits": self.credits, "cents": self.cents, "restricted": self.restricted,
+                "validation": self.validation, "by": self.by, "expires": self.expires}
 
 
 @dataclass(frozen=True)
@@ -205,11 +271,31 @@ class CabinetState:
     recall_size: int = RECALL
     last_win: int = 0                                 # what the win meter shows
     host_disabled: bool = False                       # the floor's SAS host shut the game down (long poll 01)
+    # Notes and tickets (issue 41)
+    restricted: int = 0                               # of `credits`, the restricted (non-cashable) ones: bet first
+    escrow: Escrow | None = None                      # the item in the bill validator
+    ticket_out: TicketOut | None = None               # the cash-out ticket in progress
+    tickets: int = 0                                  # the last cash-out ticket's number
+    validation_id: tuple[int, int] | None = None      # secure-enhanced validation: (validation id, next sequence)
+    bills: tuple[bool, tuple[int, ...] | None] = (True, None)  # SAS: validator enabled, notes (cents; None: all)
+    device_faults: tuple[tuple[str, str], ...] = ()   # (device, code) the validator and printer report now
+    money: tuple[dict[str, Any], ...] = ()            # the last notes and tickets (attendant page)
+    money_since: tuple[dict[str, Any], ...] = ()      # notes and tickets since the last game (its recall)
 
     @property
     def owed(self) -> int:
         """Credits of a payout in progress still owed to the player."""
         return self.payout.owed(self.settings.coin_credits) if self.payout else 0
+
+    @property
+    def cashable(self) -> int:
+        """Credits on the meter that may be cashed out as cash (restricted ones may not)."""
+        return self.credits - self.restricted
+
+    @property
+    def pending(self) -> int:
+        """Credits off the meter and not yet paid: a payout still owed and a ticket not yet printed."""
+        return self.owed + (self.ticket_out.credits if self.ticket_out else 0)
 
 
 # --------------------------------------------------------------------------------------------------- effects
@@ -279,6 +365,36 @@ class LinkChanged:
 @dataclass(frozen=True, slots=True)
 class ProgressiveHit:
     game: int
+
+
+@dataclass(frozen=True, slots=True)
+class ItemEscrowed:
+    """The validator holds a note or ticket (the runtime decides: stack, ask the host, or return)."""
+
+    escrow: Escrow
+
+
+@dataclass(frozen=True, slots=True)
+class TicketValidated:
+    """A cash-out ticket has its validation number journaled: print it."""
+
+    ticket: TicketOut
+
+
+@dataclass(frozen=True, slots=True)
+class NoteTaken:
+    cents: int
+    credits: int
+
+
+@dataclass(frozen=True, slots=True)
+class TicketPaid:
+    """A ticket went in (stacked: `inward`) or out (printed)."""
+
+    inward: bool
+    validation: str
+    cents: int
+    restricted: bool
 
 
 @dataclass(frozen=True, slots=True)

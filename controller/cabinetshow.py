@@ -61,6 +61,9 @@ class CabinetShow(Runtime):
     _attract_timer: asyncio.TimerHandle | None
     _link_kick: asyncio.Event
 
+    def _tito_show(self, effects: tuple[Any, ...]) -> None:
+        raise NotImplementedError  # controller/cabinettito.py
+
     @property
     def _live(self) -> CabinetState:
         """The state the cabinet runs on (there from start() on: nothing is shown before)."""
@@ -79,6 +82,7 @@ class CabinetShow(Runtime):
     def _show(self, effects: tuple[Any, ...]) -> None:
         if self.sas is not None:
             self.sas.show(effects, self._live.seq)
+        self._tito_show(effects)
         for eff in effects:
             if isinstance(eff, Spun):
                 self._spun(eff)

@@ -5,12 +5,14 @@ The cabinet runtime (controller/cabinet.py) turns every input into a record, com
 meters are the same fold over the journal. Money is integer credits of the cabinet's denomination.
 
 The record kinds are the typed records of controller/cabinetrecords.py (`python -m controller.records cabinet`
-lists them); `step` folds each by its class. The state's types live in controller/cabinetmodel.py.
+lists them); `step` folds each by its class, the notes and tickets through controller/cabinetmoney.py. The
+state's types live in controller/cabinetmodel.py.
 
 The balance every state keeps (the crash tests check it after every kill):
-credits + payout still owed = credits in - credits out - bets + wins, where credits in = drop + credits
-added, credits out = paid by the hopper + cancelled credits paid by hand, bets = coin in, wins = coin out
-(wins credited to the credit meter; jackpots paid by hand are apart).
+credits + still owed (a payout, a ticket not yet printed) = credits in - credits out - bets + wins, where
+credits in = drop + credits added + notes + tickets in, credits out = paid by the hopper + cancelled credits paid
+by hand + tickets out, bets = coin in, wins = coin out (wins credited to the credit meter; jackpots paid by hand
+are apart).
 """
 
 from __future__ import annotations
@@ -20,14 +22,18 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from controller.cabinetmodel import (
-    LOCKUPS, RECALL, CabinetMeters, CabinetState, CoinPaid, Credited, DoorChanged, LinkChanged, Lockup, LockupCleared,
-    LockupRaised, Payout, PayoutDone, PayoutStarted, Picked, Progressive, ProgressiveHit, ProgressiveWon, Settings,
-    SlotChanged, Spun, _bump,
+    DEVICE_LOCKUPS, LOCKUPS, RECALL, CabinetMeters, CabinetState, CoinPaid, Credited, DoorChanged, LinkChanged, Lockup,
+    LockupCleared, LockupRaised, Payout, PayoutDone, PayoutStarted, Picked, Progressive, ProgressiveHit, ProgressiveWon,
+    Settings, SlotChanged, Spun, _bump,
 )
 from controller.cabinetrecords import (
     BetRecord, CabinetDoor, CabinetRecord, CabinetRefused, CabinetStart, CashIn, Cashout, Clear, CoinOut, CoinRefused,
     Credit, Fault, Link, LockupRecord, NextPaytable, PickRecord, ProgressiveAck, ProgressiveWin, SasAck, SasDisable,
     SasEnable, SasRte, SasSignature, SasSound, SasTime, SpinRecord, cabinet_record,
+)
+from controller.cabinetmoney import (
+    MONEY_FOLDS, devices as _devices, game_lockup as _game_lockup, in_doubt_cleared as _in_doubt_cleared,
+    money_in_blocked, notes_enabled, play_blocked, ticket_out_blocked,
 )
 from controller.games.base import IllegalEvent
 from controller.journal import fold
@@ -41,6 +47,7 @@ __all__ = [
     "Spun", "Picked", "Credited", "PayoutStarted", "CoinPaid", "PayoutDone", "LockupRaised", "LockupCleared",
     "DoorChanged", "LinkChanged", "ProgressiveHit", "ProgressiveWon", "SlotChanged",
     "new_state", "step", "replay", "picture", "play_blocked", "money_in_blocked", "qualifies", "balance",
+    "ticket_out_blocked", "notes_enabled",
 ]
 
 # --------------------------------------------------------------------------------------------------- rules
@@ -62,38 +69,11 @@ def qualifies(state: CabinetState, bet: Bet) -> bool:
     return state.title.progressive is not None and bet == state.title.max_bet
 
 
-def play_blocked(state: CabinetState) -> str | None:
-    """Why no game may start now (None: it may)."""
-    if state.doors_open:
-        return f"{' and '.join(d.replace('_', ' ') for d in state.doors_open)} door open"
-    if state.lockups:
-        return state.lockups[0].text
-    if state.payout is not None:
-        return "paying out"
-    if state.progressive.pending_hit is not None:
-        return "progressive jackpot: waiting for the link controller's award"
-    if state.host_disabled:
-        return "disabled by the floor system"
-    return None
-
-
-def money_in_blocked(state: CabinetState) -> str | None:
-    """Why money may not come in now (None: it may)."""
-    if state.doors_open:
-        return f"{' and '.join(d.replace('_', ' ') for d in state.doors_open)} door open"
-    if state.lockups:
-        return state.lockups[0].text
-    if state.payout is not None:
-        return "paying out"
-    if state.host_disabled:
-        return "disabled by the floor system"
-    return None
-
-
 def balance(state: CabinetState) -> tuple[int, int]:
-    """(credits on the meter + still owed, credits in - credits out - bets + wins): always equal."""
+    """(credits on the meter + still owed, credits in - credits out - bets + wins): always equal. Still owed: a
+    payout in progress and a ticket not yet printed; credits in and out count notes and tickets."""
     m = state.meters
-    return state.credits + state.owed, m.credits_in - m.credits_out - m.coin_in + m.coin_out
+    return state.credits + state.pending, m.credits_in - m.credits_out - m.coin_in + m.coin_out
 
 
 def _illegal(reason: str) -> IllegalEvent:
@@ -212,9 +192,15 @@ def _spin(state: CabinetState, record: SpinRecord) -> tuple[CabinetState, list[A
                                                                   "hit": outcome.progressive_hit,
                                                                   "won": progressive_won},
              "credits_after": credits, "complete": complete}
+    changes: dict[str, Any] = {}
+    if state.restricted:  # restricted credits are bet first (as SAS EGMs do): they can only be played
+        changes["restricted"] = max(0, state.restricted - outcome.cost)
+    if state.money_since:  # the notes and tickets since the last game, recalled with this one
+        entry["money"] = list(state.money_since)
+        changes["money_since"] = ()
     state = replace(state, slot=slot, credits=credits, games=game, meters=replace(m, **mk), progressive=prog,
                     last_win=total, lockups=lockups, next_lockup=next_lockup,
-                    recall=(state.recall + (entry,))[-state.recall_size:])
+                    recall=(state.recall + (entry,))[-state.recall_size:], **changes)
     return state, effects
 
 
@@ -278,8 +264,8 @@ def _cashout(state: CabinetState, record: Cashout) -> tuple[CabinetState, list[A
         raise _illegal(f"no cash out now: {blocked}")
     if state.slot.free is not None or state.slot.pending is not None:
         raise _illegal("finish the bonus (free spins or pick) before cashing out")
-    if not 0 < credits <= state.credits:
-        raise _illegal(f"cannot cash out {credits} credits with {state.credits} on the meter")
+    if not 0 < credits <= state.cashable:
+        raise _illegal(f"cannot cash out {credits} credits with {state.cashable} cashable on the meter")
     if via == "hopper":
         if record.coins is None:
             raise _illegal("a hopper payout names its coins")
@@ -314,11 +300,18 @@ def _coin_out(state: CabinetState) -> tuple[CabinetState, list[Any]]:
 
 def _lockup(state: CabinetState, record: LockupRecord) -> tuple[CabinetState, list[Any]]:
     a = record.lockup
-    if a["kind"] not in LOCKUPS or a["kind"] in ("hand_pay", "jackpot"):
+    if a["kind"] not in LOCKUPS or a["kind"] in ("hand_pay", "jackpot", "note_in_doubt") or \
+            a["kind"] in DEVICE_LOCKUPS:
         raise ValueError(f"no lockup kind {a['kind']!r} by record")
     lockup = Lockup(int(a["id"]), a["kind"], a["text"])
     if lockup.id != state.next_lockup:
         raise _illegal(f"lockup {lockup.id} is not the next one ({state.next_lockup})")
+    if lockup.kind == "ticket_in_doubt":  # power lost while an authorised ticket was stacking
+        e = state.escrow
+        if e is None or not e.ticket or e.stage != "authorised":
+            raise _illegal("no authorised ticket is in the validator")
+        state = replace(state, escrow=replace(e, stage="in_doubt"))
+        lockup = replace(lockup, credits=e.cents // state.denomination)
     meters = replace(state.meters, lockups=_bump(state.meters.lockups, lockup.kind, 1))
     return (replace(state, lockups=state.lockups + (lockup,), next_lockup=lockup.id + 1, meters=meters),
             [LockupRaised(lockup)])
@@ -333,7 +326,11 @@ def _clear(state: CabinetState, record: Clear) -> tuple[CabinetState, list[Any]]
         raise _illegal(f"{lockup.kind.replace('_', ' ')} is cleared by {' or '.join(lockup.clear_by)}, not {by}")
     if action not in lockup.options:
         raise _illegal(f"{lockup.kind.replace('_', ' ')} is cleared with {', '.join(lockup.options)}, not {action!r}")
+    if lockup.kind in DEVICE_LOCKUPS and tuple(lockup.kind.split("_", 1)) in state.device_faults:
+        raise _illegal(f"the {lockup.kind.replace('_', ' ')} is still reported by the device")
     state = replace(state, lockups=tuple(x for x in state.lockups if x.id != lockup.id))
+    if lockup.kind in ("note_in_doubt", "ticket_in_doubt"):  # the attendant counted the stacker
+        return _in_doubt_cleared(state, lockup, action)
     m = state.meters
     if lockup.kind == "hand_pay":
         state = replace(state, payout=None, meters=replace(m, cancelled_handpaid=m.cancelled_handpaid + lockup.credits))
@@ -439,6 +436,7 @@ def _unchanged(state: CabinetState, record: Any) -> tuple[CabinetState, list[Any
 
 
 _FOLDS: dict[type, Callable[[CabinetState, Any], tuple[CabinetState, list[Any]]]] = {
+    **MONEY_FOLDS,  # notes and tickets: controller/cabinetmoney.py
     SpinRecord: _spin, Credit: _credit, CoinOut: lambda state, record: _coin_out(state), BetRecord: _bet,
     PickRecord: _pick, CashIn: _slot_command, NextPaytable: _slot_command, Cashout: _cashout, LockupRecord: _lockup,
     Clear: _clear, CabinetDoor: _door, Link: _progressive, ProgressiveAck: _progressive, ProgressiveWin: _progressive,
@@ -461,10 +459,13 @@ def status(state: CabinetState) -> tuple[str, str]:
     """(status, message) for the screens: what the cabinet is doing and what the player or attendant sees."""
     if state.doors_open:
         return "door_open", play_blocked(state) or ""
-    if state.lockups:
-        return "locked", state.lockups[0].text
+    lockup = _game_lockup(state)
+    if lockup is not None:
+        return "locked", lockup.text
     if state.payout is not None:
         return "paying", f"paying {state.owed} credits"
+    if state.ticket_out is not None:
+        return "printing", f"printing a ticket of {state.ticket_out.credits} credits"
     if state.host_disabled:
         return "disabled", "disabled by the floor system"
     if state.progressive.pending_hit is not None:
@@ -495,6 +496,7 @@ def picture(state: CabinetState) -> dict[str, Any]:
         "title": {"id": title.id, "name": title.name},
         "denomination": state.denomination,
         "credits": state.credits,
+        "restricted": state.restricted,
         "bet": state.bet.to_json(),
         "bet_credits": state.bet.total,
         "win": state.last_win,
@@ -516,5 +518,9 @@ def picture(state: CabinetState) -> dict[str, Any]:
                         "doors_open": list(state.doors_open), "recall": list(state.recall),
                         "payout": state.payout.json() if state.payout else None,
                         "progressive": state.progressive.json(), "settings": state.settings.json(),
+                        "escrow": state.escrow.json() if state.escrow else None,
+                        "ticket_out": state.ticket_out.json() if state.ticket_out else None,
+                        "devices": _devices(state), "money": list(state.money),
+                        "validation": "enhanced" if state.validation_id else "system",
                         "balance": dict(zip(("credits_and_owed", "in_out_bets_wins"), balance(state)))},
     }

@@ -17,6 +17,7 @@ from controller.bus import BusEndpoints, parse_role
 from drivers.configreader import ConfigError, Section, refuse_non_finite, shown
 from controller.games import get_game
 from controller.games.base import GameSpec, RulesBase, RulesError, rules_from_mapping
+from controller.titoconfig import TitoConfig, money_devices, simulated_devices, tito_config
 
 __all__ = ["ConfigError", "TableConfig", "ShoeConfig", "CameraConfig", "BusConfig", "CabinetConfig", "LinkConfig",
            "ProgressiveConfig", "load_config", "config_from_mapping", "cabinet_config_from_mapping",
@@ -308,6 +309,9 @@ class CabinetConfig:
     journal_anchor: Path | None = None
     sas: Any = None                                    # controller.sas.SasConfig: the floor's SAS line ([sas])
     floor: Any = None                                  # controller.floor: the floor's JetStream ([floor])
+    validator: Any = None                              # the bill validator's line ([validator]); None: none
+    printer: Any = None                                # the ticket printer's line ([printer]); None: none
+    tito: TitoConfig = field(default_factory=TitoConfig)  # [cabinet.tito]
 
     @property
     def table_id(self) -> str:  # the bus and the journal name the service by this
@@ -315,7 +319,7 @@ class CabinetConfig:
 
     def simulated(self) -> CabinetConfig:
         """Every driver swapped for its simulation (`croupier run --sim`)."""
-        return replace(self, panel_sim=True)
+        return replace(self, panel_sim=True, **simulated_devices(self))
 
 
 @dataclass(frozen=True)
@@ -368,7 +372,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     base = path.parent if path else Path.cwd()
     root = Section(data, where, root=True)
     c, p, b, sas = (root.section(name) for name in ("cabinet", "panel", "bus", "sas"))
-    floor = root.optional("floor")
+    validator, printer, floor = (root.optional(name) for name in ("validator", "printer", "floor"))
     root.skip("screens")  # controller/screens/config.py reads it when the bridge starts
     root.done()
     refuse_non_finite(data, where)
@@ -409,7 +413,7 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
         if meter not in DEFAULT_DISPLAYS or not isinstance(name, str):
             raise ConfigError(f"{ds.key(meter)}: meters are {', '.join(DEFAULT_DISPLAYS)}, each a display name")
         displays[meter] = name
-    (journal, files), seed = _journal(c, cabinet_id, base), c.get("seed", int)
+    (journal, files), seed, tito = _journal(c, cabinet_id, base), c.get("seed", int), tito_config(c)
     c.done()
     panel, panel_sim = _panel(p, path, base)
     if reels == "mechanical":
@@ -417,7 +421,8 @@ def cabinet_config_from_mapping(data: Mapping[str, Any], path: Path | None = Non
     return CabinetConfig(path, cabinet_id, title, denomination, journal, settings, paytable, hopper_timeout, spin,
                          attract, tuple(buttons.items()), tuple(displays.items()), reels, link, panel, panel_sim,
                          _bus(b, where, base), seed, data, **files, sas=sas_config(sas.data, where, denomination),
-                         floor=_floor(floor, cabinet_id, base))
+                         floor=_floor(floor, cabinet_id, base), tito=tito,
+                         **money_devices(validator, printer, where, denomination))
 
 
 def _mechanical(c: Section, title: Any, panel: Path | None) -> None:

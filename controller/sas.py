@@ -26,7 +26,7 @@ __all__ = ["SasConfig", "SasState", "Exc", "SasNote", "SasEgm", "View", "sas_con
            "DENOMINATION_CODES", "METER_SIZE_5", "GAME_METERS", "FEATURES", "rom_image", "RomSignature",
            "from_bcd", "sas_datetime", "Busy", "validation_info", "unread_validation", "ticket_change", "redeem",
            "ticket_data", "enhanced_validation", "next_enhanced_validation", "ticket_lines", "BILL_POLLS",
-           "TRANSFER_CODES", "VALIDATION_MODES"]
+           "TRANSFER_CODES"]
 
 from controller.cabinetrecords import (
     CabinetDoor, Clear, Credit, SasAck, SasDisable, SasEnable, SasRte, SasSignature, SasSound, SasTime, cabinet_record,
@@ -54,7 +54,6 @@ METER_SIZE_5 = frozenset(range(0x0D, 0x11))
 # Meters kept per game (what 2F/6F report for game 1); the rest (credit meter, cash out, coins) are the machine's.
 GAME_METERS = frozenset([0x00, 0x01, 0x02, 0x05, 0x06, 0x07])
 FEATURES = ("legacy_bonus", "extended_meters", "rte")
-VALIDATION_MODES = ("system", "enhanced", "none")
 HOST = "attendant:sas"  # the floor's remote hand-pay reset clears as an attendant would
 
 
@@ -75,7 +74,6 @@ class SasConfig:
     pty_link: str | None = None         # port "pty": the path the pseudo-terminal's far end is linked at
     rom_signature: str = "immediate"    # or "general_poll": ACK long poll 21, answer the next general poll with it
     realtime: int | None = None         # SCHED_FIFO priority for the line's thread (needs CAP_SYS_NICE)
-    validation: str = "system"          # tickets' validation numbers: "system" (57/58), "enhanced" (4C) or "none"
 
 
 def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> SasConfig | None:
@@ -93,7 +91,6 @@ def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> Sa
     rom = r.get("rom_signature", str, "immediate")
     chirp, gap = float(r.get("chirp_after", (int, float), 5.0)), float(r.get("gap", (int, float), 0.01))
     realtime = r.get("realtime", int, 0) or None
-    validation = r.get("validation", str, "system")
     r.done()
     w = r.where
     if not 1 <= address <= 127:
@@ -116,10 +113,8 @@ def sas_config(s: Mapping[str, Any] | None, where: str, denomination: int) -> Sa
         raise ConfigError(f"{w}: gap must be positive and chirp_after not negative")
     if realtime is not None and not 1 <= realtime <= 99:
         raise ConfigError(f"{w}.realtime: a SCHED_FIFO priority 1..99, got {realtime}")
-    if validation not in VALIDATION_MODES:
-        raise ConfigError(f"{w}.validation: \"system\", \"enhanced\" or \"none\", got {validation!r}")
     return SasConfig(port, address, asset, acct, serial, features, wakeup, chirp, gap, rom_signature=rom,
-                     realtime=realtime, validation=validation)
+                     realtime=realtime)
 
 
 # --------------------------------------------------------------------------------------------------- the polls
@@ -380,9 +375,8 @@ class SasEgm:
         self.first_byte: Callable[[float], None] | None = None
 
     def validation_mode(self) -> str:
-        """How tickets out are numbered: the cabinet's [cabinet.tito] validation where it has one, else [sas]'s."""
-        tito = getattr(self.cabinet.config, "tito", None)
-        return str(getattr(tito, "validation", None) or self.config.validation)
+        """How the cabinet numbers its tickets out ([cabinet.tito] validation): "system" or "enhanced"."""
+        return str(self.cabinet.config.tito.validation)
 
     # -- the fold
 

@@ -1,8 +1,10 @@
 """Crash-test driver: forks a simulated table or cabinet with autoplay, SIGKILLs it at seeded journal points, restarts, repeats.
 
-Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]]`; prints one JSON line per kill and a
-last line {"done": ...}; with `last` no clean life follows the last kill (the tail-loss test damages what it
-left). The config decides what runs (a [table] or a [cabinet]). The parent imports everything once and forks
+Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]] [--tito]`; prints one JSON line per kill
+and a last line {"done": ...}; with `last` no clean life follows the last kill (the tail-loss test damages what it
+left). With `--tito` a cabinet also takes notes and tickets and pays by ticket: the in-process validator, printer and
+ticket system of tests/tito_fakes.py, whose physical world (escrow, stacker, tickets printed) lives in files beside
+the journal and outlives each kill, and a player who feeds notes, cashes out by ticket and redeems the tickets. The config decides what runs (a [table] or a [cabinet]). The parent imports everything once and forks
 a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL (`KillingJournal`,
 the runtime's journal wrapped, before or after the durable write of a seeded record) exactly as a power cut
 would leave the journal. Each kill lands within SPAN records (default 40) of the life's start.
@@ -15,10 +17,12 @@ import json
 import os
 import signal
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from controller.autoplay import Autoplay, CabinetAutoplay
+from controller.bus import Role
 from controller.config import CabinetConfig, any_config_from_mapping
 from controller.journal import open_journal
 from controller.rng import SeededRng
@@ -79,19 +83,23 @@ async def _table_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> 
     await table.stop()
 
 
-async def _cabinet_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
+async def _cabinet_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None, tito: bool = False) -> None:
     from controller.cabinet import Cabinet
 
     cabinet = _killed_at(Cabinet(cfg), kill_at)
+    if tito:
+        _tito_devices(cabinet, cfg.journal.parent, seed)
     await cabinet.start()
     if cabinet.hopper is not None:
         cabinet.hopper.rate = 40.0  # coins a second: a brisk hopper, so payouts do not take the test's time
-    play = CabinetAutoplay(cabinet, SeededRng(seed), spins=rounds, coins=seed % 4 == 0, buttons=seed % 4 == 1,
-                           cash_out_every=8)
+    player = TitoAutoplay if tito else CabinetAutoplay
+    play = player(cabinet, SeededRng(seed), spins=rounds, coins=seed % 4 == 0, buttons=seed % 4 == 1,
+                  cash_out_every=8)
     await asyncio.wait_for(play.run(), 60)
     if rounds is not None:  # the last life: let what the kills interrupted finish (a payout, a pick, a lockup)
         def quiet(s: Any) -> bool:
-            return not (s.payout or s.lockups or s.slot.pending or s.progressive.pending_hit) and not cabinet.showing
+            return not (s.payout or s.lockups or s.slot.pending or s.progressive.pending_hit or s.escrow or
+                        s.ticket_out) and not cabinet.showing
 
         for _ in range(200):
             if quiet(cabinet.state):
@@ -102,9 +110,93 @@ async def _cabinet_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -
     await cabinet.stop()
 
 
-def life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> None:
-    run = _cabinet_life if isinstance(cfg, CabinetConfig) else _table_life
-    asyncio.run(run(cfg, kill_at, seed, rounds))
+def _tito_devices(cabinet: Any, folder: Path, seed: int) -> None:
+    from tests.tito_fakes import FakePrinter, FakeTicketHost, FakeValidator
+
+    # One life in eight has a validator that lost track of its item at power up: a note (or ticket) that was
+    # stacking becomes a lockup the attendant settles by counting the stacker.
+    forget = seed % 8 == 3
+    cabinet.validator_factory = lambda on_event: FakeValidator(on_event, folder / "validator.json", forget=forget)
+    cabinet.printer_factory = lambda on_event: FakePrinter(on_event, folder / "printer.json")
+    cabinet.ticket_host = FakeTicketHost()
+
+
+class TitoAutoplay(CabinetAutoplay):
+    """The crash test's player at a cabinet with notes and tickets: between games it feeds a note, redeems a
+    ticket from its wallet (every ticket the printer gave it, copies too, less those in the stacker), and now and
+    then the validator jams or the printer runs out of paper; the attendant fixes those and counts the stacker for
+    an item in doubt."""
+
+    async def step(self) -> bool:
+        cab = self.cabinet
+        st = cab.state
+        if st.lockups and not cab.showing:
+            return await self._attend_tito(st.lockups[0])
+        if cab.showing or st.escrow is not None or st.ticket_out is not None or st.payout is not None:
+            await cab.wait_change(st.seq, 0.5)
+            return False
+        roll = self.rng.randbelow(40)
+        validator, printer = cab.validator, cab.printer
+        if roll < 5 and st.credits < 400 and validator.enabled[0]:
+            notes = sorted(validator.enabled[0])
+            validator.insert_note(notes[self.rng.randbelow(len(notes))])
+            await cab.wait_change(st.seq, 1.0)
+            return True
+        if roll < 7 and validator.enabled[1]:
+            wallet = self._wallet()
+            if wallet:
+                validator.insert_ticket(wallet[self.rng.randbelow(len(wallet))])
+                await cab.wait_change(st.seq, 1.0)
+                return True
+        if roll == 7:
+            validator.fault("jam")
+            await cab.wait_change(st.seq, 1.0)
+            return True
+        if roll == 8:
+            printer.fault("paper_out")
+            await cab.wait_change(st.seq, 1.0)
+            return True
+        return await super().step()
+
+    def _wallet(self) -> list[str]:
+        cab = self.cabinet
+        copies = Counter(t["validation"] for t in cab.printer.printed)
+        copies.subtract(Counter(i["barcode"] for i in cab.validator.stacker if i["barcode"]))
+        return sorted(v for v, n in copies.items() if n > 0)
+
+    async def _attend_tito(self, lockup: Any) -> bool:
+        cab = self.cabinet
+        if lockup.kind.endswith("_in_doubt"):  # count the stacker: is there more in it than was credited?
+            m = cab.state.meters
+            stacked = sum(i["cents"] or 0 for i in cab.validator.stacker) + sum(
+                self._ticket_cents(i["barcode"]) for i in cab.validator.stacker if i["barcode"])
+            credited = m.notes_in_cents + m.tickets_in_cashable_cents + m.tickets_in_restricted_cents
+            action = "credit" if stacked - credited == cab.state.escrow.cents else "no_credit"
+            reply = await cab.command(Role("attendant"), "clear", {"lockup": lockup.id, "action": action})
+            return bool(reply["ok"])
+        if lockup.kind.startswith("validator_"):
+            code = lockup.kind.split("_", 1)[1]
+            if code in cab.validator.world.data["faults"]:
+                cab.validator.clear(code)
+            await cab.wait_change(cab.state.seq, 1.0)
+            return True
+        if lockup.kind.startswith("printer_"):
+            code = lockup.kind.split("_", 1)[1]
+            if code in cab.printer.world.data["faults"]:
+                cab.printer.clear(code)
+            await cab.wait_change(cab.state.seq, 1.0)
+            return True
+        return await self._attend(lockup)
+
+    def _ticket_cents(self, validation: str) -> int:
+        return next(t["cents"] for t in self.cabinet.printer.printed if t["validation"] == validation)
+
+
+def life(cfg: Any, kill_at: Any, seed: int, rounds: int | None, tito: bool = False) -> None:
+    if isinstance(cfg, CabinetConfig):
+        asyncio.run(_cabinet_life(cfg, kill_at, seed, rounds, tito))
+    else:
+        asyncio.run(_table_life(cfg, kill_at, seed, rounds))
 
 
 def last_seq(cfg: Any) -> int:
@@ -121,12 +213,12 @@ def record_at(cfg: Any, seq: int) -> dict | None:
     return None
 
 
-def fork_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> int:
+def fork_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None, tito: bool = False) -> int:
     pid = os.fork()
     if pid == 0:
         code = 0
         try:
-            life(cfg, kill_at, seed, rounds)
+            life(cfg, kill_at, seed, rounds, tito)
         except BaseException as exc:  # the child reports and exits; never returns into the parent's loop
             print(json.dumps({"child_error": repr(exc)}), flush=True)
             code = 3
@@ -138,7 +230,8 @@ def fork_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None) -> int:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(cfg: Any, folder: Path, kills: int, span: int | None = None, end_killed: bool = False) -> list[dict]:
+def run(cfg: Any, folder: Path, kills: int, span: int | None = None, end_killed: bool = False,
+        tito: bool = False) -> list[dict]:
     """For the crash tests: this driver in a fresh process on `cfg` (written to `folder`), seed 17; checks it
     ended cleanly with every kill landed and returns the kill lines. `end_killed`: stop after the last kill."""
     import subprocess
@@ -146,7 +239,7 @@ def run(cfg: Any, folder: Path, kills: int, span: int | None = None, end_killed:
     config_file = folder / "config.json"
     config_file.write_text(json.dumps(dict(cfg.raw)))
     argv = [sys.executable, "-m", "tests.crash_driver", str(config_file), str(kills), "17"]
-    tail = [str(span if span is not None else 40)] + (["last"] if end_killed else [])
+    tail = [str(span if span is not None else 40)] + (["last"] if end_killed else []) + (["--tito"] if tito else [])
     out = subprocess.run(argv + tail, cwd=ROOT, capture_output=True,
                          text=True, timeout=900, check=False)
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
@@ -228,6 +321,9 @@ def check_tail_loss(killed: Path, config_in: Any, tmp: Path) -> None:
 
 
 def main() -> int:
+    tito = "--tito" in sys.argv
+    if tito:
+        sys.argv.remove("--tito")
     data = json.loads(Path(sys.argv[1]).read_text())
     kills, seed = int(sys.argv[2]), int(sys.argv[3])
     span = int(sys.argv[4]) if len(sys.argv) > 4 else 40
@@ -237,7 +333,7 @@ def main() -> int:
         before = last_seq(cfg)
         mode = "before_journal" if rng.randbelow(3) == 0 else "after_journal"
         target = before + 2 + rng.randbelow(span)  # seq 1 of a life is its own start record
-        status = fork_life(cfg, (mode, target), seed * 1000 + i, None)
+        status = fork_life(cfg, (mode, target), seed * 1000 + i, None, tito)
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
         rec = record_at(cfg, target) if mode == "after_journal" else None
         print(json.dumps({"kill": i, "mode": mode, "seq": target, "killed": killed, "last_seq": last_seq(cfg),
@@ -248,7 +344,7 @@ def main() -> int:
         print(json.dumps({"done": True}), flush=True)
         return 0
     # A last life without a kill: it must finish the round (or game, or payout) the last kill interrupted.
-    status = fork_life(cfg, None, seed * 1000 + kills, 1)
+    status = fork_life(cfg, None, seed * 1000 + kills, 1, tito)
     print(json.dumps({"done": os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0}), flush=True)
     return 0
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import os
 import select
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from controller.sas import SasConfig
 from controller.sas_host import SasHost
@@ -76,31 +75,6 @@ class Hub:
         self._thread.join(2)
         for fd in (self.master, self._slave, *self.egms):
             os.close(fd)
-
-
-def tito_kinds() -> tuple[type, ...]:
-    from controller import cabinetrecords as cr
-
-    return (cr.NoteEscrow, cr.NoteStacking, cr.NoteStacked, cr.NoteReturned, cr.NoteRejected, cr.NoteInDoubt,
-            cr.TicketOutRequested, cr.TicketOutValidation, cr.TicketOutPrinted, cr.TicketOutFailed,
-            cr.TicketInInserted, cr.TicketInAuthorised, cr.TicketInRefused, cr.TicketInStacked, cr.TicketInReturned,
-            cr.DeviceFault, cr.DeviceCleared, cr.SasValidationId, cr.SasBills)
-
-
-@contextlib.contextmanager
-def tito_folds() -> Iterator[None]:
-    """Until the cabinet folds every note and ticket kind, a kind it does not fold yet leaves its state as it is (so
-    SAS's side can be driven from the journal); the kinds it folds keep their own fold."""
-    from controller import cabinetstate
-
-    added = [k for k in tito_kinds() if k not in cabinetstate._FOLDS]
-    for k in added:
-        cabinetstate._FOLDS[k] = lambda state, record: (state, [])
-    try:
-        yield
-    finally:
-        for k in added:
-            cabinetstate._FOLDS.pop(k, None)
 
 
 async def write(cab: Any, *items: Any) -> None:

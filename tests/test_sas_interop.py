@@ -25,7 +25,7 @@ from controller.cabinet import ATTENDANT, PLAYER
 from controller.sas import rom_image
 from drivers.sas import rom_crc16
 from tests.cabinet_helpers import replayed, run, started
-from tests.sas_helpers import note_in, sas_cabinet_config, tito_folds, write
+from tests.sas_helpers import note_in, sas_cabinet_config, write
 
 SASPY = os.environ.get("CROUPIER_SASPY", "")
 pytestmark = pytest.mark.skipif(not (SASPY and Path(SASPY, "sas.py").is_file()),
@@ -161,9 +161,8 @@ def test_an_independent_sas_host_reads_the_bill_and_ticket_polls(tmp_path: Path)
         await cab.stop()
         return out
 
-    with tito_folds():
-        out = run(main())
-        m = replayed(cfg).meters
+    out = run(main())
+    m = replayed(cfg).meters
     notes = dict(m.notes_in)
     assert out["address"] == "01"
     # saspy's own names for the exceptions: the ticket first (a priority exception), then in order

@@ -1,44 +1,24 @@
-"""SAS notes and tickets over a pty, host against EGM: the bill and ticket polls, the exceptions in order with the host's implied acknowledgement, a ticket redeemed end to end and refused (unknown, already redeemed), system and secure enhanced validation of a cash-out ticket, and a power cycle in the middle of a redemption.
+"""SAS notes and tickets over a pty, host against EGM, driven from the journal: the bill and ticketing polls, the exceptions in order with the host's implied acknowledgement, a ticket redeemed once and refused (unknown, already redeemed), and a power cycle in the middle of a redemption.
 
-The host is the technician's (controller/sas_host.py, written apart from the EGM) with its small ticket system. The
-note, ticket and device records are written here as the cabinet's validator and printer would write them; what the
-cabinet's own fold makes of them (credits, meters) is the cabinet's tests' business: these check what SAS decides
-(the exceptions, the answers, the records SAS writes).
+The host is the technician's (controller/sas_host.py, written apart from the EGM) with its small ticket system
+(controller/ticketsystem.py). The note, ticket and device records are written here as the cabinet's validator would
+write them; tests/test_sas_tito_cabinet.py runs the same with the cabinet's own devices, printer included.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib.util
-import datetime as dt
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterator
-
-import pytest
+from typing import Any
 
 from controller import cabinetrecords as cr
-from controller.journal import Journal
-from controller.cabinet import ATTENDANT
-from controller.sas import enhanced_validation, next_enhanced_validation
 from controller.ticketsystem import Ticket, TicketSystem
 from tests.cabinet_helpers import journal as records, replayed, run, started
-from tests.sas_helpers import drain, host_for, note_in, polled, sas_cabinet_config, tito_folds, write
-
-# Once the cabinet prints its own tickets (controller/cabinettito.py), a ticket out written here would be printed,
-# or failed for want of a printer, by the cabinet itself: these run with its devices in tests/test_sas_tito_cabinet.py
-OWN_TICKETS = importlib.util.find_spec("controller.cabinettito") is not None
-own_tickets = pytest.mark.skipif(OWN_TICKETS, reason="the cabinet prints its own tickets: tests/test_sas_tito_cabinet.py")
+from tests.sas_helpers import drain, host_for, note_in, polled, sas_cabinet_config, write
 
 V = "001234567890123456"
 UNKNOWN = "009999999999999999"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def folds() -> Iterator[None]:
-    with tito_folds():
-        yield
 
 
 def test_the_bill_and_ticketing_polls_over_the_line(tmp_path: Path) -> None:
@@ -192,88 +172,6 @@ def test_a_ticket_is_redeemed_once_end_to_end(tmp_path: Path) -> None:
     ]
 
 
-@own_tickets
-def test_system_validation_end_to_end_then_the_ticket_redeems(tmp_path: Path) -> None:
-    cfg = sas_cabinet_config(tmp_path)
-
-    async def main() -> dict[str, Any]:
-        cab = await started(cfg)
-        host = host_for(cab)
-        system = TicketSystem(host, system_id=42)
-        await polled(lambda: drain(host))
-        out: dict[str, Any] = {}
-        assert (await cab.command(ATTENDANT, "add_credits", {"credits": 100}))["ok"]
-        await write(cab, cr.TicketOutRequested(100, 500, False, 1))    # cash out by ticket
-        out["cashout"] = await polled(system.poll)                     # 57 -> 57 -> 58
-        validation = next(r for r in records(cfg) if r.get("what") == "validation")
-        out["validation"] = validation
-        await write(cab, cr.TicketOutPrinted(1))
-        out["printed"] = await polled(system.poll)                     # 3D -> 4D 00, acknowledged by the next poll
-        assert await cab.wait_for(lambda s: all(v.read for v in cab.sas.state.validations), 5)
-        out["buffer"] = await polled(lambda: (host.validation_info(1), host.validation_info(0)))
-        out["known"] = {k: (t.cents, t.restricted, t.state) for k, t in system.tickets.items()}
-        await write(cab, cr.TicketInInserted(validation["validation"]))
-        out["redeem"] = await polled(system.poll)
-        out["redemption"] = cab.sas.state.redemption
-        host.close()
-        await cab.stop()
-        return out
-
-    out = run(main())
-    assert out["cashout"] == [0x57] and out["printed"] == [0x3D] and out["redeem"] == [0x67]
-    v = out["validation"]
-    assert v["number"] == 1 and v["by"] == "system" and v["validation"][:2] == "42" and len(v["validation"]) == 18
-    info, unread = out["buffer"]
-    with __import__("controller.journal", fromlist=["Journal"]).Journal(cfg.journal, cfg.table_id) as j:
-        stamp = next(e.time for e in j.entries() if e.record.get("what") == "validation")
-    assert info == {"type": 0, "index": 1, "when": dt.datetime.fromtimestamp(stamp).replace(microsecond=0),
-                    "validation": v["validation"], "cents": 500, "ticket": 1, "system": 42, "expires": 30, "pool": 0}
-    assert unread is None  # read and acknowledged once
-    assert out["known"] == {v["validation"]: (500, False, "issued")}
-    assert out["redemption"].status == 0x40 and out["redemption"].cents == 500
-    reads = [r for r in records(cfg) if r["kind"] == "sas" and r["what"] == "ack" and r["code"] == 0x4D]
-    assert [r["ids"] for r in reads] == [["4D:1"]]
-
-
-@own_tickets
-def test_secure_enhanced_validation_id_and_sequence(tmp_path: Path) -> None:
-    cfg = sas_cabinet_config(tmp_path, validation="enhanced")
-
-    async def main() -> dict[str, Any]:
-        cab = await started(cfg)
-        host = host_for(cab)
-        await polled(lambda: drain(host))
-        out: dict[str, Any] = {}
-        assert (await cab.command(ATTENDANT, "add_credits", {"credits": 140}))["ok"]
-        await write(cab, cr.TicketOutRequested(100, 500, False, 1))
-        out["not configured"] = await polled(lambda: drain(host))
-        await write(cab, cr.TicketOutFailed(1, "no validation id"))
-        out["set"] = await polled(lambda: host.set_validation_id(0x123456, 1))
-        await write(cab, cr.TicketOutRequested(100, 500, False, 2))
-        number = next_enhanced_validation(cab.sas.state)
-        out["number"] = number
-        assert number is not None
-        await write(cab, cr.TicketOutValidation(2, number[1], "enhanced"), cr.TicketOutPrinted(2),
-                    cr.TicketOutRequested(40, 200, False, 3))
-        out["codes"] = await polled(lambda: drain(host))
-        out["read"] = await polled(lambda: host.set_validation_id(0, 0))
-        out["resent"] = await polled(lambda: host.set_validation_id(0x123456, 1))
-        out["pending"] = await polled(host.pending_cashout)
-        host.close()
-        await cab.stop()
-        return out
-
-    out = run(main())
-    assert out["not configured"] == [0x57]  # 4C never set: the host is asked for the number
-    assert out["set"] == (0x123456, 1)
-    assert out["number"] == (2, enhanced_validation(0x123456, 2))  # 4C's sequence is incremented before the ticket
-    assert out["codes"] == [0x3D]           # no 57 in secure enhanced validation
-    assert out["read"] == (0x123456, 2) and out["resent"] == (0x123456, 2)  # the sequence moved on with the ticket
-    assert out["pending"] == (0x80, 0)
-    ids = [r for r in records(cfg) if r["kind"] == "sas" and r["what"] == "validation_id"]
-    assert ids == [{"kind": "sas", "what": "validation_id", "machine": 0x123456, "sequence": 2}]  # the next ticket's
-
-
 def test_a_power_cycle_mid_redemption_keeps_its_state_and_exceptions(tmp_path: Path) -> None:
     cfg = sas_cabinet_config(tmp_path)
 
@@ -301,30 +199,3 @@ def test_a_power_cycle_mid_redemption_keeps_its_state_and_exceptions(tmp_path: P
     out = run(second())
     assert out["codes"] == [0x68, 0x18, 0x17]
     assert out["status"] == {"status": 0x00, "cents": 1500, "validation": V}
-
-
-@own_tickets
-def test_the_demo_ticket_system_validates_and_redeems_on_its_own_thread(tmp_path: Path) -> None:
-    from controller.ticketsystem import serve_tickets
-
-    cfg = sas_cabinet_config(tmp_path)
-
-    async def main() -> list[str]:
-        cab = await started(cfg)
-        said: list[str] = []
-        assert (await cab.command(ATTENDANT, "add_credits", {"credits": 100}))["ok"]
-        stop, thread = serve_tickets(cab.sas.pty[2], every=0.02, echo=said.append)
-        await write(cab, cr.TicketOutRequested(100, 500, False, 1))
-        assert await cab.wait_for(lambda s: any(r.get("what") == "validation" for r in records(cfg)), 10)
-        await write(cab, cr.TicketOutPrinted(1))
-        assert await cab.wait_for(lambda s: any(v.read for v in cab.sas.state.validations), 10)
-        validation = cab.sas.state.validations[0].validation
-        await write(cab, cr.TicketInInserted(validation))
-        assert await cab.wait_for(lambda s: any(r.get("what") == "authorised" for r in records(cfg)), 10)
-        stop.set()
-        await asyncio.to_thread(thread.join, 5)
-        await cab.stop()
-        return said
-
-    said = run(main())
-    assert [line.split(" ")[2] for line in said] == ["validation", "printed", "authorised"]

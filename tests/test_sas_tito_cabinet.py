@@ -8,17 +8,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import pytest
-
 from controller.cabinet import OPS, PLAYER, Cabinet
 from controller.sas import SasConfig
 from controller.ticketsystem import TicketSystem
 from tests.cabinet_helpers import RUNNING, cabinet_config, journal as records, run
 from tests.sas_helpers import drain, host_for, polled
-
-# the cabinet's validator and printer runtime (controller/cabinettito.py) and its in-process devices
-fakes = pytest.importorskip("tests.tito_fakes", reason="the cabinet's notes and tickets runtime is not merged yet")
-FakePrinter, FakeValidator = fakes.FakePrinter, fakes.FakeValidator
+from tests.tito_fakes import FakePrinter, FakeValidator
 
 WORKED = "006429188185446104"  # validation id 654321 and the sequence after 0 (SAS 15.14's example)
 
@@ -29,24 +24,23 @@ def config(tmp: Path, validation: str = "system") -> Any:
 
 
 class Devices:
-    validator: Any
-    printer: Any
+    validator: FakeValidator
+    printer: FakePrinter
 
 
 async def started(cfg: Any, tmp: Path) -> tuple[Cabinet, Devices]:
     dev = Devices()
 
-    def validator(on_event: Any) -> Any:
+    def validator(on_event: Any) -> FakeValidator:
         dev.validator = FakeValidator(on_event, tmp / "validator.json")
         return dev.validator
 
-    def printer(on_event: Any) -> Any:
+    def printer(on_event: Any) -> FakePrinter:
         dev.printer = FakePrinter(on_event, tmp / "printer.json")
         return dev.printer
 
     cab = Cabinet(cfg)
-    for name, factory in (("validator_factory", validator), ("printer_factory", printer)):
-        setattr(cab, name, factory)  # controller/cabinettito.py's hooks for in-process devices
+    cab.validator_factory, cab.printer_factory = validator, printer
     RUNNING.append(cab)
     await cab.start()
     await cab.wait_for(lambda s: True, 0)

@@ -175,11 +175,11 @@ def test_secure_enhanced_validation_id(cabinet: Any) -> None:
     with pytest.raises(LookupError):
         change(view(cabinet), 0x4C, "563412" "010000")
     enhanced = SasState(validation_mode="enhanced")
-    assert change(view(cabinet, enhanced, validation="enhanced"), 0x4C, "563412" "010000") == (
+    assert change(view(cabinet, enhanced), 0x4C, "563412" "010000") == (
         {"kind": "sas", "what": "validation_id", "machine": 0x123456, "sequence": 2}, "563412010000")
     used = dataclasses.replace(enhanced, validation_id=(0x123456, 6), validation_set=(0x123456, 2))  # 4 tickets on
-    assert change(view(cabinet, used, validation="enhanced"), 0x4C, "000000" "000000") == (None, "563412050000")
-    assert change(view(cabinet, used, validation="enhanced"), 0x4C, "563412" "010000") == (None, "563412050000")
+    assert change(view(cabinet, used), 0x4C, "000000" "000000") == (None, "563412050000")
+    assert change(view(cabinet, used), 0x4C, "563412" "010000") == (None, "563412050000")
 
 
 def test_the_secure_enhanced_validation_number_is_the_protocols_algorithm() -> None:
@@ -411,7 +411,7 @@ def test_malformed_ticket_polls_get_a_clear_refusal_never_a_crash(cabinet: Any, 
     sas = SasState(validation_mode=mode, requested=((3, 500, False),),
                    redemption=None if redemption is None else Redemption(V, redemption, 500, 0))
     try:
-        record, ans = change_record(view(cabinet, sas, validation=mode), command, payload)
+        record, ans = change_record(view(cabinet, sas), command, payload)
     except LookupError:
         assert command == 0x4C  # not doing secure enhanced validation, or not its length: ignored
         return

@@ -69,6 +69,8 @@ COOKIE = "croupier_dealer"
 DEALER_PAGE_COMMANDS = ("resolve", "void", "open_bets", "close_bets", "settle", "shuffle", "manual_entry")
 # What an attendant's page may ask a cabinet for: clear a lockup (the cabinet checks who may clear which).
 ATTENDANT_PAGE_COMMANDS = ("clear",)
+# ... and, at a cabinet with a simulated validator (the demo's), put a note or ticket into it.
+SIM_VALIDATOR_PAGE_COMMANDS = ("insert_note", "insert_ticket")
 QUEUE = 64            # messages a screen may lag behind before it is told to resnapshot
 MAX_MESSAGE = 4096    # bytes of a command from a dealer page
 
@@ -123,6 +125,8 @@ def source_for_cabinet(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None,
 
     t = cfg.title
     link = cfg.link
+    sim_validator = bool(getattr(cfg.validator, "simulated", False))
+    page_commands = ATTENDANT_PAGE_COMMANDS + (SIM_VALIDATOR_PAGE_COMMANDS if sim_validator else ())
     info = {"id": cfg.cabinet_id, "kind": "cabinet", "title": t.name, "title_id": t.id,
             "denomination": cfg.denomination, "lines": t.lines, "max_coins": t.max_coins,
             "paylines": [list(rows) for rows in LINES[:t.lines]],
@@ -134,9 +138,11 @@ def source_for_cabinet(cfg: Any, dealer_keys: tuple[bytes, bytes] | None = None,
             "features": [{"kind": f.kind, "text": f.describe()} for f in t.features],
             "reels": cfg.reels, "spin_seconds": cfg.spin_seconds,
             "progressive": cfg.settings.progressive, "link": link.link_id if link else None,
-            "heartbeat": cfg.bus.heartbeat, "commands": list(ATTENDANT_PAGE_COMMANDS) if commands else []}
+            "heartbeat": cfg.bus.heartbeat, "commands": list(page_commands) if commands else [],
+            "validator": "sim" if sim_validator else bool(cfg.validator),
+            "printer": "sim" if getattr(cfg.printer, "simulated", False) else bool(cfg.printer)}
     return Source(cfg.cabinet_id, cfg.bus.endpoints, info, dealer_keys=dealer_keys, server_public=server_public,
-                  commands=commands, kind="cabinet", page_commands=ATTENDANT_PAGE_COMMANDS,
+                  commands=commands, kind="cabinet", page_commands=page_commands,
                   curve_screens=cfg.bus.curve_screens,
                   link=(link.link_id, link.endpoints) if link and link.endpoints else None)
 

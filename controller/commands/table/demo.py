@@ -127,7 +127,6 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _demo_cabinet(args: argparse.Namespace) -> int:
-    from controller.autoplay import CabinetAutoplay
     from controller.config import ConfigError, cabinet_config_from_mapping
     from controller.rng import SeededRng, system_rng
     from controller.commands.titles import find_title
@@ -156,9 +155,13 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
         cabinet["progressive"] = {"mode": "standalone"}
     data = {"cabinet": cabinet, "panel": {"file": pin_map.name, "driver": "sim"},
             "bus": {"publish": f"tcp://127.0.0.1:{pub}", "snapshot": f"tcp://127.0.0.1:{snap}",
-                    "commands": f"tcp://127.0.0.1:{cmd}"}}
+                    "commands": f"tcp://127.0.0.1:{cmd}"},
+            # notes and tickets: a simulated validator and printer (cash out prints a ticket)
+            "validator": {"port": "sim"}, "printer": {"port": "sim", "venue": "Croupier demo"}}
     if args.sas_pty or args.ticket_system:
         data["sas"] = {"port": "pty", "address": 1}
+    else:  # no SAS host to number the tickets: the demo cabinet's own validation id (a stand-alone site)
+        cabinet["tito"] = {"validation_id": 1}
     try:
         cfg = cabinet_config_from_mapping(data, state_dir / "demo.toml")
     except ConfigError as exc:
@@ -179,6 +182,8 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
             print(f"SAS:        address 1 on {cab.sas.pty[2]}, polled by the demo's ticket system")
         elif cab.sas is not None:
             print(f"SAS:        address 1 on {args.sas_pty} ({cab.sas.pty[2]}): croupier sas-host {args.sas_pty}")
+        print(f"a note:     croupier command --table {cabinet_id} insert_note cents=2000   (or the attendant "
+              "page's buttons; cash out prints a ticket)")
         (state_dir / "demo.toml").write_text(to_toml(data))
         _print_afterwards(state_dir)
         if not args.quiet:
@@ -194,7 +199,31 @@ def _demo_cabinet(args: argparse.Namespace) -> int:
             cab.on_publish = _unless_piped_away(show)
 
     return _play_demo(args, cfg, ready,
-                      lambda cab: CabinetAutoplay(cab, rng, pace=args.pace, spins=args.spins, coins=True, buttons=True))
+                      lambda cab: _notes_autoplay()(cab, rng, pace=args.pace, spins=args.spins, coins=True,
+                                                    buttons=True))
+
+
+def _notes_autoplay() -> type:
+    from controller.autoplay import CabinetAutoplay
+
+    class NotesAutoplay(CabinetAutoplay):
+        """The demo's player also feeds the simulated validator a note now and then (cash outs print tickets)."""
+
+        async def step(self) -> bool:
+            cab = self.cabinet
+            sim, st = getattr(cab, "_validator_sim", None), cab.state
+            if sim is not None and not st.lockups and st.escrow is None and st.credits < 40 and \
+                    self.rng.randbelow(4) == 0 and sim.phase == "idle":
+                try:
+                    sim.insert_note((500, 1000, 2000)[self.rng.randbelow(3)])
+                except Exception:  # noqa: BLE001 - the simulated validator busy or inhibited: a coin instead
+                    return await super().step()
+                await cab.wait_change(st.seq, 2.0)
+                return True
+            return await super().step()
+
+    return NotesAutoplay
+
 
 
 def _play_demo(args: argparse.Namespace, cfg: Any, ready: Any, autoplay: Any) -> int:

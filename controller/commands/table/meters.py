@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from controller.commands._common import load
 from controller.commands.table.replay import cabinet_replay, journal_args, journal_entries, table_replay
@@ -17,6 +18,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_meters)
 
 
+def money_lines(state: Any) -> list[str]:
+    """How the money balances, in credits: what came in (coins, notes, tickets, the operator's credits) less what
+    went out (hopper, hand pays, tickets) less what was played plus what was won is what is on the credit meter
+    and still owed (a payout under way, a ticket not yet printed)."""
+    m = state.meters
+    notes = ", ".join(f"{n} x {c / 100:.2f}" for c, n in m.notes_in) or "none"
+    return [
+        f"in {m.credits_in} = coins {m.drop} + notes {m.notes_credits} ({notes}) + tickets in "
+        f"{m.tickets_in_credits} ({m.tickets_in_cashable} cashable, {m.tickets_in_restricted} restricted) + "
+        f"operator {m.credits_added}",
+        f"out {m.credits_out} = hopper {m.hopper_out} + hand pays {m.cancelled_handpaid} + tickets out "
+        f"{m.tickets_out_credits} ({m.tickets_out_cashable} cashable, {m.tickets_out_restricted} restricted)",
+        f"played {m.coin_in}, won {m.coin_out} (hand-paid jackpots {m.jackpot_handpaid} apart); on the meter "
+        f"{state.credits} ({state.restricted} restricted), owed {state.pending}",
+    ]
+
+
 def _meters(args: argparse.Namespace) -> int:
     from controller.config import CabinetConfig, ProgressiveConfig
 
@@ -27,7 +45,8 @@ def _meters(args: argparse.Namespace) -> int:
         state = cabinet_replay(cfg, 1)
         m = state.meters.json()
         held, owed = balance(state)
-        m["credits"], m["owed"] = state.credits, state.owed
+        m["credits"], m["owed"] = state.credits, state.pending
+        m["restricted"] = state.restricted
         m["feature_meters"] = dict(state.slot.meters)
         if args.json:
             print(json.dumps(m, indent=2))
@@ -43,6 +62,8 @@ def _meters(args: argparse.Namespace) -> int:
                 print(f"    {group.replace('_', ' ')}: {key.replace('_', ' '):<14} {value:>{width}}")
         for key, value in m["features"].items():
             print(f"    feature {key.replace('_', ' ')}: {value['awards']} awards, {value['credits']} credits")
+        for line in money_lines(state):
+            print(f"    {line}")
         print(f"    balance: credits + owed {held} = in - out - bets + wins {owed}"
               f"{'' if held == owed else '   MISMATCH'}")
         return 0

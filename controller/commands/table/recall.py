@@ -71,6 +71,8 @@ def _cabinet_recall(cfg: Any, args: argparse.Namespace) -> int:
         return 0
     title = cfg.title
     for e in shown:
+        for line in money_lines(e.get("money", ())):
+            print(line)
         if e["kind"] != "spin":
             changes = ", ".join(f"{m['meter']} {m['before']} -> {m['after']}" for m in e["meters"])
             print(f"{e['kind'].replace('_', ' ')} after game {e['after_game']}: {changes or 'no change'}")
@@ -97,4 +99,22 @@ def _cabinet_recall(cfg: Any, args: argparse.Namespace) -> int:
                   + (f", HIT, won {prog.get('won', 0)}" if prog.get("hit") else ""))
         paid = f"won {e['won']}" + (f" (hand-paid jackpot {e['jackpot']})" if e["jackpot"] else "")
         print(f"    {paid}")
+    if state.money_since:
+        print(f"after game {state.games}:")
+        for line in money_lines(state.money_since):
+            print(line)
     return 0
+
+
+def money_lines(entries: Any) -> list[str]:
+    """The notes and tickets that came in or went out before a game (recalled with it)."""
+    out = []
+    for m in entries:
+        amount = f"{m['cents'] / 100:.2f} ({m['credits']} credits{', restricted' if m.get('restricted') else ''})"
+        if m["kind"] == "note":
+            out.append(f"  note in {amount}")
+        elif m["kind"] == "ticket_in":
+            out.append(f"  ticket in {m['validation']} {amount}")
+        else:
+            out.append(f"  ticket out #{m['number']} {m['validation']} {amount}")
+    return out

@@ -288,13 +288,13 @@ const Slots = (() => {
     app.innerHTML = attendant
       ? '<header class="bar"><span class="title"></span><span class="banner"></span><span class="round"></span></header>' +
         '<div class="dealer-layout"><div class="main"><section class="alerts"></section><section class="doors"></section>' +
-        `<div class="att-machine">${machine}${meters}</div><section class="recall"></section></div>` +
+        `<div class="att-machine">${machine}${meters}</div><section class="tito"></section><section class="recall"></section></div>` +
         '<aside class="side"><section class="meters"></section></aside></div><div class="toast" hidden></div>'
       : '<header class="bar"><span class="title"></span><span class="banner"></span><span class="round"></span></header>' +
         '<div class="cab-layout"><div class="cab-main"><div class="progressive"></div>' + machine +
         `<div class="features"></div>${meters}</div><aside class="side"></aside></div>`;
     for (const name of ["title", "banner", "round", "reels", "paylines", "lockup", "progressive", "features",
-      "cab-meters", "side", "alerts", "doors", "recall", "meters", "toast"]) els[name] = app.querySelector("." + name);
+      "cab-meters", "side", "alerts", "doors", "tito", "recall", "meters", "toast"]) els[name] = app.querySelector("." + name);
     app.addEventListener("click", click);
   }
 
@@ -410,7 +410,9 @@ const Slots = (() => {
     const d = state.dealer_only || {};
     const m = d.meters;
     if (!m) return "";
-    const rows = [["Coin in", m.coin_in], ["Coin out", m.coin_out], ["Credits in", m.credits_in], ["Credits out", m.credits_out],
+    const tito = m.notes_credits || m.tickets_in_credits || m.tickets_out_credits
+      ? [["Notes in", m.notes_credits], ["Tickets in", m.tickets_in_credits], ["Tickets out", m.tickets_out_credits]] : [];
+    const rows = [["Coin in", m.coin_in], ["Coin out", m.coin_out], ["Credits in", m.credits_in], ["Credits out", m.credits_out], ...tito,
       ["Drop", m.drop], ["Credits added", m.credits_added], ["Hopper out", m.hopper_out], ["Jackpots hand paid", m.jackpot_handpaid],
       ["Cancelled credits", m.cancelled_handpaid], ["Games played", m.games_played], ["Games won", m.games_won],
       ["Games lost", m.games_lost], ["Free games", m.free_games], ["Power resets", m.power_resets],
@@ -476,15 +478,49 @@ const Slots = (() => {
       rows.push(["Progressive", `contributed ${e.progressive.contribution}${e.progressive.hit ? `, HIT: won ${Felt.money(e.progressive.won)}` : ""}`]);
     }
     rows.push(["Won", `${Felt.money(e.won || 0)}${e.jackpot ? ` (jackpot ${Felt.money(e.jackpot)}, hand paid)` : ""}`]);
+    for (const m of e.money || []) rows.push([m.kind === "note" ? "Note in" : m.kind === "ticket_in" ? "Ticket in" : "Ticket out",
+      `${Slots.dollars(m.cents)}${m.validation ? ` ${Slots.esc(m.validation)}` : ""} (before the game)`]);
     rows.push(["Credits", `${Felt.money(e.credits_before)} &rarr; ${Felt.money(e.credits_after)}`]);
     if (!e.complete) rows.push(["Pending", "the game is not complete"]);
     return `<h2>Game recall</h2>${nav}<div class="recall-page" data-recall="${Slots.esc(keys[i])}" data-game="${e.game}">` +
       (e.window ? mini(e.window) : "") + "<table>" + rows.map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join("") + "</table></div>";
   }
 
+  // Notes and tickets: the validator's and printer's status, what is in escrow or printing, the last few notes and
+  // tickets; with a simulated validator, buttons that put a note (or the last ticket printed) into it.
+  function moneyItem(m) {
+    const what = m.kind === "note" ? "Note in" : m.kind === "ticket_in" ? "Ticket in" : `Ticket out #${m.number}`;
+    return `<tr data-money="${Slots.esc(m.kind)}"><td>${what}</td><td>${Slots.dollars(m.cents)}` +
+      `${m.restricted ? " (restricted)" : ""}</td><td>${m.validation ? Slots.esc(m.validation) : ""}</td></tr>`;
+  }
+
+  function tito(state, info) {
+    const d = state.dealer_only || {};
+    const money = d.money || [];
+    if (!info.validator && !info.printer && !money.length) return "";
+    const dev = d.devices || {};
+    const status = (name) => {
+      const x = dev[name] || {status: "ok", faults: [], warnings: []};
+      const said = [...x.faults, ...x.warnings].map((c) => Felt.words(c)).join(", ");
+      return `<span class="device device-${x.status}" data-device="${name}">${Felt.upper(name)}: ${Slots.esc(said || "ok")}</span>`;
+    };
+    const e = d.escrow, t = d.ticket_out;
+    const busy = (e ? `<span>${e.item === "note" ? `Note ${Slots.dollars(e.cents)}` : `Ticket ${Slots.esc(e.validation)}`} ${Slots.esc(Felt.words(e.stage))}</span>` : "") +
+      (t ? `<span>Ticket #${t.number} ${Slots.dollars(t.cents)} ${t.validation ? "printing" : "waiting for its number"}</span>` : "");
+    const can = (info.commands || []).includes("insert_note") && info.validator === "sim";
+    const last = [...money].reverse().find((m) => m.kind === "ticket_out");
+    const buttons = can ? '<span class="tito-sim">' + [500, 2000].map((c) =>
+      `<button data-command="insert_note" data-args="${Slots.esc(JSON.stringify({cents: c}))}">Note ${Slots.dollars(c)}</button>`).join("") +
+      (last ? `<button data-command="insert_ticket" data-args="${Slots.esc(JSON.stringify({barcode: last.validation}))}">Ticket #${last.number}</button>` : "") +
+      "</span>" : "";
+    return `<div class="tito-bar">${info.validator ? status("validator") : ""}${info.printer ? status("printer") : ""}${busy}${buttons}</div>` +
+      (money.length ? `<table class="tito-money">${money.slice(-3).reverse().map(moneyItem).join("")}</table>` : "");
+  }
+
   function renderAttendant(state, info) {
     header(state, info);
     machine(state, info);
+    Felt.patch(els.tito, tito(state, info));
     Felt.patch(els.alerts, lockups(state, info));
     const open = (state.dealer_only || {}).doors_open || [];
     Felt.patch(els.doors, open.length ? `<div class="door-open">Door open: ${Slots.esc(open.join(", "))}</div>` : "");
