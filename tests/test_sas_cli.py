@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -138,3 +139,66 @@ def test_the_demo_cabinets_ticket_system_polls_its_sas_line(tmp_path: Path) -> N
     with Journal(state / "demo-frozen-assets.journal", "demo-frozen-assets") as j:
         acked = [e.record["code"] for e in j.entries() if e.record.get("what") == "ack"]
     assert acked[:1] == [0x17]  # the ticket system is the line's host: it heard and acknowledged the power up
+
+
+class Lines:
+    """A process's stdout read on a thread (a demo printing as it plays must never block on a full pipe)."""
+
+    def __init__(self, stream: Any) -> None:
+        import threading
+
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            with self.changed:
+                self.lines.append(line)
+                self.changed.notify_all()
+
+    def wait(self, text: str, timeout: float = 60) -> str:
+        with self.changed:
+            found = self.changed.wait_for(lambda: any(text in x for x in self.lines), timeout)
+            assert found, f"never printed {text!r}"
+            return next(x for x in self.lines if text in x)
+
+
+async def _insert_ticket(port: str, validation: str) -> dict[str, Any]:
+    """insert_ticket into the demo's simulated validator, again while it is busy with the autoplay's play."""
+    from controller.bus import CommandClient
+
+    client = CommandClient(f"tcp://127.0.0.1:{port}", None, None, table="demo-frozen-assets")
+    try:
+        for _ in range(200):
+            reply = await client.send("insert_ticket", barcode=validation)
+            if reply.get("ok"):
+                return reply
+            await asyncio.sleep(0.05)  # the validator was busy or inhibited (a game, a cash out): try again
+        return reply
+    finally:
+        client.close()
+
+
+@pytest.mark.slow
+def test_a_ticket_the_demo_printed_is_redeemed_by_its_ticket_system(tmp_path: Path) -> None:
+    ports = [str(p) for p in free_ports(3)]
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "frozen-assets",
+                             "--ticket-system", "--no-screens", "--pace", "0.02", "--seed", "5", "--dir",
+                             str(tmp_path / "state"), "--ports", *ports],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = Lines(proc.stdout)
+    try:
+        printed = out.wait("ticket system: printed")
+        validation = printed.split()[3].rstrip(":")
+        # over the bus as the attendant page sends it (croupier command would read the 18 digits as a number)
+        reply = asyncio.run(_insert_ticket(ports[2], validation))
+        assert reply["ok"], reply
+        authorised = out.wait(f"ticket system: authorised {validation}")
+        redeemed = out.wait(f"ticket system: redeemed {validation}")
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert printed.split()[4] == authorised.split()[4]  # the amount printed is the amount redeemed
+    assert redeemed.strip() == f"ticket system: redeemed {validation}"
