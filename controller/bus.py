@@ -134,12 +134,16 @@ class BusServer:
                     self._pub_watch = watch
         if not self.screens_curve:
             self._pub_watch = self._monitor("publish", self._pub)
-        await _bind(self._pub, self.endpoints.publish)
+        try:
+            await _bind(self._pub, self.endpoints.publish)
+            await _bind(self._snap, self.endpoints.snapshot)
+            await _bind(self._cmd, self.endpoints.commands)
+        except BaseException:
+            await self.close()  # a bus that could not start keeps no socket open: its context could never end
+            raise
         # PUB never waits (it drops at the high-water mark), so updates go out on a plain socket sharing the
         # same one: the asyncio socket would wrap every send in a future for nothing.
         self._pub_now: zmq.Socket[bytes] = zmq.Socket.shadow(self._pub.underlying)
-        await _bind(self._snap, self.endpoints.snapshot)
-        await _bind(self._cmd, self.endpoints.commands)
         self._tasks += [self._supervised("snapshots", self._serve_snapshots),
                         self._supervised("commands", self._serve_commands),
                         self._supervised("subscriptions", self._serve_subscriptions),
