@@ -18,6 +18,7 @@ only finite numbers (`parse_message`). A refused message travels on as a bounded
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import os
@@ -133,12 +134,16 @@ class BusServer:
                     self._pub_watch = watch
         if not self.screens_curve:
             self._pub_watch = self._monitor("publish", self._pub)
-        self._pub.bind(self.endpoints.publish)
+        try:
+            await _bind(self._pub, self.endpoints.publish)
+            await _bind(self._snap, self.endpoints.snapshot)
+            await _bind(self._cmd, self.endpoints.commands)
+        except BaseException:
+            await self.close()  # a bus that could not start keeps no socket open: its context could never end
+            raise
         # PUB never waits (it drops at the high-water mark), so updates go out on a plain socket sharing the
         # same one: the asyncio socket would wrap every send in a future for nothing.
         self._pub_now: zmq.Socket[bytes] = zmq.Socket.shadow(self._pub.underlying)
-        self._snap.bind(self.endpoints.snapshot)
-        self._cmd.bind(self.endpoints.commands)
         self._tasks += [self._supervised("snapshots", self._serve_snapshots),
                         self._supervised("commands", self._serve_commands),
                         self._supervised("subscriptions", self._serve_subscriptions),
@@ -509,6 +514,20 @@ def _time_wait(port: int) -> list[tuple[str, int]]:
                 ip = ip[7:]
             out.append((f"{ip}:{int(remote_port, 16)}", int(cols[5].partition(":")[2], 16)))
     return out
+
+
+async def _bind(sock: zmq.asyncio.Socket, endpoint: str, timeout: float = 5.0) -> None:
+    """Bind, waiting out "Address already in use" for up to `timeout` s: a bus closed in this process a moment
+    ago (a table restarted in place) leaves its ports to libzmq's I/O thread, which closes them a little later."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            sock.bind(endpoint)
+            return
+        except zmq.ZMQError as exc:
+            if exc.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(0.01)  # backoff between tries, bounded by the deadline
 
 
 class _KeyCheck:

@@ -1,8 +1,7 @@
 """Configuration files (TOML) of a table, a slot cabinet or a progressive link controller: ids, game or title, drivers, bus, journal and keys, validated at start with messages naming the key.
 
-`load_config(path)` reads any of the three, told apart by their first section: `[table]`, `[cabinet]`
-or `[progressive]`; the `[panel]` and `[bus]` sections and the journal mean the same in each. Each section is read
-with drivers/configreader.py: a key is named once, where it is read, and a key nobody reads is refused.
+`load_config(path)` reads any of the three, told apart by their first section; `[panel]`, `[bus]` and the journal
+mean the same in each. Sections are read with drivers/configreader.py: a key nobody reads is refused.
 """
 
 from __future__ import annotations

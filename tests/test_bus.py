@@ -248,3 +248,41 @@ def test_screens_sockets_under_curve_take_only_listed_keys(keys: Path) -> None:
             await server.close()
 
     asyncio.run(main())
+
+
+def test_a_bus_binds_the_ports_a_bus_closed_a_moment_ago() -> None:
+    """A table restarted in one process binds the ports its predecessor's bus just closed; zmq's close leaves
+    them to libzmq's I/O thread, so a bind right after was refused now and then ("Address already in use": within
+    these 300 restarts every time here), as a busy machine could refuse the resent-command test's restart
+    (test_bus_table.py). The bind waits that moment out."""
+    async def main() -> None:
+        table, ep = FakeTable(), free_endpoints()
+        for _ in range(300):
+            server = BusServer("t1", ep, table.views, table.on_command, table.on_refused, heartbeat_s=0.2)
+            await server.start()
+            await server.close()
+
+    asyncio.run(main())
+
+
+def test_a_bus_that_cannot_bind_leaves_no_socket_open(keys: Path) -> None:
+    """A bus whose bind failed left its sockets (the ports it did bind, its monitors, its authenticator) open
+    until the garbage collector found them, and its context could not end (`term()` waits for every socket)."""
+    import dataclasses
+    import threading
+
+    async def main() -> Any:
+        table, ep = FakeTable(), free_endpoints()
+        bad = dataclasses.replace(ep, commands="tcp://127.0.0.1:not-a-port")
+        server = BusServer("t1", bad, table.views, table.on_command, table.on_refused,
+                           server_keys=load_secret_keys(keys / "server.key_secret"),
+                           client_roles=load_client_roles([(keys / "dealer.key", "dealer")]))
+        with pytest.raises(zmq.ZMQError, match="Invalid argument"):
+            await server.start()
+        return server.context
+
+    context = asyncio.run(main())
+    ended = threading.Thread(target=context.term, daemon=True)  # term() waits for every socket to be closed
+    ended.start()
+    ended.join(10)
+    assert not ended.is_alive()

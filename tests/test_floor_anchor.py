@@ -123,3 +123,72 @@ def test_restore_rebuilds_a_dead_machines_journal_and_it_resumes_exactly(
     assert "exists: restore writes a replacement machine's journal, never over one" in err.strip().splitlines()[-1]
     assert main(["floor", "restore", "other", "--config", str(toml)]) == 2
     assert "is the config of dead-card, not other" in capsys.readouterr().err
+
+
+class _ElectingFloor:
+    """The floor while its cluster settles: the first connections are refused and the first requests fail as
+    nats fails them during a leader election, then it answers with its last row of the machine (row 12)."""
+
+    def __init__(self, errors: list[Exception]) -> None:
+        self.errors = errors
+        self.is_closed = False
+
+    def jetstream(self, timeout: float) -> "_ElectingFloor":
+        return self
+
+    async def get_last_msg(self, stream: str, subject: str) -> Any:
+        from types import SimpleNamespace
+
+        if self.errors:
+            raise self.errors.pop(0)
+        return SimpleNamespace(seq=7, data=b"")
+
+    async def close(self) -> None:
+        self.is_closed = True
+
+
+@pytest.mark.parametrize("errors", ["refused", "no-responders", "unavailable", "timeout", "all"])
+def test_the_start_check_asks_the_floor_again_while_its_cluster_elects_a_leader(
+        errors: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transient nats error ended the start check at once as "floor unreachable", so a journal behind the
+    floor ran (the first test of this module, right after its cluster started, on a busy machine)."""
+    import nats.errors
+    import nats.js.errors
+    from types import SimpleNamespace
+
+    from controller.floor import anchor, replicator, server
+
+    refused, rest = {"refused": (2, []), "no-responders": (0, [nats.errors.NoRespondersError()]),
+                     "unavailable": (0, [nats.js.errors.ServiceUnavailableError()] * 2),
+                     "timeout": (0, [nats.errors.TimeoutError()]),
+                     "all": (1, [nats.errors.NoRespondersError(), nats.js.errors.ServiceUnavailableError(),
+                                 nats.errors.TimeoutError()])}[errors]
+    floor = _ElectingFloor(list(rest))
+    tries = []
+
+    async def connect(*args: Any, **kwargs: Any) -> _ElectingFloor:
+        tries.append(kwargs)
+        if len(tries) <= refused:
+            raise ConnectionRefusedError("no server yet")
+        return floor
+
+    monkeypatch.setattr(server, "connect", connect)
+    monkeypatch.setattr(replicator, "decode_rows", lambda data: [SimpleNamespace(seq=12)])
+    machine = SimpleNamespace(servers=["nats://127.0.0.1:1"], credentials=None, machine="m1", subject="x.m1")
+    with pytest.raises(JournalIntegrityError, match="ends at row 1, but the floor acknowledged row 12 of m1"):
+        anchor.check_on_start(machine, tmp_path / "m1.journal", 1, timeout=30.0)
+    assert len(tries) == refused + 1 and not floor.errors and floor.is_closed
+
+
+def test_a_floor_that_never_answers_is_unreachable_after_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from controller.floor import anchor, server
+
+    async def connect(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionRefusedError("nobody there")
+
+    monkeypatch.setattr(server, "connect", connect)
+    machine = SimpleNamespace(servers=["nats://127.0.0.1:1"], credentials=None, machine="m1", subject="x.m1")
+    assert anchor.check_on_start(machine, Path("/x/m1.journal"), 1, timeout=0.5) == \
+        "floor unreachable on start (ConnectionRefusedError: nobody there)"

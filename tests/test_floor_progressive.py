@@ -166,11 +166,25 @@ async def contribute_until_held(client: FloorLinkClient, items: list[tuple[int, 
         left = [i for i in left if i[0] not in done]
 
 
-async def stream_leader(urls: list[str]) -> str:
+async def stream_leader(urls: list[str], timeout: float = 30.0) -> str:
+    """The progressive stream's leader, asked until one is elected: during an election stream_info fails
+    (no responders, 503, a timeout) or names no leader."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
     nc = await connect(urls, name="leader-probe")
     try:
-        info = await nc.jetstream(timeout=5).stream_info(STREAM)
-        return info.cluster.leader
+        while True:
+            try:
+                leader = (await nc.jetstream(timeout=2).stream_info(STREAM)).cluster.leader
+            except Exception as exc:  # noqa: BLE001 - a leader being elected
+                leader, error = None, exc
+            else:
+                error = None
+            if leader:
+                return str(leader)
+            if loop.time() > deadline:
+                raise TimeoutError(f"the {STREAM} stream had no leader within {timeout:g} s: {error!r}")
+            await asyncio.sleep(0.1)  # backoff between asks, bounded by the deadline
     finally:
         await nc.close()
 

@@ -44,7 +44,9 @@ def _spins(tmp: str, title: str, count: int, mechanical: bool) -> dict[str, Any]
     from controller.config import cabinet_config_from_mapping
     from controller.slots import get_title
 
-    logging.getLogger("croupier").setLevel(logging.ERROR)
+    quiet = logging.getLogger("croupier")
+    level = quiet.level  # restored on the way out: `main` runs in-process too (the tests), its logs are the caller's
+    quiet.setLevel(logging.ERROR)
     p1, p2, p3 = _ports(3)
     t = get_title(title)
     folder = Path(tmp) / ("mechanical" if mechanical else "screen")
@@ -86,7 +88,10 @@ def _spins(tmp: str, title: str, count: int, mechanical: bool) -> dict[str, Any]
         await cab.stop()
         return {"games": games, "seconds": elapsed}
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    finally:
+        quiet.setLevel(level)
 
 
 def _controller(conn: Any, tmp: str, ports: list[int], cabinets: int) -> None:

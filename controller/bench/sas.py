@@ -73,7 +73,9 @@ def _measure(tmp: str, title: str, polls: int, realtime: int | None = None) -> d
     from controller.cabinet import ATTENDANT, PLAYER, Cabinet
     from controller.config import cabinet_config_from_mapping
 
-    logging.getLogger("croupier").setLevel(logging.ERROR)
+    quiet = logging.getLogger("croupier")
+    level = quiet.level  # restored on the way out: `main` runs in-process too (the tests), its logs are the caller's
+    quiet.setLevel(logging.ERROR)
     socks = [socket.socket() for _ in range(3)]
     for s in socks:
         s.bind(("127.0.0.1", 0))
@@ -112,7 +114,10 @@ def _measure(tmp: str, title: str, polls: int, realtime: int | None = None) -> d
         await cab.stop()
         return result
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    finally:
+        quiet.setLevel(level)
 
 
 def _percentile(values: list[float], q: float) -> float:

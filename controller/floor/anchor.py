@@ -32,21 +32,34 @@ class FloorUnreachable(RuntimeError):
 
 
 async def _floor_last(floor: Any, timeout: float) -> tuple[int, FloorRow | None]:
+    """Ask until the floor answers or `timeout` has passed: no server yet, no quorum, a stream leader being
+    elected (NoResponders, 503, a nats request timeout) are all transient while the deadline lasts."""
     from controller.floor.replicator import floor_last
     from controller.floor.server import connect
 
-    async def ask() -> tuple[int, FloorRow | None]:
-        nc = await connect(floor.servers, credentials=floor.credentials, name=f"croupier-{floor.machine}-start",
-                           max_reconnect_attempts=1, connect_timeout=min(timeout, 2.0))
-        try:
-            return await floor_last(nc.jetstream(timeout=timeout), floor.subject)
-        finally:
-            await nc.close()
-
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    delay = 0.05
+    nc: Any = None
     try:
-        return await asyncio.wait_for(ask(), timeout)
-    except Exception as exc:  # noqa: BLE001 - no server, no quorum, no stream yet: all "unreachable" here
-        raise FloorUnreachable(f"{type(exc).__name__}: {exc}") from None
+        while True:
+            left = deadline - loop.time()
+            try:
+                if nc is None:
+                    nc = await asyncio.wait_for(connect(
+                        floor.servers, credentials=floor.credentials, name=f"croupier-{floor.machine}-start",
+                        max_reconnect_attempts=1, connect_timeout=min(left, 2.0)), left)
+                return await asyncio.wait_for(floor_last(nc.jetstream(timeout=min(left, 2.0)), floor.subject), left)
+            except Exception as exc:  # noqa: BLE001 - every failure is "not answered yet" until the deadline
+                if nc is not None and nc.is_closed:
+                    nc = None  # its one reconnect failed too: connect afresh
+                if loop.time() + delay >= deadline:
+                    raise FloorUnreachable(f"{type(exc).__name__}: {exc}") from None
+            await asyncio.sleep(delay)  # backoff between tries, bounded by the deadline
+            delay = min(delay * 2, 0.5)
+    finally:
+        if nc is not None:
+            await nc.close()
 
 
 def _in_thread(coro: Any) -> Any:
