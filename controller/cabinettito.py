@@ -301,7 +301,7 @@ class CabinetTito:
              help="simulation only: put a note (cents) into the simulated validator")
     def _insert_note(self, batch: Batch, role: Any, args: dict[str, Any]) -> dict[str, Any]:
         cents = int_arg(args, "cents")
-        self._simulated_validator("insert_note").insert_note(cents)
+        self._into_simulator(lambda: self._simulated_validator("insert_note").insert_note(cents))
         return {"ok": True, "result": {"inserted": cents}}
 
     @command("insert_ticket", roles=("attendant", "ops"),
@@ -310,8 +310,19 @@ class CabinetTito:
         barcode = args.get("barcode")
         if not isinstance(barcode, str) or not is_validation(barcode):
             raise CommandRefused("insert_ticket needs a barcode: the ticket's 18 digits")
-        self._simulated_validator("insert_ticket").insert_ticket(barcode)
+        self._into_simulator(lambda: self._simulated_validator("insert_ticket").insert_ticket(barcode))
         return {"ok": True, "result": {"inserted": barcode}}
+
+    @staticmethod
+    def _into_simulator(put: Callable[[], Any]) -> None:
+        """Put an item into the simulated validator; one it will not take now (inhibited, busy, in fault) is
+        refused in its words, as a real slot would not take it."""
+        from drivers.validator.sim import SimError
+
+        try:
+            put()
+        except SimError as exc:
+            raise CommandRefused(f"the validator takes nothing now: {exc}") from None
 
     def _simulated_validator(self, what: str) -> Any:
         """The validator's simulator (the physical side), where there is one: a real validator takes real notes."""

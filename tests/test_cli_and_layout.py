@@ -234,3 +234,13 @@ def test_bench_slots_shows_a_bar_on_a_terminal() -> None:
     shown = _on_a_terminal(["bench", "slots", "--titles", "bank-on-it", "--spins", "20000", "--scalar-spins", "500"])
     assert "\rbench slots [##############################] 100% 18/18, " in shown  # 16 sheets, the command, 1 title
     assert "bank-on-it  " in shown
+
+
+@pytest.mark.parametrize("text, value", [("12", 12), ("-5", -5), ("0", 0), ("open", "open"), ("007", "007"),
+                                         ("006429188185446104", "006429188185446104"), (str(2**53 - 1), 2**53 - 1),
+                                         (str(2**53), str(2**53)), ("1.5", "1.5"), ("-", "-")])
+def test_command_arguments_are_numbers_only_where_the_bus_carries_them_exactly(text: str, value: object) -> None:
+    """A ticket's validation number (18 digits, leading zeros) once went out as a number beyond JSON's safe
+    integers: the bus refused it as malformed and `croupier command` waited for an answer that never came."""
+    from controller.commands.table.command import arg_value
+    assert arg_value(text) == value and type(arg_value(text)) is type(value)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cabinet import PLAYER, Cabinet
+from controller.cabinet import ATTENDANT, PLAYER, Cabinet
 from tests.cabinet_helpers import RUNNING, cabinet_config, run
 from tests.tito_fakes import FakeTicketHost
 
@@ -37,6 +37,11 @@ def test_notes_and_tickets_through_the_simulated_devices(tmp_path: Path) -> None
         sim.insert_ticket(WORKED)
         assert await cab.wait_for(lambda s: s.meters.tickets_in_cashable == 1 and s.escrow is None, 10)
         assert cab.state.credits == 80
+        assert await asyncio.to_thread(sim.wait_until, lambda v: v.phase == "idle", 10)
+        sim.set_jam(True)   # a note the slot will not take now is refused in the validator's words
+        refused = await cab.command(ATTENDANT, "insert_note", {"cents": 500})
+        assert refused["ok"] is False and refused["error"] == \
+            "the validator takes nothing now: the validator is in fault (jam_in_acceptor)"
         RUNNING.remove(cab)
         await cab.stop()
 

@@ -10,6 +10,15 @@ from controller.cli import CliError
 from controller.commands.table.endpoints import endpoint_args, key_pair, resolve_endpoints
 
 
+
+def arg_value(text: str) -> int | str:
+    """A KEY=VALUE argument's value: a whole number where it is one the bus carries exactly (JSON's safe integers,
+    no leading zeros), else the text itself: a ticket's 18-digit validation number "00..." stays its digits."""
+    digits = text[1:] if text.startswith("-") else text
+    if digits.isdigit() and (digits == "0" or not digits.startswith("0")) and abs(int(text)) <= 2**53 - 1:
+        return int(text)
+    return text
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("command", help="send a dealer, player, attendant or operator command to a table or cabinet",
                        description="Send a command over the bus, e.g. `croupier command --config t.toml --key "
@@ -40,7 +49,7 @@ def _command(args: argparse.Namespace) -> int:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise CliError(f"arguments are KEY=VALUE, got {item!r}")
-        values[key] = int(value) if value.lstrip("-").isdigit() else value
+        values[key] = arg_value(value)
     keys = server = None
     if args.key:
         if cfg is None or cfg.bus.keys is None:
