@@ -390,7 +390,8 @@ def pit_view(state: APState, table_id: str) -> dict[str, Any]:
         spots[str(spot)] = {"rounds_in_window": len(log.pairs), "r": r,
                             "lr": ramp_lr(r, len(log.pairs)) if r is not None else None,
                             "entries": len(log.entries), "insurance_offers": len(log.insurance),
-                            "hole_card_decisions": len(log.holecard)}
+                            "hole_card_decisions": len(log.holecard),
+                            "points": [[round(tc, 2), b] for tc, b, _ in log.pairs]}   # the plot: bet by true count
     return {"table": table_id, "shoe": state.shoe, "running_count": state.running,
             "true_count": round(true_count(state), 2), "decks_left": round((state.decks * 52 - state.dealt) / 52, 2),
             "spots": spots, "alerts": [a.json() for a in state.alerts]}
