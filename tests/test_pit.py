@@ -1,0 +1,128 @@
+"""The pit's wiring (issue 42): dealers sign in and out by command, the table folds the advantage-play alerts and the
+shift's analytics live exactly as a replay of its journal does (across a restart too), and the `pit` command answers
+them beside the ratings and paperwork."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import apalerts
+from controller.bench.apalerts import simulate
+from controller.bus import Role
+from controller.config import config_from_mapping
+from controller.games import blackjack as bj
+from controller.journal import Journal
+from controller.tableanalytics import analyse
+from controller.tablestate import new_state
+from tests.table_helpers import free_ports
+
+T0 = 1_790_000_000.0   # a Thursday, 2026-09-21 14:13 UTC: in the 14:00 shift
+PIT, DEALER, SPOT = Role("pit"), Role("dealer"), Role("spot", 1)
+
+
+def manual_config(tmp: Path) -> Any:
+    """A six-deck blackjack table of three spots whose cards are entered by hand (the seeded records deal them)."""
+    p1, p2, p3 = free_ports(3)
+    return config_from_mapping({
+        "table": {"id": "bj-pit", "game": "blackjack", "journal": str(tmp / "bj.journal")},
+        "rules": {"spots": 3, "penetration": 75},
+        "shoe": {"port": "none"},
+        "bus": {"publish": f"tcp://127.0.0.1:{p1}", "snapshot": f"tcp://127.0.0.1:{p2}",
+                "commands": f"tcp://127.0.0.1:{p3}", "heartbeat": 0.2}}, tmp / "table.toml")
+
+
+@pytest.fixture(scope="module")
+def counter() -> Any:
+    """Seed 3: a counter (spot 1), a flat (2) and a random bettor (3), four shoes at 75%, with its records (the
+    counter is flagged after its second shoe)."""
+    return simulate(3, 4, 75, keep_records=True, players=("counter", "flat", "random"))
+
+
+async def feed(table: Any, records: list[dict[str, Any]], clock: list[float]) -> None:
+    """Each record written by the table as its own group commit, a second apart on the table's clock."""
+    for record in records:
+        clock[0] += 1.0
+        await table._submit(lambda batch, r=record: batch.add(dict(r)))
+
+
+def test_the_live_watch_is_the_replay_of_the_journal_across_a_restart(tmp_path: Path, counter: Any) -> None:
+    from controller.table import Table
+
+    cfg = manual_config(tmp_path)
+    clock = [T0]
+    half = len(counter.records) // 2
+
+    async def life(records: list[dict[str, Any]], first: bool) -> tuple[Any, dict[str, Any]]:
+        table = Table(cfg, clock=lambda: clock[0])
+        await table.start()
+        try:
+            if first:
+                assert (await table.command(PIT, "dealer_sign_in", {"dealer": "D-17"}))["ok"]
+            await feed(table, records, clock)
+            view = (await table.command(PIT, "pit", {}))["result"]
+            return table.watch, view
+        finally:
+            await table.stop()
+
+    asyncio.run(asyncio.wait_for(life(counter.records[:half], True), 120))
+    watch, view = asyncio.run(asyncio.wait_for(life(counter.records[half:], False), 120))
+    # the alerts: the very state a replay of the game records gives (and the simulation's own live fold)
+    table0 = new_state("bj-pit", bj.GAME, bj.Rules(spots=3, penetration=75))
+    assert watch.ap == apalerts.replay(table0, counter.records)
+    assert [a.json() for a in watch.ap.alerts] == [a.json() for a in counter.alerts] != []
+    assert view["advantage_play"] == apalerts.pit_view(watch.ap, "bj-pit")
+    assert view["advantage_play"]["alerts"][0]["kind"] == "bet_ramp"
+    assert view["advantage_play"]["spots"]["1"]["points"]   # the plot's [true count, bet] pairs
+    # the analytics: what `croupier analytics` gives for the whole journal, as of the last record
+    with Journal(cfg.journal, cfg.table_id) as journal:
+        entries = [(e.time, e.record) for e in journal.entries()]
+    report = analyse("bj-pit", bj.GAME, bj.Rules(spots=3, penetration=75), entries)
+    assert watch.tally.report("bj-pit", "blackjack") == report
+    shift = view["analytics"]
+    assert (shift["day"], shift["shift"], shift["dealer"]) == ("2026-09-21", "14:00", "D-17")
+    assert shift["shift_figures"] == report["days"]["2026-09-21"]["shifts"]["14:00"]
+    assert shift["shift_figures"]["dealers"]["D-17"]["rounds"] == shift["shift_figures"]["rounds"] > 0
+    series = shift["win_series"]
+    assert len(series) == shift["shift_figures"]["rounds"] and series[-1][1] == shift["shift_figures"]["win"]
+
+
+def test_dealers_sign_in_and_out_by_command(tmp_path: Path) -> None:
+    from controller.table import Table
+
+    cfg = manual_config(tmp_path)
+
+    async def main() -> list[dict[str, Any]]:
+        table = Table(cfg)
+        await table.start()
+        try:
+            assert (await table.command(DEALER, "dealer_sign_out", {}))["error"] == "no dealer is signed in"
+            assert (await table.command(SPOT, "dealer_sign_in", {"dealer": "x"}))["error"] == \
+                "spot:1 may not dealer sign in"
+            assert "dealer must be the dealer's id" in (await table.command(PIT, "dealer_sign_in", {"dealer": ""}))["error"]
+            assert (await table.command(DEALER, "dealer_sign_in", {"dealer": 4711}))["ok"]
+            assert (await table.command(PIT, "pit", {}))["result"]["analytics"]["dealer"] == "4711"
+            assert (await table.command(PIT, "dealer_sign_out", {}))["ok"]
+            assert (await table.command(PIT, "pit", {}))["result"]["analytics"]["dealer"] is None
+            # a supervisor reads what the dealer's screen shows and the meters; a spot reads no pit
+            assert (await table.command(PIT, "status", {}))["ok"] and (await table.command(PIT, "meters", {}))["ok"]
+            assert (await table.command(DEALER, "pit", {}))["error"] == "dealer may not pit"
+        finally:
+            await table.stop()
+        with Journal(cfg.journal, cfg.table_id) as journal:
+            return [e.record for e in journal.entries() if e.record["kind"] == "dealer"]
+
+    assert [r["dealer"] for r in asyncio.run(asyncio.wait_for(main(), 60))] == ["4711", None]
+
+
+def test_the_pit_view_is_json_and_names_no_table_internals(tmp_path: Path) -> None:
+    from controller.pitwatch import PitWatch
+
+    state = new_state("t", bj.GAME, bj.Rules())
+    view = PitWatch().view(state, T0)
+    assert json.loads(json.dumps(view)) == view
+    assert set(view) >= {"ratings", "paperwork", "advantage_play", "analytics"}
