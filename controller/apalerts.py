@@ -162,7 +162,17 @@ def binomial_tail(k: int, n: int, p: float) -> float:
     """P(X >= k) for X ~ Binomial(n, p)."""
     if k <= 0:
         return 1.0
-    return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+    if k > n:
+        return 0.0
+    try:
+        return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+    except OverflowError:   # past ~1,000 trials the binomial coefficients overflow a float: sum in logs
+        if not 0.0 < p < 1.0:
+            return 1.0 if p >= 1.0 else 0.0
+        lp, lq, top = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+        logs = [top - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq for i in range(k, n + 1)]
+        peak = max(logs)
+        return min(1.0, math.exp(peak) * sum(math.exp(x - peak) for x in logs))
 
 
 def fisher_greater(a: int, b: int, c: int, d: int) -> float:

@@ -146,9 +146,12 @@ class Table(ShoeTable):
         # The pit's watch folds each record once it is journaled, as a replay of the journal would.
         before, staged, t = batch.base, list(batch.staged), self.clock()
         super()._write(batch)
-        for record, state, effects in staged:
-            self.watch.add(t, record, before, state, effects)
-            before = state
+        try:
+            for record, state, effects in staged:
+                self.watch.add(t, record, before, state, effects)
+                before = state
+        except Exception:  # noqa: BLE001 - the pit's watch must never stop the table; a replay rebuilds it
+            log.exception("the pit's watch failed on a journaled record (the table goes on)")
 
     # ------------------------------------------------------------------------------------------ commands
 

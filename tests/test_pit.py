@@ -126,3 +126,16 @@ def test_the_pit_view_is_json_and_names_no_table_internals(tmp_path: Path) -> No
     view = PitWatch().view(state, T0)
     assert json.loads(json.dumps(view)) == view
     assert set(view) >= {"ratings", "paperwork", "advantage_play", "analytics"}
+
+
+def test_the_binomial_tail_of_a_long_session_sums_in_logs() -> None:
+    """A spot with over ~1,030 mid-shoe entries (a random bettor over a long shift) overflowed the float sum and would
+    have failed the live fold: found by `croupier bench pit` on a 10,000-round journal."""
+    from fractions import Fraction
+    from math import comb
+
+    p = Fraction(17, 100)
+    exact = sum(comb(2000, i) * p ** i * (1 - p) ** (2000 - i) for i in range(300, 2001))
+    assert apalerts.binomial_tail(300, 2000, 0.17) == pytest.approx(float(exact), rel=1e-9)
+    assert apalerts.binomial_tail(1900, 2000, 0.17) == pytest.approx(0.0, abs=1e-300)
+    assert apalerts.binomial_tail(3, 3, 0.5) == 0.125   # the exact sum below the overflow, as before
