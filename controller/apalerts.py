@@ -391,9 +391,10 @@ def _finish_shoe(state: APState) -> APState:
     return state
 
 
-def pit_view(state: APState, table_id: str) -> dict[str, Any]:
-    """What the pit sees of a table's advantage-play watch: the count, each spot's bet-ramp figures, the alerts.
-    Pit only: the count and the alerts tell of the shoe and the players, for no screen at the table."""
+def pit_view(state: APState, table_id: str, latest: int | None = None) -> dict[str, Any]:
+    """What the pit sees of a table's advantage-play watch: the count, each spot's bet-ramp figures, the alerts (the
+    `latest` so many, when given; `alerts_total` counts them all). Pit only: the count and the alerts tell of the
+    shoe and the players, for no screen at the table."""
     spots: dict[str, Any] = {}
     for spot, log in state.spots:
         r = correlation([tc for tc, _, _ in log.pairs], [math.log(b) for _, b, _ in log.pairs]) if log.pairs else None
@@ -404,7 +405,8 @@ def pit_view(state: APState, table_id: str) -> dict[str, Any]:
                             "points": [[round(tc, 2), b] for tc, b, _ in log.pairs]}   # the plot: bet by true count
     return {"table": table_id, "shoe": state.shoe, "running_count": state.running,
             "true_count": round(true_count(state), 2), "decks_left": round((state.decks * 52 - state.dealt) / 52, 2),
-            "spots": spots, "alerts": [a.json() for a in state.alerts]}
+            "spots": spots, "alerts_total": len(state.alerts),
+            "alerts": [a.json() for a in state.alerts[-latest if latest else 0:]]}
 
 
 def replay(table: Any, records: Iterable[Mapping[str, Any]], thresholds: Thresholds = Thresholds()) -> APState:

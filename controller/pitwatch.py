@@ -19,7 +19,9 @@ from controller.tableanalytics import Periods, Tally
 from controller.tablerecords import TableRecord, table_record
 from controller.tablestate import TableState, step
 
-__all__ = ["PitWatch", "replay"]
+__all__ = ["PitWatch", "replay", "ALERTS_SHOWN"]
+
+ALERTS_SHOWN = 20   # the pit's answer carries the latest alerts with their evidence (and how many there are in all)
 
 
 class PitWatch:
@@ -43,7 +45,7 @@ class PitWatch:
         from controller import rating
 
         return {**rating.pit_view(state, compute=False),
-                "advantage_play": apalerts.pit_view(self.ap, state.table_id),
+                "advantage_play": apalerts.pit_view(self.ap, state.table_id, ALERTS_SHOWN),
                 "analytics": self.tally.shift_view(now)}
 
 

@@ -75,7 +75,7 @@ def test_the_live_watch_is_the_replay_of_the_journal_across_a_restart(tmp_path: 
     table0 = new_state("bj-pit", bj.GAME, bj.Rules(spots=3, penetration=75))
     assert watch.ap == apalerts.replay(table0, counter.records)
     assert [a.json() for a in watch.ap.alerts] == [a.json() for a in counter.alerts] != []
-    assert view["advantage_play"] == apalerts.pit_view(watch.ap, "bj-pit")
+    assert view["advantage_play"] == apalerts.pit_view(watch.ap, "bj-pit", 20)
     assert view["advantage_play"]["alerts"][0]["kind"] == "bet_ramp"
     assert view["advantage_play"]["spots"]["1"]["points"]   # the plot's [true count, bet] pairs
     # the analytics: what `croupier analytics` gives for the whole journal, as of the last record
@@ -139,3 +139,36 @@ def test_the_binomial_tail_of_a_long_session_sums_in_logs() -> None:
     assert apalerts.binomial_tail(300, 2000, 0.17) == pytest.approx(float(exact), rel=1e-9)
     assert apalerts.binomial_tail(1900, 2000, 0.17) == pytest.approx(0.0, abs=1e-300)
     assert apalerts.binomial_tail(3, 3, 0.5) == 0.125   # the exact sum below the overflow, as before
+
+
+def test_the_pit_pages_config_errors_name_the_key(tmp_path: Path) -> None:
+    import dataclasses
+
+    from controller.config import ConfigError
+    from controller.screens import pit_settings
+    from controller.screens.config import screens_config
+    from tests.screens_helpers import with_keys
+
+    (tmp_path / "pit.token").write_text("pit-token-0123456789abcdef\n")
+    (tmp_path / "dealer.token").write_text("pit-token-0123456789abcdef\n")
+    plain = manual_config(tmp_path)
+    with pytest.raises(ConfigError, match=r"\[screens\]\.pit_key: the bus has no CURVE keys"):
+        screens_config(dataclasses.replace(plain, raw={**plain.raw, "screens": {"pit_key": "pit.key_secret"}}))
+    keyed = with_keys(plain, tmp_path, "pit", {"pit_token_file": "pit.token"})
+    with pytest.raises(ConfigError, match=r"pit_key: the pit page asks the table with the bridge's pit key"):
+        screens_config(keyed)
+    with pytest.raises(ConfigError, match=r"pit_key: ops.key_secret is not listed as a \[\[bus.client\]\] with role "
+                                          r"\"pit\""):
+        screens_config(dataclasses.replace(keyed, raw={**keyed.raw, "screens": {"pit_token_file": "pit.token",
+                                                                                 "pit_key": "ops.key_secret"}}))
+    with pytest.raises(ConfigError, match=r"pit_token_file: the pit page's token must not be the dealer pages'"):
+        screens_config(dataclasses.replace(keyed, raw={**keyed.raw, "screens": {
+            "pit_token_file": "pit.token", "pit_key": "pit.key_secret", "dealer_token_file": "dealer.token"}}))
+    cfg = dataclasses.replace(keyed, raw={**keyed.raw, "screens": {"pit_token_file": "pit.token",
+                                                                    "pit_key": "pit.key_secret",
+                                                                    "pit_tables": ["bj-9"]}})
+    settings = screens_config(cfg)
+    assert settings.pit_token == "pit-token-0123456789abcdef" and settings.pit_keys is not None
+    with pytest.raises(ConfigError, match=r"pit_tables: bj-9 not served here"):
+        pit_settings([cfg], [settings])
+    assert pit_settings([keyed], [screens_config(dataclasses.replace(keyed, raw={**keyed.raw, "screens": {}}))]) is None

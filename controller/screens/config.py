@@ -144,7 +144,7 @@ def screens_config(cfg: TableConfig | CabinetConfig, overrides: Mapping[str, Any
     return ScreensConfig(host, port, token, generated, keys, server, commands, four, pit_token, pit_keys, pit_tables)
 
 
-def _staff_keys(cfg: TableConfig, where: str, field: str, name: str, role_kind: str) -> tuple[bytes, bytes]:
+def _staff_keys(cfg: TableConfig | CabinetConfig, where: str, field: str, name: str, role_kind: str) -> tuple[bytes, bytes]:
     """Our CURVE pair `name` in [bus].keys, checked to be a [[bus.client]] of `role_kind`."""
     from controller.bus import load_public_key, load_secret_keys, parse_role
 

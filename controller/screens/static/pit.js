@@ -68,7 +68,8 @@
     const x0 = Math.min(-2, ...tcs), x1 = Math.max(4, ...tcs), b1 = Math.max(...bets), b0 = Math.min(0, ...bets);
     const x = (t) => P + (W - 2 * P) * (t - x0) / (x1 - x0), y = (b) => H - P - (H - 2 * P) * (b - b0) / Math.max(1, b1 - b0);
     const dots = points.map((p) => `<circle cx="${x(p[0]).toFixed(1)}" cy="${y(p[1]).toFixed(1)}" r="3.2"/>`).join("");
-    return `<figure class="pit-plot scatter" ${attrs}><figcaption>${esc(title)}</figcaption>` +
+    const range = `bets ${money(Math.min(...bets))} to ${money(b1)}, true counts ${num(Math.min(...tcs), 1)} to ${num(Math.max(...tcs), 1)}`;
+    return `<figure class="pit-plot scatter" ${attrs}><figcaption>${esc(title)}: ${esc(range)}</figcaption>` +
       `<svg viewBox="0 0 ${W} ${H}" data-points="${points.length}" role="img">` +
       `<line class="axis" x1="${x(0).toFixed(1)}" x2="${x(0).toFixed(1)}" y1="${P}" y2="${H - P}"/>` +
       `<line class="axis" x1="${P}" x2="${W - P}" y1="${H - P}" y2="${H - P}"/>${dots}</svg></figure>`;
@@ -90,7 +91,8 @@
   function alerts(ap) {
     const list = ((ap || {}).alerts || []).slice().reverse();
     if (!list.length) return '<p class="pit-none">No advantage-play alerts</p>';
-    return list.map((a) => `<div class="pit-alert" data-kind="${esc(a.kind)}" data-spot="${a.spot}">` +
+    const older = (ap.alerts_total || list.length) - list.length;
+    return (older > 0 ? `<p class="pit-note">The latest ${list.length} of ${ap.alerts_total}</p>` : "") + list.map((a) => `<div class="pit-alert" data-kind="${esc(a.kind)}" data-spot="${a.spot}">` +
       `<div class="alert-kind">${esc(KINDS[a.kind] || Felt.upper(a.kind))} \u00b7 spot ${a.spot} \u00b7 shoe ${a.shoe}</div>` +
       `<div class="alert-text">${esc(a.text)}</div></div>`).join("");
   }
@@ -104,7 +106,7 @@
     for (const spot of [...new Set([...alerted.keys(), ...rated])].sort((p, q) => p - q)) {
       const a = alerted.get(spot), live = ((ap.spots || {})[spot] || {}).points || [];
       const points = live.length >= ((a && a.evidence.points) || []).length ? live : a.evidence.points;
-      out.push(scatter(`Spot ${spot}: bet by true count${a ? " (alerted)" : ""}`, points,
+      out.push(scatter(`Spot ${spot}${a ? " (alerted)" : ""}`, points,
         `data-spot="${spot}" data-alerted="${a ? "yes" : "no"}"`));
     }
     return out.join("") || '<p class="pit-none">No bets by rated or alerted spots yet</p>';
@@ -136,7 +138,7 @@
       `<span class="dim">True count ${num(ap.true_count, 1)}</span></h2><div class="pit-grid">` +
       `<div class="pit-col"><h3>Shift from ${esc(a.shift || "")}</h3>${figures(a)}${winLine(a)}` +
       `<h3>Paperwork ${esc(a.day || "")}</h3>${paperwork(v, a.day)}</div>` +
-      `<div class="pit-col"><h3>Rated play</h3><div class="pit-list" data-list="ratings">${ratings(v, now)}</div>` +
+      `<div class="pit-col"><h3>Rated play \u00b7 bet by true count</h3><div class="pit-list" data-list="ratings">${ratings(v, now)}</div>` +
       `<div class="pit-plots">${plots(v)}</div></div>` +
       `<div class="pit-col"><h3>Advantage play</h3><div class="pit-list" data-list="alerts">${alerts(ap)}</div></div>` +
       "</div></section>";
