@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller import apalerts
 from controller.bench.apalerts import simulate
@@ -172,3 +174,40 @@ def test_the_pit_pages_config_errors_name_the_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"pit_tables: bj-9 not served here"):
         pit_settings([cfg], [settings])
     assert pit_settings([keyed], [screens_config(dataclasses.replace(keyed, raw={**keyed.raw, "screens": {}}))]) is None
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**32), cut=st.floats(0, 1), spot=st.integers(1, 2))
+def test_a_watch_that_replays_then_folds_live_is_the_replay_and_no_screen_view_shows_it(seed: int, cut: float,
+                                                                                        spot: int) -> None:
+    """Any seeded shoe, a player rated at any spot, a restart anywhere: the watch rebuilt at the start and fed live
+    after it is what apalerts' and tableanalytics' replays give, and the screens' views name none of it."""
+    from controller.pitwatch import PitWatch, replay as watch_replay
+    from controller.tablerecords import RatingStart
+    from controller.tablestate import picture
+    from controller.views import SCREEN_AUDIENCES, project
+
+    thresholds = apalerts.Thresholds(ramp_min_rounds=3, wong_min=1, wong_p=0.5, hole_min=2, hole_z=0.5)
+    live = simulate(seed, 1, 75, 2, keep_records=True, players=("counter", "random"), thresholds=thresholds)
+    records = [RatingStart(spot, "40000001", int(T0), "pit").to_json(), *(live.records or [])]
+    rows = [(i, T0 + 7 * i, r) for i, r in enumerate(records, 1)]
+    rules = bj.Rules(decks=2, spots=2, penetration=75)
+    at = int(cut * len(rows))
+    watch = PitWatch(thresholds=thresholds)
+    state = watch_replay(new_state("t", bj.GAME, rules), rows[:at], watch)
+    for seq, t, row in rows[at:]:   # as the table's writer does after each commit
+        from controller.tablestate import step
+
+        after, effects = step(state, row)
+        watch.add(t, row, state, after, effects)
+        state = after
+    assert watch.ap == apalerts.replay(new_state("t", bj.GAME, rules), records, thresholds)
+    assert watch.tally.report("t", "blackjack") == analyse("t", bj.GAME, rules, [(t, r) for _, t, r in rows])
+    assert watch.ap.alerts == tuple(live.alerts)
+    pit = watch.view(state, rows[-1][1])
+    assert pit["ratings"]["open"] == {str(spot): "40000001"}
+    for audience in SCREEN_AUDIENCES:
+        text = json.dumps(project(picture(state), audience))
+        assert "40000001" not in text and not any(a["text"] in text for a in pit["advantage_play"]["alerts"])
+        for key in ('"ratings"', '"advantage_play"', '"paperwork"', '"true_count"', '"win_series"', "theo"):
+            assert key not in text
