@@ -84,8 +84,11 @@ def seen(tmp_path_factory: pytest.TempPathFactory, shots: Path) -> dict[str, Any
 
         table = Table(cfg)
         await table.start()
+        pits = pit_settings([cfg], [settings])
+        # a second pit showing the table twice: the page of a pit of two tables (one table for the module)
+        pits = dataclasses.replace(pits, pits={**pits.pits, "pair": (cfg.table_id, cfg.table_id)})
         bridge = Bridge([source_for_table(cfg)], dealer_token=TOKEN, host="127.0.0.1", port=0,
-                        heartbeat=cfg.bus.heartbeat, pit=pit_settings([cfg], [settings]))
+                        heartbeat=cfg.bus.heartbeat, pit=pits)
         await bridge.start()
         base = f"http://127.0.0.1:{bridge.port}"
         try:
@@ -135,6 +138,10 @@ def seen(tmp_path_factory: pytest.TempPathFactory, shots: Path) -> dict[str, Any
                     out["pit"] = await page.evaluate(READ_PIT)
                     problems: dict[str, list[str]] = {}
                     await fit(page, CHECK, "pit", ((1920, 1080), (1280, 720)), problems, shots)
+                    await page.goto(f"{base}/pit/pair")
+                    await wait_for(page, "document.querySelectorAll('.pit-alert').length === 2")
+                    await fit(page, CHECK, "pit-pair", ((1920, 1080), (1280, 720)), problems, shots)
+                    out["pair"] = await page.evaluate("document.querySelectorAll('.pit-table .scatter').length")
                     out["fit"] = problems
                     # the players', the spot's and the dealer's pages, while the rating and the alert are live
                     screens = {}
@@ -188,7 +195,9 @@ def test_the_pit_page_shows_the_rating_the_alert_and_their_plots(seen: dict[str,
 
 
 def test_the_pit_page_fits_at_1920x1080_and_1280x720(seen: dict[str, Any]) -> None:
+    """... with one table and with two (each with its rating, alert and plots)."""
     assert seen["fit"] == {}, report(seen["fit"])
+    assert seen["pair"] == 2
 
 
 def test_no_rating_alert_or_paperwork_reaches_a_players_spots_or_dealers_screen(seen: dict[str, Any]) -> None:

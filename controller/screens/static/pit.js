@@ -115,13 +115,13 @@
   function paperwork(view, day) {
     const p = ((view.paperwork || {}).days || []).find((d) => d.day === day);
     if (!p) return `<p class="pit-none">No slips for ${esc(day)}</p>`;
-    const row = (label, v, attrs) => `<tr ${attrs || ""}><td>${esc(label)}</td><td>${v === null ? "\u2013" : money(v)}</td></tr>`;
+    const row = (label, v) => `<tr data-optional><td>${esc(label)}</td><td>${v === null ? "\u2013" : money(v)}</td></tr>`;
     const open = (view.paperwork.slips || []).filter((s) => s.day === day && !s.confirmed_by)
       .map((s) => `${FORMS[s.form] || s.form} ${s.slip}`);
     return `<table class="pit-paper" data-day="${esc(day)}"><tbody>` + row("Opener", p.opener) + row("Closer", p.closer) +
       row("Fills", p.fills) + row("Credits", p.credits) + row("Drop", p.drop) +
       `<tr data-win="${p.win === null ? "" : p.win}"><td>Day's win</td><td>${p.win === null ? "\u2013" : signed(p.win)}</td></tr>` +
-      "</tbody></table>" + (open.length ? `<p class="pit-note">Waiting to be confirmed: ${esc(open.join(", "))}</p>` : "");
+      "</tbody></table>" + (open.length ? `<p class="pit-note" data-optional>Waiting to be confirmed: ${esc(open.join(", "))}</p>` : "");
   }
 
   function table(t, now) {
@@ -156,8 +156,10 @@
     document.body.dataset.seq = String(stats.messages);
   }
 
-  // Each list shows what fits, the latest first, and says how many more there are.
+  // Each list shows what fits, the latest first, and says how many more there are; a column that still does not
+  // fit (a pit of several tables) leaves out its optional lines: the paperwork's parts before the day's win.
   function fit() {
+    for (const e of app.querySelectorAll("[data-optional]")) e.hidden = false;
     for (const list of app.querySelectorAll(".pit-list, .pit-plots")) {
       const items = [...list.querySelectorAll(":scope > .pit-alert, tbody > tr, :scope > .pit-plot")];
       for (const i of items) i.hidden = false;
@@ -171,6 +173,12 @@
         more.textContent = `and ${hidden} more`;
         list.appendChild(more);
         for (let i = items.length - hidden - 1; i > 0 && over(); i--) { items[i].hidden = true; hidden++; more.textContent = `and ${hidden} more`; }
+      }
+    }
+    for (const col of app.querySelectorAll(".pit-col")) {
+      for (const e of col.querySelectorAll("[data-optional]")) {
+        if (col.scrollHeight <= col.clientHeight + 1) break;
+        e.hidden = true;
       }
     }
   }
