@@ -141,9 +141,18 @@ class Tally:
         self.last: tuple[float, str, str] | None = None   # (time, state it left the table in, dealer then)
         self.first_t: float | None = None
         self.series: tuple[tuple[str, str], list[tuple[float, int]]] | None = None   # (day, shift), [(t, win)]
+        self._period: tuple[float, float, str, str] = (0.0, 0.0, "", "")   # (from, until, day, shift) last found
+
+    def _at(self, t: float) -> tuple[str, str]:
+        """(gaming day, shift) of `t`; the period last found is kept (a table's records come in time order)."""
+        since, ends, day, shift = self._period
+        if not since <= t < ends:
+            day, shift, ends = self.periods.at(t)
+            self._period = (t, ends, day, shift)
+        return day, shift
 
     def _buckets(self, t: float) -> list[Figures]:
-        day, shift, _ = self.periods.at(t)
+        day, shift = self._at(t)
         return [self.total, self.days.setdefault(day, Figures()), self.shifts.setdefault((day, shift), Figures())]
 
     def _spend(self, t0: float, t1: float, what: str, who: str) -> None:
@@ -181,7 +190,7 @@ class Tally:
             elif isinstance(rec, Refused) and rec.who == "dealer":
                 f.refused += 1
         if settled or won:
-            day, shift, _ = self.periods.at(t)
+            day, shift = self._at(t)
             if self.series is None or self.series[0] != (day, shift):
                 self.series = ((day, shift), [])
             points = self.series[1]
