@@ -211,3 +211,13 @@ def test_a_watch_that_replays_then_folds_live_is_the_replay_and_no_screen_view_s
         assert "40000001" not in text and not any(a["text"] in text for a in pit["advantage_play"]["alerts"])
         for key in ('"ratings"', '"advantage_play"', '"paperwork"', '"true_count"', '"win_series"', "theo"):
             assert key not in text
+
+
+def test_the_bench_command(tmp_path: Path) -> None:
+    from controller.cli import main
+
+    out = tmp_path / "b.json"
+    assert main(["bench", "pit", "--rounds", "30", "--asks", "3", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["rounds"] == 30 and report["asks"] == 3 and report["answer_ms"]["median"] > 0
+    assert report["alerts_in_answer"] <= 20
