@@ -10,6 +10,7 @@ it is as quick as at the first (`croupier bench pit`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -21,6 +22,8 @@ from controller.tablestate import TableState, step
 
 __all__ = ["PitWatch", "replay", "ALERTS_SHOWN"]
 
+log = logging.getLogger("croupier.table")
+
 ALERTS_SHOWN = 20   # the pit's answer carries the latest alerts with their evidence (and how many there are in all)
 
 
@@ -30,13 +33,20 @@ class PitWatch:
     def __init__(self, periods: Periods = Periods(), thresholds: apalerts.Thresholds = apalerts.Thresholds()) -> None:
         self.ap = apalerts.new_state(thresholds)
         self.tally = Tally(periods)
+        self.failed: str | None = None   # why the watch stopped folding (a bug: the table goes on without it)
 
     def add(self, t: float, record: Mapping[str, Any], before: TableState, after: TableState,
             effects: tuple[Any, ...], typed: TableRecord | None = None) -> None:
         """One record the table wrote at epoch time `t`, which its fold took from `before` to `after` (`typed`: the
         record as the fold read it, when at hand)."""
-        self.ap = apalerts.step(self.ap, record, effects)
-        self.tally.add(t, typed if typed is not None else table_record(record), before, after, effects)
+        if self.failed is not None:
+            return
+        try:
+            self.ap = apalerts.step(self.ap, record, effects)
+            self.tally.add(t, typed if typed is not None else table_record(record), before, after, effects)
+        except Exception as exc:  # noqa: BLE001 - the pit's watch must never stop the table (nor its start)
+            self.failed = f"{type(exc).__name__}: {exc}"
+            log.exception("the pit's watch stopped at a %s record (the table goes on)", record.get("kind"))
 
     def view(self, state: TableState, now: float) -> dict[str, Any]:
         """The pit's view of the table: its ratings and paperwork (controller/rating.py), the advantage-play watch
@@ -44,7 +54,7 @@ class PitWatch:
         Pit only: never for a screen at the table."""
         from controller import rating
 
-        return {**rating.pit_view(state, compute=False),
+        return {**rating.pit_view(state, compute=False), "watch_failed": self.failed,
                 "advantage_play": apalerts.pit_view(self.ap, state.table_id, ALERTS_SHOWN),
                 "analytics": self.tally.shift_view(now)}
 

@@ -221,3 +221,25 @@ def test_the_bench_command(tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     assert report["rounds"] == 30 and report["asks"] == 3 and report["answer_ms"]["median"] > 0
     assert report["alerts_in_answer"] <= 20
+
+
+def test_a_failing_watch_stops_itself_never_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller.table import Table
+
+    def broken(*args: Any) -> Any:
+        raise OverflowError("int too large to convert to float")
+
+    monkeypatch.setattr(apalerts, "step", broken)
+    cfg = manual_config(tmp_path)
+
+    async def main() -> dict[str, Any]:
+        table = Table(cfg)
+        await table.start()
+        try:
+            assert (await table.command(DEALER, "dealer_sign_in", {"dealer": "D-1"}))["ok"]
+            return (await table.command(PIT, "pit", {}))["result"]
+        finally:
+            await table.stop()
+
+    view = asyncio.run(asyncio.wait_for(main(), 60))
+    assert view["watch_failed"] == "OverflowError: int too large to convert to float"

@@ -135,7 +135,9 @@
     const dealer = a.dealer ? `Dealer ${a.dealer}` : "No dealer signed in";
     return `<section class="pit-table" data-table="${esc(t.id)}">` +
       `<h2><span>${esc(name)}</span><span class="dim">${esc(dealer)}</span>` +
-      `<span class="dim">True count ${num(ap.true_count, 1)}</span></h2><div class="pit-grid">` +
+      `<span class="dim">True count ${num(ap.true_count, 1)}</span>` +
+      (v.watch_failed ? '<span class="bad">Alerts and figures stopped: see the table\'s log</span>' : "") +
+      '</h2><div class="pit-grid">' +
       `<div class="pit-col"><h3>Shift from ${esc(a.shift || "")}</h3>${figures(a)}${winLine(a)}` +
       `<h3>Paperwork ${esc(a.day || "")}</h3>${paperwork(v, a.day)}</div>` +
       `<div class="pit-col"><h3>Rated play \u00b7 bet by true count</h3><div class="pit-list" data-list="ratings">${ratings(v, now)}</div>` +
