@@ -211,15 +211,20 @@ def step(state: APState, record: Mapping[str, Any], effects: Iterable[Effect] = 
     """The state after one journal record (its row's object) and the effects the table's fold gave for it."""
     if record.get("kind") != "game":
         return state
+    if record["event"].get("kind") not in _READ:   # a card, a settle...: only its effects count (not decoded again)
+        return observe(state, None, effects)
     return observe(state, event_from_json(record["event"]), effects)
+
+
+_READ = frozenset(c.KIND for c in (NewShoe, OpenBets, PlaceBet, RemoveBet, CloseBets, Decision))   # events observed
 
 
 def _spot_of(actor: str) -> int | None:
     return int(actor[5:]) if actor.startswith("spot:") and actor[5:].isdigit() else None
 
 
-def observe(state: APState, event: Event, effects: Iterable[Effect] = ()) -> APState:
-    """The state after one game event and its effects."""
+def observe(state: APState, event: Event | None, effects: Iterable[Effect] = ()) -> APState:
+    """The state after one game event and its effects (None: an event whose effects alone count)."""
     effects = tuple(effects)
     if isinstance(event, NewShoe):
         state = _finish_shoe(state)

@@ -197,7 +197,8 @@ class Tally:
             points.append((t, self.shifts[(day, shift)].win))
             if len(points) > self.SERIES:
                 del points[-2::-2]   # every other point, the latest kept
-        self.last = (t, _phase(after), self.dealer)
+        same = self.last is not None and after.game is before.game and after.alerts is before.alerts
+        self.last = (t, self.last[1] if same and self.last is not None else _phase(after), self.dealer)
 
     def report(self, table_id: str, game: str) -> dict[str, Any]:
         """Totals, per gaming day and per shift (what `croupier analytics` prints)."""
