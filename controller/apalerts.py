@@ -162,7 +162,17 @@ def binomial_tail(k: int, n: int, p: float) -> float:
     """P(X >= k) for X ~ Binomial(n, p)."""
     if k <= 0:
         return 1.0
-    return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+    if k > n:
+        return 0.0
+    try:
+        return min(1.0, sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+    except OverflowError:   # past ~1,000 trials the binomial coefficients overflow a float: sum in logs
+        if not 0.0 < p < 1.0:
+            return 1.0 if p >= 1.0 else 0.0
+        lp, lq, top = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+        logs = [top - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq for i in range(k, n + 1)]
+        peak = max(logs)
+        return min(1.0, math.exp(peak) * sum(math.exp(x - peak) for x in logs))
 
 
 def fisher_greater(a: int, b: int, c: int, d: int) -> float:
@@ -201,15 +211,20 @@ def step(state: APState, record: Mapping[str, Any], effects: Iterable[Effect] = 
     """The state after one journal record (its row's object) and the effects the table's fold gave for it."""
     if record.get("kind") != "game":
         return state
+    if record["event"].get("kind") not in _READ:   # a card, a settle...: only its effects count (not decoded again)
+        return observe(state, None, effects)
     return observe(state, event_from_json(record["event"]), effects)
+
+
+_READ = frozenset(c.KIND for c in (NewShoe, OpenBets, PlaceBet, RemoveBet, CloseBets, Decision))   # events observed
 
 
 def _spot_of(actor: str) -> int | None:
     return int(actor[5:]) if actor.startswith("spot:") and actor[5:].isdigit() else None
 
 
-def observe(state: APState, event: Event, effects: Iterable[Effect] = ()) -> APState:
-    """The state after one game event and its effects."""
+def observe(state: APState, event: Event | None, effects: Iterable[Effect] = ()) -> APState:
+    """The state after one game event and its effects (None: an event whose effects alone count)."""
     effects = tuple(effects)
     if isinstance(event, NewShoe):
         state = _finish_shoe(state)
@@ -381,19 +396,22 @@ def _finish_shoe(state: APState) -> APState:
     return state
 
 
-def pit_view(state: APState, table_id: str) -> dict[str, Any]:
-    """What the pit sees of a table's advantage-play watch: the count, each spot's bet-ramp figures, the alerts.
-    Pit only: the count and the alerts tell of the shoe and the players, for no screen at the table."""
+def pit_view(state: APState, table_id: str, latest: int | None = None) -> dict[str, Any]:
+    """What the pit sees of a table's advantage-play watch: the count, each spot's bet-ramp figures, the alerts (the
+    `latest` so many, when given; `alerts_total` counts them all). Pit only: the count and the alerts tell of the
+    shoe and the players, for no screen at the table."""
     spots: dict[str, Any] = {}
     for spot, log in state.spots:
         r = correlation([tc for tc, _, _ in log.pairs], [math.log(b) for _, b, _ in log.pairs]) if log.pairs else None
         spots[str(spot)] = {"rounds_in_window": len(log.pairs), "r": r,
                             "lr": ramp_lr(r, len(log.pairs)) if r is not None else None,
                             "entries": len(log.entries), "insurance_offers": len(log.insurance),
-                            "hole_card_decisions": len(log.holecard)}
+                            "hole_card_decisions": len(log.holecard),
+                            "points": [[round(tc, 2), b] for tc, b, _ in log.pairs]}   # the plot: bet by true count
     return {"table": table_id, "shoe": state.shoe, "running_count": state.running,
             "true_count": round(true_count(state), 2), "decks_left": round((state.decks * 52 - state.dealt) / 52, 2),
-            "spots": spots, "alerts": [a.json() for a in state.alerts]}
+            "spots": spots, "alerts_total": len(state.alerts),
+            "alerts": [a.json() for a in state.alerts[-latest if latest else 0:]]}
 
 
 def replay(table: Any, records: Iterable[Mapping[str, Any]], thresholds: Thresholds = Thresholds()) -> APState:

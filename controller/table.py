@@ -31,9 +31,11 @@ from controller.runtimecommands import Command
 from controller.sdnotify import notify
 from controller.tableshoe import ShoeTable
 from controller.tablerecords import (
-    CameraDown, CameraStarted, CameraUp, Door, Game, ManualEntry, Refused, Resolve, Seen, Start,
+    CameraDown, CameraStarted, CameraUp, DealerSignIn, Door, Game, ManualEntry, Refused, Resolve, Seen, Start,
 )
-from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, replay, step
+from controller.pitwatch import PitWatch
+from controller.pitwatch import replay as replay_watched
+from controller.tablestate import AlertRaised, AlertResolved, TableState, new_state, picture, step
 
 if TYPE_CHECKING:  # the drivers are imported where a table starts them: a table without a camera never loads vision
     from controller.camera import CameraWitness
@@ -58,7 +60,8 @@ class Table(ShoeTable):
     """A running table. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
-    GRANTS = {"status": ("dealer", "spot", "ops"), "meters": ("dealer", "ops"), "audit": ("ops",)}
+    # a supervisor (pit) sees what the dealer's screen shows and the meters
+    GRANTS = {"status": ("dealer", "spot", "ops", "pit"), "meters": ("dealer", "ops", "pit"), "audit": ("ops",)}
     REFUSED = Refused
     LOCAL_ROLE = DEALER
     ILLEGAL = (IllegalEvent,)
@@ -84,6 +87,7 @@ class Table(ShoeTable):
         self._rebased: tuple[int, int] | None = None  # a swap this process saw by serial: the link's own report follows
         self._pictured: tuple[TableState, dict[str, Any]] | None = None  # the last state pictured and its picture
         self._warming: dict[str, Any] | None = None  # the rules whose exact edges a thread computes (the pit's)
+        self.watch = PitWatch()   # the pit's live folds: advantage-play alerts, the shift's analytics
 
     # ------------------------------------------------------------------------------------------ life cycle
 
@@ -97,7 +101,10 @@ class Table(ShoeTable):
                 raise RuntimeError(f"{cfg.journal} is the journal of a {first['game']} table; this config runs "
                                    f"{self.game.name}")
             rules = rules_from_mapping(self.game.rules_type, first["rules"])
-        state = replay(new_state(cfg.table_id, self.game, rules), entries)
+        # one pass rebuilds the state and the pit's watch (its analytics need each row's time)
+        assert self.journal is not None
+        state = replay_watched(new_state(cfg.table_id, self.game, rules),
+                               ((e.seq, e.time, e.record) for e in self.journal.entries()), self.watch)
         probe = self.game.new_table(rules)
         try:
             self.game.apply(probe, NewShoe(getattr(rules, "decks", 1)))
@@ -134,6 +141,14 @@ class Table(ShoeTable):
 
     def _written(self) -> None:
         self._restart_timer()
+
+    def _write(self, batch: Batch) -> None:
+        # The pit's watch folds each record once it is journaled, as a replay of the journal would.
+        before, staged, t = batch.base, list(batch.staged), self.clock()
+        super()._write(batch)
+        for record, state, effects in staged:   # (a failing watch logs and stops itself: never the table)
+            self.watch.add(t, record, before, state, effects)
+            before = state
 
     # ------------------------------------------------------------------------------------------ commands
 
@@ -355,7 +370,29 @@ class Table(ShoeTable):
     def _slip_confirm(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
         return self._book(batch, role, "slip_confirm", args)
 
-    @command("pit", roles=("pit",), help="the pit's view: ratings and paperwork", read_only=True)
+    @command("dealer_sign_in", roles=PIT, help="a dealer signs in at the table (dealer: the id the pit knows them "
+                                               "by): the analytics count the rounds dealt to them")
+    def _dealer_sign_in(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        dealer = args.get("dealer")
+        if type(dealer) is int and dealer >= 0:
+            dealer = str(dealer)   # `croupier command` sends digits as a number
+        if not isinstance(dealer, str) or not 1 <= len(dealer) <= 32 or not dealer.isprintable() or \
+                dealer != dealer.strip() or dealer.startswith("("):
+            raise ValueError("dealer must be the dealer's id: 1 to 32 printable characters")
+        return self._journal(batch, [DealerSignIn(dealer).to_json()])
+
+    @command("dealer_sign_out", roles=PIT, help="the dealer signed in at the table signs out")
+    def _dealer_sign_out(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+        signed = self.watch.tally.dealer != "(not signed in)"
+        for record, _, _ in batch.staged:   # a sign-in or out earlier in this group commit
+            if record.get("kind") == DealerSignIn.KIND:
+                signed = record.get("dealer") is not None
+        if not signed:
+            raise CommandRefused("no dealer is signed in")
+        return self._journal(batch, [DealerSignIn(None).to_json()])
+
+    @command("pit", roles=("pit",), help="the pit's view: ratings, paperwork, advantage-play alerts with their "
+                                         "evidence, the shift's figures", read_only=True)
     def _pit(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
         return self._book(batch, role, "pit", args)
 
@@ -374,7 +411,7 @@ class Table(ShoeTable):
             threading.Thread(target=rating.warm_edges, args=(self.game.name, state.rules, self.game.boxes),
                              name="croupier edges", daemon=True).start()
         if command == "pit":
-            return {"ok": True, "result": rating.pit_view(state, compute=False)}
+            return {"ok": True, "result": self.watch.view(state, self.clock())}
         if command in rating.COMMANDS:
             spots = int(getattr(self.config.rules, "spots", 0) or 0)
             records = rating.rating_records(state.ratings, str(role), command, args, now, spots)

@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.games.base import GameSpec, RoundVoided, RulesBase
-from controller.tablerecords import AlertRecord, DealerSignIn, Refused, Resolve, Start, table_record
+from controller.tablerecords import AlertRecord, DealerSignIn, Refused, Resolve, Start, TableRecord, table_record
 from controller.tablestate import TableState, new_state, step
 
-__all__ = ["Periods", "Figures", "analyse", "parse_hhmm"]
+Effects = tuple[Any, ...]
+
+__all__ = ["Periods", "Figures", "Tally", "analyse", "parse_hhmm"]
 
 _DAY = 86_400
 
@@ -124,50 +126,62 @@ def _phase(state: TableState) -> str:
     return str(state.game_spec.expected_next(state.game).phase.value)
 
 
-def analyse(table_id: str, game: GameSpec[Any], rules: RulesBase, entries: Iterable[tuple[float, Mapping[str, Any]]],
-            periods: Periods = Periods()) -> dict[str, Any]:
-    """The analytics of a journal's (epoch seconds, record) pairs: totals, per gaming day and per shift."""
-    state = new_state(table_id, game, rules)
-    total = Figures()
-    days: dict[str, Figures] = {}
-    shifts: dict[tuple[str, str], Figures] = {}
-    dealer = "(not signed in)"
-    last: tuple[float, str, str] | None = None   # (time, state it left the table in, dealer then)
-    first_t: float | None = None
+class Tally:
+    """The analytics folded one record at a time, beside a fold of the table's own (`analyse` runs one over a whole
+    journal; a running table feeds it each record it writes, so the pit's figures never need a replay)."""
 
-    def buckets(t: float) -> list[Figures]:
-        day, shift, _ = periods.at(t)
-        return [total, days.setdefault(day, Figures()), shifts.setdefault((day, shift), Figures())]
+    SERIES = 720   # the points kept of the current shift's win line (halved, every other dropped, when full)
 
-    def spend(t0: float, t1: float, what: str, who: str) -> None:
+    def __init__(self, periods: Periods = Periods()) -> None:
+        self.periods = periods
+        self.total = Figures()
+        self.days: dict[str, Figures] = {}
+        self.shifts: dict[tuple[str, str], Figures] = {}
+        self.dealer = "(not signed in)"
+        self.last: tuple[float, str, str] | None = None   # (time, state it left the table in, dealer then)
+        self.first_t: float | None = None
+        self.series: tuple[tuple[str, str], list[tuple[float, int]]] | None = None   # (day, shift), [(t, win)]
+        self._period: tuple[float, float, str, str] = (0.0, 0.0, "", "")   # (from, until, day, shift) last found
+
+    def _at(self, t: float) -> tuple[str, str]:
+        """(gaming day, shift) of `t`; the period last found is kept (a table's records come in time order)."""
+        since, ends, day, shift = self._period
+        if not since <= t < ends:
+            day, shift, ends = self.periods.at(t)
+            self._period = (t, ends, day, shift)
+        return day, shift
+
+    def _buckets(self, t: float) -> list[Figures]:
+        day, shift = self._at(t)
+        return [self.total, self.days.setdefault(day, Figures()), self.shifts.setdefault((day, shift), Figures())]
+
+    def _spend(self, t0: float, t1: float, what: str, who: str) -> None:
         while t1 > t0:
-            _, _, ends = periods.at(t0)
+            _, _, ends = self.periods.at(t0)
             upto = min(t1, ends)
-            for f in buckets(t0):
+            for f in self._buckets(t0):
                 f.seconds[what] = f.seconds.get(what, 0.0) + (upto - t0)
                 if what != "off":
                     f.dealers.setdefault(who, [0, 0.0])[1] += upto - t0
             t0 = upto
 
-    for t, row in entries:
-        rec = table_record(row)
-        if first_t is None:
-            first_t = t
-        if last is not None:
-            spend(last[0], t, "off" if isinstance(rec, Start) else last[1], last[2])
-        before = state.meters
-        state, effects = step(state, rec)
-        after = state.meters
+    def add(self, t: float, rec: TableRecord, before: TableState, after: TableState, effects: Effects) -> None:
+        """One record at epoch time `t`, which the table's fold took from `before` to `after` with `effects`."""
+        if self.first_t is None:
+            self.first_t = t
+        if self.last is not None:
+            self._spend(self.last[0], t, "off" if isinstance(rec, Start) else self.last[1], self.last[2])
         if isinstance(rec, DealerSignIn):
-            dealer = rec.dealer or "(not signed in)"
-        for f in buckets(t):
-            settled = after.rounds - before.rounds
+            self.dealer = rec.dealer or "(not signed in)"
+        settled = after.meters.rounds - before.meters.rounds
+        won = after.meters.house_win - before.meters.house_win
+        for f in self._buckets(t):
             f.rounds += settled
-            f.handle += after.handle - before.handle
-            f.win += after.house_win - before.house_win
+            f.handle += after.meters.handle - before.meters.handle
+            f.win += won
             f.voids += sum(isinstance(e, RoundVoided) for e in effects)
             if settled:
-                f.dealers.setdefault(dealer, [0, 0.0])[0] += settled
+                f.dealers.setdefault(self.dealer, [0, 0.0])[0] += settled
             if isinstance(rec, AlertRecord):
                 f.alerts += 1
                 f.camera += rec.alert.get("kind") == "camera"
@@ -175,13 +189,51 @@ def analyse(table_id: str, game: GameSpec[Any], rules: RulesBase, entries: Itera
                 f.corrections += 1
             elif isinstance(rec, Refused) and rec.who == "dealer":
                 f.refused += 1
-        last = (t, _phase(state), dealer)
-    return {
-        "table": table_id, "game": game.name,
-        "periods": {"day_start": periods.day_start, "shifts": list(periods.shifts),
-                    "utc_offset_minutes": periods.utc_offset_minutes},
-        "from": first_t, "to": last[0] if last else None,
-        "total": total.json(),
-        "days": {d: {**f.json(), "shifts": {s: shifts[(d, s)].json() for (dd, s) in sorted(shifts) if dd == d}}
-                 for d, f in sorted(days.items())},
-    }
+        if settled or won:
+            day, shift = self._at(t)
+            if self.series is None or self.series[0] != (day, shift):
+                self.series = ((day, shift), [])
+            points = self.series[1]
+            points.append((t, self.shifts[(day, shift)].win))
+            if len(points) > self.SERIES:
+                del points[-2::-2]   # every other point, the latest kept
+        same = self.last is not None and after.game is before.game and after.alerts is before.alerts
+        self.last = (t, self.last[1] if same and self.last is not None else _phase(after), self.dealer)
+
+    def report(self, table_id: str, game: str) -> dict[str, Any]:
+        """Totals, per gaming day and per shift (what `croupier analytics` prints)."""
+        p = self.periods
+        return {
+            "table": table_id, "game": game,
+            "periods": {"day_start": p.day_start, "shifts": list(p.shifts), "utc_offset_minutes": p.utc_offset_minutes},
+            "from": self.first_t, "to": self.last[0] if self.last else None,
+            "total": self.total.json(),
+            "days": {d: {**f.json(), "shifts": {s: self.shifts[(d, s)].json() for (dd, s) in sorted(self.shifts)
+                                                if dd == d}}
+                     for d, f in sorted(self.days.items())},
+        }
+
+    def shift_view(self, now: float) -> dict[str, Any]:
+        """The pit's: the gaming day and shift of `now`, their figures, the dealer signed in and the shift's win line
+        ([epoch seconds, the shift's win so far] at each round settled)."""
+        day, shift, ends = self.periods.at(now)
+        empty = Figures().json()
+        series = self.series[1] if self.series is not None and self.series[0] == (day, shift) else []
+        return {"day": day, "shift": shift, "shift_ends": ends, "dealer": None if self.dealer == "(not signed in)"
+                else self.dealer,
+                "day_figures": self.days[day].json() if day in self.days else empty,
+                "shift_figures": self.shifts[(day, shift)].json() if (day, shift) in self.shifts else empty,
+                "win_series": [[round(t, 3), w] for t, w in series]}
+
+
+def analyse(table_id: str, game: GameSpec[Any], rules: RulesBase, entries: Iterable[tuple[float, Mapping[str, Any]]],
+            periods: Periods = Periods()) -> dict[str, Any]:
+    """The analytics of a journal's (epoch seconds, record) pairs: totals, per gaming day and per shift."""
+    state = new_state(table_id, game, rules)
+    tally = Tally(periods)
+    for t, row in entries:
+        rec = table_record(row)
+        after, effects = step(state, rec)
+        tally.add(t, rec, state, after, effects)
+        state = after
+    return tally.report(table_id, game.name)

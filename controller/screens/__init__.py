@@ -48,6 +48,32 @@ async def serve(configs: list[Any], *, listen: str | None = None, four_colour: b
                for cfg, s in zip(configs, settings)]
     first = settings[0]
     bridge = Bridge(sources, dealer_token=first.dealer_token, host=first.host, port=first.port,
-                    heartbeat=min(cfg.bus.heartbeat for cfg in configs), context=context)
+                    heartbeat=min(cfg.bus.heartbeat for cfg in configs), context=context,
+                    pit=pit_settings(configs, settings))
     await bridge.start()
     return bridge, first
+
+
+def pit_settings(configs: list[Any], settings: list[Any]) -> Any:
+    """The pit pages of these configs (a table's [screens].pit_token_file: /pit/<its id>, showing it and its
+    pit_tables), or None when none has one. One token for the bridge, the first config's that names one."""
+    from controller.config import ConfigError
+    from controller.screens.pit import PitSettings, PitTable
+
+    token = next((s.pit_token for s in settings if s.pit_token), None)
+    if token is None:
+        return None
+    ids = {cfg.table_id for cfg in configs}
+    pits: dict[str, tuple[str, ...]] = {}
+    for cfg, s in zip(configs, settings):
+        if s.pit_token:
+            unknown = [t for t in s.pit_tables if t not in ids]
+            if unknown:
+                raise ConfigError(f"{cfg.path or 'config'}[screens].pit_tables: {', '.join(unknown)} not served here")
+            pits[cfg.table_id] = tuple(dict.fromkeys((cfg.table_id, *s.pit_tables)))
+    tables = {cfg.table_id: PitTable(cfg.table_id, cfg.bus.endpoints, s.pit_keys, s.server_public)
+              for cfg, s in zip(configs, settings) if s.pit_keys is not None}
+    try:
+        return PitSettings(token, pits, tables)
+    except ValueError as exc:
+        raise ConfigError(f"[screens].pit_tables: {exc} (set its [screens].pit_key)") from None

@@ -9,6 +9,7 @@ and fans each view out to the screens bound to it:
                                               cookie and redirects to /dealer/<id>
     GET /cabinet/<id>                         a slot cabinet's screen (public view)
     GET /cabinet/<id>/attendant?token=T       the attendant's page (dealer view), behind the same token
+    GET /pit/<id>?token=T, /pit/<id>/ws       the pit page and its socket, behind a token of its own (pit.py)
     GET /ws/<id>/<view>                       a screen's WebSocket; any view but public needs the token
                                               (wrong tokens are limited per address and overall: TokenTries;
                                               past the limit 429 with Retry-After, the token not compared)
@@ -289,6 +290,7 @@ class _Feed:
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     sides: dict[str, _Feed] = field(default_factory=dict)     # other feeds its pages show beside (name -> feed)
     followers: list[tuple[str, _Feed]] = field(default_factory=list)  # feeds whose screens show this one as a side
+    watchers: list[Callable[[], None]] = field(default_factory=list)   # told of each state (the pit pages)
     bus_latency: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))  # bus publish -> here, s
     # (seq, s) from the bus publish to the update handed to the last of its screens (bench screens --fanout)
     fanout_latency: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=20_000))
@@ -306,6 +308,8 @@ class _Feed:
         if self.ts is not None:
             self.bus_latency.append(time.time() - self.ts)
         self.ready.set()
+        for watcher in self.watchers:
+            watcher()
         if self.followers:
             for name, feed in self.followers:
                 if feed.screens:
@@ -335,7 +339,7 @@ class Bridge:
 
     def __init__(self, sources: list[Source], *, dealer_token: str, host: str = "0.0.0.0", port: int = 8080,
                  heartbeat: float = 1.0, context: Any = None, pages: dict[str, Page] | None = None,
-                 token_tries: TokenTries | None = None) -> None:
+                 token_tries: TokenTries | None = None, pit: Any = None) -> None:
         if not dealer_token:
             raise ValueError("the dealer pages need a token")
         self.sources = {s.id: s for s in sources}
@@ -362,6 +366,8 @@ class Bridge:
         self._commanders: dict[str, tuple[CommandClient, asyncio.Lock]] = {}
         self._tasks: list[asyncio.Task[Any]] = []
         self._runner: web.AppRunner | None = None
+        from controller.screens.pit import PitPages
+        self.pit = PitPages(self, pit) if pit is not None else None   # pit: a screens.pit.PitSettings
         self.app = self._make_app()
 
     # ------------------------------------------------------------------------------------------ life cycle
@@ -374,6 +380,8 @@ class Bridge:
         app.router.add_get("/ws/{id}/{view}", self._websocket)
         for page in self.pages.values():
             app.router.add_get(page.route, self._page_handler(page))
+        if self.pit is not None:
+            self.pit.routes(app)
         app.router.add_static("/static/", STATIC, append_version=False)
         app.on_response_prepare.append(self._headers)
         return app
@@ -386,6 +394,8 @@ class Bridge:
         self._tasks.append(asyncio.create_task(self._heartbeats()))
 
     async def close(self) -> None:
+        if self.pit is not None:
+            await self.pit.close()
         for feed in self.feeds.values():
             for screen in list(feed.screens):
                 await screen.ws.close(code=WSCloseCode.GOING_AWAY, message=b"bridge stopping")
@@ -432,9 +442,10 @@ class Bridge:
         if request.path.startswith("/static/"):
             response.headers.setdefault("Cache-Control", "no-cache")
 
-    def _authorised(self, request: web.Request, what: str) -> bool:
-        """Whether the request carries the dealer token (cookie, ?token= or a Bearer header). A wrong or missing
-        one is counted against its address; past the limits the request is answered 429 without a comparison."""
+    def _authorised(self, request: web.Request, what: str, digest: bytes | None = None, cookie: str = COOKIE) -> bool:
+        """Whether the request carries the dealer token (cookie, ?token= or a Bearer header), or the token of
+        `digest` in `cookie` (the pit page's). A wrong or missing one is counted against its address; past the
+        limits the request is answered 429 without a comparison."""
         peer = str(request.remote or "unknown")
         tries = self.token_tries
         wait = tries.wait(peer)
@@ -443,11 +454,11 @@ class Bridge:
             seconds = max(1, math.ceil(wait))
             raise web.HTTPTooManyRequests(text=f"too many wrong dealer tokens: try again in {seconds} s",
                                           headers={"Retry-After": str(seconds)})
-        offered = request.cookies.get(COOKIE) or request.query.get("token") or ""
+        offered = request.cookies.get(cookie) or request.query.get("token") or ""
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):
             offered = auth[7:]
-        if hmac.compare_digest(hashlib.sha256(offered.encode()).digest(), self._token_digest):
+        if hmac.compare_digest(hashlib.sha256(offered.encode()).digest(), digest or self._token_digest):
             return True
         limited = tries.failed(peer)
         if limited:

@@ -9,6 +9,12 @@ dealer_key = "dealer.key_secret"           # the CURVE key pair (in [bus].keys) 
                                            # pages' commands with; its public key must be a [[bus.client]]
                                            # with role "dealer". Unset with [bus].keys: dealer pages are read-only.
 four_colour = false                        # the four-colour deck by default (a page may ask with ?deck=4 or 2)
+pit_token_file = "pit-screen.token"        # the pit page's secret (/pit/<this table's id>), not the dealer's;
+                                           # unset: no pit page
+pit_key = "pit.key_secret"                 # the CURVE key pair (in [bus].keys) the bridge asks the table's `pit`
+                                           # command with: a [[bus.client]] with role "pit" (needs [bus].keys)
+pit_tables = ["bj-2"]                      # further tables of the pit (served by the same bridge): their pit
+                                           # views are asked with their own configs' pit_key
 ```
 
 A cabinet's [screens] has `listen` and `dealer_token_file` (the attendant's page shares the token
@@ -41,6 +47,9 @@ class ScreensConfig:
     server_public: bytes | None = None     # the table's public key, for CURVE
     commands: bool = True                  # may dealer pages send commands at all
     four_colour: bool = False
+    pit_token: str | None = None           # the pit page's secret (None: no pit page)
+    pit_keys: tuple[bytes, bytes] | None = None   # our CURVE pair for the `pit` command
+    pit_tables: tuple[str, ...] = ()       # further tables the pit page shows beside this one
 
 
 def parse_listen(text: str, where: str = "listen") -> tuple[str, int]:
@@ -75,6 +84,10 @@ def screens_config(cfg: TableConfig | CabinetConfig, overrides: Mapping[str, Any
     listen, token_file, key_name = s.get("listen", str, "0.0.0.0:8080"), s.get("dealer_token_file", str), \
         s.get(key_field, str)
     four = False if cabinet else s.get("four_colour", bool, False)  # a cabinet's pages have no cards
+    pit_token_file, pit_key = (None, None) if cabinet else (s.get("pit_token_file", str), s.get("pit_key", str))
+    pit_tables = () if cabinet else tuple(s.get("pit_tables", list, []))
+    if not all(isinstance(t, str) and t for t in pit_tables):
+        raise ConfigError(f"{s.key('pit_tables')}: a list of table ids")
     s.done()
     given = Section({k: v for k, v in (overrides or {}).items() if v is not None}, where)  # the command line's
     listen, four = given.get("listen", str, listen), given.get("four_colour", bool, four)
@@ -113,4 +126,36 @@ def screens_config(cfg: TableConfig | CabinetConfig, overrides: Mapping[str, Any
             server = load_public_key(cfg.bus.keys / "server.key")
         except OSError:
             raise ConfigError(f"{where}.{key_field}: no server.key (the bus's public key) in {cfg.bus.keys}") from None
-    return ScreensConfig(host, port, token, generated, keys, server, commands, four)
+    pit_token = _read_token(base / pit_token_file, s.key("pit_token_file")) if pit_token_file else None
+    if pit_token is not None and pit_token == token:
+        raise ConfigError(f"{s.key('pit_token_file')}: the pit page's token must not be the dealer pages' token")
+    pit_keys = None
+    if pit_key:
+        if cfg.bus.keys is None:
+            raise ConfigError(f"{s.key('pit_key')}: the bus has no CURVE keys ([bus].keys): the table answers `pit` "
+                              f"only to a pit key")
+        pit_keys = _staff_keys(cfg, where, "pit_key", pit_key, "pit")
+        try:
+            server = server or load_public_key(cfg.bus.keys / "server.key")
+        except OSError:
+            raise ConfigError(f"{s.key('pit_key')}: no server.key (the bus's public key) in {cfg.bus.keys}") from None
+    elif pit_token is not None:
+        raise ConfigError(f"{s.key('pit_key')}: the pit page asks the table with the bridge's pit key: set it")
+    return ScreensConfig(host, port, token, generated, keys, server, commands, four, pit_token, pit_keys, pit_tables)
+
+
+def _staff_keys(cfg: TableConfig | CabinetConfig, where: str, field: str, name: str, role_kind: str) -> tuple[bytes, bytes]:
+    """Our CURVE pair `name` in [bus].keys, checked to be a [[bus.client]] of `role_kind`."""
+    from controller.bus import load_public_key, load_secret_keys, parse_role
+
+    assert cfg.bus.keys is not None
+    path = cfg.bus.keys / name
+    try:
+        keys = load_secret_keys(path)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{where}.{field}: {path}: not a CURVE secret key file ({exc})") from None
+    role = {load_public_key(p): r for p, r in cfg.bus.clients}.get(keys[0])
+    if role is None or parse_role(role).kind != role_kind:
+        raise ConfigError(f"{where}.{field}: {path.name} is not listed as a [[bus.client]] with role \"{role_kind}\" "
+                          f"({'role ' + repr(role) if role else 'not listed'}), so the table would refuse its commands")
+    return keys
