@@ -29,9 +29,10 @@ from controller.runtime import int_arg as _int
 from controller.runtime import text_arg as _text
 from controller.runtimecommands import Command
 from controller.sdnotify import notify
+from controller.tablepit import TablePit
 from controller.tableshoe import ShoeTable
 from controller.tablerecords import (
-    CameraDown, CameraStarted, CameraUp, DealerSignIn, Door, Game, ManualEntry, Refused, Resolve, Seen, Start,
+    CameraDown, CameraStarted, CameraUp, Door, Game, ManualEntry, Refused, Resolve, Seen, Start,
 )
 from controller.pitwatch import PitWatch
 from controller.pitwatch import replay as replay_watched
@@ -52,11 +53,9 @@ log = logging.getLogger("croupier.table")
 DEALER = Role("dealer")
 DEALER_ONLY = ("dealer",)
 BY_SPOT = ("dealer", "spot")   # "spot": a player terminal, for its own spot only
-PIT = ("dealer", "pit")        # rated play (controller/rating.py)
-BOOKS = ("dealer", "pit", "ops")  # paperwork slips (controller/paperwork.py)
 
 
-class Table(ShoeTable):
+class Table(TablePit, ShoeTable):
     """A running table. Construct, `await start()`, then `await run()` (or drive it from tests)."""
 
     log = log
@@ -346,82 +345,6 @@ class Table(ShoeTable):
 
     def _status_view(self, role: Role) -> str:
         return "dealer" if role.kind != "spot" else "public"
-
-    # ------------------------------------------------------------------------------------------ the pit
-
-    @command("rating_start", roles=PIT, help="rate a player at a spot (spot, player: the player card number)")
-    def _rating_start(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "rating_start", args)
-
-    @command("rating_stop", roles=PIT, help="end the rated session at a spot (spot)")
-    def _rating_stop(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "rating_stop", args)
-
-    @command("rating_move", roles=PIT, help="the rated player moved (from, to): the same session goes on there")
-    def _rating_move(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "rating_move", args)
-
-    @command("slip_enter", roles=BOOKS, help="enter a paperwork slip (form: opener, closer, fill, credit, drop; "
-                                             "chips or amount; day)")
-    def _slip_enter(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "slip_enter", args)
-
-    @command("slip_confirm", roles=BOOKS, help="confirm a slip another role entered (slip)")
-    def _slip_confirm(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "slip_confirm", args)
-
-    @command("dealer_sign_in", roles=PIT, help="a dealer signs in at the table (dealer: the id the pit knows them "
-                                               "by): the analytics count the rounds dealt to them")
-    def _dealer_sign_in(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        dealer = args.get("dealer")
-        if type(dealer) is int and dealer >= 0:
-            dealer = str(dealer)   # `croupier command` sends digits as a number
-        if not isinstance(dealer, str) or not 1 <= len(dealer) <= 32 or not dealer.isprintable() or \
-                dealer != dealer.strip() or dealer.startswith("("):
-            raise ValueError("dealer must be the dealer's id: 1 to 32 printable characters")
-        return self._journal(batch, [DealerSignIn(dealer).to_json()])
-
-    @command("dealer_sign_out", roles=PIT, help="the dealer signed in at the table signs out")
-    def _dealer_sign_out(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        signed = self.watch.tally.dealer != "(not signed in)"
-        for record, _, _ in batch.staged:   # a sign-in or out earlier in this group commit
-            if record.get("kind") == DealerSignIn.KIND:
-                signed = record.get("dealer") is not None
-        if not signed:
-            raise CommandRefused("no dealer is signed in")
-        return self._journal(batch, [DealerSignIn(None).to_json()])
-
-    @command("pit", roles=("pit",), help="the pit's view: ratings, paperwork, advantage-play alerts with their "
-                                         "evidence, the shift's figures", read_only=True)
-    def _pit(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "pit", args)
-
-    def _book(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The pit's commands: rated play, paperwork, and the pit's view of both (also while an alert pauses play)."""
-        from controller import paperwork, rating
-
-        state, now = batch.state, int(self.clock())
-        if command in ("pit", "rating_start") and self._warming != state.rules:
-            # The exact edges the theoretical win needs (seconds for blackjack's, more on a Pi): computed in a
-            # thread of their own once someone is rated or the pit looks, never in the writer; a daemon, so a
-            # stopping table does not wait for it.
-            import threading
-
-            self._warming = state.rules
-            threading.Thread(target=rating.warm_edges, args=(self.game.name, state.rules, self.game.boxes),
-                             name="croupier edges", daemon=True).start()
-        if command == "pit":
-            return {"ok": True, "result": self.watch.view(state, self.clock())}
-        if command in rating.COMMANDS:
-            spots = int(getattr(self.config.rules, "spots", 0) or 0)
-            records = rating.rating_records(state.ratings, str(role), command, args, now, spots)
-        else:
-            today = time.strftime("%Y-%m-%d", time.localtime(now))  # the gaming day when the slip names none
-            records = paperwork.slip_records(state.paperwork, str(role), command, args, now, today)
-        for record in records:
-            batch.add(record)
-        return {"ok": True, "result": {"records": len(batch.staged), **({"slip": records[0]["slip"]}
-                                                                         if "slip" in records[0] else {})}}
 
     # ------------------------------------------------------------------------------------------ the floor
 

@@ -10,9 +10,8 @@ and fans each view out to the screens bound to it:
     GET /cabinet/<id>                         a slot cabinet's screen (public view)
     GET /cabinet/<id>/attendant?token=T       the attendant's page (dealer view), behind the same token
     GET /pit/<id>?token=T, /pit/<id>/ws       the pit page and its socket, behind a token of its own (pit.py)
-    GET /ws/<id>/<view>                       a screen's WebSocket; any view but public needs the token
-                                              (wrong tokens are limited per address and overall: TokenTries;
-                                              past the limit 429 with Retry-After, the token not compared)
+    GET /ws/<id>/<view>                       a screen's WebSocket; any view but public needs the token (wrong
+                                              tokens limited per address and overall: TokenTries, then 429)
     GET /healthz                              200 {"ok": true, ...} once every table has been heard recently
     GET /static/...                           the pages' CSS and scripts (no build step, no CDN)
 
@@ -22,20 +21,17 @@ WebSocket messages (JSON text), bridge to screen:
     {"kind": "update", "seq", "prev", "ts", "state"}  the next state: `prev` is the seq of the state before
     {"kind": "heartbeat", "seq", "now", "stale"} every heartbeat; `seq` is the latest
     {"kind": "reply", "id", "ok", "error"|"result"}   the answer to a dealer page's command
-    {"kind": "side", "name", "state"}          another bus's public state a page shows beside its own view
-                                               (a cabinet's linked progressive: `<link-id>/public`, name
-                                               "link"); the snapshot carries the latest as "side": {name: state}
+    {"kind": "side", "name", "state"}          another bus's public state a page shows beside its own view (a
+                                               cabinet's progressive: name "link"); the snapshot's "side": {name: state}
     {"kind": "error", "error"}                 a message the bridge refused
-A screen that sees an update whose `prev` is not its seq, a heartbeat with another seq, or three heartbeats
-of silence closes its socket and reconnects, which gives it a fresh snapshot. A screen that falls behind (its
-queue fills) is disconnected and does the same. `ts` is the table's publish time (bus), `now` the bridge's
-clock, so a screen can count down `bets_close_at` on the table's clock whatever its own says.
+A screen that sees an update whose `prev` is not its seq, a heartbeat with another seq, or three heartbeats of
+silence reconnects for a fresh snapshot; one that falls behind (its queue fills) is disconnected and does the same.
+`ts` is the table's publish time, `now` the bridge's clock: a screen counts down `bets_close_at` on the table's.
 
 Screen to bridge, dealer views only: {"id": 1, "command": "resolve", "args": {"alert": 4, "action": "discard"}}.
-The bridge forwards it as a `CommandClient` command signed with its dealer CURVE key (from the config):
-the table checks the role and journals it like any dealer command. Each source names the commands its
-staff pages may send (a table's dealer: DEALER_PAGE_COMMANDS; a cabinet's attendant: ATTENDANT_PAGE_COMMANDS). A player page's WebSocket carries
-no commands at all: whatever it sends is answered with an error and goes nowhere.
+The bridge forwards it as a `CommandClient` command signed with its dealer CURVE key (from the config): the table
+checks the role and journals it like any dealer command. Each source names the commands its staff pages may send
+(DEALER_PAGE_COMMANDS, ATTENDANT_PAGE_COMMANDS). A player page's WebSocket carries no commands: it is refused.
 """
 
 from __future__ import annotations
@@ -443,9 +439,8 @@ class Bridge:
             response.headers.setdefault("Cache-Control", "no-cache")
 
     def _authorised(self, request: web.Request, what: str, digest: bytes | None = None, cookie: str = COOKIE) -> bool:
-        """Whether the request carries the dealer token (cookie, ?token= or a Bearer header), or the token of
-        `digest` in `cookie` (the pit page's). A wrong or missing one is counted against its address; past the
-        limits the request is answered 429 without a comparison."""
+        """Whether the request carries the dealer token (cookie, ?token= or Bearer), or `digest`'s in `cookie` (the pit's).
+        A wrong or missing one is counted against its address; past the limits 429, without a comparison."""
         peer = str(request.remote or "unknown")
         tries = self.token_tries
         wait = tries.wait(peer)
