@@ -244,3 +244,10 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     inter = iw * ih
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def index_among(r: CardRect, kept: Sequence[tuple[float, CardRect]], near: float) -> bool:
+    """Whether the index at `r` is one of `kept`'s: their top-left index corners within `near` of the smaller
+    half-width of each other."""
+    (rx, ry) = r.top_left()
+    return any(math.hypot(rx - k.top_left()[0], ry - k.top_left()[1]) < near * min(r.half_w, k.half_w) for _, k in kept)

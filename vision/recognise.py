@@ -37,11 +37,11 @@ from typing import Any, Sequence
 
 import cv2
 import numpy as np
-import onnxruntime
 
 from controller.cards import Card, Suit
+from vision.net import Net, load_net
 # The crops, the rectangles and the readings are the recogniser's public API too (training cuts its crops here).
-from vision.cardrect import Box, CardRect, Find, corner_point, in_frame, iou, located, on_box, rect_at_index
+from vision.cardrect import Box, CardRect, Find, corner_point, in_frame, index_among, iou, located, on_box, rect_at_index
 from vision.cardrect import rect_variants, refine_rect, same_card_place, same_place, scaled_about_index, shifted_rects
 from vision.crops import (BODY_H, BODY_W, CROP_H, CROP_W, DET_CHANNELS, I_HEAT, LOCATOR_REGION, LOCATOR_SIZE,
                           SIGN_REGION, SIGN_SIZE, STRIDE, WIDE_H, WIDE_REGION, WIDE_W, body_crops, corner_crops, decode,
@@ -107,29 +107,6 @@ BODY_NONE = 13
 # suit is a neighbour's (validation frames: a 2S read 0.87 by its indices, its body crop over the 2C under
 # it read "2" at 0.28 and clubs at 0.98).
 _BODY_SUIT_RANK = 0.5
-
-
-class Net:
-    """One ONNX model, run by ONNX Runtime on the CPU: `net(batch)` gives its first output for a float32 batch
-    (N, C, H, W). On one thread (the default) it runs these small convolutional nets 1.3 to 2.3 times as fast as
-    OpenCV's DNN module did (detector 4.7 against 6.0 ms at 384 px, classifier 0.14 against 0.32 ms a crop,
-    outputs the same to 1e-5)."""
-
-    def __init__(self, path: Path | str, threads: int = 1) -> None:
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
-        self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        self._input = self._session.get_inputs()[0].name
-
-    def __call__(self, batch: np.ndarray) -> np.ndarray:
-        return self._session.run(None, {self._input: batch})[0]
-
-
-def load_net(path: Path | str, threads: int = 1) -> Net:
-    """The ONNX model at `path`, ready to run on `threads` threads."""
-    return Net(path, threads)
 
 
 class Recogniser:
@@ -268,7 +245,7 @@ class Recogniser:
             indices.sort(key=lambda f: -f[0])
             kept_idx: list[tuple[float, CardRect]] = []
             for score, r in indices:  # one index seen at two detector sizes
-                if not any(_index_distance(r, k) < 0.3 * min(r.half_w, k.half_w) for _, k in kept_idx):
+                if not index_among(r, kept_idx, _LOCATOR_NEAR):
                     kept_idx.append((score, r))
             indices = kept_idx
         return found, self._locate(frame, indices, [f.rect for f in found], half, twins), smalls, twins
@@ -303,7 +280,7 @@ class Recogniser:
             if o[0] < _LOCATOR_HAS:
                 continue
             moved = located(r, *o[1:])
-            if not _located_near(moved, kept + (twins or [])):
+            if not index_among(moved, kept + (twins or []), _LOCATOR_NEAR):
                 # No index the detector found names it: its certainty that an index is there is the locator's.
                 kept.append((float(o[0]), moved))
         return kept
@@ -324,7 +301,7 @@ class Recogniser:
         found: list[tuple[float, CardRect]] = []
         for (score, r), o in zip(back, again):
             moved = located(r, *o[1:])
-            if o[0] >= _LOCATOR_HAS and not _located_near(moved, kept + found):
+            if o[0] >= _LOCATOR_HAS and not index_among(moved, kept + found, _LOCATOR_NEAR):
                 found.append((score, moved))
         return found
 
@@ -610,18 +587,6 @@ class Recogniser:
                 reading[:, Suit.SPADES] = np.maximum(signs[seen, 1], SUIT_FLOOR)
                 multiply_suits(suits, doubt[seen], reading)
         return probs[:, :RANK_CLASSES], probs[:, RANK_CLASSES:]
-
-
-def _index_distance(a: CardRect, b: CardRect) -> float:
-    """How far apart the top-left index corners of two rects are, in pixels."""
-    (ax, ay), (bx, by) = a.top_left(), b.top_left()
-    return float(math.hypot(ax - bx, ay - by))
-
-
-def _located_near(r: CardRect, kept: Sequence[tuple[float, CardRect]]) -> bool:
-    """Whether an index located at `r` is one of those `kept`: their indices within _LOCATOR_NEAR (of the smaller
-    half-width) of each other."""
-    return any(_index_distance(r, k) < _LOCATOR_NEAR * min(r.half_w, k.half_w) for _, k in kept)
 
 
 def _check_frame(frame: np.ndarray) -> None:
