@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 import queue
-import threading
 import time
 from typing import Callable
 
 import serial
+
+from drivers.serialdevice import SerialDevice
 
 from .events import PrinterEvent, TicketData
 from .host import FieldsOf, HostConfig, TclHost
@@ -31,48 +32,25 @@ log = logging.getLogger("croupier.printer")
 _READ_TIMEOUT = 0.01
 
 
-class PrinterDriver:
-    """A TCL printer on a serial line; implements the cabinet's PrinterLink (print_ticket) from any thread."""
+class PrinterDriver(SerialDevice):
+    """A TCL printer on a serial line; implements the cabinet's PrinterLink (print_ticket) from any thread. Started
+    and stopped as drivers.serialdevice.SerialDevice; on stop a ticket still queued or printing gets its outcome
+    (PrintFailed "stopped" unless its validation number is printed). Its counters: drivers.printer.host.COUNTERS
+    plus callback_errors, open_failures, internal_errors."""
 
     def __init__(self, url: str, on_event: Callable[[PrinterEvent], object], *, fields_of: FieldsOf,
                  config: HostConfig | None = None, baudrate: int = DEFAULT_BAUDRATE, rtscts: bool = False,
                  xonxoff: bool = False, reconnect_interval: float = 1.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        if not isinstance(url, str) or not url.strip():
-            raise ValueError(f"printer port must be a device path or pyserial URL, got {url!r}")
-        self.url, self.baudrate, self.rtscts, self.xonxoff = url, baudrate, rtscts, xonxoff
+        super().__init__("printer", url)
+        self.baudrate, self.rtscts, self.xonxoff = baudrate, rtscts, xonxoff
         self.reconnect_interval = reconnect_interval
         self._on_event = on_event
         self._clock = clock
         self._host = TclHost(fields_of, config or HostConfig())
         self._tickets: queue.SimpleQueue[TicketData] = queue.SimpleQueue()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._port: serial.Serial | None = None
-        self._counters_lock = threading.Condition()
-        self._counters = dict(self._host.counters)
+        self._snapshot = dict(self._host.counters)
         self._extra = {"callback_errors": 0, "open_failures": 0, "internal_errors": 0}
-
-    def start(self) -> PrinterDriver:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name=f"printer {self.url}", daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Close the port and end the thread; a ticket still queued or printing gets its outcome (PrintFailed
-        "stopped" unless its validation number is printed)."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-    def __enter__(self) -> PrinterDriver:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def print_ticket(self, ticket: TicketData) -> None:
         """Print this ticket; Printed or PrintFailed follows with its number (within one read, 10 ms)."""
@@ -81,16 +59,6 @@ class PrinterDriver:
     @property
     def online(self) -> bool:
         return self._host.online
-
-    @property
-    def counters(self) -> dict[str, int]:
-        """A snapshot: drivers.printer.host.COUNTERS plus callback_errors, open_failures, internal_errors."""
-        with self._counters_lock:
-            return dict(self._counters)
-
-    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
-        with self._counters_lock:
-            return self._counters_lock.wait_for(lambda: predicate(self._counters), timeout)
 
     # ---- the thread ----------------------------------------------------------------------------------------
 
@@ -148,12 +116,7 @@ class PrinterDriver:
 
     def _close(self, reason: str | None) -> None:
         """Close the port; with a reason the printer is offline (None: the driver stops, see TclHost.stopped)."""
-        port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass
+        self._close_port()
         if reason is not None:
             self._dispatch(self._host.closed(reason, self._clock()))
 
@@ -168,6 +131,4 @@ class PrinterDriver:
     def _publish(self) -> None:
         counters = dict(self._host.counters)
         counters.update(self._extra)
-        with self._counters_lock:
-            self._counters = counters
-            self._counters_lock.notify_all()
+        self._publish_counters(counters)

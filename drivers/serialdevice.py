@@ -1,0 +1,77 @@
+"""What every serial device driver's thread shares (the shoe's, the validator's, the printer's): its port checked, started, stopped, its counters published.
+
+A driver subclasses SerialDevice, calls `super().__init__(kind, url)` first, and runs its line in `_run` until
+`self._stop` is set; `self._port` is the open line or None. The thread publishes a fresh copy of its counters
+with `_publish_counters` (after every poll): `counters` and `wait_counters` read that copy from any thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable, Self
+
+import serial
+
+__all__ = ["SerialDevice"]
+
+
+class SerialDevice:
+    def __init__(self, kind: str, url: str) -> None:
+        """`kind` names the device in errors and in its thread's name ("shoe", "validator", "printer")."""
+        if not isinstance(url, str) or not url.strip():
+            raise ValueError(f"{kind} port must be a device path or pyserial URL, got {url!r}")
+        self.url = url
+        self._kind = kind
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._port: serial.Serial | None = None
+        self._published = threading.Condition()
+        self._snapshot: dict[str, int] = {}
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name=f"{self._kind} {self.url}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close the port and end the thread (what the driver hands on last, its class says)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """A snapshot of every counter (the driver's class names them)."""
+        with self._published:
+            return dict(self._snapshot)
+
+    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
+        """Wait until `predicate(counters)` holds (published after every poll)."""
+        with self._published:
+            return self._published.wait_for(lambda: predicate(self._snapshot), timeout)
+
+    def _publish_counters(self, counters: dict[str, int]) -> None:
+        with self._published:
+            self._snapshot = counters
+            self._published.notify_all()
+
+    def _close_port(self) -> None:
+        """Close the line if it is open (an error closing it changes nothing: it is gone either way)."""
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass
