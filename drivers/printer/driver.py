@@ -32,7 +32,7 @@ log = logging.getLogger("croupier.printer")
 _READ_TIMEOUT = 0.01
 
 
-class PrinterDriver(SerialDevice):
+class PrinterDriver(SerialDevice[PrinterEvent]):
     """A TCL printer on a serial line; implements the cabinet's PrinterLink (print_ticket) from any thread. Started
     and stopped as drivers.serialdevice.SerialDevice; on stop a ticket still queued or printing gets its outcome
     (PrintFailed "stopped" unless its validation number is printed). Its counters: drivers.printer.host.COUNTERS
@@ -42,10 +42,9 @@ class PrinterDriver(SerialDevice):
                  config: HostConfig | None = None, baudrate: int = DEFAULT_BAUDRATE, rtscts: bool = False,
                  xonxoff: bool = False, reconnect_interval: float = 1.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__("printer", url)
+        super().__init__("printer", url, on_event, log)
         self.baudrate, self.rtscts, self.xonxoff = baudrate, rtscts, xonxoff
         self.reconnect_interval = reconnect_interval
-        self._on_event = on_event
         self._clock = clock
         self._host = TclHost(fields_of, config or HostConfig())
         self._tickets: queue.SimpleQueue[TicketData] = queue.SimpleQueue()
@@ -82,9 +81,7 @@ class PrinterDriver(SerialDevice):
                     host.opened(self._clock())
                 try:
                     events = self._take_tickets()
-                    data = port.read(1)
-                    if data and port.in_waiting:
-                        data += port.read(port.in_waiting)
+                    data = self._read(port)
                     now = self._clock()
                     events += host.receive(data, now) if data else host.poll(now)
                     self._dispatch(events)
@@ -120,13 +117,8 @@ class PrinterDriver(SerialDevice):
         if reason is not None:
             self._dispatch(self._host.closed(reason, self._clock()))
 
-    def _dispatch(self, events: list[PrinterEvent]) -> None:
-        for event in events:
-            try:
-                self._on_event(event)
-            except Exception:  # the runtime's bug must not take the printer down with it
-                self._extra["callback_errors"] += 1
-                log.exception("printer event handler failed on %r", event)
+    def _count(self, name: str) -> None:
+        self._extra[name] += 1
 
     def _publish(self) -> None:
         counters = dict(self._host.counters)

@@ -41,7 +41,7 @@ STILL_DOWN_FIRST = 30.0   # seconds of failing to open the port before the log s
 STILL_DOWN_MAX = 300.0    # ...then twice as long each time, up to this
 
 
-class ShoeDriver(SerialDevice):
+class ShoeDriver(SerialDevice[Event]):
     """The card shoe on a serial line. Opens `url` with `serial.serial_for_url` (a device path, /dev/serial/by-id/...,
     socket://host:port, rfc2217://host:port, loop://), keeps trying to (re)open it, and runs the link. Started and
     stopped as drivers.serialdevice.SerialDevice; on stop a last LinkDown('stopped') is handed on if the link was up.
@@ -54,11 +54,10 @@ class ShoeDriver(SerialDevice):
         """`last_draws`: the last draw number journaled per shoe id, so a gap across a restart of the host is seen.
         `realtime`: run the driver thread under SCHED_FIFO at this priority (1..99; needs CAP_SYS_NICE, e.g.
         systemd's LimitRTPRIO), so a busy Pi does not delay cards; if refused, a warning and normal scheduling."""
-        super().__init__("shoe", url)
+        super().__init__("shoe", url, on_event, log)
         self.baudrate = baudrate
         self.realtime = realtime
         self.config = config or LinkConfig()
-        self._on_event = on_event
         self._clock = clock
         self._link = HostLink(self.config, last_draws=last_draws)
         self._commands: queue.SimpleQueue[tuple[Message, Future]] = queue.SimpleQueue()
@@ -144,11 +143,7 @@ class ShoeDriver(SerialDevice):
                     link.opened(self._clock())
                 try:
                     self._write(port)
-                    data = port.read(1)
-                    if data:
-                        waiting = port.in_waiting
-                        if waiting:
-                            data += port.read(waiting)
+                    data = self._read(port)
                     now = self.read_at = self._clock()
                     events = link.receive(data, now) if data else []
                     while True:
@@ -191,13 +186,8 @@ class ShoeDriver(SerialDevice):
             events = [LinkDown("stopped")]
         self._dispatch(events)
 
-    def _dispatch(self, events: list[Event]) -> None:
-        for event in events:
-            try:
-                self._on_event(event)
-            except Exception:  # the runtime's bug must not take the shoe down with it
-                self._extra["callback_errors"] += 1
-                log.exception("shoe event handler failed on %r", event)
+    def _count(self, name: str) -> None:
+        self._extra[name] += 1
 
     def _fail_queued(self) -> None:
         from .link import LinkDownError

@@ -180,21 +180,22 @@ class StatusTracker:
         self.item, self.escrow_reported, self.done, self.resumed = None, False, False, False
 
 
-class ValidatorDriver(SerialDevice):
+class ValidatorDriver(SerialDevice[ValidatorEvent]):
     """The validator on a serial line (any pyserial URL: a device path, socket://host:port, rfc2217://...), started
     and stopped as drivers.serialdevice.SerialDevice."""
+
+    log_events = True
 
     def __init__(self, url: str, on_event: Callable[[ValidatorEvent], object], *, country: str = "USD",
                  timing: DriverTiming | None = None, baudrate: int = 9600, in_escrow: Item | None = None) -> None:
         """`in_escrow`: the item the cabinet's journal has in escrow (escrowed, not yet stacked or returned) when
         this process starts: a validator still holding it is not reported again, and its VEND VALID credits it."""
-        super().__init__("validator", url)
+        super().__init__("validator", url, on_event, log)
         if country not in NOTE_TABLES:
             raise ValueError(f"no ID-003 note table for {country!r} (known: {', '.join(NOTE_TABLES)})")
         self.country, self.baudrate = country, baudrate
         self.table = NOTE_TABLES[country]
         self.timing = timing or DriverTiming()
-        self._on_event = on_event
         self._tracker = StatusTracker(self.table)
         if in_escrow is not None:
             self._tracker.resume(in_escrow)
@@ -398,14 +399,8 @@ class ValidatorDriver(SerialDevice):
             log.info("validator %s answers again", self.url)
             self._dispatch([ValidatorCleared("offline")])
 
-    def _dispatch(self, events: list[ValidatorEvent]) -> None:
-        for event in events:
-            log.debug("validator event %r", event)
-            try:
-                self._on_event(event)
-            except Exception:  # the runtime's bug must not take the validator down with it
-                self._counters["callback_errors"] += 1
-                log.exception("validator event handler failed on %r", event)
+    def _count(self, name: str) -> None:
+        self._counters[name] += 1
 
     def _publish(self) -> None:
         counters = dict(self._counters)
