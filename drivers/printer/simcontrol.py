@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Callable
 
+from drivers.simcontrol import control
+
 from .sim import JOB_FAULTS, SimError
 
 if TYPE_CHECKING:
@@ -24,11 +26,6 @@ help                     this list"""
 
 def command(sim: PrinterSim, line: str) -> str:
     """Carry out one control command on `sim`; returns 'ok ...' or 'error: ...'."""
-    words = line.split()
-    if not words:
-        return "ok"
-    verb, args = words[0].lower(), [w.lower() for w in words[1:]]
-    arg = args[0] if args else ""
 
     def paper(state: str) -> None:
         sim.set_paper_out(state == "out")
@@ -42,7 +39,9 @@ def command(sim: PrinterSim, line: str) -> str:
         "offline": (("on", "off"), lambda word: sim.set_offline(word == "on")),
         "power": (("on", "off"), lambda word: sim.power(word == "on")),
     }
-    try:
+
+    def act(verb: str, args: list[str]) -> str | None:
+        arg = args[0] if args else ""
         if verb in switches and arg in switches[verb][0]:
             switches[verb][1](arg)
             return f"ok {verb} {arg}"
@@ -53,12 +52,8 @@ def command(sim: PrinterSim, line: str) -> str:
             n = int(arg) if arg else 1
             return "ok\n" + "\n".join(json.dumps({"template": t.template, "fields": t.fields, "lines": t.lines,
                                                   "error": t.error}) for t in sim.last_tickets(n))
-        if verb == "status":
-            return "ok " + json.dumps(sim.status(), sort_keys=True)
-        if verb == "help":
-            return "ok\n" + COMMANDS_HELP
-    except (SimError, ValueError) as exc:
-        return f"error: {exc}"
-    if verb in switches or verb == "fail-next":
-        return f"error: {verb} {' '.join(args) or '(nothing)'}: see `help`"
-    return f"error: unknown command {verb!r} (try `help`)"
+        if verb in switches or verb == "fail-next":
+            return f"error: {verb} {' '.join(args) or '(nothing)'}: see `help`"
+        return None
+
+    return control(line, act, status=sim.status, commands_help=COMMANDS_HELP, refused=(SimError,), lower_words=True)
