@@ -91,6 +91,16 @@ class SerialDevice(Generic[E]):
                 data += port.read(waiting)
         return data
 
+    def _failure(self, exc: Exception) -> str:
+        """Why a cycle of the line failed, called in its `except`: the line itself ("disconnected: ..."), or a bug,
+        counted as internal_errors and logged with its traceback ("driver error: ..."), so the port is reopened
+        afresh rather than the device silently ending."""
+        if isinstance(exc, (serial.SerialException, OSError)):
+            return f"disconnected: {exc}"
+        self._count("internal_errors")
+        self._log.exception("%s driver failed; reopening the port", self._kind)
+        return f"driver error: {exc!r}"
+
     def _dispatch(self, events: Sequence[E]) -> None:
         for event in events:
             if self.log_events:

@@ -88,13 +88,8 @@ class PrinterDriver(SerialDevice[PrinterEvent]):
                     out = host.take_output()
                     if out:
                         port.write(out)
-                except (serial.SerialException, OSError) as exc:
-                    self._close(f"disconnected: {exc}")
-                    self._stop.wait(self.reconnect_interval)
-                except Exception as exc:  # a bug here must not silently end the printer: log it, start afresh
-                    self._extra["internal_errors"] += 1
-                    log.exception("printer driver failed; reopening the port")
-                    self._close(f"driver error: {exc!r}")
+                except Exception as exc:  # the line lost, or a bug here: close, and reopen afresh
+                    self._close(self._failure(exc))
                     self._stop.wait(self.reconnect_interval)
                 self._publish()
         finally:

@@ -155,13 +155,8 @@ class ShoeDriver(SerialDevice[Event]):
                     events += link.poll(now)
                     self._dispatch(events)
                     self._write(port)
-                except (serial.SerialException, OSError) as exc:
-                    self._close(f"disconnected: {exc}")
-                    self._stop.wait(cfg.reconnect_interval)
-                except Exception as exc:  # a bug here must not silently end the shoe: log it, start afresh
-                    self._extra["internal_errors"] += 1
-                    log.exception("shoe driver failed; reopening the port")
-                    self._close(f"driver error: {exc!r}")
+                except Exception as exc:  # the line lost, or a bug here: close, and reopen afresh
+                    self._close(self._failure(exc))
                     self._stop.wait(cfg.reconnect_interval)
                 self._publish()
         finally:
