@@ -2,8 +2,8 @@
 
 A driver subclasses SerialDevice, calls `super().__init__(kind, url, on_event, log)` first, and runs its line in
 `_run` until `self._stop` is set; `self._port` is the open line or None. It hands its events on with `_dispatch`
-and counts its own errors in `_count`. The thread publishes a fresh copy of its counters
-with `_publish_counters` (after every poll): `counters` and `wait_counters` read that copy from any thread.
+and counts its own errors in `_count`. The thread publishes a fresh copy of its counters with `_publish_counters`
+(after every poll): `counters` and `wait_counters` read that copy from any thread.
 """
 
 from __future__ import annotations
