@@ -36,33 +36,28 @@ def _illegal(reason: str) -> IllegalEvent:
 
 def play_blocked(state: CabinetState) -> str | None:
     """Why no game may start now (None: it may)."""
-    if state.doors_open:
-        return f"{' and '.join(d.replace('_', ' ') for d in state.doors_open)} door open"
-    lockup = game_lockup(state)
-    if lockup is not None:
-        return lockup.text
-    if state.payout is not None:
-        return "paying out"
-    if state.ticket_out is not None:
-        return "printing a ticket"
-    if state.progressive.pending_hit is not None:
-        return "progressive jackpot: waiting for the link controller's award"
-    if state.host_disabled:
-        return "disabled by the floor system"
-    return None
+    return _blocked(state, game_lockup(state), waits_on_progressive=True)
 
 
 def money_in_blocked(state: CabinetState) -> str | None:
     """Why money may not come in now (None: it may)."""
+    lockup = next((x for x in state.lockups if not x.kind.startswith("printer_")), None)
+    return _blocked(state, lockup, waits_on_progressive=False)
+
+
+def _blocked(state: CabinetState, lockup: Lockup | None, *, waits_on_progressive: bool) -> str | None:
+    """What play and money in both wait on, in the order the player is told it: an open door, `lockup`, a payout,
+    a ticket printing, (for play) a progressive hit awaiting its award, the floor system's disable."""
     if state.doors_open:
         return f"{' and '.join(d.replace('_', ' ') for d in state.doors_open)} door open"
-    lockup = next((x for x in state.lockups if not x.kind.startswith("printer_")), None)
     if lockup is not None:
         return lockup.text
     if state.payout is not None:
         return "paying out"
     if state.ticket_out is not None:
         return "printing a ticket"
+    if waits_on_progressive and state.progressive.pending_hit is not None:
+        return "progressive jackpot: waiting for the link controller's award"
     if state.host_disabled:
         return "disabled by the floor system"
     return None

@@ -12,10 +12,12 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Self
 
-__all__ = ["ConfigError", "Section", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown", "read_toml"]
+__all__ = ["ConfigError", "Section", "Listed", "Kind", "kind_name", "refuse_non_finite", "shown", "read_toml",
+           "DeviceLine"]
 
 
 class ConfigError(ValueError):
@@ -30,6 +32,21 @@ _KIND_NAMES: dict[type, str] = {str: "text", int: "a whole number", float: "a nu
 # like another id on a screen) and short enough for a file name and a topic.
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ENDPOINT = re.compile(r"tcp://(\*|[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})|ipc://.+|inproc://[^\s]+", re.ASCII)
+
+
+@dataclass(frozen=True)
+class DeviceLine:
+    """A serial device's section ([validator], [printer]): its `port` first, the device's own keys after."""
+
+    port: str = "none"             # "sim", "none", a device path (/dev/ttyUSB0) or a pyserial URL
+
+    @property
+    def on(self) -> bool:
+        return self.port != "none"
+
+    @property
+    def simulated(self) -> bool:
+        return self.port == "sim"
 
 
 def kind_name(kind: Kind) -> str:

@@ -12,12 +12,13 @@ depend on how many processes ran.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import numpy as np
 
 from controller.analysis import mean_and_ci95, report
 from controller.analysis._parallel import map_chunks
+from controller.analysis.blackjack_ev import EvRules
 from controller.analysis.blackjack_strategy import chart, decide
 from controller.games.blackjack import Rules
 from controller.rng import SeededRng
@@ -33,23 +34,9 @@ _CODES = {"hit": HIT, "stand": STAND, "double": DOUBLE, "split": SPLIT, "surrend
 _STOOD, _BUST, _SURRENDERED = 1, 2, 3
 
 
-class FastRules(NamedTuple):
-    """What the fast path needs of the rules (picklable for worker processes)."""
-
-    decks: int
-    h17: bool
-    bj_win: int
-    bj_per: int
-    double: str
-    das: bool
-    max_hands: int
-    resplit_aces: bool
-    surrender: bool
-
-    @classmethod
-    def of(cls, rules: Rules) -> FastRules:
-        return cls(rules.decks, rules.dealer_hits_soft_17, rules.blackjack_pays.win, rules.blackjack_pays.per,
-                   rules.double, rules.double_after_split, rules.max_hands, rules.resplit_aces, rules.late_surrender)
+# What the fast path needs of the rules is what the exact EVs depend on: one frozen record serves both (hashable,
+# and picklable for worker processes).
+FastRules = EvRules
 
 
 def _action_tables(r: FastRules) -> tuple[np.ndarray, np.ndarray]:

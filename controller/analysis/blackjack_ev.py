@@ -33,7 +33,8 @@ _OUTCOMES = 6            # dealer ends on 17, 18, 19, 20, 21, or busts
 
 @dataclass(frozen=True, slots=True)
 class EvRules:
-    """What the EVs depend on (hashable, for the caches)."""
+    """What the EVs and the fast path (controller.analysis.blackjack) depend on: hashable for the caches, picklable
+    for worker processes."""
 
     decks: int
     h17: bool

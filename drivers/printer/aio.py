@@ -3,16 +3,16 @@
     async with AsyncPrinter(url, fields_of=CROUPIER_TEMPLATE.fields, on_event=handle) as printer:
         printer.print_ticket(ticket)      # Printed / PrintFailed, PrinterFault / PrinterCleared come to handle()
 
-The driver's thread hands each event to the loop with `loop.call_soon_threadsafe`, so `on_event` runs on the
-loop's thread, once per event, in order (as drivers.shoe.aio does). Without `on_event` the events queue up for
-`async for event in printer` / `await printer.get()`.
+The hand-off is drivers.aio.AsyncDriver's: `on_event` runs on the loop's thread, once per event, in order.
+Without `on_event` the events queue up for `async for event in printer` / `await printer.get()`.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from typing import Callable
+
+from drivers.aio import AsyncDriver
 
 from .config import PrinterConfig
 from .driver import PrinterDriver
@@ -24,56 +24,24 @@ from .sim import PrinterSim
 __all__ = ["AsyncPrinter", "printer_for"]
 
 
-class AsyncPrinter:
+class AsyncPrinter(AsyncDriver[PrinterEvent, PrinterDriver]):
     def __init__(self, url: str, *, fields_of: FieldsOf, config: HostConfig | None = None,
                  baudrate: int = DEFAULT_BAUDRATE, rtscts: bool = False, xonxoff: bool = False,
                  on_event: Callable[[PrinterEvent], None] | None = None) -> None:
+        super().__init__(on_event)
         self.url, self.fields_of, self.config = url, fields_of, config
         self.baudrate, self.rtscts, self.xonxoff = baudrate, rtscts, xonxoff
-        self.on_event = on_event
-        self.driver: PrinterDriver | None = None
-        self.events: asyncio.Queue[PrinterEvent] = asyncio.Queue()
 
-    def start(self) -> AsyncPrinter:
-        """Start the driver; call it from the running loop that takes the events."""
-        loop = asyncio.get_running_loop()
-        put = self.on_event or self.events.put_nowait
-        self.driver = PrinterDriver(self.url, lambda event: loop.call_soon_threadsafe(put, event),
-                                    fields_of=self.fields_of, config=self.config, baudrate=self.baudrate,
-                                    rtscts=self.rtscts, xonxoff=self.xonxoff).start()
-        return self
+    def _driver_for(self, hand_off: Callable[[PrinterEvent], None]) -> PrinterDriver:
+        return PrinterDriver(self.url, hand_off, fields_of=self.fields_of, config=self.config,
+                             baudrate=self.baudrate, rtscts=self.rtscts, xonxoff=self.xonxoff)
 
     def print_ticket(self, ticket: TicketData) -> None:
-        if self.driver is None:
-            raise RuntimeError("AsyncPrinter is not started")
-        self.driver.print_ticket(ticket)
-
-    async def stop(self) -> None:
-        if self.driver is not None:
-            await asyncio.to_thread(self.driver.stop)
-
-    async def __aenter__(self) -> AsyncPrinter:
-        return self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
-    async def get(self) -> PrinterEvent:
-        return await self.events.get()
-
-    def __aiter__(self) -> AsyncPrinter:
-        return self
-
-    async def __anext__(self) -> PrinterEvent:
-        return await self.events.get()
+        self._driver().print_ticket(ticket)
 
     @property
     def online(self) -> bool:
         return self.driver is not None and self.driver.online
-
-    @property
-    def counters(self) -> dict[str, int]:
-        return self.driver.counters if self.driver else {}
 
 
 def printer_for(config: PrinterConfig, template: TicketTemplate, *, on_event: Callable[[PrinterEvent], None],

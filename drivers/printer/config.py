@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.configreader import ConfigError, Section, shown
+from drivers.configreader import ConfigError, DeviceLine, Section, shown
 
 from .protocol import DEFAULT_BAUDRATE
 
@@ -30,8 +30,7 @@ MAX_EXPIRES_DAYS = 3650
 
 
 @dataclass(frozen=True)
-class PrinterConfig:
-    port: str = "none"             # "sim", "none", a device path or a pyserial URL
+class PrinterConfig(DeviceLine):
     venue: str = ""
     address: str = ""
     expires_days: int = 30         # 0: never
@@ -39,14 +38,6 @@ class PrinterConfig:
     baudrate: int = DEFAULT_BAUDRATE
     flow: str = "none"
     template: str = "C"
-
-    @property
-    def on(self) -> bool:
-        return self.port != "none"
-
-    @property
-    def simulated(self) -> bool:
-        return self.port == "sim"
 
     @property
     def rtscts(self) -> bool:

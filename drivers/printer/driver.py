@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 import queue
-import threading
 import time
 from typing import Callable
 
 import serial
+
+from drivers.serialdevice import SerialDevice
 
 from .events import PrinterEvent, TicketData
 from .host import FieldsOf, HostConfig, TclHost
@@ -31,48 +32,24 @@ log = logging.getLogger("croupier.printer")
 _READ_TIMEOUT = 0.01
 
 
-class PrinterDriver:
-    """A TCL printer on a serial line; implements the cabinet's PrinterLink (print_ticket) from any thread."""
+class PrinterDriver(SerialDevice[PrinterEvent]):
+    """A TCL printer on a serial line; implements the cabinet's PrinterLink (print_ticket) from any thread. Started
+    and stopped as drivers.serialdevice.SerialDevice; on stop a ticket still queued or printing gets its outcome
+    (PrintFailed "stopped" unless its validation number is printed). Its counters: drivers.printer.host.COUNTERS
+    plus callback_errors, open_failures, internal_errors."""
 
     def __init__(self, url: str, on_event: Callable[[PrinterEvent], object], *, fields_of: FieldsOf,
                  config: HostConfig | None = None, baudrate: int = DEFAULT_BAUDRATE, rtscts: bool = False,
                  xonxoff: bool = False, reconnect_interval: float = 1.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        if not isinstance(url, str) or not url.strip():
-            raise ValueError(f"printer port must be a device path or pyserial URL, got {url!r}")
-        self.url, self.baudrate, self.rtscts, self.xonxoff = url, baudrate, rtscts, xonxoff
+        super().__init__("printer", url, on_event, log)
+        self.baudrate, self.rtscts, self.xonxoff = baudrate, rtscts, xonxoff
         self.reconnect_interval = reconnect_interval
-        self._on_event = on_event
         self._clock = clock
         self._host = TclHost(fields_of, config or HostConfig())
         self._tickets: queue.SimpleQueue[TicketData] = queue.SimpleQueue()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._port: serial.Serial | None = None
-        self._counters_lock = threading.Condition()
-        self._counters = dict(self._host.counters)
+        self._snapshot = dict(self._host.counters)
         self._extra = {"callback_errors": 0, "open_failures": 0, "internal_errors": 0}
-
-    def start(self) -> PrinterDriver:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name=f"printer {self.url}", daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Close the port and end the thread; a ticket still queued or printing gets its outcome (PrintFailed
-        "stopped" unless its validation number is printed)."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-    def __enter__(self) -> PrinterDriver:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def print_ticket(self, ticket: TicketData) -> None:
         """Print this ticket; Printed or PrintFailed follows with its number (within one read, 10 ms)."""
@@ -81,16 +58,6 @@ class PrinterDriver:
     @property
     def online(self) -> bool:
         return self._host.online
-
-    @property
-    def counters(self) -> dict[str, int]:
-        """A snapshot: drivers.printer.host.COUNTERS plus callback_errors, open_failures, internal_errors."""
-        with self._counters_lock:
-            return dict(self._counters)
-
-    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
-        with self._counters_lock:
-            return self._counters_lock.wait_for(lambda: predicate(self._counters), timeout)
 
     # ---- the thread ----------------------------------------------------------------------------------------
 
@@ -114,22 +81,15 @@ class PrinterDriver:
                     host.opened(self._clock())
                 try:
                     events = self._take_tickets()
-                    data = port.read(1)
-                    if data and port.in_waiting:
-                        data += port.read(port.in_waiting)
+                    data = self._read(port)
                     now = self._clock()
                     events += host.receive(data, now) if data else host.poll(now)
                     self._dispatch(events)
                     out = host.take_output()
                     if out:
                         port.write(out)
-                except (serial.SerialException, OSError) as exc:
-                    self._close(f"disconnected: {exc}")
-                    self._stop.wait(self.reconnect_interval)
-                except Exception as exc:  # a bug here must not silently end the printer: log it, start afresh
-                    self._extra["internal_errors"] += 1
-                    log.exception("printer driver failed; reopening the port")
-                    self._close(f"driver error: {exc!r}")
+                except Exception as exc:  # the line lost, or a bug here: close, and reopen afresh
+                    self._close(self._failure(exc))
                     self._stop.wait(self.reconnect_interval)
                 self._publish()
         finally:
@@ -148,26 +108,14 @@ class PrinterDriver:
 
     def _close(self, reason: str | None) -> None:
         """Close the port; with a reason the printer is offline (None: the driver stops, see TclHost.stopped)."""
-        port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass
+        self._close_port()
         if reason is not None:
             self._dispatch(self._host.closed(reason, self._clock()))
 
-    def _dispatch(self, events: list[PrinterEvent]) -> None:
-        for event in events:
-            try:
-                self._on_event(event)
-            except Exception:  # the runtime's bug must not take the printer down with it
-                self._extra["callback_errors"] += 1
-                log.exception("printer event handler failed on %r", event)
+    def _count(self, name: str) -> None:
+        self._extra[name] += 1
 
     def _publish(self) -> None:
         counters = dict(self._host.counters)
         counters.update(self._extra)
-        with self._counters_lock:
-            self._counters = counters
-            self._counters_lock.notify_all()
+        self._publish_counters(counters)

@@ -24,10 +24,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from drivers.simport import PtyEnd
+
 from .events import TicketData
 from .protocol import (LATCHED, Clear, CommandReader, Flags, Flush, FormFeed, Print, ProtocolError, Status,
                        StatusRequest, Unknown, encode_status)
-from .simport import PtyEnd
 
 __all__ = ["PrinterSim", "SimTicket", "SimError", "JOB_FAULTS"]
 

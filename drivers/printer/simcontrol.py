@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
+
+from drivers.simcontrol import control
 
 from .sim import JOB_FAULTS, SimError
 
@@ -24,28 +26,25 @@ help                     this list"""
 
 def command(sim: PrinterSim, line: str) -> str:
     """Carry out one control command on `sim`; returns 'ok ...' or 'error: ...'."""
-    words = line.split()
-    if not words:
-        return "ok"
-    verb, args = words[0].lower(), [w.lower() for w in words[1:]]
-    arg = args[0] if args else ""
-    try:
-        if verb == "paper" and arg in ("ok", "low", "out"):
-            sim.set_paper_out(arg == "out")
-            sim.set_paper_low(arg in ("low", "out"))
-            return f"ok paper {arg}"
-        if verb == "jam" and arg in ("on", "off"):
-            sim.set_jam(arg == "on")
-            return f"ok jam {arg}"
-        if verb == "head" and arg in ("open", "closed"):
-            sim.set_head_open(arg == "open")
-            return f"ok head {arg}"
-        if verb == "offline" and arg in ("on", "off"):
-            sim.set_offline(arg == "on")
-            return f"ok offline {arg}"
-        if verb == "power" and arg in ("on", "off"):
-            sim.power(arg == "on")
-            return f"ok power {arg}"
+
+    def paper(state: str) -> None:
+        sim.set_paper_out(state == "out")
+        sim.set_paper_low(state in ("low", "out"))
+
+    # verb: (the words it takes, what it does with one); each answers "ok VERB WORD"
+    switches: dict[str, tuple[tuple[str, ...], Callable[[str], None]]] = {
+        "paper": (("ok", "low", "out"), paper),
+        "jam": (("on", "off"), lambda word: sim.set_jam(word == "on")),
+        "head": (("open", "closed"), lambda word: sim.set_head_open(word == "open")),
+        "offline": (("on", "off"), lambda word: sim.set_offline(word == "on")),
+        "power": (("on", "off"), lambda word: sim.power(word == "on")),
+    }
+
+    def act(verb: str, args: list[str]) -> str | None:
+        arg = args[0] if args else ""
+        if verb in switches and arg in switches[verb][0]:
+            switches[verb][1](arg)
+            return f"ok {verb} {arg}"
         if verb == "fail-next" and arg in JOB_FAULTS:
             sim.fail_next_job(arg)
             return f"ok the next job fails: {arg}"
@@ -53,13 +52,8 @@ def command(sim: PrinterSim, line: str) -> str:
             n = int(arg) if arg else 1
             return "ok\n" + "\n".join(json.dumps({"template": t.template, "fields": t.fields, "lines": t.lines,
                                                   "error": t.error}) for t in sim.last_tickets(n))
-        if verb == "status":
-            return "ok " + json.dumps(sim.status(), sort_keys=True)
-        if verb == "help":
-            return "ok\n" + COMMANDS_HELP
-    except (SimError, ValueError) as exc:
-        return f"error: {exc}"
-    known = {"paper", "jam", "head", "offline", "power", "fail-next"}
-    if verb in known:
-        return f"error: {verb} {' '.join(args) or '(nothing)'}: see `help`"
-    return f"error: unknown command {verb!r} (try `help`)"
+        if verb in switches or verb == "fail-next":
+            return f"error: {verb} {' '.join(args) or '(nothing)'}: see `help`"
+        return None
+
+    return control(line, act, status=sim.status, commands_help=COMMANDS_HELP, refused=(SimError,), lower_words=True)

@@ -23,12 +23,13 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import threading
 import time
 from concurrent.futures import Future
 from typing import Callable, Mapping
 
 import serial
+
+from drivers.serialdevice import SerialDevice
 
 from .link import Event, HostLink, LinkConfig, LinkDown
 from .protocol import Lock, Message, RequestStatus, ResetCounters, SetTime
@@ -40,9 +41,12 @@ STILL_DOWN_FIRST = 30.0   # seconds of failing to open the port before the log s
 STILL_DOWN_MAX = 300.0    # ...then twice as long each time, up to this
 
 
-class ShoeDriver:
+class ShoeDriver(SerialDevice[Event]):
     """The card shoe on a serial line. Opens `url` with `serial.serial_for_url` (a device path, /dev/serial/by-id/...,
-    socket://host:port, rfc2217://host:port, loop://), keeps trying to (re)open it, and runs the link."""
+    socket://host:port, rfc2217://host:port, loop://), keeps trying to (re)open it, and runs the link. Started and
+    stopped as drivers.serialdevice.SerialDevice; on stop a last LinkDown('stopped') is handed on if the link was up.
+    Its counters: drivers.shoe.link.COUNTERS, plus callback_errors, write_errors and internal_errors, published
+    after every read and timer tick."""
 
     def __init__(self, url: str, on_event: Callable[[Event], object], *, config: LinkConfig | None = None,
                  baudrate: int = 115200, last_draws: Mapping[int, int] | None = None,
@@ -50,45 +54,16 @@ class ShoeDriver:
         """`last_draws`: the last draw number journaled per shoe id, so a gap across a restart of the host is seen.
         `realtime`: run the driver thread under SCHED_FIFO at this priority (1..99; needs CAP_SYS_NICE, e.g.
         systemd's LimitRTPRIO), so a busy Pi does not delay cards; if refused, a warning and normal scheduling."""
-        if not isinstance(url, str) or not url.strip():
-            raise ValueError(f"shoe port must be a device path or pyserial URL, got {url!r}")
-        self.url = url
+        super().__init__("shoe", url, on_event, log)
         self.baudrate = baudrate
         self.realtime = realtime
         self.config = config or LinkConfig()
-        self._on_event = on_event
         self._clock = clock
         self._link = HostLink(self.config, last_draws=last_draws)
         self._commands: queue.SimpleQueue[tuple[Message, Future]] = queue.SimpleQueue()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._port: serial.Serial | None = None
-        self._counters_lock = threading.Condition()
-        self._counters = self._link.snapshot_counters()
+        self._snapshot = self._link.snapshot_counters()
         self._extra = {"callback_errors": 0, "write_errors": 0, "internal_errors": 0}
         self.read_at = 0.0  # clock() right after the read that completed the frames being handed on (bench)
-
-    # ---- life cycle ----------------------------------------------------------------------------------------
-
-    def start(self) -> ShoeDriver:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name=f"shoe {self.url}", daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Close the port and end the thread; a last LinkDown('stopped') is handed on if the link was up."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-    def __enter__(self) -> ShoeDriver:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # ---- state and commands (any thread) -------------------------------------------------------------------
 
@@ -100,18 +75,6 @@ class ShoeDriver:
     def identity(self):
         """The last IDENTIFY of the device (drivers.shoe.protocol.Identify), or None."""
         return self._link.identity
-
-    @property
-    def counters(self) -> dict[str, int]:
-        """A snapshot of every counter (drivers.shoe.link.COUNTERS, plus callback_errors, write_errors and
-        internal_errors)."""
-        with self._counters_lock:
-            return dict(self._counters)
-
-    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
-        """Wait until `predicate(counters)` holds (counters are published after every read and timer tick)."""
-        with self._counters_lock:
-            return self._counters_lock.wait_for(lambda: predicate(self._counters), timeout)
 
     def submit(self, message: Message) -> Future:
         """Send a host command; the future completes when the device acknowledges it, or fails with LinkDownError
@@ -180,11 +143,7 @@ class ShoeDriver:
                     link.opened(self._clock())
                 try:
                     self._write(port)
-                    data = port.read(1)
-                    if data:
-                        waiting = port.in_waiting
-                        if waiting:
-                            data += port.read(waiting)
+                    data = self._read(port)
                     now = self.read_at = self._clock()
                     events = link.receive(data, now) if data else []
                     while True:
@@ -196,13 +155,8 @@ class ShoeDriver:
                     events += link.poll(now)
                     self._dispatch(events)
                     self._write(port)
-                except (serial.SerialException, OSError) as exc:
-                    self._close(f"disconnected: {exc}")
-                    self._stop.wait(cfg.reconnect_interval)
-                except Exception as exc:  # a bug here must not silently end the shoe: log it, start afresh
-                    self._extra["internal_errors"] += 1
-                    log.exception("shoe driver failed; reopening the port")
-                    self._close(f"driver error: {exc!r}")
+                except Exception as exc:  # the line lost, or a bug here: close, and reopen afresh
+                    self._close(self._failure(exc))
                     self._stop.wait(cfg.reconnect_interval)
                 self._publish()
         finally:
@@ -221,24 +175,14 @@ class ShoeDriver:
                 raise serial.SerialException(f"write timed out: {exc}") from exc
 
     def _close(self, reason: str) -> None:
-        port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass
+        self._close_port()
         events = self._link.closed(reason, self._clock())
         if reason == "stopped" and events:
             events = [LinkDown("stopped")]
         self._dispatch(events)
 
-    def _dispatch(self, events: list[Event]) -> None:
-        for event in events:
-            try:
-                self._on_event(event)
-            except Exception:  # the runtime's bug must not take the shoe down with it
-                self._extra["callback_errors"] += 1
-                log.exception("shoe event handler failed on %r", event)
+    def _count(self, name: str) -> None:
+        self._extra[name] += 1
 
     def _fail_queued(self) -> None:
         from .link import LinkDownError
@@ -254,6 +198,4 @@ class ShoeDriver:
     def _publish(self) -> None:
         counters = self._link.snapshot_counters()
         counters.update(self._extra)
-        with self._counters_lock:
-            self._counters = counters
-            self._counters_lock.notify_all()
+        self._publish_counters(counters)

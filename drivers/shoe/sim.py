@@ -25,6 +25,7 @@ from dataclasses import asdict
 from typing import Callable, Sequence
 
 from controller.cards import JOKER_INDEX, Card, Composition, from_index
+from drivers.simport import PtyEnd, TcpEnd
 
 from .device import DeviceLink, DeviceTiming
 from .protocol import (
@@ -32,7 +33,6 @@ from .protocol import (
     RequestStatus, ResetCounters, SetTime, Shuffle, ShoeState, StateFlags,
 )
 from .simcontrol import COMMANDS_HELP, Faults, SimError, command
-from .simport import PtyEnd, TcpEnd
 
 __all__ = ["ShoeSim", "Faults", "SimError", "COMMANDS_HELP"]
 

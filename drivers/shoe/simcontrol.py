@@ -3,11 +3,11 @@ work them (`command`: `croupier shoe-sim` reads them from stdin or its control p
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from controller.cards import Card, parse_cards
+from drivers.simcontrol import control
 
 if TYPE_CHECKING:
     from .sim import ShoeSim
@@ -56,11 +56,8 @@ help                     this list"""
 
 def command(sim: ShoeSim, line: str) -> str:
     """Carry out one control command on `sim` (see COMMANDS_HELP); returns 'ok ...' or 'error: ...'."""
-    words = line.split()
-    if not words:
-        return "ok"
-    verb, args = words[0].lower(), words[1:]
-    try:
+
+    def act(verb: str, args: list[str]) -> str | None:
         if verb == "deal":
             out = [sim.deal() for _ in range(_count(args, 1))]
             return "ok " + " ".join(f"{m.card}#{m.draw}" for m in out)
@@ -128,13 +125,9 @@ def command(sim: ShoeSim, line: str) -> str:
                 raise SimError("swap needs the new shoe's SERIAL")
             sim.swap(args[0], _count(args[1:], 0))
             return f"ok swapped for shoe {sim.serial} (draws {sim.draws})"
-        if verb == "status":
-            return "ok " + json.dumps(sim.status(), sort_keys=True)
-        if verb == "help":
-            return "ok\n" + COMMANDS_HELP
-    except (SimError, ValueError) as exc:
-        return f"error: {exc}"
-    return f"error: unknown command {verb!r} (try `help`)"
+        return None
+
+    return control(line, act, status=sim.status, commands_help=COMMANDS_HELP, refused=(SimError,))
 
 
 def _count(args: list[str], default: int) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from drivers.configreader import ConfigError, Section
+from drivers.configreader import ConfigError, DeviceLine, Section
 
 from .protocol import NOTE_TABLES
 
@@ -22,18 +22,9 @@ __all__ = ["ValidatorConfig", "validator_config"]
 
 
 @dataclass(frozen=True)
-class ValidatorConfig:
-    port: str = "none"                     # "sim", "none", a device path (/dev/ttyUSB0) or a pyserial URL
+class ValidatorConfig(DeviceLine):
     notes: tuple[int, ...] = ()            # cents the cabinet takes, ascending (the SAS host may narrow them)
     country: str = "USD"
-
-    @property
-    def on(self) -> bool:
-        return self.port != "none"
-
-    @property
-    def simulated(self) -> bool:
-        return self.port == "sim"
 
 
 def validator_config(mapping: Mapping[str, Any], where: str) -> ValidatorConfig:

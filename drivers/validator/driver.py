@@ -29,6 +29,8 @@ from typing import Callable
 
 import serial
 
+from drivers.serialdevice import SerialDevice
+
 from .events import (Escrowed, PoweredUp, Rejected, Returned, Stacked, ValidatorCleared, ValidatorEvent,
                      ValidatorFault)
 from .protocol import (
@@ -178,21 +180,22 @@ class StatusTracker:
         self.item, self.escrow_reported, self.done, self.resumed = None, False, False, False
 
 
-class ValidatorDriver:
-    """The validator on a serial line (any pyserial URL: a device path, socket://host:port, rfc2217://...)."""
+class ValidatorDriver(SerialDevice[ValidatorEvent]):
+    """The validator on a serial line (any pyserial URL: a device path, socket://host:port, rfc2217://...), started
+    and stopped as drivers.serialdevice.SerialDevice."""
+
+    log_events = True
 
     def __init__(self, url: str, on_event: Callable[[ValidatorEvent], object], *, country: str = "USD",
                  timing: DriverTiming | None = None, baudrate: int = 9600, in_escrow: Item | None = None) -> None:
         """`in_escrow`: the item the cabinet's journal has in escrow (escrowed, not yet stacked or returned) when
         this process starts: a validator still holding it is not reported again, and its VEND VALID credits it."""
-        if not isinstance(url, str) or not url.strip():
-            raise ValueError(f"validator port must be a device path or pyserial URL, got {url!r}")
+        super().__init__("validator", url, on_event, log)
         if country not in NOTE_TABLES:
             raise ValueError(f"no ID-003 note table for {country!r} (known: {', '.join(NOTE_TABLES)})")
-        self.url, self.country, self.baudrate = url, country, baudrate
+        self.country, self.baudrate = country, baudrate
         self.table = NOTE_TABLES[country]
         self.timing = timing or DriverTiming()
-        self._on_event = on_event
         self._tracker = StatusTracker(self.table)
         if in_escrow is not None:
             self._tracker.resume(in_escrow)
@@ -201,36 +204,11 @@ class ValidatorDriver:
         self._notes: frozenset[int] = frozenset()
         self._tickets = False
         self._settings_lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._port: serial.Serial | None = None
         self._missed = 0
         self._offline = False
         self._decision: Frame | None = None  # a STACK or RETURN the validator has not answered yet
         self._counters = dict.fromkeys(COUNTERS, 0)
-        self._published = threading.Condition()
         self._snapshot = dict(self._counters)
-
-    # ---- life cycle ------------------------------------------------------------------------------------------
-
-    def start(self) -> ValidatorDriver:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name=f"validator {self.url}", daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-    def __enter__(self) -> ValidatorDriver:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # ---- the cabinet's commands (any thread; each returns at once) --------------------------------------------
 
@@ -255,16 +233,6 @@ class ValidatorDriver:
     @property
     def offline(self) -> bool:
         return self._offline
-
-    @property
-    def counters(self) -> dict[str, int]:
-        with self._published:
-            return dict(self._snapshot)
-
-    def wait_counters(self, predicate: Callable[[dict[str, int]], bool], timeout: float) -> bool:
-        """Wait until `predicate(counters)` holds (published after every poll)."""
-        with self._published:
-            return self._published.wait_for(lambda: predicate(self._snapshot), timeout)
 
     # ---- the thread ------------------------------------------------------------------------------------------
 
@@ -309,12 +277,7 @@ class ValidatorDriver:
             return False
 
     def _close(self) -> None:
-        port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass
+        self._close_port()
 
     def _cycle(self) -> None:
         while True:
@@ -436,18 +399,10 @@ class ValidatorDriver:
             log.info("validator %s answers again", self.url)
             self._dispatch([ValidatorCleared("offline")])
 
-    def _dispatch(self, events: list[ValidatorEvent]) -> None:
-        for event in events:
-            log.debug("validator event %r", event)
-            try:
-                self._on_event(event)
-            except Exception:  # the runtime's bug must not take the validator down with it
-                self._counters["callback_errors"] += 1
-                log.exception("validator event handler failed on %r", event)
+    def _count(self, name: str) -> None:
+        self._counters[name] += 1
 
     def _publish(self) -> None:
         counters = dict(self._counters)
         counters.update(self._tracker.counters)
-        with self._published:
-            self._snapshot = counters
-            self._published.notify_all()
+        self._publish_counters(counters)

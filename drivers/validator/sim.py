@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from drivers.shoe.simport import PtyEnd, TcpEnd
+from drivers.simport import PtyEnd, TcpEnd
 
 from .protocol import (
     BARCODE_DIGITS, NOTE_TABLES, Cmd, Frame, FrameReader, Item, NoteTable, Status, encode, enabled_notes,

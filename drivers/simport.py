@@ -1,5 +1,5 @@
-"""The simulated shoe's end of its line: a pseudo-terminal (its path kept linked, like a udev by-id link) or a TCP
-listener on the loopback, one host at a time."""
+"""A simulated device's end of its line (the shoe's, the validator's, the printer's): a pseudo-terminal (its path
+optionally kept linked, like a udev by-id link) or a TCP listener on the loopback, one host at a time."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import socket
 import tty
 
 
-
 class PtyEnd:
-    """The device end of a pseudo-terminal; `link` is kept pointing at the current slave, like a udev by-id link."""
+    """The device end of a pseudo-terminal; `link`, if given, is kept pointing at the current slave, like a udev
+    by-id link."""
 
-    def __init__(self, link: str | None) -> None:
+    def __init__(self, link: str | None = None) -> None:
         self.link = link
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)  # no echo or line editing, before the host opens it
@@ -31,13 +31,14 @@ class PtyEnd:
     def fds(self) -> list[int]:
         return [self.master]
 
-    def read(self, fd: int) -> bytes:
+    def read(self, fd: int | None = None) -> bytes:
+        """What the host wrote (`fd`, one of fds(), is only TcpEnd's concern)."""
         try:
             return os.read(self.master, 4096)
         except (BlockingIOError, InterruptedError):
             return b""
         except OSError as exc:
-            if exc.errno == errno.EIO:
+            if exc.errno == errno.EIO:  # no host has the slave open
                 return b""
             raise
 
