@@ -136,7 +136,10 @@ def test_cabinets_on_a_floor_link_show_their_pool_hit_and_balance_and_a_later_se
     link = LinkConfig(LINK, None, heartbeat=0.2, timeout=2.0, engine="floor")
 
     def done(s: FloorService) -> bool:
-        return LINK in s.link_pools and s.link_pools[LINK].seq >= 6
+        # the pool is folded live, the stream's per-subject counts are read each refresh: wait for both (once a
+        # page was read between the two and listed one cabinet's subject of three)
+        subjects = {f"croupier.link.fl-1.fc-{i}" for i in (1, 2, 3)}
+        return LINK in s.link_pools and s.link_pools[LINK].seq >= 6 and subjects <= set(s.pools or ())
 
     async def scenario() -> tuple[dict[str, Any], str, str, dict[str, Any]]:
         nc = await connect([floor_server.url])
