@@ -442,7 +442,8 @@ class Runtime(FloorLink):
         spec = self.COMMANDS.get(command)
         if spec is None:
             raise CommandRefused(f"{command} is not handled here")
-        reply: dict[str, Any] = getattr(self, spec.method)(batch, role, args)
+        handler = getattr(self, spec.method)
+        reply: dict[str, Any] = handler(batch, role, command, args) if spec.named else handler(batch, role, args)
         return reply
 
     def _refusal(self, who: str, reason: str, request: Any, left_out: Any) -> dict[str, Any]:

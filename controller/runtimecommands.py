@@ -1,6 +1,7 @@
 """Bus commands as a runtime declares them (name, roles, help, beside the handler) and the window in which a command's id is answered once.
 
-A handler is a method of a runtime, `(self, batch, role, args) -> reply`, marked with `@command(...)`: the
+A handler is a method of a runtime, `(self, batch, role, args) -> reply` (`named`: `(self, batch, role, command,
+args)`), marked with `@command(...)`: the
 runtime's class collects its own and its bases' declarations into `COMMANDS` (name -> `Command`), which the
 dispatcher (controller/runtime.py) looks a command up in, checks the sender's role against and calls. A
 command the base runtime handles the same way everywhere (status, meters, audit) is declared there without
@@ -23,20 +24,25 @@ F = TypeVar("F", bound=Callable[..., Any])
 class Command:
     """One bus command: its name, the role kinds that may send it, a line of help, and its handler's name on the
     runtime (looked up on the instance, so a subclass may override it). `read_only`: it changes nothing and is
-    answered afresh each time, never from the window of answered ids."""
+    answered afresh each time, never from the window of answered ids. `named`: the handler is told the command's
+    name (it serves several)."""
     name: str
     roles: tuple[str, ...]
     help: str
     method: str
     read_only: bool = False
+    named: bool = False
 
 
-def command(name: str, *, help: str, roles: Iterable[str] = (), read_only: bool = False) -> Callable[[F], F]:
+def command(name: str, *, help: str, roles: Iterable[str] = (), read_only: bool = False,
+            named: bool = False) -> Callable[[F], F]:
     """Declare the decorated method the handler of bus command `name`, sent by `roles` (none: each runtime grants
-    it in its GRANTS). One handler may serve several commands (decorate it once for each)."""
+    it in its GRANTS). One handler may serve several commands: decorate it once for each, `named=True`, and it is
+    called with the command's name before its arguments."""
     def declare(fn: F) -> F:
-        spec = Command(name, tuple(roles), help, fn.__name__, read_only)
-        setattr(fn, "__commands__", (*getattr(fn, "__commands__", ()), spec))
+        spec = Command(name, tuple(roles), help, fn.__name__, read_only, named)
+        # decorators apply from the bottom up: put this one first, so the list keeps the order they are written in
+        setattr(fn, "__commands__", (spec, *getattr(fn, "__commands__", ())))
         return fn
     return declare
 

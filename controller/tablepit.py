@@ -29,27 +29,6 @@ class TablePit:
     _warming: dict[str, Any] | None
     _journal: Callable[[Batch, list[dict[str, Any]]], dict[str, Any]]
 
-    @command("rating_start", roles=PIT, help="rate a player at a spot (spot, player: the player card number)")
-    def _rating_start(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "rating_start", args)
-
-    @command("rating_stop", roles=PIT, help="end the rated session at a spot (spot)")
-    def _rating_stop(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "rating_stop", args)
-
-    @command("rating_move", roles=PIT, help="the rated player moved (from, to): the same session goes on there")
-    def _rating_move(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "rating_move", args)
-
-    @command("slip_enter", roles=BOOKS, help="enter a paperwork slip (form: opener, closer, fill, credit, drop; "
-                                             "chips or amount; day)")
-    def _slip_enter(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "slip_enter", args)
-
-    @command("slip_confirm", roles=BOOKS, help="confirm a slip another role entered (slip)")
-    def _slip_confirm(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "slip_confirm", args)
-
     @command("dealer_sign_in", roles=PIT, help="a dealer signs in at the table (dealer: the id the pit knows them "
                                                "by): the analytics count the rounds dealt to them")
     def _dealer_sign_in(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
@@ -71,11 +50,16 @@ class TablePit:
             raise CommandRefused("no dealer is signed in")
         return self._journal(batch, [DealerSignIn(None).to_json()])
 
-    @command("pit", roles=("pit",), help="the pit's view: ratings, paperwork, advantage-play alerts with their "
-                                         "evidence, the shift's figures", read_only=True)
-    def _pit(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
-        return self._book(batch, role, "pit", args)
-
+    @command("rating_start", roles=PIT, named=True, help="rate a player at a spot (spot, player: the player card "
+                                                         "number)")
+    @command("rating_stop", roles=PIT, named=True, help="end the rated session at a spot (spot)")
+    @command("rating_move", roles=PIT, named=True, help="the rated player moved (from, to): the same session goes "
+                                                        "on there")
+    @command("slip_enter", roles=BOOKS, named=True, help="enter a paperwork slip (form: opener, closer, fill, credit, "
+                                                         "drop; chips or amount; day)")
+    @command("slip_confirm", roles=BOOKS, named=True, help="confirm a slip another role entered (slip)")
+    @command("pit", roles=("pit",), named=True, read_only=True,
+             help="the pit's view: ratings, paperwork, advantage-play alerts with their evidence, the shift's figures")
     def _book(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
         """The pit's commands: rated play, paperwork, and the pit's view of both (also while an alert pauses play)."""
         from controller import paperwork, rating

@@ -30,11 +30,11 @@ class Echo(Runtime):
     def _ping(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "result": "pong"}
 
-    @command("shout", roles=("dealer", "ops"), help="answer what was said, loud")
-    @command("say", roles=("dealer",), help="answer what was said")
-    def _say(self, batch: Batch, role: Role, args: dict[str, Any]) -> dict[str, Any]:
+    @command("shout", roles=("dealer", "ops"), named=True, help="answer what was said, loud")
+    @command("say", roles=("dealer",), named=True, help="answer what was said")
+    def _say(self, batch: Batch, role: Role, command: str, args: dict[str, Any]) -> dict[str, Any]:
         batch.add({"kind": "said", "text": str(args["text"])})
-        return {"ok": True, "result": str(args["text"])}
+        return {"ok": True, "result": str(args["text"]).upper() if command == "shout" else str(args["text"])}
 
 
 def echo(tmp_path: Path) -> tuple[Echo, Batch]:
@@ -44,13 +44,15 @@ def echo(tmp_path: Path) -> tuple[Echo, Batch]:
 
 
 def test_a_runtime_takes_exactly_the_commands_its_handlers_declare_with_their_roles() -> None:
-    assert list(Echo.COMMANDS) == ["ping", "say", "shout", "status"]  # its own in order, then the granted base's
-    assert Echo.ALLOWED == {"ping": ("ops",), "say": ("dealer",), "shout": ("dealer", "ops"), "status": ("ops",)}
-    assert [c.help for c in Echo.COMMANDS.values()] == ["answer pong", "answer what was said",
-                                                        "answer what was said, loud",
+    # its own in the order written (stacked declarations top down), then the granted base's
+    assert list(Echo.COMMANDS) == ["ping", "shout", "say", "status"]
+    assert Echo.ALLOWED == {"ping": ("ops",), "shout": ("dealer", "ops"), "say": ("dealer",), "status": ("ops",)}
+    assert [c.help for c in Echo.COMMANDS.values()] == ["answer pong", "answer what was said, loud",
+                                                        "answer what was said",
                                                         "the sender's view of the state, as its screen shows it"]
     assert [c.read_only for c in Echo.COMMANDS.values()] == [False, False, False, True]
     assert Echo.COMMANDS["say"].method == Echo.COMMANDS["shout"].method == "_say"
+    assert Echo.COMMANDS["say"].named and not Echo.COMMANDS["ping"].named
 
 
 def test_granting_a_command_nobody_handles_is_an_error_where_the_class_is_written() -> None:
@@ -62,7 +64,7 @@ def test_granting_a_command_nobody_handles_is_an_error_where_the_class_is_writte
 def test_the_dispatcher_calls_the_handler_and_journals_refusals_as_the_runtimes_refused_kind(tmp_path: Path) -> None:
     runtime, batch = echo(tmp_path)
     assert runtime._command(batch, Role("ops"), "ping", {}) == {"ok": True, "result": "pong"}
-    assert runtime._command(batch, Role("ops"), "shout", {"text": "hi"}) == {"ok": True, "result": "hi"}
+    assert runtime._command(batch, Role("ops"), "shout", {"text": "hi"}) == {"ok": True, "result": "HI"}  # told which
     assert runtime._command(batch, Role("ops"), "status", {}) == {"ok": True, "result": {"seen": "by ops"}}
     assert runtime._command(batch, Role("dealer"), "ping", {}) == {"ok": False, "error": "dealer may not ping"}
     assert runtime._command(batch, Role("ops"), "meters", {}) == {
