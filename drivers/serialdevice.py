@@ -1,9 +1,10 @@
 """What every serial device driver's thread shares (the shoe's, the validator's, the printer's): its port checked, started, stopped, its counters published.
 
 A driver subclasses SerialDevice, calls `super().__init__(kind, url, on_event, log)` first, and runs its line in
-`_run` until `self._stop` is set; `self._port` is the open line or None. It hands its events on with `_dispatch`
-and counts its own errors in `_count`. The thread publishes a fresh copy of its counters with `_publish_counters`
-(after every poll): `counters` and `wait_counters` read that copy from any thread.
+`_run` until `self._stop` is set; `self._port` is the open line or None. A driver whose line is one `_step` after
+another runs them with `_serve` (the port opened, and reopened afresh when a step fails). It hands its events on
+with `_dispatch` and counts its own errors in `_count`. The thread publishes a fresh copy of its counters with
+`_publish_counters` (after every poll): `counters` and `wait_counters` read that copy from any thread.
 """
 
 from __future__ import annotations
@@ -44,6 +45,44 @@ class SerialDevice(Generic[E]):
     def _count(self, name: str) -> None:
         """Count one of the driver's own errors ("callback_errors", ...)."""
         raise NotImplementedError
+
+    # What `_serve` asks of the driver: to open its port and start the line on it, what a failure to open it
+    # means, one step of the line, closing it (with why), publishing its counters.
+    def _connect(self) -> serial.Serial:
+        raise NotImplementedError
+
+    def _open_failed(self, exc: Exception) -> None:
+        raise NotImplementedError
+
+    def _step(self, port: serial.Serial) -> None:
+        raise NotImplementedError
+
+    def _close(self, reason: str) -> None:
+        raise NotImplementedError
+
+    def _publish(self) -> None:
+        raise NotImplementedError
+
+    def _serve(self, retry: float) -> None:
+        """Run the line until stopped: open the port (again every `retry` seconds while it cannot be opened), then
+        one `_step` after another, publishing the counters after each; a step that fails closes the port (the
+        line lost, or a bug here: see `_failure`) and it is opened afresh `retry` seconds later."""
+        while not self._stop.is_set():
+            port = self._port
+            if port is None:
+                try:
+                    port = self._port = self._connect()
+                except (serial.SerialException, OSError, ValueError) as exc:
+                    self._open_failed(exc)
+                    self._publish()
+                    self._stop.wait(retry)
+                    continue
+            try:
+                self._step(port)
+            except Exception as exc:  # the line lost, or a bug here: close, and reopen afresh
+                self._close(self._failure(exc))
+                self._stop.wait(retry)
+            self._publish()
 
     def start(self) -> Self:
         if self._thread is None:
@@ -92,7 +131,7 @@ class SerialDevice(Generic[E]):
         return data
 
     def _failure(self, exc: Exception) -> str:
-        """Why a cycle of the line failed, called in its `except`: the line itself ("disconnected: ..."), or a bug,
+        """Why a step of the line failed, called in its `except`: the line itself ("disconnected: ..."), or a bug,
         counted as internal_errors and logged with its traceback ("driver error: ..."), so the port is reopened
         afresh rather than the device silently ending."""
         if isinstance(exc, (serial.SerialException, OSError)):

@@ -62,40 +62,34 @@ class PrinterDriver(SerialDevice[PrinterEvent]):
     # ---- the thread ----------------------------------------------------------------------------------------
 
     def _run(self) -> None:
-        host = self._host
         try:
-            while not self._stop.is_set():
-                port = self._port
-                if port is None:
-                    try:
-                        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=_READ_TIMEOUT,
-                                                     write_timeout=1.0, rtscts=self.rtscts, xonxoff=self.xonxoff)
-                    except (serial.SerialException, OSError, ValueError) as exc:
-                        self._extra["open_failures"] += 1
-                        self._dispatch(host.closed(f"cannot open the port {self.url}: {exc}", self._clock()))
-                        self._dispatch(self._take_tickets())
-                        self._publish()
-                        self._stop.wait(self.reconnect_interval)
-                        continue
-                    self._port = port
-                    host.opened(self._clock())
-                try:
-                    events = self._take_tickets()
-                    data = self._read(port)
-                    now = self._clock()
-                    events += host.receive(data, now) if data else host.poll(now)
-                    self._dispatch(events)
-                    out = host.take_output()
-                    if out:
-                        port.write(out)
-                except Exception as exc:  # the line lost, or a bug here: close, and reopen afresh
-                    self._close(self._failure(exc))
-                    self._stop.wait(self.reconnect_interval)
-                self._publish()
+            self._serve(self.reconnect_interval)
         finally:
             self._close(None)
-            self._dispatch(self._take_tickets() + host.stopped(self._clock()))
+            self._dispatch(self._take_tickets() + self._host.stopped(self._clock()))
             self._publish()
+
+    def _connect(self) -> serial.Serial:
+        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=_READ_TIMEOUT, write_timeout=1.0,
+                                     rtscts=self.rtscts, xonxoff=self.xonxoff)
+        self._host.opened(self._clock())
+        return port
+
+    def _open_failed(self, exc: Exception) -> None:
+        self._extra["open_failures"] += 1
+        self._dispatch(self._host.closed(f"cannot open the port {self.url}: {exc}", self._clock()))
+        self._dispatch(self._take_tickets())
+
+    def _step(self, port: serial.Serial) -> None:
+        host = self._host
+        events = self._take_tickets()
+        data = self._read(port)
+        now = self._clock()
+        events += host.receive(data, now) if data else host.poll(now)
+        self._dispatch(events)
+        out = host.take_output()
+        if out:
+            port.write(out)
 
     def _take_tickets(self) -> list[PrinterEvent]:
         events: list[PrinterEvent] = []

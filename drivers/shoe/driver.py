@@ -103,66 +103,60 @@ class ShoeDriver(SerialDevice[Event]):
     # ---- the thread ----------------------------------------------------------------------------------------
 
     def _run(self) -> None:
-        link, cfg = self._link, self.config
-        failing_since: float | None = None
-        remind_at, remind_gap, tries = 0.0, STILL_DOWN_FIRST, 0
+        self._failing_since: float | None = None  # while the port cannot be opened: since when, and how often
+        self._remind_at, self._remind_gap, self._tries = 0.0, STILL_DOWN_FIRST, 0
         if self.realtime is not None:
             try:  # on Linux, pid 0 means this thread
                 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.realtime))
             except (OSError, AttributeError, ValueError) as exc:
                 log.warning("shoe driver: real-time priority %s refused (%s): normal scheduling", self.realtime, exc)
         try:
-            while not self._stop.is_set():
-                port = self._port
-                if port is None:
-                    try:
-                        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=cfg.poll_interval,
-                                                     write_timeout=1.0)
-                    except (serial.SerialException, OSError, ValueError) as exc:
-                        link.counters["open_failures"] += 1
-                        now = self._clock()
-                        tries += 1
-                        if failing_since is None:
-                            failing_since, tries = now, 1
-                            remind_at, remind_gap = now + STILL_DOWN_FIRST, STILL_DOWN_FIRST
-                            log.warning("shoe port %s cannot be opened (retrying every %.2f s): %s", self.url,
-                                        cfg.reconnect_interval, exc)
-                            self._dispatch([LinkDown(f"cannot open the port {self.url}: {exc}")])
-                        elif now >= remind_at:
-                            log.warning("shoe port %s still cannot be opened after %.0f s (%d tries): %s", self.url,
-                                        now - failing_since, tries, exc)
-                            remind_gap = min(remind_gap * 2, STILL_DOWN_MAX)
-                            remind_at = now + remind_gap
-                        self._publish()
-                        self._stop.wait(cfg.reconnect_interval)
-                        continue
-                    if failing_since is not None:
-                        log.info("shoe port %s open again after %.1f s", self.url, self._clock() - failing_since)
-                        failing_since = None
-                    self._port = port
-                    link.opened(self._clock())
-                try:
-                    self._write(port)
-                    data = self._read(port)
-                    now = self.read_at = self._clock()
-                    events = link.receive(data, now) if data else []
-                    while True:
-                        try:
-                            message, future = self._commands.get_nowait()
-                        except queue.Empty:
-                            break
-                        link.submit(message, now, future)
-                    events += link.poll(now)
-                    self._dispatch(events)
-                    self._write(port)
-                except Exception as exc:  # the line lost, or a bug here: close, and reopen afresh
-                    self._close(self._failure(exc))
-                    self._stop.wait(cfg.reconnect_interval)
-                self._publish()
+            self._serve(self.config.reconnect_interval)
         finally:
             self._close("stopped")
             self._fail_queued()
             self._publish()
+
+    def _connect(self) -> serial.Serial:
+        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.config.poll_interval,
+                                     write_timeout=1.0)
+        if self._failing_since is not None:
+            log.info("shoe port %s open again after %.1f s", self.url, self._clock() - self._failing_since)
+            self._failing_since = None
+        self._link.opened(self._clock())
+        return port
+
+    def _open_failed(self, exc: Exception) -> None:
+        self._link.counters["open_failures"] += 1
+        now = self._clock()
+        self._tries += 1
+        if self._failing_since is None:
+            self._failing_since, self._tries = now, 1
+            self._remind_at, self._remind_gap = now + STILL_DOWN_FIRST, STILL_DOWN_FIRST
+            log.warning("shoe port %s cannot be opened (retrying every %.2f s): %s", self.url,
+                        self.config.reconnect_interval, exc)
+            self._dispatch([LinkDown(f"cannot open the port {self.url}: {exc}")])
+        elif now >= self._remind_at:
+            log.warning("shoe port %s still cannot be opened after %.0f s (%d tries): %s", self.url,
+                        now - self._failing_since, self._tries, exc)
+            self._remind_gap = min(self._remind_gap * 2, STILL_DOWN_MAX)
+            self._remind_at = now + self._remind_gap
+
+    def _step(self, port: serial.Serial) -> None:
+        link = self._link
+        self._write(port)
+        data = self._read(port)
+        now = self.read_at = self._clock()
+        events = link.receive(data, now) if data else []
+        while True:
+            try:
+                message, future = self._commands.get_nowait()
+            except queue.Empty:
+                break
+            link.submit(message, now, future)
+        events += link.poll(now)
+        self._dispatch(events)
+        self._write(port)
 
     def _write(self, port: serial.SerialBase) -> None:
         out = self._link.take_output()

@@ -218,7 +218,8 @@ class Message:
     """Base of every message. TYPE is its type byte; RELIABLE ones are sequenced, acknowledged and retransmitted.
 
     NAME and LAYOUT are its declaration as vectors.json words it (a test compares them); `wire()` gives its wire
-    fields and `from_wire` builds it from them, so the bytes come from the layout alone."""
+    fields and `from_wire` builds it from them, so the bytes come from the layout alone. A message whose fields
+    are its wire fields as they are (and `seq`, where it has one) needs neither."""
 
     TYPE: ClassVar[int] = -1
     NAME: ClassVar[str] = ""
@@ -228,11 +229,14 @@ class Message:
 
     def wire(self) -> dict[str, Any]:
         """The message's fields as the wire carries them (cards as their index bytes)."""
-        return {}
+        return {f.name: getattr(self, f.name) for f in layout_of(type(self)).fields}
 
     @classmethod
     def from_wire(cls, fields: dict[str, Any], seq: int) -> Message:
-        return cls()
+        """The message its wire fields make (the frame's sequence number is its `seq`, where it has one)."""
+        if "seq" in cls.__dataclass_fields__:
+            fields = {**fields, "seq": seq}
+        return cls(**fields)
 
     def pack(self) -> bytes:
         return layout_of(type(self)).encode(self.wire())
@@ -429,13 +433,6 @@ class DeviceError(Message):
     code: int
     text: str = ""
 
-    def wire(self) -> dict[str, Any]:
-        return {"code": self.code, "text": self.text}
-
-    @classmethod
-    def from_wire(cls, f: dict[str, Any], seq: int) -> DeviceError:
-        return cls(f["code"], f["text"])
-
 
 # ---- link control, both directions ------------------------------------------------------------------------
 
@@ -448,10 +445,6 @@ class Ack(Message):
     RELIABLE: ClassVar[bool] = False
     FROM_DEVICE: ClassVar[bool | None] = None  # both directions
     seq: int
-
-    @classmethod
-    def from_wire(cls, f: dict[str, Any], seq: int) -> Ack:
-        return cls(seq)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,13 +459,6 @@ class Nak(Message):
     seq: int
     reason: int
 
-    def wire(self) -> dict[str, Any]:
-        return {"reason": self.reason}
-
-    @classmethod
-    def from_wire(cls, f: dict[str, Any], seq: int) -> Nak:
-        return cls(seq, f["reason"])
-
 
 # ---- host -> device ---------------------------------------------------------------------------------------
 
@@ -485,13 +471,6 @@ class Hello(Message):
     LAYOUT: ClassVar[str] = "protocol:u8"
     FROM_DEVICE: ClassVar[bool | None] = False
     protocol: int = PROTOCOL_VERSION
-
-    def wire(self) -> dict[str, Any]:
-        return {"protocol": self.protocol}
-
-    @classmethod
-    def from_wire(cls, f: dict[str, Any], seq: int) -> Hello:
-        return cls(f["protocol"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,13 +520,6 @@ class SetTime(Message):
     LAYOUT: ClassVar[str] = "unix_ms:u64"
     FROM_DEVICE: ClassVar[bool | None] = False
     unix_ms: int
-
-    def wire(self) -> dict[str, Any]:
-        return {"unix_ms": self.unix_ms}
-
-    @classmethod
-    def from_wire(cls, f: dict[str, Any], seq: int) -> SetTime:
-        return cls(f["unix_ms"])
 
 
 MESSAGE_TYPES: dict[int, type[Message]] = {m.TYPE: m for m in (

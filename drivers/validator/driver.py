@@ -248,18 +248,18 @@ class ValidatorDriver(SerialDevice[ValidatorEvent]):
                 except (serial.SerialException, OSError) as exc:
                     self._counters["disconnects"] += 1
                     log.warning("validator line %s lost: %s", self.url, exc)
-                    self._close()
+                    self._close_port()
                     self._silent()
                     self._stop.wait(t.reconnect_interval)
                 except Exception:  # a bug here must not end the validator silently: log it, carry on
                     self._counters["internal_errors"] += 1
                     log.exception("validator driver failed; reopening the line")
-                    self._close()
+                    self._close_port()
                     self._stop.wait(t.reconnect_interval)
                 self._publish()
                 self._stop.wait(t.poll_interval)
         finally:
-            self._close()
+            self._close_port()
             self._publish()
 
     def _open(self) -> bool:
@@ -275,9 +275,6 @@ class ValidatorDriver(SerialDevice[ValidatorEvent]):
             self._silent()
             self._publish()
             return False
-
-    def _close(self) -> None:
-        self._close_port()
 
     def _cycle(self) -> None:
         while True:

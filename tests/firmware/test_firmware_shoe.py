@@ -81,6 +81,14 @@ def _link(fw: SimpleNamespace):
         "boot": 1, "draws": 0, "last_card": 255, "serial": "T"}))
 
 
+def _sending(fw: SimpleNamespace, *cards: int):
+    """A device link that was given a CARD message for each of these card bytes (draws 1, 2, ...) to send."""
+    link = _link(fw)
+    for draw, card in enumerate(cards, 1):
+        link.send(fw.proto.T_CARD, fw.proto.pack("CARD", {"shoe_id": 1, "draw": draw, "card": card}))
+    return link
+
+
 def _decode(fw: SimpleNamespace, frames: list[bytes]) -> list[tuple]:
     decoder = fw.proto.Decoder()
     return [(item[2], item[1]) for frame in frames for item in decoder.feed(frame)]
@@ -88,8 +96,7 @@ def _decode(fw: SimpleNamespace, frames: list[bytes]) -> list[tuple]:
 
 def test_device_resends_with_backoff_until_acknowledged(fw: SimpleNamespace) -> None:
     proto, clock = fw.proto, fw.clock
-    link = _link(fw)
-    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 1, "card": 51}))
+    link = _sending(fw, 51)
     assert _decode(fw, link.take()) == [(proto.T_CARD, 0)]
     resent_at = []
     for ms in range(1, 4000):
@@ -107,8 +114,7 @@ def test_device_resends_with_backoff_until_acknowledged(fw: SimpleNamespace) -> 
 
 def test_device_resends_at_once_on_a_nak_naming_its_frame(fw: SimpleNamespace) -> None:
     proto = fw.proto
-    link = _link(fw)
-    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 1, "card": 51}))
+    link = _sending(fw, 51)
     frame = link.take()
     link.receive(proto.encode(7, proto.T_NAK, b"\x01"))  # names another frame: ignored
     assert link.take() == []
@@ -133,9 +139,7 @@ def test_device_delivers_each_host_command_once(fw: SimpleNamespace) -> None:
 
 def test_identify_names_the_frame_in_flight(fw: SimpleNamespace) -> None:
     proto = fw.proto
-    link = _link(fw)
-    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 1, "card": 51}))
-    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 2, "card": 50}))
+    link = _sending(fw, 51, 50)
     link.take()
     link.receive(proto.encode(0, proto.T_HELLO, b"\x01"))
     frames = link.take()
@@ -333,9 +337,7 @@ def test_firmware_and_host_link_deliver_every_card_once_through_a_lossy_line(fw:
 
 def test_a_nak_naming_the_next_frame_acknowledges_the_one_in_flight(fw: SimpleNamespace) -> None:
     proto = fw.proto
-    link = _link(fw)
-    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 1, "card": 51}))
-    link.send(proto.T_CARD, proto.pack("CARD", {"shoe_id": 1, "draw": 2, "card": 50}))
+    link = _sending(fw, 51, 50)
     link.take()
     link.receive(proto.encode(1, proto.T_NAK, b"\x01"))  # the host expects 1: it has 0
     assert _decode(fw, link.take()) == [(proto.T_CARD, 1)]

@@ -20,6 +20,16 @@ def at(clock: ManualClock, when: float) -> None:
     clock.advance_to(when)
 
 
+def active_at_start(rig, mapping: dict, name: str, until: float):
+    """A rig whose input `name` is active as the panel starts (reported stuck at once), released at `until`."""
+    r = rig(mapping, before_start=lambda panel: panel.sim.press(name))
+    assert r.take() == [InputStuck(name, 0.0, since=0.0)]
+    at(r.clock, until)
+    r.sim.release(name)
+    r.clock.advance(1)
+    return r
+
+
 def test_a_clean_press_and_release(rig) -> None:
     r = rig(BUTTONS)
     at(r.clock, 1.0)
@@ -103,11 +113,7 @@ def test_a_stuck_button_is_reported_and_freed(rig) -> None:
 
 
 def test_a_button_down_at_start_is_stuck_not_pressed(rig) -> None:
-    r = rig(BUTTONS, before_start=lambda panel: panel.sim.press("deal"))
-    assert r.take() == [InputStuck("deal", 0.0, since=0.0)]
-    at(r.clock, 3.0)
-    r.sim.release("deal")
-    r.clock.advance(1)
+    r = active_at_start(rig, BUTTONS, "deal", until=3.0)
     assert r.take() == [InputFreed("deal", 3.0, stuck_for=3.0)]  # no release of a press never reported
     at(r.clock, 5.0)
     r.sim.press("deal")
@@ -229,11 +235,7 @@ def test_the_glitch_filter_keeps_a_pulse_whole(rig) -> None:
 
 
 def test_a_line_active_at_start_does_not_count(rig) -> None:
-    r = rig(COIN, before_start=lambda panel: panel.sim.press("coin_in"))
-    assert r.take() == [InputStuck("coin_in", 0.0, since=0.0)]
-    at(r.clock, 0.05)
-    r.sim.release("coin_in")
-    r.clock.advance(1)
+    r = active_at_start(rig, COIN, "coin_in", until=0.05)
     assert r.take() == [InputFreed("coin_in", 0.05, stuck_for=0.05),
                         PulseRejected("coin_in", 0.05, 0.05, "line was active when the panel started")]
 
