@@ -15,11 +15,10 @@ from controller.cabinet import ATTENDANT, PLAYER, Cabinet
 from controller.cli import main
 from controller.config import load_config
 from tests.cabinet_helpers import ROOT, SCREEN_MAP
-from tests.table_helpers import free_ports, serving
+from tests.table_helpers import bus_toml, free_ports, serving
 
 
 def write_config(tmp: Path, extra: str = "") -> Path:
-    p1, p2, p3 = free_ports(3)
     path = tmp / "cabinet.toml"
     path.write_text(f"""
 [cabinet]
@@ -30,12 +29,7 @@ journal = "fa.journal"
 seed = 4
 spin_seconds = 0.0
 {extra}
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-heartbeat = 0.2
-""")
+{bus_toml()}""")
     return path
 
 
@@ -77,10 +71,7 @@ def test_recall_and_meters_of_a_cabinet(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_the_link_controller_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     link = tmp_path / "link.toml"
-    p1, p2, p3 = free_ports(3)
-    link.write_text(f'[progressive]\nid = "l1"\nreset_cents = 50000\njournal = "l1.journal"\n[bus]\n'
-                    f'publish = "tcp://127.0.0.1:{p1}"\nsnapshot = "tcp://127.0.0.1:{p2}"\n'
-                    f'commands = "tcp://127.0.0.1:{p3}"\n')
+    link.write_text(f'[progressive]\nid = "l1"\nreset_cents = 50000\njournal = "l1.journal"\n{bus_toml(None)}')
     cabinet = write_config(tmp_path)
     assert main(["progressive", "--config", str(cabinet)]) == 2
     assert "not a progressive link's config" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from controller.sas import rom_image
 from controller.slots import get_title
 from drivers.sas import rom_crc16
 from tests.cabinet_helpers import ROOT
-from tests.table_helpers import free_ports
+from tests.table_helpers import bus_toml, free_ports
 
 
 def _wait_line(stream: Any, text: str, limit: int = 200) -> str:
@@ -61,7 +61,6 @@ def test_sas_host_reads_meters_exceptions_and_rom_signature_from_the_demo_cabine
 @pytest.mark.slow
 def test_croupier_run_sim_serves_the_configured_address_on_a_pty(tmp_path: Path, capsys: Any) -> None:
     link = tmp_path / "sas"
-    p1, p2, p3 = free_ports(3)
     config = tmp_path / "cab.toml"
     config.write_text(f"""
 [cabinet]
@@ -73,11 +72,7 @@ spin_seconds = 0
 port = "/dev/serial/by-id/usb-not-here"
 address = 9
 asset_number = 1234
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-""")
+{bus_toml(None)}""")
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--sim",
                              "--sas-pty", str(link)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
