@@ -6,6 +6,8 @@ import asyncio
 import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import Any, Awaitable, Callable, Iterator
 from controller.config import TableConfig, config_from_mapping
 
 
+ROOT = Path(__file__).resolve().parent.parent
 _PORTS_FROM, _PORTS = 20000, 12000  # 20000-31999: below Linux's ephemeral range (32768-60999)
 _next_port = _PORTS_FROM + os.getpid() % _PORTS
 
@@ -78,6 +81,16 @@ port = "sim"
 seed = 3
 {bus_toml()}""")
     return path
+
+
+def run_demo(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`croupier demo ARGS` run to its end in a process of its own on free bus ports (two minutes at most); it must
+    exit 0 (else the test fails with its stderr)."""
+    ports = [str(p) for p in free_ports(3)]
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", *args, "--ports", *ports],
+                         capture_output=True, text=True, timeout=120, cwd=cwd, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    return out
 
 
 def play_config(path: Path, rounds: int = 2) -> None:
