@@ -16,6 +16,8 @@ import asyncio
 import time
 from typing import Any, Callable
 
+from controller.screens.browser import wait_for
+
 TOKEN = "bench-dealer-token-0123456789"
 GOAL_RATIO = 2
 # Performance.getMetrics names: seconds, as the renderer counts them.
@@ -49,15 +51,7 @@ class _Page:
         return result["result"].get("value")
 
     async def wait_for(self, expression: str, timeout: float) -> Any:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            value = await self.evaluate(expression)
-            if value:
-                return value
-            if loop.time() > deadline:
-                raise TimeoutError(f"still false after {timeout:g} s: {expression}")
-            await asyncio.sleep(0.05)
+        return await wait_for(self, expression, timeout, every=0.05)
 
     async def metrics(self) -> dict[str, float]:
         got = await self.chromium.send("Performance.getMetrics", self.session)
