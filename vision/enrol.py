@@ -36,8 +36,9 @@ import numpy as np
 from controller.cards import Card, Suit, parse_card
 
 __all__ = ["EnrolError", "DeckModel", "Example", "ORDERS_FILE", "load_orders", "factory_order", "deck_dir",
-           "spread_examples", "spread_cards", "paper_outlines", "fit", "enrol", "held_back", "load_enrolled", "PlayCollector",
-           "play_examples", "crop_features", "combine", "OVERRULE", "MODEL_NPZ", "MODEL_JSON", "PLAY_DIR"]
+           "spread_examples", "spread_cards", "paper_outlines", "fit", "enrol", "held_back", "load_enrolled",
+           "PlayCollector", "play_examples", "crop_features", "combine", "OVERRULE", "MODEL_NPZ", "MODEL_JSON",
+           "PLAY_DIR"]
 
 log = logging.getLogger("croupier.vision.enrol")
 
