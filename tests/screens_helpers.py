@@ -96,6 +96,18 @@ class Socket:
         await self.ws.send_str(body if isinstance(body, str) else json.dumps(body))
 
 
+def url(bridge: Any, path: str, ws: bool = False) -> str:
+    return f"{'ws' if ws else 'http'}://127.0.0.1:{bridge.port}{path}"
+
+
+@asynccontextmanager
+async def dealer_socket(http: aiohttp.ClientSession, bridge: Any, sid: str) -> AsyncIterator[Socket]:
+    """A staff screen's WebSocket: `sid`'s dealer view, opened with the dealer token's cookie."""
+    async with http.ws_connect(url(bridge, f"/ws/{sid}/dealer", ws=True),
+                               headers={"Cookie": f"croupier_dealer={TOKEN}"}) as ws:
+        yield Socket(ws)
+
+
 def cards_in(node: Any, up: bool) -> set[str]:
     """The identities of the face-up (or face-down) cards anywhere in a view or snapshot."""
     found: set[str] = set()

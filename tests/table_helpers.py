@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +16,7 @@ from typing import Any, Awaitable, Callable, Iterator
 from controller.config import TableConfig, config_from_mapping
 
 
+ROOT = Path(__file__).resolve().parent.parent
 _PORTS_FROM, _PORTS = 20000, 12000  # 20000-31999: below Linux's ephemeral range (32768-60999)
 _next_port = _PORTS_FROM + os.getpid() % _PORTS
 
@@ -35,15 +39,28 @@ def free_ports(n: int) -> list[int]:
     return ports
 
 
+def bus_section(heartbeat: float | None = 0.2) -> dict[str, Any]:
+    """A config's [bus] on three free loopback ports, its heartbeat `heartbeat` seconds (None: the default)."""
+    p1, p2, p3 = free_ports(3)
+    bus: dict[str, Any] = {"publish": f"tcp://127.0.0.1:{p1}", "snapshot": f"tcp://127.0.0.1:{p2}",
+                           "commands": f"tcp://127.0.0.1:{p3}"}
+    if heartbeat is not None:
+        bus["heartbeat"] = heartbeat
+    return bus
+
+
+def bus_toml(heartbeat: float | None = 0.2) -> str:
+    """`bus_section` as the lines of a TOML config file."""
+    return "[bus]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in bus_section(heartbeat).items())
+
+
 def table_config(tmp: Path, game: str = "baccarat", seed: int = 7, rules: dict[str, Any] | None = None,
                  panel: str | None = None, **table: Any) -> TableConfig:
-    p1, p2, p3 = free_ports(3)
     data: dict[str, Any] = {
         "table": {"id": f"{game}-1", "game": game, "journal": str(tmp / f"{game}.journal"), **table},
         "rules": rules or {},
         "shoe": {"port": "sim", "seed": seed},
-        "bus": {"publish": f"tcp://127.0.0.1:{p1}", "snapshot": f"tcp://127.0.0.1:{p2}",
-                "commands": f"tcp://127.0.0.1:{p3}", "heartbeat": 0.2},
+        "bus": bus_section(),
     }
     if panel:
         data["panel"] = {"file": panel, "driver": "sim"}
@@ -52,7 +69,6 @@ def table_config(tmp: Path, game: str = "baccarat", seed: int = 7, rules: dict[s
 
 def table_toml(tmp: Path, table_id: str, game: str = "baccarat", journal: str = "t.journal", extra: str = "") -> Path:
     """A table's config file (simulated shoe, seed 3, free loopback ports), `extra` lines added to [table]."""
-    p1, p2, p3 = free_ports(3)
     path = tmp / "table.toml"
     path.write_text(f"""
 [table]
@@ -63,13 +79,18 @@ journal = "{journal}"
 [shoe]
 port = "sim"
 seed = 3
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-heartbeat = 0.2
-""")
+{bus_toml()}""")
     return path
+
+
+def run_demo(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`croupier demo ARGS` run to its end in a process of its own on free bus ports (two minutes at most); it must
+    exit 0 (else the test fails with its stderr)."""
+    ports = [str(p) for p in free_ports(3)]
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", *args, "--ports", *ports],
+                         capture_output=True, text=True, timeout=120, cwd=cwd, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    return out
 
 
 def play_config(path: Path, rounds: int = 2) -> None:

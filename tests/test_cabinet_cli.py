@@ -15,11 +15,10 @@ from controller.cabinet import ATTENDANT, PLAYER, Cabinet
 from controller.cli import main
 from controller.config import load_config
 from tests.cabinet_helpers import ROOT, SCREEN_MAP
-from tests.table_helpers import free_ports, serving
+from tests.table_helpers import bus_toml, run_demo, serving
 
 
 def write_config(tmp: Path, extra: str = "") -> Path:
-    p1, p2, p3 = free_ports(3)
     path = tmp / "cabinet.toml"
     path.write_text(f"""
 [cabinet]
@@ -30,12 +29,7 @@ journal = "fa.journal"
 seed = 4
 spin_seconds = 0.0
 {extra}
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-heartbeat = 0.2
-""")
+{bus_toml()}""")
     return path
 
 
@@ -77,10 +71,7 @@ def test_recall_and_meters_of_a_cabinet(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_the_link_controller_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     link = tmp_path / "link.toml"
-    p1, p2, p3 = free_ports(3)
-    link.write_text(f'[progressive]\nid = "l1"\nreset_cents = 50000\njournal = "l1.journal"\n[bus]\n'
-                    f'publish = "tcp://127.0.0.1:{p1}"\nsnapshot = "tcp://127.0.0.1:{p2}"\n'
-                    f'commands = "tcp://127.0.0.1:{p3}"\n')
+    link.write_text(f'[progressive]\nid = "l1"\nreset_cents = 50000\njournal = "l1.journal"\n{bus_toml(None)}')
     cabinet = write_config(tmp_path)
     assert main(["progressive", "--config", str(cabinet)]) == 2
     assert "not a progressive link's config" in capsys.readouterr().err
@@ -114,11 +105,7 @@ def test_watch_a_running_cabinet(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 @pytest.mark.slow
 def test_cabinet_demo_runs_to_the_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    ports = [str(p) for p in free_ports(3)]
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "el-toro", "--spins", "6",
-                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports],
-                         capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
-    assert out.returncode == 0, out.stderr
+    out = run_demo("--cabinet", "el-toro", "--spins", "6", "--pace", "0", "--seed", "5", "--dir", str(tmp_path))
     assert "croupier watch --table demo-el-toro" in out.stdout and "game 6:" in out.stdout
     assert main(["recall", "--config", str(tmp_path / "demo.toml"), "--json"]) == 0
     assert len([g for g in json.loads(capsys.readouterr().out) if g["kind"] == "spin"]) >= 6
@@ -172,12 +159,8 @@ def test_par_takes_the_titles_name(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.slow
 def test_a_cabinet_demo_prints_its_recall_and_meters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    ports = [str(p) for p in free_ports(3)]
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "Frozen Assets", "--spins",
-                          "2", "--pace", "0", "--seed", "5", "--no-screens", "--dir", "rel", "--ports", *ports],
-                         capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
-                         env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
-    assert out.returncode == 0, out.stderr
+    out = run_demo("--cabinet", "Frozen Assets", "--spins", "2", "--pace", "0", "--seed", "5", "--no-screens",
+                   "--dir", "rel", cwd=tmp_path, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     config = tmp_path / "rel" / "demo.toml"
     assert f"recall:     croupier recall --config {config}   (its journal and config stay in {tmp_path / 'rel'})\n" \
            f"meters:     croupier meters --config {config}\n" in out.stdout

@@ -18,7 +18,7 @@ from controller.sas import rom_image
 from controller.slots import get_title
 from drivers.sas import rom_crc16
 from tests.cabinet_helpers import ROOT
-from tests.table_helpers import free_ports
+from tests.table_helpers import bus_toml, free_ports, run_demo
 
 
 def _wait_line(stream: Any, text: str, limit: int = 200) -> str:
@@ -61,7 +61,6 @@ def test_sas_host_reads_meters_exceptions_and_rom_signature_from_the_demo_cabine
 @pytest.mark.slow
 def test_croupier_run_sim_serves_the_configured_address_on_a_pty(tmp_path: Path, capsys: Any) -> None:
     link = tmp_path / "sas"
-    p1, p2, p3 = free_ports(3)
     config = tmp_path / "cab.toml"
     config.write_text(f"""
 [cabinet]
@@ -73,11 +72,7 @@ spin_seconds = 0
 port = "/dev/serial/by-id/usb-not-here"
 address = 9
 asset_number = 1234
-[bus]
-publish = "tcp://127.0.0.1:{p1}"
-snapshot = "tcp://127.0.0.1:{p2}"
-commands = "tcp://127.0.0.1:{p3}"
-""")
+{bus_toml(None)}""")
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--sim",
                              "--sas-pty", str(link)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -133,13 +128,9 @@ def test_bench_sas_times_every_poll_while_the_cabinet_spins(tmp_path: Path, caps
 def test_the_demo_cabinets_ticket_system_polls_its_sas_line(tmp_path: Path) -> None:
     from controller.journal import Journal
 
-    ports = [str(p) for p in free_ports(3)]
     state = tmp_path / "state"
-    done = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "frozen-assets",
-                           "--ticket-system", "--spins", "3", "--no-screens", "--quiet", "--pace", "0.05", "--seed",
-                           "3", "--dir", str(state), "--ports", *ports],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_demo("--cabinet", "frozen-assets", "--ticket-system", "--spins", "3", "--no-screens", "--quiet",
+                    "--pace", "0.05", "--seed", "3", "--dir", str(state))
     assert "polled by the demo's ticket system" in done.stdout
     with Journal(state / "demo-frozen-assets.journal", "demo-frozen-assets") as j:
         acked = [e.record["code"] for e in j.entries() if e.record.get("what") == "ack"]

@@ -25,16 +25,12 @@ from controller.screens import bridge as bridge_module
 from controller.screens.bridge import _Feed, _Screen, source_for_table
 from controller.screens.config import screens_config
 from controller.views import leaks
-from tests.screens_helpers import TOKEN, Socket, cards_in, phase, run, stack, with_keys
-from tests.table_helpers import free_ports, step_until, table_config
+from tests.screens_helpers import TOKEN, Socket, cards_in, dealer_socket, phase, run, stack, url, with_keys
+from tests.table_helpers import free_ports, run_demo, step_until, table_config
 from tests.test_table_cli import write_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = re.compile(r'"card": "([2-9TJQKA][CDHS])"')
-
-
-def url(bridge: Any, path: str, ws: bool = False) -> str:
-    return f"{'ws' if ws else 'http'}://127.0.0.1:{bridge.port}{path}"
 
 
 def journal_records(cfg: Any) -> list[dict[str, Any]]:
@@ -204,9 +200,7 @@ def test_dealer_socket_resolves_an_alert_through_the_table_command_path(tmp_path
             table.sim.deal()  # a card drawn while bets are open: a misdeal alert pauses the round
             assert await table.wait_change(seq, 10) and table.state.paused
             alert = table.state.alerts[0]
-            async with http.ws_connect(url(bridge, f"/ws/{cfg.table_id}/dealer", ws=True),
-                                       headers={"Cookie": f"croupier_dealer={TOKEN}"}) as ws:
-                sock = Socket(ws)
+            async with dealer_socket(http, bridge, cfg.table_id) as sock:
                 snap = await sock.until_seq(table.state.seq)
                 assert snap["state"]["dealer_only"]["alerts"][0]["id"] == alert.id
                 before = len(journal_records(cfg))
@@ -251,10 +245,7 @@ def test_dealer_commands_are_signed_with_the_bridge_dealer_key(tmp_path: Path, c
 
     async def main() -> None:
         async with stack(cfg, dealer_keys=settings.dealer_keys, server_public=settings.server_public) as (table, bridge):
-            async with aiohttp.ClientSession() as http, http.ws_connect(
-                    url(bridge, f"/ws/{cfg.table_id}/dealer", ws=True),
-                    headers={"Cookie": f"croupier_dealer={TOKEN}"}) as ws:
-                sock = Socket(ws)
+            async with aiohttp.ClientSession() as http, dealer_socket(http, bridge, cfg.table_id) as sock:
                 await sock.next("snapshot")
                 await step_until(table, Autoplay(table, SeededRng(1)), lambda: phase(table) == "idle")
                 await sock.send({"id": 1, "command": "open_bets", "args": {}})
@@ -434,15 +425,8 @@ def test_croupier_screens_refuses_a_broken_config(tmp_path: Path, capsys: pytest
 
 @pytest.mark.slow
 def test_demo_starts_the_screens_and_prints_their_addresses(tmp_path: Path) -> None:
-    import subprocess
-
-    ports = [str(p) for p in free_ports(3)]
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--game", "baccarat", "--rounds", "1",
-                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports, "--quiet",
-                          "--screens", "127.0.0.1:0"],
-                         capture_output=True, text=True, timeout=120, cwd=ROOT, check=False,
-                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    assert out.returncode == 0, out.stderr
+    out = run_demo("--game", "baccarat", "--rounds", "1", "--pace", "0", "--seed", "5", "--dir", str(tmp_path),
+                   "--quiet", "--screens", "127.0.0.1:0", env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert re.search(r"screens: +http://127\.0\.0\.1:\d+/table/demo-baccarat ", out.stdout), out.stdout
     assert re.search(r"http://127\.0\.0\.1:\d+/dealer/demo-baccarat\?token=\S{16,}", out.stdout)
 

@@ -22,15 +22,11 @@ from controller.screens.config import screens_config
 from controller.slots import all_titles
 from tests.cabinet_helpers import RUNNING, cabinet_config, started
 from tests.cabinet_helpers import run as run_stopping
-from tests.screens_helpers import TOKEN, Socket, bridged, run, with_keys
+from tests.screens_helpers import TOKEN, Socket, bridged, dealer_socket, run, url, with_keys
 from tests.table_helpers import table_config
 
 # What only the attendant may see: none of it ever reaches a public socket.
 ATTENDANT_ONLY = ("dealer_only", "lockups", "recall", "meters", "doors_open", "balance", "settings", "payout")
-
-
-def url(bridge: Any, path: str, ws: bool = False) -> str:
-    return f"{'ws' if ws else 'http'}://127.0.0.1:{bridge.port}{path}"
 
 
 @asynccontextmanager
@@ -120,9 +116,7 @@ def test_cabinet_pages_public_socket_and_attendant_clear(tmp_path: Path) -> None
                 assert (await pub.next("error"))["error"] == "player screens send no commands"
                 assert cab.state.lockups   # nothing reached the cabinet
 
-                async with http.ws_connect(url(bridge, f"/ws/{cid}/dealer", ws=True),
-                                           headers={"Cookie": f"croupier_dealer={TOKEN}"}) as ws2:
-                    att = Socket(ws2)
+                async with dealer_socket(http, bridge, cid) as att:
                     snap = await att.until_seq(cab.state.seq)
                     assert snap["state"]["dealer_only"]["lockups"][0]["id"] == lockup.id
                     before = len(journal(cfg))
@@ -167,10 +161,7 @@ def test_attendant_commands_are_signed_with_the_attendant_key(tmp_path: Path) ->
         async with cabinet_stack(cfg, dealer_keys=settings.dealer_keys, server_public=settings.server_public) as (cab, bridge):
             await cab.command(ATTENDANT, "add_credits", {"credits": 30})
             assert (await cab.command(PLAYER, "cash_out", {}))["ok"]
-            async with aiohttp.ClientSession() as http, http.ws_connect(
-                    url(bridge, f"/ws/{cfg.cabinet_id}/dealer", ws=True),
-                    headers={"Cookie": f"croupier_dealer={TOKEN}"}) as ws:
-                sock = Socket(ws)
+            async with aiohttp.ClientSession() as http, dealer_socket(http, bridge, cfg.cabinet_id) as sock:
                 await sock.until_seq(cab.state.seq)
                 await sock.send({"id": 1, "command": "clear", "args": {}})
                 assert (await sock.next("reply"))["ok"] and not cab.state.lockups
@@ -252,18 +243,11 @@ def test_serve_mixes_tables_and_cabinets_and_the_demo_urls(tmp_path: Path) -> No
 def test_demo_cabinet_starts_the_screens_and_prints_their_addresses(tmp_path: Path) -> None:
     import os
     import re
-    import subprocess
-    import sys
 
-    from tests.table_helpers import free_ports
+    from tests.table_helpers import run_demo
 
-    ports = [str(p) for p in free_ports(3)]
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--cabinet", "frozen-assets", "--spins", "2",
-                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports, "--quiet",
-                          "--screens", "127.0.0.1:0"],
-                         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1],
-                         check=False, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    assert out.returncode == 0, out.stderr
+    out = run_demo("--cabinet", "frozen-assets", "--spins", "2", "--pace", "0", "--seed", "5", "--dir", str(tmp_path),
+                   "--quiet", "--screens", "127.0.0.1:0", env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert re.search(r"screens: +http://127\.0\.0\.1:\d+/cabinet/demo-frozen-assets ", out.stdout), out.stdout
     assert re.search(r"http://127\.0\.0\.1:\d+/cabinet/demo-frozen-assets/attendant\?token=\S{16,}", out.stdout)
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +10,7 @@ import pytest
 from controller.cli import main
 from controller.config import load_config
 from controller.table import Table
-from tests.table_helpers import free_ports, play_config, serving, table_toml
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.table_helpers import play_config, run_demo, serving, table_toml
 
 
 def write_config(tmp: Path, game: str = "baccarat") -> Path:
@@ -81,11 +77,8 @@ def test_watch_a_table_whose_views_go_over_curve(tmp_path: Path, capsys: pytest.
 @pytest.mark.slow
 @pytest.mark.parametrize("camera", [[], ["--no-camera"]])
 def test_demo_runs_to_the_end(tmp_path: Path, camera: list[str]) -> None:
-    ports = [str(p) for p in free_ports(3)]
-    out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--game", "baccarat", "--rounds", "3",
-                          "--pace", "0", "--seed", "5", "--dir", str(tmp_path), "--ports", *ports, *camera],
-                         capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
-    assert out.returncode == 0, out.stderr
+    out = run_demo("--game", "baccarat", "--rounds", "3", "--pace", "0", "--seed", "5", "--dir", str(tmp_path),
+                   *camera)
     assert "croupier watch --table demo-baccarat" in out.stdout
     assert ("camera:     simulated" in out.stdout) == (not camera)
     assert "round 3 settled" in out.stdout
@@ -162,11 +155,7 @@ def test_a_table_demo_keeps_its_folder_and_config_and_prints_every_settlement(tm
     folder = tmp_path / "state" / "croupier" / "demo" / "demo-blackjack"
     outs = []
     for _ in range(2):
-        ports = [str(p) for p in free_ports(3)]
-        out = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--rounds", "3", "--pace", "0",
-                              "--seed", "5", "--no-camera", "--no-screens", "--ports", *ports],
-                             capture_output=True, text=True, timeout=120, cwd=ROOT, env=env, check=False)
-        assert out.returncode == 0, out.stderr
+        out = run_demo("--rounds", "3", "--pace", "0", "--seed", "5", "--no-camera", "--no-screens", env=env)
         outs.append(out.stdout)
     config = folder / "demo.toml"
     assert f"recall:     croupier recall --config {config}   (its journal and config stay in {folder})\n" \

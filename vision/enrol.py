@@ -36,8 +36,9 @@ import numpy as np
 from controller.cards import Card, Suit, parse_card
 
 __all__ = ["EnrolError", "DeckModel", "Example", "ORDERS_FILE", "load_orders", "factory_order", "deck_dir",
-           "spread_examples", "spread_cards", "fit", "enrol", "held_back", "load_enrolled", "PlayCollector",
-           "play_examples", "crop_features", "combine", "OVERRULE", "MODEL_NPZ", "MODEL_JSON", "PLAY_DIR"]
+           "spread_examples", "spread_cards", "paper_outlines", "fit", "enrol", "held_back", "load_enrolled",
+           "PlayCollector", "play_examples", "crop_features", "combine", "OVERRULE", "MODEL_NPZ", "MODEL_JSON",
+           "PLAY_DIR"]
 
 log = logging.getLogger("croupier.vision.enrol")
 
@@ -456,17 +457,24 @@ def spread_cards(frame: np.ndarray, min_area: float = 0.004) -> list[Any]:
     return [r for row in rows for r in sorted(row, key=lambda r: r.cx)]
 
 
-def _paper_cards(frame: np.ndarray, hsv: np.ndarray, bright: float, min_area: float) -> list[Any]:
-    from vision.recognise import CardRect
-
+def paper_outlines(image: np.ndarray, hsv: np.ndarray, bright: float) -> Sequence[Any]:
+    """The outer outlines of the card paper in `image` (`hsv`, the same in HSV): unsaturated and brighter than
+    `bright`, closed then opened at 1/200 of the image's width so that ink on a card does not hole it and flecks of
+    the cloth do not count."""
     mask: np.ndarray = ((hsv[..., 1] < 70) & (hsv[..., 2] > bright)).astype(np.uint8) * 255
-    k = max(3, frame.shape[1] // 200)
+    k = max(3, image.shape[1] // 200)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return contours
+
+
+def _paper_cards(frame: np.ndarray, hsv: np.ndarray, bright: float, min_area: float) -> list[Any]:
+    from vision.recognise import CardRect
+
     area = frame.shape[0] * frame.shape[1]
     rects = []
-    for c in contours:
+    for c in paper_outlines(frame, hsv, bright):
         (cx, cy), (w, h), angle = cv2.minAreaRect(c)
         if w * h < min_area * area or not 1.2 <= max(w, h) / max(min(w, h), 1) <= 1.7:
             continue

@@ -13,7 +13,7 @@ with its last hit and whether its arithmetic balances (contributions + seed = po
 
 Roles (service.ROLES): `supervisor` opens the page, `accounting` the page and the report. No token or a wrong
 one: 401; a token of a role that does not open what was asked: 403. Wrong tokens are limited per address and
-overall as the dealer page's are (screens.bridge.TokenTries: 429 with Retry-After).
+overall as the dealer page's are (screens.tokens.TokenTries: 429 with Retry-After).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import hashlib
 import hmac
 import html
 import logging
-import math
 import re
 from datetime import datetime, tzinfo
 from typing import Any, Mapping
@@ -33,7 +32,8 @@ from controller.floor.progressive_fold import PoolState
 from controller.floor.report import report_csv
 from controller.floor.summary import (MachineSummary, alerts_of, day_meters, gaming_day, machine_status,
                                       meter_set)
-from controller.screens.bridge import TokenTries, serve_app
+from controller.screens.bridge import serve_app
+from controller.screens.tokens import TokenTries, offered_digest, token_to_cookie
 
 __all__ = ["floor_view", "link_pool_view", "FloorPage", "COOKIE"]
 
@@ -197,18 +197,7 @@ class FloorPage:
 
     def _role(self, request: web.Request, need: str) -> str:
         """The role of the request's token, if it opens `need`; raises 429, 401 or 403 otherwise."""
-        peer = str(request.remote or "unknown")
-        wait = self.tries.wait(peer)
-        if wait > 0:
-            self.tries.refused += 1
-            seconds = max(1, math.ceil(wait))
-            raise web.HTTPTooManyRequests(text=f"too many wrong floor tokens: try again in {seconds} s",
-                                          headers={"Retry-After": str(seconds)})
-        offered = request.cookies.get(COOKIE) or request.query.get("token") or ""
-        auth = request.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):
-            offered = auth[7:]
-        digest = hashlib.sha256(offered.encode()).digest()
+        peer, digest = offered_digest(request, self.tries, COOKIE, "floor")
         role = None
         for name, expected in self._digests.items():  # every role compared: no early exit to time
             if hmac.compare_digest(digest, expected):
@@ -242,10 +231,7 @@ class FloorPage:
         day = request.query.get("day")
         if day is not None and not _DAY.fullmatch(day):
             raise web.HTTPBadRequest(text=f"gaming day {day!r}: expected YYYY-MM-DD")
-        if "token" in request.query:
-            response = web.HTTPSeeOther("/floor" + (f"?day={request.query['day']}" if "day" in request.query else ""))
-            response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
-            raise response
+        token_to_cookie(request, COOKIE, "/", "/floor" + (f"?day={day}" if day is not None else ""))
         return web.Response(text=render_floor(self._view(day), role), content_type="text/html")
 
     async def _json(self, request: web.Request) -> web.Response:

@@ -41,7 +41,6 @@ import hashlib
 import hmac
 import json
 import logging
-import math
 import struct
 import time
 from collections import deque
@@ -53,6 +52,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from controller.bus import BusClient, BusEndpoints, CommandClient, CommandError
 from controller.screens.pages import PAGES, Page, render_page
+from controller.screens.tokens import TokenTries, offered_digest, refuse_other_origin, token_to_cookie
 
 __all__ = ["Source", "Bridge", "serve_app", "DEALER_PAGE_COMMANDS", "ATTENDANT_PAGE_COMMANDS", "COOKIE", "source_for_table",
            "source_for_cabinet", "TokenTries"]
@@ -162,51 +162,6 @@ def _pay_row(row: Any) -> dict[str, Any]:
 
 async def _no_content(request: web.Request) -> web.Response:
     return web.Response(status=204)
-
-
-class TokenTries:
-    """Wrong dealer tokens, counted per client address and overall over a sliding window: past `per_peer` from
-    one address, or `overall` from all of them, no token is even compared until the oldest wrong try of the
-    window has aged out (an answer of 429 with Retry-After), so guessing the token takes years, not seconds.
-    The overall limit also holds back a right token (from a fresh address, or a dealer screen reconnecting)
-    while it lasts: for at most `window` seconds after a storm of wrong ones, which the log reports."""
-
-    def __init__(self, per_peer: int = 10, overall: int = 100, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        if per_peer < 1 or overall < per_peer or not window > 0:
-            raise ValueError(f"token tries need 1 <= per_peer <= overall and a window > 0, got {per_peer}, "
-                             f"{overall}, {window}")
-        self.per_peer, self.overall, self.window, self.clock = per_peer, overall, window, clock
-        self._all: deque[tuple[float, str]] = deque()   # (when, address) of every wrong try in the window
-        self._peers: dict[str, int] = {}                # address -> its wrong tries in the window
-        self.refused = 0                                 # tries answered 429, for the figures and the tests
-
-    def _expire(self, now: float) -> None:
-        while self._all and self._all[0][0] <= now - self.window:
-            _, peer = self._all.popleft()
-            self._peers[peer] -= 1
-            if not self._peers[peer]:
-                del self._peers[peer]
-
-    def wait(self, peer: str) -> float:
-        """Seconds before `peer` may try a token again (0: now)."""
-        now = self.clock()
-        self._expire(now)
-        if len(self._all) >= self.overall:
-            return self._all[0][0] + self.window - now
-        if self._peers.get(peer, 0) >= self.per_peer:
-            return next(t for t, p in self._all if p == peer) + self.window - now
-        return 0.0
-
-    def failed(self, peer: str) -> str | None:
-        """Count a wrong try; when it is the one that reaches a limit, what is shut out now (for the log)."""
-        self._all.append((self.clock(), peer))
-        self._peers[peer] = self._peers.get(peer, 0) + 1
-        if len(self._all) == self.overall:
-            return f"{self.overall} wrong tries in {self.window:.0f} s from all addresses: every address"
-        if self._peers[peer] == self.per_peer:
-            return f"{self.per_peer} wrong tries in {self.window:.0f} s from {peer}: that address"
-        return None
 
 
 _LAST_FRAME: list[Any] = [None, b""]   # the last message pushed and its frame
@@ -441,19 +396,9 @@ class Bridge:
     def _authorised(self, request: web.Request, what: str, digest: bytes | None = None, cookie: str = COOKIE) -> bool:
         """Whether the request carries the dealer token (cookie, ?token= or Bearer), or `digest`'s in `cookie` (the pit's).
         A wrong or missing one is counted against its address; past the limits 429, without a comparison."""
-        peer = str(request.remote or "unknown")
         tries = self.token_tries
-        wait = tries.wait(peer)
-        if wait > 0:
-            tries.refused += 1
-            seconds = max(1, math.ceil(wait))
-            raise web.HTTPTooManyRequests(text=f"too many wrong dealer tokens: try again in {seconds} s",
-                                          headers={"Retry-After": str(seconds)})
-        offered = request.cookies.get(cookie) or request.query.get("token") or ""
-        auth = request.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):
-            offered = auth[7:]
-        if hmac.compare_digest(hashlib.sha256(offered.encode()).digest(), digest or self._token_digest):
+        peer, offered = offered_digest(request, tries, cookie, "dealer")
+        if hmac.compare_digest(offered, digest or self._token_digest):
             return True
         limited = tries.failed(peer)
         if limited:
@@ -474,11 +419,7 @@ class Bridge:
                 if not self._authorised(request, f"dealer page {request.path}"):
                     raise web.HTTPUnauthorized(text=f"the {page.name} screen needs its token: open {request.path}?token=... "
                                                     "(the token is in the config, [screens].dealer_token_file)")
-                if "token" in request.query:
-                    # Keep the secret out of the address bar and history: a cookie only this site sees.
-                    response = web.HTTPSeeOther(request.path)
-                    response.set_cookie(COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/")
-                    raise response
+                token_to_cookie(request, COOKIE, "/")
             params = {k: int(v) if v.isdigit() else v for k, v in request.match_info.items() if k != "id"}
             deck = request.query.get("deck")
             if deck in ("2", "4"):
@@ -520,11 +461,7 @@ class Bridge:
         if dealer:
             if not self._authorised(request, "dealer WebSocket"):
                 raise web.HTTPForbidden(text="the dealer view needs the dealer token")
-            origin = request.headers.get("Origin")
-            if origin is not None and origin.split("://", 1)[-1] != request.host:
-                # A page of another site riding the kiosk's cookie: refuse (cross-site WebSocket hijacking).
-                log.warning("dealer WebSocket refused: origin %s is not %s", origin, request.host)
-                raise web.HTTPForbidden(text="cross-origin dealer WebSocket refused")
+            refuse_other_origin(request, "dealer WebSocket")
         ws = web.WebSocketResponse(compress=False, max_msg_size=MAX_MESSAGE, autoping=True, heartbeat=None)
         await ws.prepare(request)
         if not feed.ready.is_set():

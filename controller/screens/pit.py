@@ -28,6 +28,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from controller.bus import BusEndpoints, CommandClient, CommandError
 from controller.screens.pages import Page, render_page
+from controller.screens.tokens import refuse_other_origin, token_to_cookie
 
 __all__ = ["PitTable", "PitSettings", "PitPages", "PIT_COOKIE", "PIT_PAGE", "REFRESH_S"]
 
@@ -90,20 +91,14 @@ class PitPages:
         if not self.bridge._authorised(request, f"pit page {request.path}", self._digest, PIT_COOKIE):
             raise web.HTTPUnauthorized(text=f"the pit page needs the pit's token: open {request.path}?token=... (the "
                                             "token is in the config, [screens].pit_token_file)")
-        if "token" in request.query:
-            response = web.HTTPSeeOther(request.path)
-            response.set_cookie(PIT_COOKIE, request.query["token"], httponly=True, samesite="Strict", path="/pit/")
-            raise response
+        token_to_cookie(request, PIT_COOKIE, "/pit/")
         return web.Response(text=render_page(PIT_PAGE, pit, {"tables": list(tables)}), content_type="text/html")
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         pit, tables = self._tables(request)
         if not self.bridge._authorised(request, "pit WebSocket", self._digest, PIT_COOKIE):
             raise web.HTTPForbidden(text="the pit view needs the pit token")
-        origin = request.headers.get("Origin")
-        if origin is not None and origin.split("://", 1)[-1] != request.host:
-            log.warning("pit WebSocket refused: origin %s is not %s", origin, request.host)
-            raise web.HTTPForbidden(text="cross-origin pit WebSocket refused")
+        refuse_other_origin(request, "pit WebSocket")
         ws = web.WebSocketResponse(compress=False, max_msg_size=4096, autoping=True, heartbeat=None)
         await ws.prepare(request)
         changed = asyncio.Event()

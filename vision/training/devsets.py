@@ -17,6 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.enrol import paper_outlines
+
 EE326_REPO = "rd-pong/EE326-Project-Playing-Card-Recognition"
 EE326_COMMIT = "5f8fe8412762e5bf30198d73fa679debc2469666"
 LONG_SIDE = 1600
@@ -38,15 +40,9 @@ _SUITS = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
 def card_boxes(image: np.ndarray, min_area: float = 0.004) -> list[tuple[int, int, int, int]]:
     """Boxes of the card paper in a photo of cards apart on a darker or coloured ground: bright, unsaturated
     regions larger than `min_area` of the photo."""
-    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    mask: np.ndarray = ((hsv[..., 1] < 70) & (hsv[..., 2] > 150)).astype(np.uint8) * 255
-    k = max(3, image.shape[1] // 200)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     area = image.shape[0] * image.shape[1]
     boxes = []
-    for c in contours:
+    for c in paper_outlines(image, cv2.cvtColor(image, cv2.COLOR_BGR2HSV), 150):
         if cv2.contourArea(cv2.convexHull(c)) >= min_area * area:
             x, y, w, h = cv2.boundingRect(c)
             boxes.append((x, y, x + w, y + h))

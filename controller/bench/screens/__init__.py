@@ -58,3 +58,24 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, Any]:
     args.updates = 300 if args.updates is None else args.updates
     args.pace = 0.25 if args.pace is None else args.pace
     return windows.run(args, say)
+
+
+async def play(table: Any, player: Any, updates: int, game: str = "") -> list[int]:
+    """Run `player` (an Autoplay) on `table` until the table has published `updates` updates (one per group
+    commit), then stop it; an autoplay that fails is raised, a table still for 30 s is an error (naming `game`).
+    Returns the count of publishes in a cell that goes on counting: the figures read it once all is done."""
+    import asyncio
+
+    the = f"the {game}" if game else "the"
+    published = [0]
+    table.on_publish = lambda views: published.__setitem__(0, published[0] + 1)
+    autoplay = asyncio.create_task(player.run())
+    while published[0] < updates:
+        if autoplay.done():
+            autoplay.result()   # the autoplay failed: say why
+            raise RuntimeError(f"{the} autoplay stopped")
+        if not await table.wait_change(table.state.seq, 30):
+            raise RuntimeError(f"{the} table did not move for 30 s")
+    player.stop()
+    await autoplay
+    return published

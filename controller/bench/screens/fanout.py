@@ -230,6 +230,7 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
     import tempfile
 
     from controller.autoplay import Autoplay
+    from controller.bench.screens import play
     from controller.config import config_from_mapping
     from controller.rng import SeededRng
     from controller.table import Table
@@ -268,18 +269,8 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
             for _ in range(3):
                 await player.step()        # warm up: the first messages of each kind
             first = table.state.seq + 1
-            published = [0]
-            table.on_publish = lambda views: published.__setitem__(0, published[0] + 1)
             cpu0, load0, t0 = _cpu_of(bridge.pid), _cpu_of(clients.pid), time.perf_counter()
-            autoplay = asyncio.create_task(player.run())
-            while published[0] < args.updates:
-                if autoplay.done():
-                    autoplay.result()
-                    raise RuntimeError("the autoplay stopped")
-                if not await table.wait_change(table.state.seq, 30):
-                    raise RuntimeError("the table did not move for 30 s")
-            player.stop()
-            await autoplay
+            published = await play(table, player, args.updates)
             elapsed = time.perf_counter() - t0
             last = table.state.seq
             assert clients.stdin is not None and bridge.stdin is not None

@@ -16,6 +16,8 @@ import asyncio
 import time
 from typing import Any, Callable
 
+from controller.screens.browser import wait_for
+
 TOKEN = "bench-dealer-token-0123456789"
 GOAL_RATIO = 2
 # Performance.getMetrics names: seconds, as the renderer counts them.
@@ -49,15 +51,7 @@ class _Page:
         return result["result"].get("value")
 
     async def wait_for(self, expression: str, timeout: float) -> Any:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            value = await self.evaluate(expression)
-            if value:
-                return value
-            if loop.time() > deadline:
-                raise TimeoutError(f"still false after {timeout:g} s: {expression}")
-            await asyncio.sleep(0.05)
+        return await wait_for(self, expression, timeout, every=0.05)
 
     async def metrics(self) -> dict[str, float]:
         got = await self.chromium.send("Performance.getMetrics", self.session)
@@ -83,6 +77,7 @@ async def _game(chromium: Any, game: str, args: argparse.Namespace, width: int, 
     import tempfile
 
     from controller.autoplay import Autoplay
+    from controller.bench.screens import play
     from controller.bench.table import _config as table_config
     from controller.rng import SeededRng
     from controller.screens.bridge import Bridge, source_for_table
@@ -111,17 +106,7 @@ async def _game(chromium: Any, game: str, args: argparse.Namespace, width: int, 
                 await page.wait_for(f"window.croupier.seq >= {seq}", 30)
             before = {name: (await page.metrics(), await page.evaluate("window.croupier.updates"))
                       for name, page in pages.items()}
-            published = [0]
-            table.on_publish = lambda views: published.__setitem__(0, published[0] + 1)
-            autoplay = asyncio.create_task(player.run())
-            while published[0] < args.updates:
-                if autoplay.done():
-                    autoplay.result()
-                    raise RuntimeError(f"the {game} autoplay stopped")
-                if not await table.wait_change(table.state.seq, 30):
-                    raise RuntimeError(f"the {game} table did not move for 30 s")
-            player.stop()
-            await autoplay
+            await play(table, player, args.updates, game)
             last = table.state.seq
             figures: dict[str, Any] = {}
             for name, page in pages.items():

@@ -40,6 +40,7 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
     import tempfile
 
     from controller.autoplay import Autoplay
+    from controller.bench.screens import play
     from controller.bench.table import _config as table_config
     from controller.rng import SeededRng
     from controller.screens.bridge import Bridge, source_for_table
@@ -75,20 +76,10 @@ async def _measure(args: argparse.Namespace, say: Callable[[str], None]) -> dict
             for feed in bridge.feeds.values():
                 feed.bus_latency.clear()
             first = table.state.seq + 1
-            published = [0]   # updates the table published (one per group commit)
-            table.on_publish = lambda views: published.__setitem__(0, published[0] + 1)
             cpu0 = _cpu_seconds(chromium.profile)
             player = Autoplay(table, SeededRng(args.seed + 1), pace=args.pace)
-            autoplay = asyncio.create_task(player.run())
             t0 = time.perf_counter()
-            while published[0] < args.updates:
-                if autoplay.done():
-                    autoplay.result()   # the autoplay failed: say why
-                    raise RuntimeError("the autoplay stopped")
-                if not await table.wait_change(table.state.seq, 30):
-                    raise RuntimeError("the table did not move for 30 s")
-            player.stop()
-            await autoplay
+            published = await play(table, player, args.updates)
             elapsed = time.perf_counter() - t0
             last = table.state.seq
             cpu1 = _cpu_seconds(chromium.profile)
