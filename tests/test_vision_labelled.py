@@ -94,6 +94,25 @@ def test_a_card_reported_twice_counts_once() -> None:
     assert (tally.rank_found, tally.card_found, tally.rank_false, tally.card_false) == (1, 1, 1, 1)
 
 
+def test_index_corner_labels_count_a_card_once_and_find_it_by_either_corner() -> None:
+    # A fanned hand: labels outline index corners (the 7H shows both, the KS one), and a card's box is its visible part.
+    item = LabelledImage(Path("p.jpg"), (
+        Label("7H", 7, 2, _box(10, 10, 30, 60)), Label("7H", 7, 2, _box(170, 180, 190, 230)),
+        Label("KS", 13, 3, _box(300, 10, 320, 60)),
+    ))
+    reports = [Report(7, 2, (150, 100, 200, 240)),   # holds the 7H's second corner only
+               Report(13, 0, (290, 0, 400, 140)),    # right rank, wrong suit
+               Report(9, 1, (0, 300, 50, 340))]      # on no corner: false
+    tally = Tally()
+    score_image(item, reports, tally, index=True)
+    assert (tally.labelled, tally.rank_found, tally.card_found) == (2, 2, 1)
+    assert (tally.rank_false, tally.card_false) == (1, 2)
+    # Read as card outlines, the same reports' centres are on no label: nothing found.
+    as_cards = Tally()
+    score_image(item, reports, as_cards)
+    assert (as_cards.labelled, as_cards.rank_found) == (3, 0)
+
+
 def test_an_outline_is_a_polygon_not_its_box() -> None:
     diamond = Label("AS", 14, 3, ((50, 0), (100, 50), (50, 100), (0, 50)))
     assert diamond.contains((50, 50)) and not diamond.contains((5, 5)) and diamond.box == (0, 0, 100, 100)
@@ -196,6 +215,21 @@ def test_evaluate_photos_command(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert f["confusion"] == {"5": {"6": 1}, "Q": {"Q": 1}} and f["failures"] == 2
     page = sheet.read_text()
     assert page.count("<figure") == 2 and "data:image/png;base64," in page and "read 6S" in page
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_evaluate_photos_with_index_corner_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  table: bool) -> None:
+    boxes = _photo(tmp_path / "p.png", [("QH", 60, 120), ("6S", 400, 120)])
+    # Each card labelled by its top-left index corner only (a tenth of the card's width, a quarter of its height).
+    (tmp_path / "cards.json").write_text(json.dumps([{"image": "p.png", "cards": [
+        {"card": text, "box": (x0, y0, x0 + 18, y0 + 50)} for text, (x0, y0, _, _) in boxes]}]))
+    figures = tmp_path / "f.json"
+    assert main(["vision", "evaluate", "--photos", str(tmp_path), "--index-labels", "--sheet", str(tmp_path / "s.html"),
+                 "--json", str(figures), *(["--as-table"] if table else [])]) == 0
+    assert "right rank and suit: 2/2 = 100.00%" in capsys.readouterr().out
+    [f] = json.loads(figures.read_text())["photos"]
+    assert f["labels"] == "index corners" and (f["card_found"], f["rank_false"]) == (2, 0)
 
 
 DEVTEST_ENV = "CROUPIER_DEVTEST_PHOTOS"

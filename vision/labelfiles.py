@@ -48,6 +48,7 @@ class Label:
     rank: int | None
     suit: int | None
     outline: tuple[tuple[float, float], ...]
+    corners: tuple[tuple[float, float, float, float], ...] = ()  # index-corner labels: every corner of this card
 
     @property
     def box(self) -> tuple[float, float, float, float]:

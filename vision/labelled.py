@@ -5,14 +5,17 @@ by rank and by rank and suit, the confusion table by rank, and a contact sheet o
 
 The scoring rule is the real photos' (`realdata.match`): a labelled card is found when a reported card of its rank
 (and suit, for the rank-and-suit figure) has its centre inside the label's outline; each report matches one label at
-most; a report that matches none is false, unless its centre lies on a label that names no card.
+most; a report that matches none is false, unless its centre lies on a label that names no card. Where the labels
+outline index corners rather than cards (`index=True`: many public sets label the corners, as a fanned hand shows
+little else), a report stands on a label when the label's centre is inside the report's box (the card's visible
+part holds its index).
 """
 
 from __future__ import annotations
 
 import base64
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -138,7 +141,27 @@ class Failure:
     kind: str  # "missed", "wrong suit" or "false"
 
 
-def _match(labels: Sequence[Label], reports: Sequence[Report], suited: bool) -> tuple[list[int | None], list[bool]]:
+def on_label(label: Label, report: Report, index: bool = False) -> bool:
+    """Whether `report` stands on `label`: its centre inside the card's outline, or, where labels outline index
+    corners (`index`), the centre of one of the card's corners inside the report's box."""
+    if not index:
+        return label.contains(report.centre)
+    b = report.box
+    return any(b[0] <= (x0 + x1) / 2 <= b[2] and b[1] <= (y0 + y1) / 2 <= b[3]
+               for x0, y0, x1, y1 in label.corners or (label.box,))
+
+
+def cards_of_corners(labels: Sequence[Label]) -> list[Label]:
+    """Index-corner labels as cards: the labels of one name in one image are one card's corners (a card shows one
+    or both), so a card is counted once and found when a report stands on any of its corners."""
+    by_name: dict[str, list[Label]] = {}
+    for lab in labels:
+        by_name.setdefault(lab.name.upper(), []).append(lab)
+    return [replace(group[0], corners=tuple(lab.box for lab in group)) for group in by_name.values()]
+
+
+def _match(labels: Sequence[Label], reports: Sequence[Report], suited: bool,
+           index: bool = False) -> tuple[list[int | None], list[bool]]:
     """Greedy, labels in order: each label takes the first unused report of its identity whose centre is inside it.
     Returns the report index each label took (None: none) and which reports were taken."""
     used = [False] * len(reports)
@@ -147,7 +170,7 @@ def _match(labels: Sequence[Label], reports: Sequence[Report], suited: bool) -> 
         hit = None
         if lab.rank is not None and (not suited or lab.suit is not None):
             hit = next((i for i, r in enumerate(reports) if not used[i] and r.rank == lab.rank
-                        and (not suited or r.suit == lab.suit) and lab.contains(r.centre)), None)
+                        and (not suited or r.suit == lab.suit) and on_label(lab, r, index)), None)
         if hit is not None:
             used[hit] = True
         took.append(hit)
@@ -162,23 +185,23 @@ def _desc(reports: Sequence[Report], idx: Iterable[int]) -> str:
     return ", ".join(out) or "nothing"
 
 
-def score_image(item: LabelledImage, reports: Sequence[Report], tally: Tally) -> list[Failure]:
-    """Add one image's counts to `tally`; return its failures."""
-    labels = item.labels
+def score_image(item: LabelledImage, reports: Sequence[Report], tally: Tally, index: bool = False) -> list[Failure]:
+    """Add one image's counts to `tally` (`index`: the labels outline index corners); return its failures."""
+    labels = cards_of_corners(item.labels) if index else item.labels
     cards = [lab for lab in labels if lab.rank is not None]
     tally.images += 1
     tally.labelled += len(cards)
     tally.suited += sum(1 for lab in cards if lab.suit is not None)
     tally.reported += len(reports)
-    rank_took, rank_used = _match(labels, reports, suited=False)
-    card_took, card_used = _match(labels, reports, suited=True)
+    rank_took, rank_used = _match(labels, reports, suited=False, index=index)
+    card_took, card_used = _match(labels, reports, suited=True, index=index)
     failures = []
     for lab, rt, ct in zip(labels, rank_took, card_took):
         if lab.rank is None:
             continue
         row = tally.by_rank.setdefault(lab.rank, [0, 0])
         row[0] += 1
-        inside = [i for i, r in enumerate(reports) if lab.contains(r.centre)]
+        inside = [i for i, r in enumerate(reports) if on_label(lab, r, index)]
         if rt is not None:
             row[1] += 1
             tally.rank_found += 1
@@ -195,7 +218,7 @@ def score_image(item: LabelledImage, reports: Sequence[Report], tally: Tally) ->
         elif lab.suit is not None and ct is None:
             failures.append(Failure(item.path, lab.box, lab.name, _desc(reports, inside), "wrong suit"))
     # A report on a label that names no card (a joker, a back) is neither right nor false.
-    neutral = [any(not lab.rank and lab.contains(r.centre) for lab in labels) for r in reports]
+    neutral = [any(not lab.rank and on_label(lab, r, index) for lab in labels) for r in reports]
     for i, r in enumerate(reports):
         if not neutral[i]:
             suited_hit = any(ct == i for ct in card_took)
@@ -205,13 +228,13 @@ def score_image(item: LabelledImage, reports: Sequence[Report], tally: Tally) ->
     for i, r in enumerate(reports):
         if not rank_used[i] and not neutral[i]:
             tally.rank_false += 1
-            if not any(lab.contains(r.centre) for lab in labels):
+            if not any(on_label(lab, r, index) for lab in labels):
                 tally.confusion.setdefault(0, {})[r.rank] = tally.confusion.setdefault(0, {}).get(r.rank, 0) + 1
             failures.append(Failure(item.path, r.box, "no card of that rank here", _desc(reports, [i]), "false"))
         # A report right by rank whose label gives a suit it does not match is false by rank and suit.
         if not card_used[i] and not neutral[i]:
-            on_suited = any(lab.rank is not None and lab.suit is not None and lab.contains(r.centre) for lab in labels)
-            on_unsuited = any(lab.rank is not None and lab.suit is None and lab.contains(r.centre) for lab in labels)
+            on_suited = any(lab.rank is not None and lab.suit is not None and on_label(lab, r, index) for lab in labels)
+            on_unsuited = any(lab.rank is not None and lab.suit is None and on_label(lab, r, index) for lab in labels)
             if rank_used[i] and on_unsuited and not on_suited:
                 continue  # no suit to judge it by
             tally.card_false += 1
@@ -274,9 +297,10 @@ def contact_sheet(failures: Sequence[Failure], path: Path, title: str = "failure
 
 
 def evaluate_folder(root: Path, read: Callable[[Any], list[Report]], say: Callable[[str], None] = print,
-                    sheet: Path | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                    sheet: Path | None = None, progress: Callable[[int, int], None] | None = None,
+                    index: bool = False) -> dict[str, Any]:
     """Read every labelled image under `root` with `read(image) -> [Report]`, print the figures and return them;
-    `progress(done, total)` is called as each image is read."""
+    `progress(done, total)` is called as each image is read; `index`: the labels outline index corners."""
     import cv2
 
     items = load_folder(root)
@@ -286,7 +310,7 @@ def evaluate_folder(root: Path, read: Callable[[Any], list[Report]], say: Callab
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if image is None:
             raise LabelError(f"{item.path}: not an image")
-        failures += score_image(item, read(image), tally)
+        failures += score_image(item, read(image), tally, index)
         if progress is not None:
             progress(tally.images, len(items))
     say(f"{root}: {tally.images} images, {tally.labelled} labelled cards ({tally.suited} with a suit)")
@@ -311,6 +335,7 @@ def evaluate_folder(root: Path, read: Callable[[Any], list[Report]], say: Callab
         say("    " + line)
     figures = tally.to_json()
     figures["folder"] = str(root)
+    figures["labels"] = "index corners" if index else "cards"
     figures["failures"] = len(failures)
     if sheet is not None:
         contact_sheet(failures, sheet, title=f"failures on {root}")

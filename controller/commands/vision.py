@@ -133,6 +133,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "vision-failures-<folder>.html)")
     p.add_argument("--enrolled", type=Path, default=None, metavar="DECK_DIR",
                    help="read with this enrolled deck model too (a folder `croupier vision enrol` wrote)")
+    p.add_argument("--index-labels", action="store_true",
+                   help="with --photos: the labels outline index corners, not cards (a report stands on a label when "
+                        "the label's centre is inside the card it found)")
+    p.add_argument("--as-table", action="store_true",
+                   help="with --photos: read them as the table camera reads its frames (index corners read on their "
+                        "own, as a fanned or overlapped card shows), not as photos")
     p.set_defaults(func=_evaluate)
 
     p = vs.add_parser("enrol", help="learn the house's deck (minutes on the CPU): from a spread, or from play",
@@ -419,7 +425,7 @@ def _evaluate_photos(args: argparse.Namespace, say: Any, bar: Any) -> list[dict]
     """`evaluate --photos DIR...`: each labelled folder read as `identify` reads photos, and scored."""
     from vision.labelled import LabelError, Report, evaluate_folder
 
-    rec = _recogniser(args.models, photos=True, enrolled=args.enrolled)
+    rec = _recogniser(args.models, photos=not args.as_table, enrolled=args.enrolled)
 
     def read(image: Any) -> list[Report]:
         return [Report(d.card.rank, int(d.card.suit), tuple(d.box), d.confidence, d.unsure) for d in rec.identify(image)
@@ -430,7 +436,7 @@ def _evaluate_photos(args: argparse.Namespace, say: Any, bar: Any) -> list[dict]
         sheet = args.sheet if args.sheet is not None and len(args.photos) == 1 else \
             Path(f"vision-failures-{folder.resolve().name}.html")
         try:
-            results.append(evaluate_folder(folder, read, say=say, sheet=sheet, progress=bar))
+            results.append(evaluate_folder(folder, read, say=say, sheet=sheet, progress=bar, index=args.index_labels))
         except LabelError as exc:
             raise CliError(str(exc)) from None
     return results
