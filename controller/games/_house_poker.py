@@ -9,6 +9,7 @@ rules say so.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import Field, dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, TypeVar
 
@@ -22,9 +23,9 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit
 
 __all__ = ["Deal", "State", "Phase", "Phases", "HOUSE", "DealPlan", "deal_plan", "betting", "betting_steps",
-           "accept_card", "place_card", "reveal", "take_decision", "set_stake", "house_round", "showdown",
-           "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
-           "check_paytable"]
+           "accept_card", "deal_then", "place_card", "reveal", "take_decision", "raise_or_fold", "set_stake",
+           "house_round", "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot",
+           "check_spots", "check_paytable"]
 
 
 class Deal(enum.Enum):
@@ -199,6 +200,15 @@ def accept_card(state: DT, event: CardDealt, plan: DealPlan, joker: bool = False
     return new, effects, len(plan) == len(new.cards)
 
 
+def deal_then(plan: Callable[[DT], DealPlan], then: enum.StrEnum = Phase.DECIDING, joker: bool = False,
+              phases: Phases = HOUSE) -> Callable[[DT, CardDealt], tuple[DT, Effects]]:
+    """The card step of a game that deals every card of `plan` (`accept_card`) and then goes on to phase `then`."""
+    def step(state: DT, event: CardDealt) -> tuple[DT, Effects]:
+        state, effects, dealt = accept_card(state, event, plan(state), joker, phases)
+        return (replace(state, phase=then) if dealt else state), effects
+    return step
+
+
 def place_card(state: DT, event: CardDealt, to: str, up: bool, joker: bool = False,
                phases: Phases = HOUSE) -> tuple[DT, Effects]:
     """Put the dealt card at `to` (games that work out where each card goes as they deal).
@@ -274,6 +284,24 @@ def showdown(state: State, spots: Sequence[int]) -> tuple[State, Effects]:
     """Every decision is in: turn up the dealer's hand and the hands of `spots` (those still in play)."""
     state, shown = reveal(state, ["dealer"] + [f"spot:{s}" for s in spots])
     return replace(state, phase=Phase.SETTLING), shown
+
+
+def raise_or_fold(deciders: Callable[[State], Sequence[int]],
+                  actions: Callable[[State, int], Mapping[str, int]]) -> Step[State, Decision]:
+    """The decision step of a game against the dealer: each of the `deciders` raises (the action's cost goes on the
+    box the action names) or folds; once all have chosen, the dealer's hand and every hand not folded turn up."""
+    def step(state: State, event: Decision) -> tuple[State, Effects]:
+        costs = functools.partial(actions, state)
+        state, spot, action = take_decision(state, event, deciders(state), costs)
+        cost = costs(spot)[action]
+        effects: Effects = ()
+        if cost:
+            state, effects = set_stake(state, spot, action, cost)
+        if all(state.decision(s) is not None for s in deciders(state)):
+            state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) != "fold"])
+            effects += shown
+        return state, effects
+    return step
 
 
 def settle_round(state: State, settle: Callable[[State], Settlement]) -> tuple[State, Effects]:

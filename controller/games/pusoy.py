@@ -36,10 +36,10 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, parse_cards
-from controller.games._house_poker import Deal, Phases, accept_card, betting_steps, deal_plan, reveal
+from controller.games._house_poker import Deal, Phases, betting_steps, deal_plan, deal_then, reveal
 from controller.games._round import Round
 from controller.games.base import (
-    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet,
+    BoxResult, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet,
     Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
@@ -248,11 +248,6 @@ def _close_check(state: State, event: Event) -> None:
                                f"{', '.join(map(str, missing))}")
 
 
-def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    state, effects, dealt = accept_card(state, event, _plan(state), phases=_PHASES)
-    return (replace(state, phase=Phase.SETTING) if dealt else state), effects
-
-
 def _settle(state: State) -> tuple[State, Effects]:
     doubles, settlement = settle(state)
     return State(state.rules, state.round), (*doubles, RoundSettled(state.round, settlement))
@@ -391,7 +386,7 @@ def snapshot(state: State) -> dict[str, Any]:
 _PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
 _BETTING = betting_steps(_PHASES, lambda s: State(s.rules, s.round), _close_check)
 _ROUND: Round[State] = Round("pusoy", expected_next, _settle, Phase.SETTLING, void=_BETTING, open_bets=_BETTING,
-                             bets=_BETTING, card=_card, decision=_decide)
+                             bets=_BETTING, card=deal_then(_plan, Phase.SETTING, phases=_PHASES), decision=_decide)
 GAME = GameSpec(NAME, "Pusoy", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 
