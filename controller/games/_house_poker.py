@@ -14,7 +14,7 @@ from dataclasses import Field, dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, TypeVar
 
 from controller.cards import Card
-from controller.games._round import Round, Step
+from controller.games._round import Phased, Round, Step
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, IllegalEvent, OpenBets, PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, RulesError,
@@ -24,7 +24,7 @@ from controller.games.bets import Bets, Limit
 
 __all__ = ["Deal", "State", "Phase", "Phases", "HOUSE", "DealPlan", "deal_plan", "betting", "betting_steps",
            "accept_card", "deal_then", "place_card", "reveal", "take_decision", "raise_or_fold", "set_stake",
-           "house_round", "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot",
+           "house_round", "own_round", "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot",
            "check_spots", "check_paytable"]
 
 
@@ -105,6 +105,7 @@ class Dealt(Protocol):
 
 
 DT = TypeVar("DT", bound=Dealt)
+PS = TypeVar("PS", bound=Phased)
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,20 @@ def house_round(expected_next: Callable[[State], Expected], settle: Callable[[St
     steps = betting_steps(HOUSE, place=place)
     return Round("this game", expected_next, lambda state: settle_round(state, settle), None, void=steps,
                  open_bets=steps, bets=steps, card=card, decision=decision)
+
+
+def own_round(game: str, expected_next: Callable[[PS], Expected], phases: Phases, settling: enum.StrEnum,
+              fresh: Callable[[PS], PS], settle: Callable[[PS], tuple[Effects, Settlement]], card: Step[PS, CardDealt],
+              decision: Step[PS, Decision], check: Callable[[PS, Event], None] | None = None) -> Round[PS]:
+    """The round of a one-deck game with a Phase and State of its own (pusoy, big two): `betting_steps`' void, open
+    and bets, the game's card and decision steps, and in phase `settling` the Settle that emits `settle`'s effects
+    and then the settlement. After a void or a settle the table is `fresh(state)`."""
+    def settle_step(state: PS) -> tuple[PS, Effects]:
+        more, settlement = settle(state)
+        return fresh(state), (*more, RoundSettled(state.round, settlement))
+    steps = betting_steps(phases, fresh, check)
+    return Round(game, expected_next, settle_step, settling, void=steps, open_bets=steps, bets=steps, card=card,
+                 decision=decision)
 
 
 def expect_text(state: Dealt) -> str:
