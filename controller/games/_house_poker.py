@@ -1,4 +1,4 @@
-"""The round shared by the house-banked poker games (three card poker, let it ride, caribbean stud): bets, the deal, decisions, reveals, voids; pai gow, pusoy and big two use its betting and dealing steps.
+"""The round shared by the house-banked poker games (three card poker, let it ride, caribbean stud): bets, the deal, decisions, reveals, voids; pai gow uses its betting and dealing steps, pusoy and big two its `own_round`.
 
 Each game module keeps its own flow readable in its `apply` and calls these helpers for the parts that
 are the same everywhere: one deck per round, hands dealt one card at a time around the table or whole
