@@ -24,8 +24,8 @@ from controller.games.bets import Bets, Limit
 
 __all__ = ["Deal", "State", "Phase", "Phases", "HOUSE", "DealPlan", "deal_plan", "betting", "betting_steps",
            "accept_card", "deal_then", "place_card", "reveal", "take_decision", "raise_or_fold", "set_stake",
-           "house_round", "own_round", "showdown", "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot",
-           "check_spots", "check_paytable"]
+           "house_round", "own_round", "showdown", "settle_round", "against_dealer", "expect", "snapshot_of",
+           "showdown_snapshot", "check_spots", "check_paytable"]
 
 
 class Deal(enum.Enum):
