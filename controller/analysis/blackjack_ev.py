@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterator
 
 import numpy as np
 
@@ -62,6 +63,14 @@ def _less(comp: Comp, *values: int) -> Comp:
     for v in values:
         out[v - 1] -= 1
     return tuple(out)
+
+
+def _draws(comp: Comp) -> Iterator[tuple[int, float, Comp]]:
+    """Each card value the shoe still holds: the value, its chance of coming next, and the shoe without it."""
+    n = sum(comp)
+    for v in range(1, 11):
+        if comp[v - 1]:
+            yield v, comp[v - 1] / n, _less(comp, v)
 
 
 def _total(hard: int, ace: bool) -> int:
@@ -149,14 +158,10 @@ def _stand(comp: Comp, up: int, total: int, h17: bool) -> float:
 @lru_cache(maxsize=200_000)
 def _hit(comp: Comp, hard: int, ace: bool, up: int, h17: bool) -> float:
     """EV of taking a card and then playing best (hit or stand) on every later card."""
-    n = sum(comp)
     ev = 0.0
-    for v in range(1, 11):
-        k = comp[v - 1]
-        if not k:
-            continue
+    for v, p, rest in _draws(comp):
         h, a = hard + v, ace or v == 1
-        t, rest = _total(h, a), _less(comp, v)
+        t = _total(h, a)
         if t > 21:
             e = -1.0
         elif t == 21:
@@ -165,14 +170,12 @@ def _hit(comp: Comp, hard: int, ace: bool, up: int, h17: bool) -> float:
             e = _stand(rest, up, t, h17)    # a hard 17 or more stands (hitting it is never better near a full shoe)
         else:
             e = max(_stand(rest, up, t, h17), _hit(rest, h, a, up, h17))
-        ev += k / n * e
+        ev += p * e
     return ev
 
 
 def _double(comp: Comp, hard: int, ace: bool, up: int, h17: bool) -> float:
-    n = sum(comp)
-    return 2 * sum(comp[v - 1] / n * _stand(_less(comp, v), up, _total(hard + v, ace or v == 1), h17)
-                   for v in range(1, 11) if comp[v - 1])
+    return 2 * sum(p * _stand(rest, up, _total(hard + v, ace or v == 1), h17) for v, p, rest in _draws(comp))
 
 
 def _may_double(r: EvRules, total: int, split: bool) -> bool:
@@ -185,14 +188,9 @@ def _may_double(r: EvRules, total: int, split: bool) -> bool:
 def _split(r: EvRules, pair: int, up: int, hands: int = 2) -> float:
     """Two hands, each one card of the pair and then a card of its own, each played best, resplitting a pair again
     while the table allows `max_hands` (each resplit counted as one more hand for both)."""
-    comp = _less(full_shoe(r.decks), pair, pair, up)
-    n = sum(comp)
     one = 0.0
-    for v in range(1, 11):
-        k = comp[v - 1]
-        if not k:
-            continue
-        rest, hard, ace = _less(comp, v), pair + v, pair == 1 or v == 1
+    for v, p, rest in _draws(_less(full_shoe(r.decks), pair, pair, up)):
+        hard, ace = pair + v, pair == 1 or v == 1
         t = _total(hard, ace)
         if pair == 1:
             e = _stand(rest, up, t, r.h17)      # a split ace takes one card (21 pays even money)
@@ -204,7 +202,7 @@ def _split(r: EvRules, pair: int, up: int, hands: int = 2) -> float:
                 e = max(e, _double(rest, hard, ace, up, r.h17))
         if v == pair and hands < r.max_hands and (pair != 1 or r.resplit_aces):
             e = max(e, _split(r, pair, up, hands + 1))   # resplit: this hand becomes two, as a split with one more hand
-        one += k / n * e
+        one += p * e
     return 2 * one
 
 

@@ -1,4 +1,4 @@
-"""The round shared by the house-banked poker games (three card poker, let it ride, caribbean stud): bets, the deal, decisions, reveals, voids; pai gow, pusoy and big two use its betting and dealing steps.
+"""The round shared by the house-banked poker games (three card poker, let it ride, caribbean stud): bets, the deal, decisions, reveals, voids; pai gow uses its betting and dealing steps, pusoy and big two its `own_round`.
 
 Each game module keeps its own flow readable in its `apply` and calls these helpers for the parts that
 are the same everywhere: one deck per round, hands dealt one card at a time around the table or whole
@@ -9,11 +9,12 @@ rules say so.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import Field, dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, TypeVar
 
 from controller.cards import Card
-from controller.games._round import Round, Step
+from controller.games._round import Phased, Round, Step
 from controller.games.base import (
     BetsClosed, BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects,
     Event, Expected, IllegalEvent, OpenBets, PlaceBet, Placed, RemoveBet, RoundSettled, RoundVoided, RulesError,
@@ -22,9 +23,9 @@ from controller.games.base import (
 from controller.games.bets import Bets, Limit
 
 __all__ = ["Deal", "State", "Phase", "Phases", "HOUSE", "DealPlan", "deal_plan", "betting", "betting_steps",
-           "accept_card", "place_card", "reveal", "take_decision", "set_stake", "house_round", "showdown",
-           "settle_round", "against_dealer", "expect", "snapshot_of", "showdown_snapshot", "check_spots",
-           "check_paytable"]
+           "accept_card", "deal_then", "place_card", "reveal", "take_decision", "raise_or_fold", "set_stake",
+           "house_round", "own_round", "showdown", "settle_round", "against_dealer", "expect", "snapshot_of",
+           "showdown_snapshot", "check_spots", "check_paytable"]
 
 
 class Deal(enum.Enum):
@@ -104,6 +105,7 @@ class Dealt(Protocol):
 
 
 DT = TypeVar("DT", bound=Dealt)
+PS = TypeVar("PS", bound=Phased)
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,20 @@ def house_round(expected_next: Callable[[State], Expected], settle: Callable[[St
                  open_bets=steps, bets=steps, card=card, decision=decision)
 
 
+def own_round(game: str, expected_next: Callable[[PS], Expected], phases: Phases, settling: enum.StrEnum,
+              fresh: Callable[[PS], PS], settle: Callable[[PS], tuple[Effects, Settlement]], card: Step[PS, CardDealt],
+              decision: Step[PS, Decision], check: Callable[[PS, Event], None] | None = None) -> Round[PS]:
+    """The round of a one-deck game with a Phase and State of its own (pusoy, big two): `betting_steps`' void, open
+    and bets, the game's card and decision steps, and in phase `settling` the Settle that emits `settle`'s effects
+    and then the settlement. After a void or a settle the table is `fresh(state)`."""
+    def settle_step(state: PS) -> tuple[PS, Effects]:
+        more, settlement = settle(state)
+        return fresh(state), (*more, RoundSettled(state.round, settlement))
+    steps = betting_steps(phases, fresh, check)
+    return Round(game, expected_next, settle_step, settling, void=steps, open_bets=steps, bets=steps, card=card,
+                 decision=decision)
+
+
 def expect_text(state: Dealt) -> str:
     # Keyed by the phase's value, not a member: the dealing helpers serve games with Phases of their own.
     return {"idle": "no round in progress", "betting": "bets are open", "dealing": "dealing",
@@ -197,6 +213,15 @@ def accept_card(state: DT, event: CardDealt, plan: DealPlan, joker: bool = False
     to, up = plan[len(state.cards)]
     new, effects = place_card(state, event, to, up, joker, phases)
     return new, effects, len(plan) == len(new.cards)
+
+
+def deal_then(plan: Callable[[DT], DealPlan], then: enum.StrEnum = Phase.DECIDING, joker: bool = False,
+              phases: Phases = HOUSE) -> Callable[[DT, CardDealt], tuple[DT, Effects]]:
+    """The card step of a game that deals every card of `plan` (`accept_card`) and then goes on to phase `then`."""
+    def step(state: DT, event: CardDealt) -> tuple[DT, Effects]:
+        state, effects, dealt = accept_card(state, event, plan(state), joker, phases)
+        return (replace(state, phase=then) if dealt else state), effects
+    return step
 
 
 def place_card(state: DT, event: CardDealt, to: str, up: bool, joker: bool = False,
@@ -274,6 +299,24 @@ def showdown(state: State, spots: Sequence[int]) -> tuple[State, Effects]:
     """Every decision is in: turn up the dealer's hand and the hands of `spots` (those still in play)."""
     state, shown = reveal(state, ["dealer"] + [f"spot:{s}" for s in spots])
     return replace(state, phase=Phase.SETTLING), shown
+
+
+def raise_or_fold(deciders: Callable[[State], Sequence[int]],
+                  actions: Callable[[State, int], Mapping[str, int]]) -> Step[State, Decision]:
+    """The decision step of a game against the dealer: each of the `deciders` raises (the action's cost goes on the
+    box the action names) or folds; once all have chosen, the dealer's hand and every hand not folded turn up."""
+    def step(state: State, event: Decision) -> tuple[State, Effects]:
+        costs = functools.partial(actions, state)
+        state, spot, action = take_decision(state, event, deciders(state), costs)
+        cost = costs(spot)[action]
+        effects: Effects = ()
+        if cost:
+            state, effects = set_stake(state, spot, action, cost)
+        if all(state.decision(s) is not None for s in deciders(state)):
+            state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) != "fold"])
+            effects += shown
+        return state, effects
+    return step
 
 
 def settle_round(state: State, settle: Callable[[State], Settlement]) -> tuple[State, Effects]:

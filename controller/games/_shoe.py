@@ -14,12 +14,13 @@ from typing import Collection, Iterable, Mapping
 
 from controller.cards import Card, Composition
 from controller.games.base import (
-    CardDealt, CloseBets, Decision, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet, RoundVoided,
-    RulesError, ShuffleDue, StakeChanged, Waiting,
+    CardDealt, CardPlaced, CloseBets, Decision, Effects, Expected, IllegalEvent, NewShoe, PlaceBet, RemoveBet,
+    RoundVoided, RulesError, ShuffleDue, StakeChanged, Waiting,
 )
 from controller.games.bets import Bets, Limit
 
-__all__ = ["ShoeState", "load_shoe", "betting_step", "voided", "card_target", "check_decision", "check_range"]
+__all__ = ["ShoeState", "load_shoe", "betting_step", "voided", "card_target", "deal_from_shoe", "check_decision",
+           "check_range"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,14 @@ def card_target(expected: Expected, event: CardDealt) -> str:
     if event.target is not None and event.target != expected.card_to:
         raise IllegalEvent(f"the next card goes to {expected.card_to}, not {event.target}")
     return expected.card_to
+
+
+def deal_from_shoe(shoe: ShoeState, expected: Expected, event: CardDealt) -> tuple[str, ShoeState, Effects]:
+    """A dealt card where the game expects one (`card_target`), out of `shoe`: where it goes, the shoe after it, and
+    its effects (the card placed, face up as expected, then any `ShuffleDue`)."""
+    to = card_target(expected, event)
+    after, shuffle = shoe.take(event.card)
+    return to, after, (CardPlaced(event.card, to, bool(expected.face_up)),) + shuffle
 
 
 def check_decision(expected: Expected, event: Decision, amount_actions: Collection[str] = ()) -> None:

@@ -25,9 +25,9 @@ from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
 from controller.games._round import Round, opens, shoe_bets, void_step
-from controller.games._shoe import ShoeState, card_target, check_range, load_shoe
+from controller.games._shoe import ShoeState, check_range, deal_from_shoe, load_shoe
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe, Payout, Placed,
+    BoxResult, CardDealt, Effects, Event, Expected, GameSpec, IllegalEvent, NewShoe, Payout, Placed,
     RoundSettled, Rounding, RulesBase, RulesError, Settlement, Waiting,
 )
 from controller.games.bets import Bets, Limit, check_limits, sample_bets
@@ -212,10 +212,7 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    to = card_target(exp, event)
-    shoe, effects = state.shoe.take(event.card)
-    placed = CardPlaced(event.card, to, bool(exp.face_up))
+    to, shoe, effects = deal_from_shoe(state.shoe, expected_next(state), event)
     if state.phase is Phase.BURNING:
         burned: tuple[Placed, ...]
         if not state.burned:
@@ -223,14 +220,14 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
         else:
             burned, left = state.burned + (Placed(event.card, False),), state.burn_left - 1
         new = replace(state, shoe=shoe, burned=burned, burn_left=left, phase=Phase.BURNING if left else Phase.IDLE)
-        return new, (placed,) + effects
+        return new, effects
     if to == "player":
         new = replace(state, shoe=shoe, player=state.player + (event.card,))
     else:
         new = replace(state, shoe=shoe, banker=state.banker + (event.card,))
     if coup_targets(new.player, new.banker) is None:
         new = replace(new, phase=Phase.SETTLING)
-    return new, (placed,) + effects
+    return new, effects
 
 
 # ---------------------------------------------------------------------------------------------------

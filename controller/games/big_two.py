@@ -47,11 +47,10 @@ from controller.cards import Card, Suit, format_cards, parse_cards
 from controller.games._big_two_combos import (
     FOUR, STRAIGHT_FLUSH, STRAIGHT_ORDERS, Combo, Straights, beats, card_key, combo, lowest_card, straight_position,
 )
-from controller.games._house_poker import Phases, betting_steps, place_card, reveal
-from controller.games._round import Round
+from controller.games._house_poker import Phases, own_round, place_card, reveal
 from controller.games.base import (
     BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent,
-    PlaceBet, Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, Waiting, parse_spot_actor,
+    PlaceBet, Placed, RulesBase, RulesError, Settlement, StakeChanged, Waiting, parse_spot_actor,
     spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
@@ -304,11 +303,6 @@ def _close_check(state: State, event: Event) -> None:
             raise IllegalEvent("every player plays for the same stake per point: make the stakes alike")
 
 
-def _settle(state: State) -> tuple[State, Effects]:
-    more, settlement = settle(state)
-    return State(state.rules, state.round), (*more, RoundSettled(state.round, settlement))
-
-
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     if state.phase is not Phase.DEALING:
         raise IllegalEvent(f"no card expected now: {expected_next(state).text}")
@@ -474,9 +468,8 @@ def snapshot(state: State) -> dict[str, Any]:
 
 
 _PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
-_BETTING = betting_steps(_PHASES, lambda s: State(s.rules, s.round), _close_check)
-_ROUND: Round[State] = Round("big two", expected_next, _settle, Phase.SETTLING, void=_BETTING, open_bets=_BETTING,
-                             bets=_BETTING, card=_card, decision=_play)
+_ROUND = own_round("big two", expected_next, _PHASES, Phase.SETTLING, lambda s: State(s.rules, s.round), settle,
+                   _card, _play, _close_check)
 GAME = GameSpec(NAME, "Big Two", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

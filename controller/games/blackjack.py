@@ -32,11 +32,9 @@ from typing import Any, Callable, Literal, Protocol, TypeVar
 
 from controller.cards import ACE, TEN, Card
 from controller.games._round import Round, opens, shoe_bets, void_step
-from controller.games._shoe import (
-    ShoeState, card_target, check_decision, check_range, load_shoe,
-)
+from controller.games._shoe import ShoeState, check_decision, check_range, deal_from_shoe, load_shoe
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected, GameSpec,
+    BoxResult, CardDealt, CardsRevealed, Decision, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, Payout, PlaceBet, Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged,
     Waiting, spot_actor,
 )
@@ -362,27 +360,24 @@ def layout(state: Any) -> list[tuple[int, str, int]]:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    to = card_target(exp, event)
-    shoe, shuffle = state.shoe.take(event.card)
-    effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *shuffle]
+    to, shoe, effects = deal_from_shoe(state.shoe, expected_next(state), event)
     state = replace(state, shoe=shoe)
     if state.phase is Phase.DEAL:
         state = add_dealt_card(state, to, event.card)
         if _deal_position(state) is None:
             state, more = _after_deal(state)
             effects += more
-        return state, tuple(effects)
+        return state, effects
     if state.phase is Phase.DEALER:
         state = replace(state, dealer=state.dealer + (event.card,))
         if not _dealer_draws(state):
             state = replace(state, phase=Phase.SETTLING)
-        return state, tuple(effects)
+        return state, effects
     si, hi = current_hand(state)  # type: ignore[misc]
     state = replace_hand(state, si, hi, _hand_after_card(state.rules, state.seats[si], state.seats[si].hands[hi],
                                                           event.card))
     state, more = _advance_play(state)
-    return state, tuple(effects) + more
+    return state, effects + more
 
 
 def _hand_after_card(rules: Rules, seat: Seat, hand: Hand, card: Card) -> Hand:

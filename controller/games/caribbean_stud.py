@@ -18,17 +18,17 @@ Settlement (standard rules):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from controller.cards import ACE, KING
 from controller.games._house_poker import (
-    Deal, DealPlan, Phase, State, accept_card, against_dealer, check_paytable, check_spots, deal_plan, expect,
-    house_round, set_stake, showdown, showdown_snapshot, take_decision,
+    Deal, DealPlan, State, against_dealer, check_paytable, check_spots, deal_plan, deal_then, expect,
+    house_round, raise_or_fold, showdown_snapshot,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settlement,
+    BoxResult, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settlement,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import poker
@@ -96,21 +96,6 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     return _ROUND.apply(state, event)
 
 
-def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    state, effects, dealt = accept_card(state, event, _plan(state))
-    return (replace(state, phase=Phase.DECIDING) if dealt else state), effects
-
-
-def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    state, spot, action = take_decision(state, event, state.bets.spots(), lambda s: _actions(state, s))
-    effects: Effects = ()
-    if action == "call":
-        state, effects = set_stake(state, spot, "call", 2 * state.bets.get(spot, "ante"))
-    if all(state.decision(s) is not None for s in state.bets.spots()):
-        state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) == "call"])
-        effects += shown
-    return state, effects
-
 def settle(state: State) -> Settlement:
     r: Rules = state.rules
     dealer = poker.best_value(state.hand("dealer"))
@@ -134,5 +119,5 @@ def snapshot(state: State) -> dict[str, Any]:
     return showdown_snapshot(state, NAME, 5, poker.best_value, poker.describe, QUALIFIER)
 
 
-_ROUND = house_round(expected_next, settle, _card, _decide)
+_ROUND = house_round(expected_next, settle, deal_then(_plan), raise_or_fold(lambda s: s.bets.spots(), _actions))
 GAME = GameSpec(NAME, "Caribbean Stud Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)

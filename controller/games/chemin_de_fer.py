@@ -34,10 +34,10 @@ from typing import Any, ClassVar
 
 from controller.cards import Card
 from controller.games._round import Round, bet_steps, opens, shoe_between_rounds, void_step
-from controller.games._shoe import ShoeState, card_target, check_range
+from controller.games._shoe import ShoeState, check_range, deal_from_shoe
 from controller.games.baccarat import MAX_COUP_CARDS, banker_draws, is_natural, player_draws
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
+    BetsClosed, BoxResult, CardDealt, CardsRevealed, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, PlaceBet, Placed, RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement,
     StakeChanged, Waiting, spot_actor,
 )
@@ -345,15 +345,13 @@ def _advance(before: State, after: State) -> tuple[State, Effects]:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    to = card_target(exp, event)
-    shoe, shuffle = state.shoe.take(event.card)
+    to, shoe, placed = deal_from_shoe(state.shoe, expected_next(state), event)
     if to == "punter":
         new = replace(state, shoe=shoe, punter_cards=state.punter_cards + (event.card,))
     else:
         new = replace(state, shoe=shoe, banker_cards=state.banker_cards + (event.card,))
     new, reveals = _advance(state, new)
-    return new, (CardPlaced(event.card, to, bool(exp.face_up)),) + shuffle + reveals
+    return new, placed + reveals
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:

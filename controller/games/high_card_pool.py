@@ -25,9 +25,9 @@ from typing import Any
 from controller.cards import Card, Composition
 from controller.games._pot import DealerChanged, Pot, turn_order
 from controller.games._round import Round
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range
+from controller.games._shoe import ShoeState, check_decision, check_range, deal_from_shoe
 from controller.games.base import (
-    BetsOpened, BoxResult, CardDealt, CardPlaced, CardsRevealed, Decision, Effect, Effects, Event, Expected,
+    BetsOpened, BoxResult, CardDealt, CardsRevealed, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, NewShoe, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError,
     StakeChanged, VoidRound, Waiting, spot_actor,
 )
@@ -184,10 +184,7 @@ def _void(state: State, event: VoidRound) -> tuple[State, Effects]:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    to = card_target(exp, event)
-    shoe, empty = state.shoe.take(event.card)
-    placed = CardPlaced(event.card, to, bool(exp.face_up))
+    to, shoe, placed = deal_from_shoe(state.shoe, expected_next(state), event)
     if state.phase is Phase.DEALING:
         index = _hands_dealt(state) % state.rules.spots
         hands = list(state.hands) or [()] * state.rules.spots
@@ -195,14 +192,14 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
         new = replace(state, shoe=shoe, hands=tuple(hands), shown=state.shown or ((),) * state.rules.spots)
         if _hands_dealt(new) == state.rules.spots * state.rules.hand_size:
             new = replace(new, phase=Phase.DECIDING)
-        return new, (placed,) + empty
+        return new, placed
     # the turned card: the player shows the card that beats it, or his whole hand
     hand = state.hands[state.turn]
     best = beating_card(hand, event.card)
     show = (best,) if best is not None else hand
     shown = state.shown[:state.turn] + (show,) + state.shown[state.turn + 1:]
     new = replace(state, shoe=shoe, turned=event.card, shown=shown, phase=Phase.SETTLING)
-    return new, (placed,) + empty + (CardsRevealed(spot_actor(player(state)), show),)
+    return new, placed + (CardsRevealed(spot_actor(player(state)), show),)
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:

@@ -28,9 +28,9 @@ from typing import Any
 from controller.cards import Card
 from controller.games._pot import DealerChanged, Pot, turn_order
 from controller.games._round import Round, shoe_between_rounds
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range
+from controller.games._shoe import ShoeState, check_decision, check_range, deal_from_shoe
 from controller.games.base import (
-    BetsOpened, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
+    BetsOpened, BoxResult, CardDealt, Decision, Effect, Effects, Event, Expected, GameSpec,
     IllegalEvent, OpenBets, Placed, RoundSettled, RoundVoided, RulesBase, RulesError, StakeChanged, VoidRound,
     Waiting, spot_actor,
 )
@@ -178,11 +178,8 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    to = card_target(exp, event)
-    shoe, shuffle = state.shoe.take(event.card)
+    to, shoe, effects = deal_from_shoe(state.shoe, expected_next(state), event)
     new = replace(state, shoe=shoe, cards=state.cards + (event.card,))
-    effects: tuple[Effect, ...] = (CardPlaced(event.card, to, True),) + shuffle
     if len(new.cards) == 2:
         gap = spread(*new.cards)
         if gap == -1:

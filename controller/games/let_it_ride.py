@@ -22,11 +22,11 @@ from typing import Any, Mapping
 
 from controller.cards import TEN
 from controller.games._house_poker import (
-    Deal, DealPlan, Phase, State, accept_card, check_paytable, check_spots, deal_plan, expect, house_round, reveal,
+    Deal, DealPlan, Phase, State, check_paytable, check_spots, deal_plan, deal_then, expect, house_round, reveal,
     set_stake, snapshot_of, take_decision,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet, RemoveBet,
+    BoxResult, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet, RemoveBet,
     RulesBase, RulesError, Settlement,
 )
 from controller.games.bets import Bets, Limit
@@ -112,11 +112,6 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
     return _ROUND.apply(state, event)
 
 
-def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    state, effects, dealt = accept_card(state, event, _plan(state))
-    return (replace(state, phase=Phase.DECIDING) if dealt else state), effects
-
-
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     state, spot, action = take_decision(state, event, state.bets.spots(), lambda _: ACTIONS)
     effects: Effects = ()
@@ -175,6 +170,6 @@ def snapshot(state: State) -> dict[str, Any]:
     return snapshot_of(state, NAME, _names(state))
 
 
-_ROUND = house_round(expected_next, settle, _card, _decide,
+_ROUND = house_round(expected_next, settle, deal_then(_plan), _decide,
                      place=lambda s: lambda bets, ev: _place_all(s.rules, bets, ev))
 GAME = GameSpec(NAME, "Let It Ride", Rules, new_table, apply, expected_next, snapshot, BOXES)

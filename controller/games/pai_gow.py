@@ -38,11 +38,11 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import ACE, Card, parse_cards, rank_key
-from controller.games._house_poker import Deal, Phases, accept_card, betting_steps, deal_plan, reveal
+from controller.games._house_poker import Deal, Phases, betting_steps, deal_plan, deal_then, reveal
 from controller.games._house_way import HouseWay, house_way, setting_kind
 from controller.games._round import Round
 from controller.games.base import (
-    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, PlaceBet, Placed,
+    BoxResult, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, PlaceBet, Placed,
     RemoveBet, RoundSettled, Rounding, RulesBase, RulesError, Settlement, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
@@ -250,11 +250,6 @@ def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     if state.phase is Phase.ORDERING:
         return _order(state, event)
     return _set(state, event)
-
-
-def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    state, effects, dealt = accept_card(state, event, _plan(state), joker=True, phases=_PHASES)
-    return (replace(state, phase=Phase.SETTING) if dealt else state), effects
 
 
 def _settle(state: State) -> tuple[State, Effects]:
@@ -481,7 +476,8 @@ _BETTING = betting_steps(Phases(Phase.IDLE, Phase.BETTING, Phase.ORDERING),
                          lambda s: State(s.rules, s.round, last_bets=s.last_bets), _check,
                          lambda s: lambda bets, ev: _place(s.rules, bets, ev))
 _ROUND: Round[State] = Round("pai gow poker", expected_next, _settle, Phase.SETTLING, void=_BETTING,
-                             open_bets=_BETTING, bets=_BETTING, card=_card, decision=_decide)
+                             open_bets=_BETTING, bets=_BETTING,
+                             card=deal_then(_plan, Phase.SETTING, joker=True, phases=_PHASES), decision=_decide)
 GAME = GameSpec(NAME, "Pai Gow Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

@@ -40,11 +40,9 @@ from typing import Any, Literal
 
 from controller.cards import Card, Composition
 from controller.games._round import Round, opens, shoe_bets
-from controller.games._shoe import (
-    ShoeState, card_target, check_decision, check_range, voided,
-)
+from controller.games._shoe import ShoeState, check_decision, check_range, deal_from_shoe, voided
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected,
+    BoxResult, CardDealt, CardsRevealed, CloseBets, Decision, Effect, Effects, Event, Expected,
     GameSpec, IllegalEvent, NewShoe, Payout, PlaceBet, Placed, RemoveBet, RoundSettled, RulesBase, RulesError,
     Settlement, StakeChanged, VoidRound, Waiting, spot_actor,
 )
@@ -297,26 +295,23 @@ def _between_rounds(state: State, banker: int) -> State:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    to = card_target(exp, event)
-    shoe, empty = state.shoe.take(event.card)
-    effects: list[Effect] = [CardPlaced(event.card, to, bool(exp.face_up)), *empty]
+    to, shoe, effects = deal_from_shoe(state.shoe, expected_next(state), event)
     state = replace(state, shoe=shoe)
     if state.phase is Phase.BURNING:
         phase = Phase.IDLE if state.resume is None else state.resume
-        return replace(state, phase=phase, resume=None, burned=event.card), tuple(effects)
+        return replace(state, phase=phase, resume=None, burned=event.card), effects
     if state.phase is Phase.DEAL:
         state = add_dealt_card(state, to, event.card)
         if first_deal_position(state) is None:
             state, more = _after_deal(state)
             effects += more
-        return state, tuple(effects)
+        return state, effects
     if state.phase is Phase.DEALER:
         state = replace(state, dealer=state.dealer + (event.card,), dealer_drawing=False)
         if blackjack_total(state.dealer).bust:
             state, more = _to_settling(state)
             effects += more
-        return state, tuple(effects)
+        return state, effects
     si, hi = current_hand(state)  # type: ignore[misc]
     seat = state.seats[si]
     hand = replace(seat.hands[hi], cards=seat.hands[hi].cards + (event.card,), drawing=False)
@@ -324,13 +319,13 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
         hand = replace(hand, done="bust")
         if seat.spot not in state.shown:    # the player declares and turns his card up
             state = replace(state, shown=state.shown + (seat.spot,))
-            effects.append(CardsRevealed(spot_actor(seat.spot), hand.cards))
+            effects += (CardsRevealed(spot_actor(seat.spot), hand.cards),)
     elif hand.doubled:
         hand = replace(hand, done="doubled")
     elif hand.split_aces and SPLIT not in legal_actions(state.rules, seat, hand):
         hand = replace(hand, done="stood")  # one card to each split ace
     state, more = _advance_play(replace_hand(state, si, hi, hand))
-    return state, tuple(effects) + more
+    return state, effects + more
 
 
 def _after_deal(state: State) -> tuple[State, Effects]:

@@ -36,11 +36,10 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from controller.cards import Card, parse_cards
-from controller.games._house_poker import Deal, Phases, accept_card, betting_steps, deal_plan, reveal
-from controller.games._round import Round
+from controller.games._house_poker import Deal, Phases, deal_plan, deal_then, own_round, reveal
 from controller.games.base import (
-    BoxResult, CardDealt, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet,
-    Placed, RoundSettled, RulesBase, RulesError, Settlement, StakeChanged, Waiting, spot_actor,
+    BoxResult, CloseBets, Decision, Effects, Event, Expected, GameSpec, IllegalEvent, Payout, PlaceBet,
+    Placed, RulesBase, RulesError, Settlement, StakeChanged, Waiting, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
 from controller.hands import poker
@@ -248,16 +247,6 @@ def _close_check(state: State, event: Event) -> None:
                                f"{', '.join(map(str, missing))}")
 
 
-def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    state, effects, dealt = accept_card(state, event, _plan(state), phases=_PHASES)
-    return (replace(state, phase=Phase.SETTING) if dealt else state), effects
-
-
-def _settle(state: State) -> tuple[State, Effects]:
-    doubles, settlement = settle(state)
-    return State(state.rules, state.round), (*doubles, RoundSettled(state.round, settlement))
-
-
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:
     if state.phase is not Phase.SETTING:
         raise IllegalEvent(f"no decision expected now: {expected_next(state).text}")
@@ -389,9 +378,8 @@ def snapshot(state: State) -> dict[str, Any]:
 
 
 _PHASES = Phases(Phase.IDLE, Phase.BETTING, Phase.DEALING)
-_BETTING = betting_steps(_PHASES, lambda s: State(s.rules, s.round), _close_check)
-_ROUND: Round[State] = Round("pusoy", expected_next, _settle, Phase.SETTLING, void=_BETTING, open_bets=_BETTING,
-                             bets=_BETTING, card=_card, decision=_decide)
+_ROUND = own_round("pusoy", expected_next, _PHASES, Phase.SETTLING, lambda s: State(s.rules, s.round), settle,
+                   deal_then(_plan, Phase.SETTING, phases=_PHASES), _decide, _close_check)
 GAME = GameSpec(NAME, "Pusoy", Rules, new_table, apply, expected_next, snapshot, BOXES)
 
 

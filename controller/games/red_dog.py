@@ -25,11 +25,9 @@ from typing import Any
 
 from controller.cards import Card
 from controller.games._round import Round, opens, shoe_bets, shoe_between_rounds, void_step
-from controller.games._shoe import (
-    ShoeState, card_target, check_decision, check_range,
-)
+from controller.games._shoe import ShoeState, check_decision, check_range, deal_from_shoe
 from controller.games.base import (
-    BoxResult, CardDealt, CardPlaced, Decision, Effects, Event, Expected, GameSpec, Payout, PlaceBet, Placed,
+    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, PlaceBet, Placed,
     RoundSettled, RulesBase, Settlement, StakeChanged, Waiting, parse_spot_actor, spot_actor,
 )
 from controller.games.bets import Bets, Limit, check_limits
@@ -137,15 +135,13 @@ def apply(state: State, event: Event) -> tuple[State, Effects]:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    to = card_target(exp, event)
-    shoe, shuffle = state.shoe.take(event.card)
+    to, shoe, placed = deal_from_shoe(state.shoe, expected_next(state), event)
     new = replace(state, shoe=shoe, cards=state.cards + (event.card,))
     if len(new.cards) == 3 or (len(new.cards) == 2 and spread(*new.cards) == 0):
         new = replace(new, phase=Phase.SETTLING)
     elif len(new.cards) == 2 and spread(*new.cards) > 0:
         new = replace(new, phase=Phase.DECIDING)
-    return new, (CardPlaced(event.card, to, True),) + shuffle
+    return new, placed
 
 
 def _settle(state: State) -> tuple[State, Effects]:

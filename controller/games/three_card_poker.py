@@ -24,10 +24,10 @@ from typing import Any
 from controller.cards import QUEEN
 from controller.games._house_poker import (
     Deal, DealPlan, Phase, State, accept_card, against_dealer, check_paytable, check_spots, deal_plan, expect,
-    house_round, set_stake, showdown, showdown_snapshot, take_decision,
+    house_round, raise_or_fold, showdown, showdown_snapshot,
 )
 from controller.games.base import (
-    BoxResult, CardDealt, Decision, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settlement,
+    BoxResult, CardDealt, Effects, Event, Expected, GameSpec, Payout, RulesBase, RulesError, Settlement,
 )
 from controller.games.bets import Limit, check_limits
 from controller.hands import three_card
@@ -109,16 +109,6 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
     return state, effects + shown
 
 
-def _decide(state: State, event: Decision) -> tuple[State, Effects]:
-    state, spot, action = take_decision(state, event, _deciders(state), lambda s: _actions(state, s))
-    effects: Effects = ()
-    if action == "play":
-        state, effects = set_stake(state, spot, "play", state.bets.get(spot, "ante"))
-    if all(state.decision(s) is not None for s in _deciders(state)):
-        state, shown = showdown(state, [s for s in state.bets.spots() if state.decision(s) != "fold"])
-        effects += shown
-    return state, effects
-
 def settle(state: State) -> Settlement:
     """Every box of every spot, each credit traced to its line (see the module docstring)."""
     r: Rules = state.rules
@@ -156,5 +146,5 @@ def snapshot(state: State) -> dict[str, Any]:
     return showdown_snapshot(state, NAME, 3, three_card.value3, three_card.category_name, QUALIFIER)
 
 
-_ROUND = house_round(expected_next, settle, _card, _decide)
+_ROUND = house_round(expected_next, settle, _card, raise_or_fold(_deciders, _actions))
 GAME = GameSpec(NAME, "Three Card Poker", Rules, new_table, apply, expected_next, snapshot, BOXES)

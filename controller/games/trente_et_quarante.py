@@ -28,9 +28,9 @@ from typing import Any, Sequence
 
 from controller.cards import ACE, TEN, Card
 from controller.games._round import Round, bet_steps, opens, void_step
-from controller.games._shoe import ShoeState, card_target, check_decision, check_range, load_shoe
+from controller.games._shoe import ShoeState, check_decision, check_range, deal_from_shoe, load_shoe
 from controller.games.base import (
-    BetsClosed, BoxResult, CardDealt, CardPlaced, Decision, Effect, Effects, Event, Expected, GameSpec,
+    BetsClosed, BoxResult, CardDealt, Decision, Effect, Effects, Event, Expected, GameSpec,
     IllegalEvent, NewShoe, PlaceBet, Placed, RemoveBet, RoundSettled, Rounding, RulesBase, Settlement, StakeChanged,
     Waiting, spot_actor,
 )
@@ -229,9 +229,7 @@ def _new_shoe(state: State, event: NewShoe) -> tuple[State, Effects]:
 
 
 def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
-    exp = expected_next(state)
-    row = card_target(exp, event)
-    shoe, shuffle = state.shoe.take(event.card)
+    row, shoe, placed = deal_from_shoe(state.shoe, expected_next(state), event)
     if row == "noir":
         new = replace(state, shoe=shoe, noir=state.noir + (event.card,))
     else:
@@ -240,7 +238,7 @@ def _card(state: State, event: CardDealt) -> tuple[State, Effects]:
         result = coup_result(new.noir, new.rouge)
         choose = result.refait_31 and state.rules.en_prison and bool(new.bets)
         new = replace(new, phase=Phase.DECIDING if choose else Phase.SETTLING)
-    return new, (CardPlaced(event.card, row, True),) + shuffle
+    return new, placed
 
 
 def _decide(state: State, event: Decision) -> tuple[State, Effects]:

@@ -82,31 +82,22 @@ _SINGULAR = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8
              10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace"}
 
 
+# A dealer's words for each category: {p[i]} is the i-th deciding rank in the plural, {s[i]} in the singular.
+_WORDS = {FIVE_OF_A_KIND: "five {p[0]}", STRAIGHT_FLUSH: "{s[0]}-high straight flush", FOUR_OF_A_KIND: "four {p[0]}",
+          FULL_HOUSE: "full house, {p[0]} over {p[1]}", FLUSH: "{s[0]}-high flush", STRAIGHT: "{s[0]}-high straight",
+          THREE_OF_A_KIND: "three {p[0]}", TWO_PAIR: "two pair, {p[0]} and {p[1]}", PAIR: "pair of {p[0]}",
+          HIGH_CARD: "{s[0]} high"}
+
+
 def describe(value: int) -> str:
     """A dealer's words for the hand: 'full house, kings over sevens', 'five-high straight'."""
     cat = value >> 20
     r = kickers(value)
     if _is_wheel_second(value):
         return ("five-high straight flush" if cat == STRAIGHT_FLUSH else "five-high straight") + " (wheel)"
-    if cat == FIVE_OF_A_KIND:
-        return f"five {_PLURAL[r[0]]}"
-    if cat == STRAIGHT_FLUSH:
-        return "royal flush" if r[0] == ACE else f"{_SINGULAR[r[0]]}-high straight flush"
-    if cat == FOUR_OF_A_KIND:
-        return f"four {_PLURAL[r[0]]}"
-    if cat == FULL_HOUSE:
-        return f"full house, {_PLURAL[r[0]]} over {_PLURAL[r[1]]}"
-    if cat == FLUSH:
-        return f"{_SINGULAR[r[0]]}-high flush"
-    if cat == STRAIGHT:
-        return f"{_SINGULAR[r[0]]}-high straight"
-    if cat == THREE_OF_A_KIND:
-        return f"three {_PLURAL[r[0]]}"
-    if cat == TWO_PAIR:
-        return f"two pair, {_PLURAL[r[0]]} and {_PLURAL[r[1]]}"
-    if cat == PAIR:
-        return f"pair of {_PLURAL[r[0]]}"
-    return f"{_SINGULAR[r[0]]} high"
+    if cat == STRAIGHT_FLUSH and r[0] == ACE:
+        return "royal flush"
+    return _WORDS[cat].format(p=[_PLURAL[k] for k in r], s=[_SINGULAR[k] for k in r])
 
 
 # ---------------------------------------------------------------------------------------------------
