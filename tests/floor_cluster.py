@@ -40,11 +40,16 @@ def floor_missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def floor_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
+def skip_without_floor() -> None:
+    """Skip the test (or the module, from a module's fixture), saying why, where the floor cannot run here."""
     why = floor_missing()
     if why:
         pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def floor_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
+    skip_without_floor()
     cluster = NatsCluster(Path(tmp_path_factory.mktemp("floor")), nodes=3)
     cluster.start()
     try:
@@ -59,9 +64,7 @@ def floor_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsClus
 
 @pytest.fixture(scope="module")
 def floor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
+    skip_without_floor()
     from controller.floor.embedded import EmbeddedServer
 
     (port,) = free_ports(1)

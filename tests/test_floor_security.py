@@ -14,7 +14,7 @@ from controller.floor.credentials import (add_machine, add_server, add_service, 
 from controller.floor.replicator import Replicator
 from controller.floor.wire import STREAM, subject_for
 from controller.journal import Journal
-from tests.floor_cluster import ServedFloor, floor_missing, floor_page_json, replicate
+from tests.floor_cluster import ServedFloor, floor_page_json, replicate, skip_without_floor
 from tests.table_helpers import free_ports
 
 
@@ -44,9 +44,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
+    skip_without_floor()
     import shutil
 
     if shutil.which("openssl") is None:

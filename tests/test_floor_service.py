@@ -25,7 +25,7 @@ from controller.floor.summary import (MachineSummary, MeterSet, alerts_of, day_m
 from controller.floor.wire import FloorRow, subject_for
 from controller.journal import Journal
 from controller.slots.catalog import get_title
-from tests.floor_cluster import ServedFloor, floor_missing, floor_page_json, floor_serve, replicate
+from tests.floor_cluster import ServedFloor, floor_page_json, floor_serve, replicate, skip_without_floor
 from tests.floor_cluster import floor_server  # noqa: F401 - the module's server
 from tests.slot_helpers import losing_stops, stops_for
 from tests.table_helpers import free_ports, play_config, table_toml
@@ -305,9 +305,7 @@ accounting = "acc.token"
 
 @pytest.mark.slow
 def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cleanly(tmp_path: Path) -> None:
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
+    skip_without_floor()
 
     nats_port, page_port = free_ports(2)
     served = ServedFloor(tmp_path / "state", nats_port, page_port)
@@ -487,9 +485,7 @@ def test_wrong_floor_tokens_are_limited_per_address(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_sigterm_while_the_embedded_floor_starts_stops_its_server_too(tmp_path: Path) -> None:
     """Stopped as soon as its server is up (before the page is served): no nats-server is left behind."""
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
+    skip_without_floor()
     import socket
 
     nats_port, page_port = free_ports(2)
