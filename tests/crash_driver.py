@@ -174,16 +174,11 @@ class TitoAutoplay(CabinetAutoplay):
             action = "credit" if stacked - credited == cab.state.escrow.cents else "no_credit"
             reply = await cab.command(Role("attendant"), "clear", {"lockup": lockup.id, "action": action})
             return bool(reply["ok"])
-        if lockup.kind.startswith("validator_"):
-            code = lockup.kind.split("_", 1)[1]
-            if code in cab.validator.world.data["faults"]:
-                cab.validator.clear(code)
-            await cab.wait_change(cab.state.seq, 1.0)
-            return True
-        if lockup.kind.startswith("printer_"):
-            code = lockup.kind.split("_", 1)[1]
-            if code in cab.printer.world.data["faults"]:
-                cab.printer.clear(code)
+        device, _, code = lockup.kind.partition("_")
+        fake = {"validator": cab.validator, "printer": cab.printer}.get(device)
+        if fake is not None and code:  # a device's fault: fixed at the device (if still there), the cabinet sees it go
+            if code in fake.world.data["faults"]:
+                fake.clear(code)
             await cab.wait_change(cab.state.seq, 1.0)
             return True
         return await self._attend(lockup)

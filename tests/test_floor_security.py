@@ -14,7 +14,7 @@ from controller.floor.credentials import (add_machine, add_server, add_service, 
 from controller.floor.replicator import Replicator
 from controller.floor.wire import STREAM, subject_for
 from controller.journal import Journal
-from tests.floor_cluster import floor_missing, floor_page_json
+from tests.floor_cluster import ServedFloor, floor_page_json, replicate, skip_without_floor
 from tests.table_helpers import free_ports
 
 
@@ -44,9 +44,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
+    skip_without_floor()
     import shutil
 
     if shutil.which("openssl") is None:
@@ -252,13 +250,7 @@ def test_the_deploy_configs_run_a_three_node_tls_cluster_a_machine_replicates_to
         try:
             js = nc.jetstream(timeout=2.0)
             await ensure_journal_stream(js, replicas=3, timeout=30)  # R3 needs the three nodes routed over TLS
-            rep = Replicator(tmp_path / "cab-2.journal", subject_for("cab-2"), urls, credentials=site.cred("cab-2"))
-            task = asyncio.create_task(rep.run())
-            try:
-                assert await rep.wait_acked(7, 30), rep.status
-            finally:
-                rep.stop()
-                await task
+            await replicate(tmp_path / "cab-2.journal", "cab-2", urls, 7, site.cred("cab-2"))
             info = await js.stream_info(STREAM, subjects_filter=subject_for("cab-2"))
             assert info.config.num_replicas == 3 and len(info.cluster.replicas or []) == 2
             assert (info.state.subjects or {}).get(subject_for("cab-2")) == 1  # its seven rows in one batch
@@ -277,47 +269,17 @@ def test_the_deploy_configs_run_a_three_node_tls_cluster_a_machine_replicates_to
 def test_an_embedded_floor_with_a_site_takes_tls_and_the_machines_users(site: Site, tmp_path: Path) -> None:
     """`croupier floor serve --embedded --site SITE`: the one local server speaks TLS with the site's users; a machine
     replicates with its credential and the page lists it; the server stops with the service."""
-    import signal
-    import subprocess
-    import sys
-    import threading
-
     add_server(site.folder, "embedded", ("127.0.0.1",))
     nats_port, page_port = free_ports(2)
-    root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "serve", "--embedded", "--site",
-                             str(site.folder), "--state", str(tmp_path / "state"), "--nats", f"127.0.0.1:{nats_port}",
-                             "--listen", f"127.0.0.1:{page_port}"], cwd=root, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    ready = threading.Event()
-
-    def read() -> None:
-        for line in proc.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if line.strip().startswith("accounting:"):
-                ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
+    served = ServedFloor(tmp_path / "state", nats_port, page_port, "--site", str(site.folder))
     journal = Journal(tmp_path / "bj-1.journal", "bj-1", key_file=tmp_path / "k", anchor=tmp_path / "a")
     journal.append_many([{"kind": "refused", "who": "test", "reason": str(i), "request": {}} for i in range(3)])
     journal.close()
     try:
-        assert ready.wait(60), "".join(lines)
-        assert lines[0].startswith(f"floor: embedded nats-server at tls://127.0.0.1:{nats_port}")
-        token = next(line.split("token=")[1].split()[0] for line in lines if line.strip().startswith("supervisor:"))
-
-        async def replicate() -> None:
-            rep = Replicator(tmp_path / "bj-1.journal", subject_for("bj-1"), [f"tls://127.0.0.1:{nats_port}"],
-                             credentials=site.cred("bj-1"))
-            task = asyncio.create_task(rep.run())
-            try:
-                assert await rep.wait_acked(3, 30), rep.status
-            finally:
-                rep.stop()
-                await task
-
-        asyncio.run(replicate())
+        token = served.token()
+        assert served.lines[0].startswith(f"floor: embedded nats-server at tls://127.0.0.1:{nats_port}")
+        servers = [f"tls://127.0.0.1:{nats_port}"]
+        asyncio.run(replicate(tmp_path / "bj-1.journal", "bj-1", servers, 3, site.cred("bj-1")))
 
         def view() -> dict[str, Any]:
             return floor_page_json(page_port, token)
@@ -333,6 +295,5 @@ def test_an_embedded_floor_with_a_site_takes_tls_and_the_machines_users(site: Si
 
         assert asyncio.run(until_listed()) == [("bj-1", 3)]
     finally:
-        proc.send_signal(signal.SIGTERM)
-        rc = proc.wait(timeout=30)
-    assert rc == 0 and lines[-1] == "floor: stopped\n", "".join(lines)
+        rc = served.stop()
+    assert rc == 0 and served.lines[-1] == "floor: stopped\n", "".join(served.lines)

@@ -8,7 +8,6 @@ import json
 import signal
 import subprocess
 import sys
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,8 @@ from controller.floor.summary import (MachineSummary, MeterSet, alerts_of, day_m
 from controller.floor.wire import FloorRow, subject_for
 from controller.journal import Journal
 from controller.slots.catalog import get_title
-from tests.floor_cluster import floor_missing, floor_page_json, floor_server  # noqa: F401 - the module's server
+from tests.floor_cluster import ServedFloor, floor_page_json, floor_serve, replicate, skip_without_floor
+from tests.floor_cluster import floor_server  # noqa: F401 - the module's server
 from tests.slot_helpers import losing_stops, stops_for
 from tests.table_helpers import free_ports, play_config, table_toml
 
@@ -305,41 +305,14 @@ accounting = "acc.token"
 
 @pytest.mark.slow
 def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cleanly(tmp_path: Path) -> None:
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
+    skip_without_floor()
 
     nats_port, page_port = free_ports(2)
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "serve", "--embedded", "--state",
-                             str(tmp_path / "state"), "--nats", f"127.0.0.1:{nats_port}", "--listen",
-                             f"127.0.0.1:{page_port}"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    lines: list[str] = []
-    ready = threading.Event()
-
-    def read() -> None:
-        for line in proc.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if line.strip().startswith("accounting:"):
-                ready.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    served = ServedFloor(tmp_path / "state", nats_port, page_port)
     try:
-        assert ready.wait(60), "".join(lines)
-        token = next(line.split("token=")[1].split()[0] for line in lines if line.strip().startswith("supervisor:"))
+        token = served.token()
         journal = write_journal(tmp_path, "cab-1", cabinet_rows())
-
-        async def replicate() -> None:
-            rep = Replicator(journal, subject_for("cab-1"), [f"nats://127.0.0.1:{nats_port}"])
-            task = asyncio.create_task(rep.run())
-            try:
-                assert await rep.wait_acked(469, 30)
-            finally:
-                rep.stop()
-                await task
-
-        asyncio.run(replicate())
+        asyncio.run(replicate(journal, "cab-1", [f"nats://127.0.0.1:{nats_port}"], 469))
 
         def floor_view() -> dict[str, Any]:
             return floor_page_json(page_port, token)
@@ -366,11 +339,9 @@ def test_croupier_floor_serve_embedded_starts_takes_a_machines_rows_and_stops_cl
             assert report.stdout.startswith(",".join(HEADER)) and "cab-1" in report.stdout
         assert (tmp_path / "state" / "nats" / "store" / "jetstream").is_dir()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        rc = proc.wait(timeout=30)
-        reader.join(5)
-    assert rc == 0, "".join(lines)
-    assert lines[-1] == "floor: stopped\n"
+        rc = served.stop()
+    assert rc == 0, "".join(served.lines)
+    assert served.lines[-1] == "floor: stopped\n"
     with pytest.raises(OSError):  # the embedded server stopped with it
         import socket
 
@@ -514,16 +485,11 @@ def test_wrong_floor_tokens_are_limited_per_address(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_sigterm_while_the_embedded_floor_starts_stops_its_server_too(tmp_path: Path) -> None:
     """Stopped as soon as its server is up (before the page is served): no nats-server is left behind."""
-    why = floor_missing()
-    if why:
-        pytest.skip(why)
+    skip_without_floor()
     import socket
 
     nats_port, page_port = free_ports(2)
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "floor", "serve", "--embedded", "--state",
-                             str(tmp_path / "state"), "--nats", f"127.0.0.1:{nats_port}", "--listen",
-                             f"127.0.0.1:{page_port}"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    proc = floor_serve(tmp_path / "state", nats_port, page_port)
     try:
         first = proc.stdout.readline()  # type: ignore[union-attr]
         assert first.startswith("floor: embedded nats-server at"), first

@@ -31,8 +31,9 @@ SASPY = os.environ.get("CROUPIER_SASPY", "")
 pytestmark = pytest.mark.skipif(not (SASPY and Path(SASPY, "sas.py").is_file()),
                                 reason="no saspy checkout (set CROUPIER_SASPY to a clone of zacharytomlinson/saspy)")
 
-# The host's side, in its own process: what saspy itself reads, as JSON on stdout.
-HOST = textwrap.dedent("""
+# How each host script starts, in its own process (argv: saspy's checkout, the EGM's pty, then its own): saspy
+# on the pty, its address read into `out`, which the script fills with what saspy reads.
+SASPY_START = textwrap.dedent("""
     import json, sys, termios
     import serial.serialposix as sp
     sys.path.insert(0, sys.argv[1])
@@ -47,6 +48,20 @@ HOST = textwrap.dedent("""
     from sas import Sas
     s = Sas(sys.argv[2], timeout=2, debug_level="ERROR")
     out = {"address": s.start()}
+""")
+
+
+async def saspy(script: Path, text: str, port: str, *args: str, timeout: float) -> dict[str, Any]:
+    """Run host script `text` (after SASPY_START) from `script` against the EGM on `port`: its `out`."""
+    script.write_text(SASPY_START + textwrap.dedent(text) + "print(json.dumps(out))\n")
+    proc = await asyncio.create_subprocess_exec(sys.executable, str(script), SASPY, port, *args,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout)
+    assert proc.returncode == 0, stderr.decode()[-2000:]
+    return json.loads(stdout.decode().strip().splitlines()[-1])
+
+
+HOST = """
     out["credits"] = s.current_credits(denom=False)
     out["meters_19"] = s.meters_11_15(denom=False)
     out["games_played"] = s.games_played_meter()
@@ -55,15 +70,12 @@ HOST = textwrap.dedent("""
     # size argument at 1): the same poll, framed and CRC-checked by saspy, read whole
     sig = s._send_command([0x21, 0xEF, 0xBE], crc_need=True, size=6)
     out["rom_signature"] = None if sig is None else sig.hex()
-    print(json.dumps(out))
-""")
+"""
 
 
 def test_an_independent_sas_host_reads_credits_meters_exceptions_and_the_rom_signature(tmp_path: Path) -> None:
     cfg = sas_cabinet_config(tmp_path, accounting_denomination=1, chirp_after=0.3)
     k = cfg.denomination
-    script = tmp_path / "host.py"
-    script.write_text(HOST)
 
     async def main() -> dict[str, Any]:
         cab = await started(cfg)
@@ -71,12 +83,9 @@ def test_an_independent_sas_host_reads_credits_meters_exceptions_and_the_rom_sig
         for _ in range(3):
             assert (await cab.command(PLAYER, "max_bet", {}))["ok"]
             await asyncio.wait_for(cab.shown.wait(), 5)
-        proc = await asyncio.create_subprocess_exec(sys.executable, str(script), SASPY, cab.sas.pty[2],
-                                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        stdout, stderr = await asyncio.wait_for(proc.communicate(), 60)
-        assert proc.returncode == 0, stderr.decode()[-2000:]
+        out = await saspy(tmp_path / "host.py", HOST, cab.sas.pty[2], timeout=60)
         await cab.stop()
-        return json.loads(stdout.decode().strip().splitlines()[-1])
+        return out
 
     out = run(main())
     s = replayed(cfg)
@@ -100,21 +109,7 @@ def test_an_independent_sas_host_reads_credits_meters_exceptions_and_the_rom_sig
 # 7B put lists inside the command; 4C packs 3-byte ids in one byte each; 4D, 50, 70 and 71 read one byte: their
 # `no_response` flag), the same poll goes through saspy's own framing and CRC check (_send_command) at the answer's
 # length, as for the ROM signature above.
-TICKET_HOST = textwrap.dedent("""
-    import json, sys, termios
-    import serial.serialposix as sp
-    sys.path.insert(0, sys.argv[1])
-    reconfigure = sp.Serial._reconfigure_port
-    def tolerant(self, force_update=False):
-        try:
-            reconfigure(self, force_update)
-        except termios.error as e:
-            if e.args[0] != 22:
-                raise
-    sp.Serial._reconfigure_port = tolerant
-    from sas import Sas
-    s = Sas(sys.argv[2], timeout=2, debug_level="ERROR")
-    out = {"address": s.start()}
+TICKET_HOST = """
     def raw(cmd, size, crc=False):
         got = s._send_command(cmd, crc_need=crc, size=size)
         return None if got is None else bytes(got).hex()
@@ -136,27 +131,20 @@ TICKET_HOST = textwrap.dedent("""
     out["ticket_validation"] = raw([0x70], 21)
     out["redeem"] = raw([0x71, 0x10, 0x00, 0x00, 0x00, 0x00, 0x25, 0x00, 0x00] + list(bytes.fromhex(sys.argv[3])),
                         21, True)
-    print(json.dumps(out))
-""")
+"""
 
 
 def test_an_independent_sas_host_reads_the_bill_and_ticket_polls(tmp_path: Path) -> None:
     from controller import cabinetrecords as cr
 
     cfg = sas_cabinet_config(tmp_path, accounting_denomination=1, chirp_after=0.3)
-    script = tmp_path / "tickets.py"
-    script.write_text(TICKET_HOST)
     validation = "001234567890123456"
 
     async def main() -> dict[str, Any]:
         cab = await started(cfg)
         await write(cab, *note_in(2000, cfg.denomination), *note_in(500, cfg.denomination),
                     cr.TicketInInserted(validation))
-        proc = await asyncio.create_subprocess_exec(sys.executable, str(script), SASPY, cab.sas.pty[2], validation,
-                                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        stdout, stderr = await asyncio.wait_for(proc.communicate(), 90)
-        assert proc.returncode == 0, stderr.decode()[-2000:]
-        out = json.loads(stdout.decode().strip().splitlines()[-1])
+        out = await saspy(tmp_path / "tickets.py", TICKET_HOST, cab.sas.pty[2], validation, timeout=90)
         out["state"] = (cab.sas.state.bills, cab.sas.state.notes, cab.sas.state.redemption)
         await cab.stop()
         return out

@@ -19,49 +19,26 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cabinetstate import CabinetMeters, Lockup, new_state
-from controller.sas import (BONUS_BY, DENOMINATION_CODES, Busy, Exc, SasConfig, SasState, View, change_record,
-                            general_poll, meter, raised, read_response)
-from controller.sas_host import DENOMINATIONS, HostError, SasHost, kermit
-from tests.cabinet_helpers import cabinet_config
+from controller.cabinetstate import CabinetMeters, Lockup
+from controller.sas import BONUS_BY, DENOMINATION_CODES, Busy, Exc, SasState, change_record, general_poll, meter, raised
+from controller.sas_host import DENOMINATIONS, HostError, SasHost
+from tests.sas_layout_helpers import A, answer, crc, layout_cabinet, view
 
-A = 0x05  # the EGM's address
-WHEN = dt.datetime(2031, 2, 3, 4, 5, 6)
 METERS = CabinetMeters(coin_in=1234, coin_out=567, jackpot_handpaid=10, cancelled_handpaid=3, hopper_out=20,
                        drop=40, games_played=321, games_won=100, games_lost=221,
                        door_opens=(("main", 5), ("slot", 2), ("drop", 4)),
                        power_resets=9)
 
 
-def crc(frame: str) -> bytes:
-    """`frame` (hex) with its CRC, computed by the host's own bit-by-bit Kermit (not the EGM's table)."""
-    data = bytes.fromhex(frame)
-    c = kermit(data)
-    return data + bytes([c & 0xFF, c >> 8])
-
-
 @pytest.fixture(scope="module")
 def cabinet(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    cfg = cabinet_config(tmp_path_factory.mktemp("layouts"))  # frozen-assets at 5 cents a credit
-    state = new_state(cfg.cabinet_id, cfg.title, cfg.denomination, cfg.settings, cfg.paytable)
-    return dataclasses.replace(state, meters=METERS, credits=88)
-
-
-def view(cabinet: Any, sas: SasState = SasState(), **config: Any) -> View:
-    # SAS accounting in 1 cent credits: k = 5 SAS credits per cabinet credit
-    cfg = SasConfig(**{"port": "pty", "address": A, "accounting_denomination": 1, "serial": "CR-0042", **config})
-    return View(cabinet, sas, cfg, WHEN.timestamp(), lambda seed: 0x1234 ^ seed)
-
-
-def answer(v: View, command: int, data: str = "") -> bytes | None:
-    return read_response(v, A, command, bytes.fromhex(data))
+    return layout_cabinet(tmp_path_factory.mktemp("layouts"), meters=METERS, credits=88)
 
 
 def test_the_meter_polls_are_four_byte_bcd_meters_in_protocol_order(cabinet: Any) -> None:

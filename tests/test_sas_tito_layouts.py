@@ -17,7 +17,6 @@ Sources (facts only; the expectations below are written from them):
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from typing import Any
 
 import pytest
@@ -28,16 +27,14 @@ from controller.cabinetrecords import (
     DeviceCleared, DeviceFault, NoteRejected, NoteReturned, NoteStacked, SasAck, SasValidationId, TicketInInserted,
     TicketInStacked, TicketOutPrinted, TicketOutRequested, TicketOutValidation,
 )
-from controller.cabinetstate import CabinetMeters, new_state
-from controller.sas import SasConfig, SasState, View, change_record, general_poll, raised, read_response
+from controller.cabinetstate import CabinetMeters
+from controller.sas import SasState, View, change_record, general_poll, raised
 from controller.sasfold import (
     Exc, Redemption, Ticketing, Validation, enhanced_validation, next_enhanced_validation, sas_step, ticket_lines,
 )
-from controller.sas_host import SasHost, kermit
-from tests.cabinet_helpers import cabinet_config
+from controller.sas_host import SasHost
+from tests.sas_layout_helpers import A, WHEN, answer, crc, layout_cabinet, view
 
-A = 0x05
-WHEN = dt.datetime(2031, 2, 3, 4, 5, 6)
 V = "001234567890123456"          # a secure enhanced validation number (system id 00)
 S = "011234567890123456"          # a system validation number (system id 01)
 METERS = CabinetMeters(notes_in=((100, 3), (500, 2), (2000, 7), (10000, 1), (25000, 1)), notes_in_cents=50300,
@@ -46,26 +43,9 @@ METERS = CabinetMeters(notes_in=((100, 3), (500, 2), (2000, 7), (10000, 1), (250
                        tickets_out_restricted=1, tickets_out_restricted_cents=250)
 
 
-def crc(frame: str) -> bytes:
-    data = bytes.fromhex(frame)
-    c = kermit(data)
-    return data + bytes([c & 0xFF, c >> 8])
-
-
 @pytest.fixture(scope="module")
 def cabinet(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    cfg = cabinet_config(tmp_path_factory.mktemp("tito"))  # frozen-assets at 5 cents a credit
-    state = new_state(cfg.cabinet_id, cfg.title, cfg.denomination, cfg.settings, cfg.paytable)
-    return dataclasses.replace(state, meters=METERS)
-
-
-def view(cabinet: Any, sas: SasState = SasState(), **config: Any) -> View:
-    cfg = SasConfig(**{"port": "pty", "address": A, "accounting_denomination": 1, **config})
-    return View(cabinet, sas, cfg, WHEN.timestamp(), lambda seed: 0)
-
-
-def answer(v: View, command: int, data: str = "") -> bytes | None:
-    return read_response(v, A, command, bytes.fromhex(data))
+    return layout_cabinet(tmp_path_factory.mktemp("tito"), meters=METERS)
 
 
 def framed(v: View, command: int, data: str = "") -> bytes:

@@ -47,16 +47,24 @@ class Devices:
                 stack()
 
             self.validator.stack = watched  # type: ignore[method-assign]
+            self.adjust_validator(self.validator)
             return self.validator
 
         def make_printer(on_event: Any) -> FakePrinter:
             self.printer = FakePrinter(on_event, self.tmp / "printer.json")
+            self.adjust_printer(self.printer)
             return self.printer
 
         cab.validator_factory = validator
         if printer:
             cab.printer_factory = make_printer
         return cab
+
+    def adjust_validator(self, validator: FakeValidator) -> None:
+        """Where a subclass's validator differs from the fake: each one as it is made."""
+
+    def adjust_printer(self, printer: FakePrinter) -> None:
+        """Where a subclass's printer differs from the fake: each one as it is made."""
 
 
 def journal_tail(cab: Cabinet) -> str:
@@ -256,18 +264,19 @@ def _world(tmp: Path, **data: Any) -> None:
 class DeadValidator(Devices):
     """A first life whose validator never answers the stack (the power goes first)."""
 
-    def attach(self, cab: Cabinet, printer: bool = True) -> Cabinet:
-        super().attach(cab, printer)
-        make = cab.validator_factory
-        assert make is not None
+    def adjust_validator(self, validator: FakeValidator) -> None:
+        validator.stack = lambda: None  # type: ignore[method-assign]
 
-        def dead(on_event: Any) -> FakeValidator:
-            v = make(on_event)
-            v.stack = lambda: None  # type: ignore[method-assign]
-            return v
 
-        cab.validator_factory = dead
-        return cab
+async def _died_stacking(cfg: Any, tmp: Path, world: dict[str, Any]) -> None:
+    """A first life told the validator to stack a 10.00 note and died before the validator did (`world`: where the
+    note is now)."""
+    dev = DeadValidator(tmp)
+    cab = await start(cfg, dev)
+    dev.validator.insert_note(1000)
+    assert await cab.wait_for(lambda s: s.escrow is not None and s.escrow.stage == "stacking", 2)
+    await cab.stop()
+    _world(tmp, **world)
 
 
 def _stacking_then_restart(tmp: Path, world: dict[str, Any], forget: bool = False) -> tuple[Any, list[Any]]:
@@ -275,12 +284,7 @@ def _stacking_then_restart(tmp: Path, world: dict[str, Any], forget: bool = Fals
     seen: list[Any] = []
 
     async def main() -> None:
-        dev = DeadValidator(tmp)
-        cab = await start(cfg, dev)
-        dev.validator.insert_note(1000)
-        assert await cab.wait_for(lambda s: s.escrow is not None and s.escrow.stage == "stacking", 2)
-        await cab.stop()
-        _world(tmp, **world)
+        await _died_stacking(cfg, tmp, world)
         cab = await start(cfg, Devices(tmp, forget=forget))
         assert await cab.wait_for(lambda s: s.escrow is None or s.escrow.stage == "in_doubt", 2)
         seen.append(cab.state)
@@ -321,18 +325,10 @@ def test_restart_a_note_the_validator_lost_track_of_waits_for_the_attendant(tmp_
 
 
 class SilentPrinter(Devices):
-    def attach(self, cab: Cabinet, printer: bool = True) -> Cabinet:
-        super().attach(cab, printer)
-        make = cab.printer_factory
-        assert make is not None
+    """A first life whose printer takes the ticket and never prints it or answers (the power goes first)."""
 
-        def silent(on_event: Any) -> FakePrinter:
-            p = make(on_event)
-            p.print_ticket = lambda ticket: p.tickets.append(ticket)  # type: ignore[method-assign]
-            return p
-
-        cab.printer_factory = silent
-        return cab
+    def adjust_printer(self, printer: FakePrinter) -> None:
+        printer.print_ticket = lambda ticket: printer.tickets.append(ticket)  # type: ignore[method-assign]
 
 
 def test_restart_reprints_a_numbered_ticket_with_the_same_number_and_pays_it_once(tmp_path: Path) -> None:
@@ -402,14 +398,8 @@ def test_without_a_printer_restricted_credits_are_not_cashed(tmp_path: Path) -> 
 
 
 async def _process_restart(cfg: Any, tmp: Path, world: dict[str, Any], clock: Clock) -> tuple[Cabinet, Devices]:
-    """A first life told the validator to stack a 10.00 note and died before the validator did; the validator kept
-    its power (`world`: where the note is now) and says nothing when the second life starts."""
-    dev = DeadValidator(tmp)
-    cab = await start(cfg, dev)
-    dev.validator.insert_note(1000)
-    assert await cab.wait_for(lambda s: s.escrow is not None and s.escrow.stage == "stacking", 2)
-    await cab.stop()
-    _world(tmp, **world)
+    """The second life after `_died_stacking`, whose validator kept its power and says nothing when it starts."""
+    await _died_stacking(cfg, tmp, world)
     second = Devices(tmp, kept_power=True)
     return await start(cfg, second, clock=clock), second
 

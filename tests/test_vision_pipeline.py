@@ -39,6 +39,15 @@ def _lone_card(name: str, angle: float) -> tuple[np.ndarray, np.ndarray, np.ndar
     return img, quad, face
 
 
+def _assert_show(crops: np.ndarray, face: np.ndarray, region: tuple[float, float, float, float],
+                 size: tuple[int, int]) -> None:
+    """Each crop shows `region` of the card's face (fractions of its width and height) at a reader's `size` (w, h)."""
+    x0, y0, x1, y1 = (round(v * n) for v, n in zip(region, (200, 280) * 2))
+    want = cv2.resize(np.ascontiguousarray(face[y0:y1, x0:x1, :3]), size, interpolation=cv2.INTER_AREA).astype(float)
+    for crop in crops:
+        assert np.abs(crop.astype(float) - want).mean() < 12
+
+
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
 def test_locator_squares_cut_from_the_halved_frame_match_the_full_ones(angle: float) -> None:
     # The run time cuts a square that shrinks twofold or more from the frame halved (a fifth of the cost); the
@@ -66,11 +75,7 @@ def test_corner_crops_are_upright_index_corners(angle: float) -> None:
     img, quad, face = _lone_card("QH", angle)
     crops = corner_crops(img, [rect_of_quad(quad)])
     assert crops.shape == (2, CROP_H, CROP_W, 3)
-    x1, y1 = render.INDEX_REGION[2] * 200, render.INDEX_REGION[3] * 280
-    want = cv2.resize(np.ascontiguousarray(face[:round(y1), :round(x1), :3]), (CROP_W, CROP_H),
-                      interpolation=cv2.INTER_AREA).astype(float)
-    for crop in crops:
-        assert np.abs(crop.astype(float) - want).mean() < 12
+    _assert_show(crops, face, render.INDEX_REGION, (CROP_W, CROP_H))
 
 
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
@@ -82,11 +87,7 @@ def test_wide_crops_are_the_index_crops_and_the_strip_beside_them(angle: float) 
     wide = wide_crops(img, rects)
     assert wide.shape == (2, WIDE_H, WIDE_W, 3)
     assert np.array_equal(wide[:, :, :CROP_W], index_crops(img, rects))
-    x1, y1 = WIDE_REGION[2] * 200, WIDE_REGION[3] * 280
-    want = cv2.resize(np.ascontiguousarray(face[:round(y1), :round(x1), :3]), (WIDE_W, WIDE_H),
-                      interpolation=cv2.INTER_AREA).astype(float)
-    for crop in wide:
-        assert np.abs(crop.astype(float) - want).mean() < 12
+    _assert_show(wide, face, WIDE_REGION, (WIDE_W, WIDE_H))
 
 
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
@@ -95,11 +96,7 @@ def test_sign_crops_are_the_square_about_a_court_pictures_sign(angle: float) -> 
     img, quad, face = _lone_card("KS", angle)
     crops = sign_crops(img, [rect_of_quad(quad), rect_of_quad(quad).flipped()])
     assert crops.shape == (2, SIGN_SIZE, SIGN_SIZE, 3)
-    x0, y0, x1, y1 = (round(v * n) for v, n in zip(SIGN_REGION, (200, 280) * 2))
-    want = cv2.resize(np.ascontiguousarray(face[y0:y1, x0:x1, :3]), (SIGN_SIZE, SIGN_SIZE),
-                      interpolation=cv2.INTER_AREA).astype(float)
-    for crop in crops:
-        assert np.abs(crop.astype(float) - want).mean() < 12
+    _assert_show(crops, face, SIGN_REGION, (SIGN_SIZE, SIGN_SIZE))
 
 
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])
@@ -107,8 +104,7 @@ def test_body_crops_are_upright_whole_cards(angle: float) -> None:
     img, quad, face = _lone_card("7C", angle)
     crop = body_crops(img, [rect_of_quad(quad)])
     assert crop.shape == (1, BODY_H, BODY_W, 3)
-    want = cv2.resize(np.ascontiguousarray(face[:, :, :3]), (BODY_W, BODY_H), interpolation=cv2.INTER_AREA)
-    assert np.abs(crop[0].astype(float) - want.astype(float)).mean() < 12
+    _assert_show(crop, face, (0.0, 0.0, 1.0, 1.0), (BODY_W, BODY_H))  # the whole face
 
 
 @pytest.mark.parametrize("angle", [0.0, 37.0, 180.0, 251.0])

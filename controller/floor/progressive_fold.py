@@ -36,6 +36,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
+from controller.floor.wire import exact_fields, json_object, whole_field
+
 __all__ = ["STREAM", "SUBJECT_PREFIX", "WINDOW", "ProgressiveWireError", "Open", "Contribution", "Hit", "Message",
            "Award", "PoolState", "link_subject", "link_filter", "message_id", "encode_message", "decode_message",
            "new_pool", "pool_step", "pool_refuse", "pool_fold", "pool_picture"]
@@ -172,27 +174,17 @@ _FIELDS = {"open": {"kind", "link", "cabinet", "reset_cents"},
 
 
 def _int(body: Mapping[str, Any], key: str, low: int) -> int:
-    value = body[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ProgressiveWireError(f"progressive message field {key}: expected a whole number >= {low}, got {value!r}")
-    return value
+    return whole_field(body, key, low, "progressive message", ProgressiveWireError)
 
 
 def decode_message(subject: str, data: bytes) -> Message:
     """Parse a message; anything malformed, or naming another link or cabinet than its subject, raises
     ProgressiveWireError naming the field."""
-    try:
-        body = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ProgressiveWireError(f"progressive message is not JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise ProgressiveWireError("progressive message is not a JSON object")
+    body = json_object(data, "progressive message", ProgressiveWireError)
     kind = body.get("kind")
     if kind not in _FIELDS:
         raise ProgressiveWireError(f"progressive message field kind: {kind!r} is not open, contrib or hit")
-    if set(body) != _FIELDS[kind]:
-        missing, extra = sorted(_FIELDS[kind] - set(body)), sorted(set(body) - _FIELDS[kind])
-        raise ProgressiveWireError(f"progressive {kind} fields: missing {missing or 'none'}, unknown {extra or 'none'}")
+    exact_fields(body, _FIELDS[kind], f"progressive {kind}", ProgressiveWireError)
     for key in ("link", "cabinet"):
         if not isinstance(body[key], str) or not _ID.fullmatch(body[key]):
             raise ProgressiveWireError(f"progressive message field {key}: not an id: {body[key]!r}")

@@ -30,7 +30,7 @@ from typing import Any, Mapping
 
 __all__ = ["STREAM", "SUBJECT_PREFIX", "FloorRow", "FloorWireError", "ChainState", "ChainError", "subject_for",
            "machine_of", "msg_id", "encode_row", "decode_row", "encode_rows", "decode_rows", "check_link",
-           "check_message", "HDR_MSG_ID", "HDR_EXPECTED_SUBJECT_SEQ"]
+           "check_message", "HDR_MSG_ID", "HDR_EXPECTED_SUBJECT_SEQ", "json_object", "exact_fields", "whole_field"]
 
 STREAM = "CROUPIER_JOURNAL"
 SUBJECT_PREFIX = "croupier.journal."
@@ -113,24 +113,40 @@ def decode_rows(data: bytes) -> list[FloorRow]:
     return out
 
 
-def _int(body: Mapping[str, Any], key: str, low: int) -> int:
+def json_object(data: bytes, what: str, error: type[ValueError]) -> dict[str, Any]:
+    """A floor message's body, which is one JSON object; anything else raises `error` saying what `what` is not."""
+    try:
+        body = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise error(f"{what} is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise error(f"{what} is not a JSON object")
+    return body
+
+
+def exact_fields(body: Mapping[str, Any], fields: set[str], what: str, error: type[ValueError]) -> None:
+    """Raise `error` naming the missing and unknown fields unless `body` has exactly `fields`."""
+    if set(body) != fields:
+        missing, extra = sorted(fields - set(body)), sorted(set(body) - fields)
+        raise error(f"{what} fields: missing {missing or 'none'}, unknown {extra or 'none'}")
+
+
+def whole_field(body: Mapping[str, Any], key: str, low: int, what: str, error: type[ValueError]) -> int:
+    """Field `key` of `body`, a whole number >= `low` (not a bool), else `error` naming the field."""
     value = body[key]
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise FloorWireError(f"journal row field {key}: expected a whole number >= {low}, got {value!r}")
+        raise error(f"{what} field {key}: expected a whole number >= {low}, got {value!r}")
     return value
+
+
+def _int(body: Mapping[str, Any], key: str, low: int) -> int:
+    return whole_field(body, key, low, "journal row", FloorWireError)
 
 
 def decode_row(data: bytes) -> FloorRow:
     """Parse a message body into a row; anything malformed raises FloorWireError naming the field."""
-    try:
-        body = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FloorWireError(f"journal row is not JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise FloorWireError("journal row is not a JSON object")
-    if set(body) != _FIELDS:
-        missing, extra = sorted(_FIELDS - set(body)), sorted(set(body) - _FIELDS)
-        raise FloorWireError(f"journal row fields: missing {missing or 'none'}, unknown {extra or 'none'}")
+    body = json_object(data, "journal row", FloorWireError)
+    exact_fields(body, _FIELDS, "journal row", FloorWireError)
     for key in ("mac", "prev"):
         if not isinstance(body[key], str) or not _MAC.fullmatch(body[key]):
             raise FloorWireError(f"journal row field {key}: expected 64 lowercase hex digits")

@@ -22,7 +22,7 @@ import math
 import multiprocessing as mp
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -228,12 +228,60 @@ def _one_cycle(net: torch.nn.Module, lr: float, total_steps: int
     return opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total_steps, pct_start=0.1)
 
 
-def _step(opt: torch.optim.Optimizer, sched: torch.optim.lr_scheduler.OneCycleLR, loss: torch.Tensor) -> None:
-    """One step down `loss`, and the rate moved on."""
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    sched.step()
+class _Epochs:
+    """How each net here trains: iterated, `epochs` passes (their numbers) over `count` examples, each pass in a fresh
+    random order `batch` at a time (`batches`: their indices), a `step` down each batch's loss (its gradient's norm
+    clipped to `clip` where given) under one one-cycle rate; `net` in train mode (batch-norm statistics frozen where
+    `frozen`), in eval mode at the end."""
+
+    def __init__(self, net: torch.nn.Module, rng: np.random.Generator, count: int, epochs: int, batch: int, lr: float,
+                 progress: Progress | None, frozen: bool = False, clip: float | None = None) -> None:
+        self.net, self.rng, self.count, self.epochs, self.batch = net, rng, count, epochs, batch
+        self.progress, self.frozen, self.clip, self.done = progress, frozen, clip, 0
+        self.steps = math.ceil(count / batch)
+        self.opt, self.sched = _one_cycle(net, lr, epochs * self.steps)
+
+    def __iter__(self) -> Iterator[int]:
+        for epoch in range(self.epochs):
+            self.net.train()
+            if self.frozen:
+                _freeze_batch_norm(self.net)
+            self.epoch, self.order = epoch, torch.from_numpy(self.rng.permutation(self.count))
+            self.t0, self.loss_sum = time.time(), 0.0
+            yield epoch
+        self.net.eval()
+
+    def batches(self) -> Iterator[torch.Tensor]:
+        return (self.order[b * self.batch:(b + 1) * self.batch] for b in range(self.steps))
+
+    def step(self, loss: torch.Tensor) -> None:
+        self.opt.zero_grad()
+        loss.backward()
+        if self.clip is not None:
+            torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.clip)
+        self.opt.step()
+        self.sched.step()
+        self.loss_sum += float(loss.detach())
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.epochs * self.steps)
+
+    def report(self, name: str, figures: str) -> str:
+        """The line said at the end of a pass: `name`'s `figures`, the seconds the pass took."""
+        return f"{name} epoch {self.epoch + 1}/{self.epochs}: {figures} ({time.time() - self.t0:.0f} s)"
+
+    @property
+    def mean_loss(self) -> float:
+        return self.loss_sum / self.steps
+
+
+def _lit(rng: np.random.Generator, x: torch.Tensor, shift: bool = True) -> torch.Tensor:
+    """Crops (bytes) as 0..1 under light varied per crop: scaled by 0.7 to 1.3 and (`shift`) shifted by up to 0.08."""
+    gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(x), 1, 1, 1)).astype(np.float32))
+    lit = x.float() / 255 * gain
+    if shift:
+        lit = lit + torch.from_numpy(rng.uniform(-0.08, 0.08, (len(x), 1, 1, 1)).astype(np.float32))
+    return lit.clamp(0, 1)
 
 
 def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images: np.ndarray, targets: np.ndarray,
@@ -242,21 +290,13 @@ def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images
                     progress: Progress | None = None) -> Detector:
     """Train a detector (or go on training `start`, with its batch-norm statistics frozen)."""
     net = start if start is not None else Detector()
-    steps_per_epoch = math.ceil(len(images) / batch)
-    total = epochs * steps_per_epoch
-    opt, sched = _one_cycle(net, lr, total)
+    fit = _Epochs(net, rng, len(images), epochs, batch, lr, progress, frozen=start is not None, clip=5.0)
     n_real = int(round(batch * real_share)) if real else 0
     size = images.shape[1]
-    step = 0
-    for epoch in range(epochs):
-        net.train()
-        if start is not None:
-            _freeze_batch_norm(net)
-        order = rng.permutation(len(images))
-        t0 = time.time()
+    for _ in fit:
         logs: dict[str, float] = {}
-        for b in range(steps_per_epoch):
-            idx = order[b * batch:(b + 1) * batch][: batch - n_real]
+        for batch_idx in fit.batches():
+            idx = batch_idx[: batch - n_real].tolist()
             x = [images[i] for i in idx]
             y = [targets[i] for i in idx]
             if rng.random() < 0.5:  # mirror half the synthetic batches (geometry mirrors with them)
@@ -270,19 +310,10 @@ def _train_detector(say: Callable[[str], None], rng: np.random.Generator, images
             xt = _to_tensor(np.stack(x))
             yt = torch.from_numpy(np.stack(y))
             loss, parts = _det_loss(net(xt), yt)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
-            opt.step()
-            sched.step()
-            step += 1
-            if progress is not None:
-                progress(step, total)
+            fit.step(loss)
             for k, v in parts.items():
-                logs[k] = logs.get(k, 0.0) + v / steps_per_epoch
-        say(f"detector epoch {epoch + 1}/{epochs}: " + " ".join(f"{k} {v:.3f}" for k, v in logs.items()) +
-            f" ({time.time() - t0:.0f} s)")
-    net.eval()
+                logs[k] = logs.get(k, 0.0) + v / fit.steps
+        say(fit.report("detector", " ".join(f"{k} {v:.3f}" for k, v in logs.items())))
     return net
 
 
@@ -331,41 +362,23 @@ def _train_classifier(say: Callable[[str], None], rng: np.random.Generator, crop
     # On a GPU where there is one (the same steps, each batch moved there); the CPU otherwise.
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     net.to(dev)
-    steps = math.ceil(len(crops) / batch)
-    opt, sched = _one_cycle(net, lr, epochs * steps)
+    fit = _Epochs(net, rng, len(crops), epochs, batch, lr, progress, frozen=start is not None)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     r_all = torch.from_numpy(ranks)
     s_all = torch.from_numpy(suits)
-    for epoch in range(epochs):
-        net.train()
-        if start is not None:
-            _freeze_batch_norm(net)
-        order = torch.from_numpy(rng.permutation(len(crops)))
-        t0 = time.time()
+    for _ in fit:
         tot = right = 0
-        lsum = 0.0
-        for b in range(steps):
-            idx = order[b * batch:(b + 1) * batch]
-            x = x_all[idx].float() / 255
-            # Light and colour vary per crop.
-            gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)).astype(np.float32))
-            bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (len(idx), 1, 1, 1)).astype(np.float32))
-            x = (x * gain + bias).clamp(0, 1).to(dev)
-            r_logit, s_logit = net(x)
+        for idx in fit.batches():
+            r_logit, s_logit = net(_lit(rng, x_all[idx]).to(dev))
             rt, st = r_all[idx].to(dev), s_all[idx].to(dev)
             loss = F.cross_entropy(r_logit, rt, label_smoothing=0.05)
             has_suit = st >= 0
             if has_suit.any():
                 loss = loss + F.cross_entropy(s_logit[has_suit], st[has_suit], label_smoothing=0.05)
-            _step(opt, sched, loss)
-            lsum += float(loss.detach())
+            fit.step(loss)
             tot += len(idx)
             right += int((r_logit.argmax(1) == rt).sum())
-            if progress is not None:
-                progress(epoch * steps + b + 1, epochs * steps)
-        say(f"{type(net).__name__} epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} rank acc {right / tot:.4f} "
-            f"({time.time() - t0:.0f} s)")
-    net.eval()
+        say(fit.report(type(net).__name__, f"loss {fit.mean_loss:.4f} rank acc {right / tot:.4f}"))
     return net.cpu()
 
 
@@ -751,31 +764,19 @@ def _train_locator(say: Callable[[str], None], rng: np.random.Generator, crops: 
     """Train the locator: whether an index is there (cross-entropy), and where and which way (L1, on the squares
     that hold one)."""
     net = Locator()
-    steps = math.ceil(len(crops) / batch)
-    opt, sched = _one_cycle(net, lr, epochs * steps)
+    fit = _Epochs(net, rng, len(crops), epochs, batch, lr, progress)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     y_all = torch.from_numpy(labels)
-    for epoch in range(epochs):
-        net.train()
-        order = torch.from_numpy(rng.permutation(len(crops)))
-        t0 = time.time()
-        lsum = 0.0
-        for b in range(steps):
-            idx = order[b * batch:(b + 1) * batch]
-            gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)).astype(np.float32))
-            x = (x_all[idx].float() / 255 * gain).clamp(0, 1)
+    for _ in fit:
+        for idx in fit.batches():
             y = y_all[idx]
-            out = net(x)
+            out = net(_lit(rng, x_all[idx], shift=False))
             loss = F.binary_cross_entropy_with_logits(out[:, 0], y[:, 0])
             there = y[:, 0] > 0
             if there.any():
                 loss = loss + 3 * F.l1_loss(out[there, 1:3], y[there, 1:3]) + 2 * F.l1_loss(out[there, 3:], y[there, 3:])
-            _step(opt, sched, loss)
-            lsum += float(loss.detach())
-            if progress is not None:
-                progress(epoch * steps + b + 1, epochs * steps)
-        say(f"Locator epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} ({time.time() - t0:.0f} s)")
-    net.eval()
+            fit.step(loss)
+        say(fit.report("Locator", f"loss {fit.mean_loss:.4f}"))
     return net
 
 
@@ -807,32 +808,20 @@ def _train_sign_reader(say: Callable[[str], None], rng: np.random.Generator, cro
     """Train the sign reader: club, spade or no sign (cross-entropy, lightly smoothed); light varied per crop, half
     the batches mirrored (a sign and a picture mirrored are still a sign and a picture)."""
     net = SignReader()
-    steps = math.ceil(len(crops) / batch)
-    opt, sched = _one_cycle(net, lr, epochs * steps)
+    fit = _Epochs(net, rng, len(crops), epochs, batch, lr, progress)
     x_all = torch.from_numpy(crops).permute(0, 3, 1, 2).contiguous()
     y_all = torch.from_numpy(classes)
-    for epoch in range(epochs):
-        net.train()
-        order = torch.from_numpy(rng.permutation(len(crops)))
-        t0 = time.time()
-        lsum, right = 0.0, 0
-        for b in range(steps):
-            idx = order[b * batch:(b + 1) * batch]
-            gain = torch.from_numpy(rng.uniform(0.7, 1.3, (len(idx), 1, 1, 1)).astype(np.float32))
-            bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (len(idx), 1, 1, 1)).astype(np.float32))
-            x = (x_all[idx].float() / 255 * gain + bias).clamp(0, 1)
+    for _ in fit:
+        right = 0
+        for idx in fit.batches():
+            x = _lit(rng, x_all[idx])
             if rng.random() < 0.5:
                 x = x.flip(3)
             logit = net(x)
             loss = F.cross_entropy(logit, y_all[idx], label_smoothing=0.05)
-            _step(opt, sched, loss)
-            lsum += float(loss.detach())
+            fit.step(loss)
             right += int((logit.argmax(1) == y_all[idx]).sum())
-            if progress is not None:
-                progress(epoch * steps + b + 1, epochs * steps)
-        say(f"SignReader epoch {epoch + 1}/{epochs}: loss {lsum / steps:.4f} acc {right / len(crops):.4f} "
-            f"({time.time() - t0:.0f} s)")
-    net.eval()
+        say(fit.report("SignReader", f"loss {fit.mean_loss:.4f} acc {right / len(crops):.4f}"))
     return net
 
 
