@@ -154,6 +154,20 @@ def test_the_recogniser_names_cards_by_the_enrolled_model_where_it_is_sure(enrol
     assert len(calls) == 1 and calls[0] >= 2 * len(read_first)
 
 
+def test_two_corners_naming_different_cards_name_none(enrolled: Path) -> None:
+    # An overlapped card's covered corner can show its neighbour's index in the same print: the model must not pick
+    # a rank from one corner and a suit from the other, nor the surer of two cards.
+    model = load_enrolled(enrolled)
+    frame = spread(BICYCLE[:13], seed=3)
+    found = [d for d in Recogniser().identify(frame) if d.card is not None]
+    crops = corner_crops(frame, [d.rect for d in found[:2]])
+    own = model.read(crops)
+    assert [r.card for r in own] == [d.card for d in found[:2]]
+    assert found[0].card.rank != found[1].card.rank  # type: ignore[union-attr]
+    [mixed] = model.read(crops[[0, 3]])
+    assert mixed.card is None and mixed.confidence == 0.0
+
+
 def test_corners_from_play_are_bounded_and_labelled_by_the_shoe(tmp_path: Path) -> None:
     keep = PlayCollector(tmp_path, per_card=3)
     crops = np.zeros((2, 48, 32, 3), np.uint8)

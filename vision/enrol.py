@@ -256,10 +256,19 @@ class DeckModel:
 
     def read(self, crops: np.ndarray) -> list[Reading]:
         """Cards from corner pairs (2n, 48, 32, 3), as `recognise.corner_crops` cuts them: per card, a rank's (a
-        suit's) distance is its nearer corner's (a covered corner is far from every glyph and does not matter)."""
+        suit's) distance is its nearer corner's (a corner covered by felt or a back is far from every glyph and does
+        not matter). Where each corner on its own names a card and their ranks differ, the model names none: an
+        overlapped card's covered corner can show its neighbour's index, in this very deck's print (a fan, a
+        cascade). Two corners of one rank that differ in suit are read together: a small club and spade are alike."""
         dr, ds = self._distances(crops)
-        return [self._reading(np.minimum(dr[2 * k], dr[2 * k + 1]), np.minimum(ds[2 * k], ds[2 * k + 1]))
-                for k in range(len(crops) // 2)]
+        out = []
+        for k in range(len(crops) // 2):
+            one, other = self._reading(dr[2 * k], ds[2 * k]), self._reading(dr[2 * k + 1], ds[2 * k + 1])
+            if one.card is not None and other.card is not None and one.card.rank != other.card.rank:
+                out.append(Reading(None, 0.0, min(one.distance, other.distance)))
+            else:
+                out.append(self._reading(np.minimum(dr[2 * k], dr[2 * k + 1]), np.minimum(ds[2 * k], ds[2 * k + 1])))
+        return out
 
     def _reading(self, ranks: np.ndarray, suits: np.ndarray) -> Reading:
         r, s = int(ranks.argmin()), int(suits.argmin())
