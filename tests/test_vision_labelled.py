@@ -255,6 +255,26 @@ def test_the_development_test_deck_when_present() -> None:
     assert {lab.rank for lab in cards} == set(range(2, 15)) and {lab.suit for lab in cards} == {0, 1, 2, 3}
 
 
+def test_bidly_labels_become_the_label_files_names_and_pixel_boxes() -> None:
+    from vision.training.devsets import bidly_card, bidly_corner
+
+    assert [bidly_card(n) for n in ("10s", "Qh", "2c", "Ad", "Kd")] == ["TS", "QH", "2C", "AD", "KD"]
+    with pytest.raises(ValueError, match="not a bidly card name"):
+        bidly_card("1x")
+    label = {"name": "7h", "relative_coordinates": {"center_x": 0.5, "center_y": 0.25, "width": 0.02, "height": 0.05}}
+    assert bidly_corner(label, (1200, 1200)) == ("7H", (588, 270, 612, 330))
+
+
+def test_the_unseen_test_deck_when_present() -> None:
+    root = Path(__file__).resolve().parents[1].parent / "data-vision" / "bidly" / "deals"
+    if not root.is_dir():
+        pytest.skip("the bidly deals are not here (python -m vision.training.devsets bidly MIRROR OUT writes them)")
+    items = load_folder(root)
+    cards = {(item.path.name, lab.name) for item in items for lab in item.labels}
+    assert len(items) == 7 and sum(len(item.labels) for item in items) == 377 and len(cards) == 345
+    assert {lab.rank for item in items for lab in item.labels} == set(range(2, 15))
+
+
 def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """The classifier and the second reader fine-tuned together on one set of corners, a share of the scenes' decks

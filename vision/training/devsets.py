@@ -1,7 +1,10 @@
 """Development-test folders from public card photos: labelled Pascal VOC written outside the repository, never trained on.
 
 `python -m vision.training.devsets ee326 MIRROR OUT` writes the EE326 deck (a US-index deck, phone photos on wood
-and green cloth; `vision/models/README.md`, "Data sources") from a bare git mirror of its repository. Each card's
+and green cloth; `vision/models/README.md`, "Data sources") from a bare git mirror of its repository;
+`python -m vision.training.devsets bidly MIRROR OUT` the bidly deck: OUT/deals (7 photos of bridge deals, 345 cards
+fanned in four hands, labelled by their index corners: score with `--index-labels`) and OUT/single (its 52 cards one
+by one, for enrolment, kept apart from the deals). Each card's
 box is its paper (bright, unsaturated) found in the photo; single-card photos are labelled by file name (`5spades`),
 the few photos with several cards by hand below (each card by where its centre lies, as fractions of the photo).
 Photos are shrunk to 1600 px on their longer side (the reader looks at 320 px; the index crops stay sharp).
@@ -19,6 +22,9 @@ import numpy as np
 
 from vision.enrol import paper_outlines
 
+BIDLY_REPO = "MrKeSuu/bidly"
+BIDLY_COMMIT = "ceacbce9dbd42b86082f1b464e0748ae84480aaf"
+BIDLY_DEALS = "detector/evaluation/test-deals"
 EE326_REPO = "rd-pong/EE326-Project-Playing-Card-Recognition"
 EE326_COMMIT = "5f8fe8412762e5bf30198d73fa679debc2469666"
 LONG_SIDE = 1600
@@ -112,7 +118,59 @@ def ee326(mirror: Path, out: Path) -> int:
     return total
 
 
+def bidly_card(name: str) -> str:
+    """bidly's card names (`10s`, `Qh`, `2c`) as the labels' (`TS`, `QH`, `2C`)."""
+    rank, suit = name[:-1].upper(), name[-1].upper()
+    if rank not in {*map(str, range(2, 11)), "J", "Q", "K", "A"} or suit not in "CDHS":
+        raise ValueError(f"not a bidly card name: {name!r}")
+    return ("T" if rank == "10" else rank) + suit
+
+
+def bidly_corner(label: dict, size: tuple[int, int]) -> tuple[str, tuple[int, int, int, int]]:
+    """One of bidly's deal labels (a darknet-style {name, relative_coordinates: centre_x, centre_y, width, height}
+    of an index corner) as (card, pixel box)."""
+    (w, h), rel = size, label["relative_coordinates"]
+    cx, cy, bw, bh = rel["center_x"] * w, rel["center_y"] * h, rel["width"] * w, rel["height"] * h
+    return bidly_card(label["name"]), (round(cx - bw / 2), round(cy - bh / 2), round(cx + bw / 2), round(cy + bh / 2))
+
+
+def bidly(mirror: Path, out: Path) -> int:
+    """Write bidly's deal photos (labelled by index corners) and single cards as VOC folders; returns the number of
+    labelled corners in the deals."""
+    import json
+
+    def blob(path: str) -> bytes:
+        return subprocess.run(["git", "-C", str(mirror), "show", f"{BIDLY_COMMIT}:{path}"], check=True,
+                              capture_output=True).stdout
+
+    def image(data: bytes, name: str) -> np.ndarray:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if img is None:
+            raise SystemExit(f"{name}: not an image")
+        return img
+
+    (out / "deals").mkdir(parents=True, exist_ok=True)
+    (out / "single").mkdir(parents=True, exist_ok=True)
+    total = 0
+    for k in range(1, 8):
+        data = blob(f"{BIDLY_DEALS}/deal{k}-md-sq.jpg")
+        h, w = image(data, f"deal{k}").shape[:2]
+        corners = [bidly_corner(lab, (w, h)) for lab in json.loads(blob(f"{BIDLY_DEALS}/deal{k}-md-sq-net1280-labels.json"))]
+        (out / "deals" / f"deal{k}.jpg").write_bytes(data)  # as published: the labels are in its pixels
+        write_voc(out / "deals" / f"deal{k}.xml", f"deal{k}.jpg", (w, h), corners)
+        total += len(corners)
+    names = subprocess.run(["git", "-C", str(mirror), "ls-tree", "--name-only", BIDLY_COMMIT, "rawdata/data/cards/"],
+                           check=True, capture_output=True, text=True).stdout.split()
+    for name in names:
+        stem, data = Path(name).stem, blob(name)
+        h, w = image(data, name).shape[:2]
+        (out / "single" / f"{stem}.jpg").write_bytes(data)
+        write_voc(out / "single" / f"{stem}.xml", f"{stem}.jpg", (w, h), [(bidly_card(stem), (0, 0, w - 1, h - 1))])
+    return total
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] != "ee326":
-        raise SystemExit("usage: python -m vision.training.devsets ee326 MIRROR_GIT_DIR OUT_DIR")
-    print(f"{ee326(Path(sys.argv[2]), Path(sys.argv[3]))} labelled cards written to {sys.argv[3]}")
+    if len(sys.argv) != 4 or sys.argv[1] not in ("ee326", "bidly"):
+        raise SystemExit("usage: python -m vision.training.devsets ee326|bidly MIRROR_GIT_DIR OUT_DIR")
+    write = ee326 if sys.argv[1] == "ee326" else bidly
+    print(f"{write(Path(sys.argv[2]), Path(sys.argv[3]))} labels written to {sys.argv[3]}")
