@@ -282,6 +282,7 @@ def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pyt
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from vision.recognise import MODELS_DIR
+    from vision.training import realfaces
 
     monkeypatch.setenv("CROUPIER_CARD_PHOTOS", str(tmp_path / "none"))  # renders only: quick
     monkeypatch.chdir(tmp_path)
@@ -289,13 +290,31 @@ def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pyt
     assert main(["vision", "train", "--finetune-classifier", str(MODELS_DIR / "classifier.onnx"),
                  "--extra-styles", "0.5", "--extra-faces", str(faces), "--out", str(tmp_path)]) == 2
     assert "--extra-faces: no folder" in capsys.readouterr().err
+    # Two decks of faces, each a folder (the second one card short, as a photographed deck may be), the second with
+    # the photo one of its faces was cut from (`vision.training.realfaces`): its index corners are real crops too.
+    decks = [tmp_path / "deck0", tmp_path / "deck1"]
+    for k, folder in enumerate(decks):
+        folder.mkdir()
+        for c in render.deck()[k:]:
+            cv2.imwrite(str(folder / f"{realfaces.face_name(c)}.png"), np.full((384, 256, 3), 200, np.uint8))
+    photo = np.full((400, 300, 3), 40, np.uint8)
+    photo[50:330, 50:250] = render.card_face(parse_card("7H"))[..., :3]
+    cv2.imwrite(str(tmp_path / "7h.png"), photo)
+    (decks[1] / "quads.json").write_text(json.dumps({"7h": [str(tmp_path / "7h.png"),
+                                                            [[50, 50], [250, 50], [250, 330], [50, 330]]]}))
+    assert main(["vision", "train", "--finetune-classifier", str(MODELS_DIR / "classifier.onnx"),
+                 "--extra-styles", "0.5", "--extra-faces", str(decks[0]), "--extra-faces", str(faces),
+                 "--out", str(tmp_path)]) == 2
+    assert f"--extra-faces: no folder {faces}" in capsys.readouterr().err
     out = tmp_path / "out"
     assert main(["vision", "train", "--finetune-classifier", str(MODELS_DIR / "classifier.onnx"),
                  "--finetune-second-reader", str(MODELS_DIR / "second_reader.onnx"), "--extra-styles", "0.5",
+                 "--extra-faces", str(decks[0]), "--extra-faces", str(decks[1]), "--extra-face-share", "1",
                  "--cls-scenes", "3", "--cls-epochs", "1", "--workers", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "classifier, second_reader fine-tuned" in printed
+    assert "added 32 index corners of the real decks' photos (1 cards)" in printed
     assert (out / "classifier.onnx").is_file() and (out / "second_reader.onnx").is_file()
-    from vision import faces
+    from vision import faces as faces_module
 
-    assert faces._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered
+    assert faces_module._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered

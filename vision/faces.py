@@ -93,37 +93,48 @@ class CardStyle:
     corners: int = 2  # 2: indices top-left and bottom-right; 4: in every corner
     glyph_font: str = ""  # rank glyphs from this TrueType font of the extra styles' atlas ("": a Hershey font)
     widen: float = 1.0    # those glyphs' width times this (condensed and extended index faces)
-    faces: bool = False   # the whole face is the extra styles' deck drawn by others (`use_extra_styles`)
+    faces: int = 0        # k > 0: the whole face is the extra styles' k-th deck drawn by others (`use_extra_styles`)
 
 
 DEFAULT_STYLE = CardStyle()
 
 # More index styles for training, off unless `use_extra_styles` turns them on: off, `random_style` draws exactly
 # what it always did, so the seeded test sets stay the same pixels.
-_EXTRA: dict = {"share": 0.0, "glyphs": {}, "fonts": (), "faces": {}}
+_EXTRA: dict = {"share": 0.0, "glyphs": {}, "fonts": (), "faces": [], "face_share": 1 / 3}
 
 
-def use_extra_styles(share: float, glyphs: Path | None = None, faces: Path | None = None) -> None:
+def use_extra_styles(share: float, glyphs: Path | None = None, faces: Path | Sequence[Path] | None = None,
+                     face_share: float = 1 / 3, missing: int = 0) -> None:
     """With chance `share`, `random_style` gives a deck whose rank glyphs are a TrueType font's (from the atlas
-    `glyphs`, as `vision/training/glyphs.py` writes it) or, a third of the time where `faces` is given, the deck
-    drawn in that folder (upright faces named like `6s.png`, `10h.png`, `Qd.png`). `share` 0 turns them off."""
+    `glyphs`, as `vision/training/glyphs.py` writes it) or, with chance `face_share` where `faces` is given, a deck
+    drawn by others: one of the folders `faces` (a deck a folder, upright faces named like `6s.png`, `10h.png`,
+    `Qd.png`; a folder may lack up to `missing` cards, which that deck then draws in the style's own index). `share`
+    0 turns them off."""
     _EXTRA["share"] = float(share)
+    _EXTRA["face_share"] = float(face_share)
     if glyphs is not None:
         with np.load(glyphs) as atlas:
             _EXTRA["glyphs"] = {k: atlas[k] for k in atlas.files}
         _EXTRA["fonts"] = tuple(sorted({k.split("|")[0] for k in _EXTRA["glyphs"]}))
     if faces is not None:
-        found = {}
-        for c in deck():
-            name = f"{_RANK_TEXT[c.rank]}{c.suit.letter.lower()}"  # type: ignore[union-attr]
-            path = next((p for p in (faces / f"{name}.png", faces / f"{name[0].upper() + name[1:]}.png",
-                                     faces / f"{name}.jpg") if p.is_file()), None)
-            if path is not None:
-                found[c] = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if len(found) != 52:
-            raise FileNotFoundError(f"{faces}: expected 52 card faces named like 6s.png, found {len(found)}")
-        _EXTRA["faces"] = found
+        _EXTRA["faces"] = [_face_folder(Path(f), missing) for f in ([faces] if isinstance(faces, Path) else faces)]
     _face_cached.cache_clear()
+
+
+def _face_folder(folder: Path, missing: int) -> dict[Card, np.ndarray]:
+    """The faces in `folder` by card; FileNotFoundError where more than `missing` of the 52 are not there."""
+    found: dict[Card, np.ndarray] = {}
+    for c in deck():
+        name = f"{_RANK_TEXT[c.rank]}{c.suit.letter.lower()}"  # type: ignore[union-attr]
+        path = next((p for p in (folder / f"{name}.png", folder / f"{name[0].upper() + name[1:]}.png",
+                                 folder / f"{name}.jpg") if p.is_file()), None)
+        image = None if path is None else cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is not None:
+            found[c] = image
+    if len(found) < 52 - missing:
+        raise FileNotFoundError(f"{folder}: expected 52 card faces named like 6s.png"
+                                f"{f' (at most {missing} missing)' if missing else ''}, found {len(found)}")
+    return found
 
 
 def random_style(rng: np.random.Generator) -> CardStyle:
@@ -146,8 +157,10 @@ def random_style(rng: np.random.Generator) -> CardStyle:
         corners=4 if rng.random() < 0.1 else 2,
     )
     if _EXTRA["share"] > 0 and rng.random() < _EXTRA["share"]:
-        if _EXTRA["faces"] and rng.random() < 1 / 3:
-            return replace(style, faces=True)
+        decks = _EXTRA["faces"]
+        if decks and rng.random() < _EXTRA["face_share"]:
+            # One folder draws nothing more, so a run with one deck draws what it drew before several were allowed.
+            return replace(style, faces=1 + (int(rng.integers(len(decks))) if len(decks) > 1 else 0))
         if _EXTRA["fonts"]:
             return replace(style, glyph_font=str(rng.choice(_EXTRA["fonts"])), widen=float(rng.uniform(0.8, 1.25)))
     return style
@@ -277,9 +290,10 @@ def _rounded_alpha(w: int, h: int, radius: int) -> np.ndarray:
 def _face_cached(card: Card, style: CardStyle) -> np.ndarray:
     W, H = CARD_W, CARD_H
     face = np.zeros((H, W, 4), np.uint8)
-    if style.faces and not card.joker:
+    drawn_by_others = _EXTRA["faces"][style.faces - 1].get(card) if style.faces else None
+    if drawn_by_others is not None:
         # Another designer's deck, its paper tinted like this style's.
-        drawn = cv2.resize(_EXTRA["faces"][card], (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
+        drawn = cv2.resize(drawn_by_others, (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
         face[..., :3] = np.clip(drawn * (np.array(style.paper, np.float32) / 255), 0, 255).astype(np.uint8)
         face[..., 3] = _rounded_alpha(W, H, int(0.055 * W))
         face.flags.writeable = False

@@ -108,8 +108,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --finetune-classifier/--finetune-second-reader: this share of the scenes' decks in more "
                         "index styles (TrueType rank glyphs, and the deck in --extra-faces); both readers given are "
                         "fine-tuned on the same corners")
-    p.add_argument("--extra-faces", type=Path, default=None, metavar="DIR",
-                   help="with --extra-styles: a folder of another deck's 52 upright faces (6s.png, 10h.png, ...)")
+    p.add_argument("--extra-faces", type=Path, action="append", default=None, metavar="DIR",
+                   help="with --extra-styles: a folder of another deck's upright faces (6s.png, 10h.png, ...; at most "
+                        "2 of 52 missing); again for more decks. A folder vision.training.realfaces wrote from "
+                        "photos also gives those photos' index corners")
+    p.add_argument("--extra-face-share", type=float, default=1 / 3, metavar="SHARE",
+                   help="with --extra-faces: the share of the extra styles' decks drawn from those folders")
     p.set_defaults(func=_train)
 
     p = vs.add_parser("evaluate", help="the acceptance figures: held-out real photos and a synthetic test set",
@@ -359,14 +363,15 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
         for reader, start in starts.items():
             if not start.is_file():
                 raise CliError(f"no {reader.replace('_', ' ')} at {start}")
-        if args.extra_faces is not None and not args.extra_faces.is_dir():
-            raise CliError(f"--extra-faces: no folder {args.extra_faces}")
+        for folder in args.extra_faces or []:
+            if not folder.is_dir():
+                raise CliError(f"--extra-faces: no folder {folder}")
         out = args.out or MODELS_DIR
         try:
             finetune_readers(SeededRng(args.seed).numpy(), starts, detector=_cutting_detector(out), out=out,
                              scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
                              workers=args.workers, extra_styles=args.extra_styles, extra_faces=args.extra_faces,
-                             say=bar.say, progress=bar)
+                             face_share=args.extra_face_share, say=bar.say, progress=bar)
         except FileNotFoundError as exc:
             raise CliError(str(exc)) from None
         return

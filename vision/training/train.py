@@ -22,7 +22,7 @@ import math
 import multiprocessing as mp
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -93,11 +93,13 @@ _BACKGROUNDS: list[np.ndarray] = []
 _DETECT = None
 _INIT_ERROR: BaseException | None = None
 # The renderer's extra index styles for the scenes rendered now: `render.use_extra_styles`' arguments, or None.
-_EXTRA_STYLES: tuple[float, Path, Path | None] | None = None
+_EXTRA_STYLES: tuple[float, Path, list[Path] | None, float, int] | None = None
+# How many of its 52 cards a folder of real faces may lack (a photo set with a card not photographed or not found).
+FACES_MISSING = 2
 
 
 def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None, locate: bool = True,
-                 extra: tuple[float, Path, Path | None] | None = None) -> None:
+                 extra: tuple[float, Path, list[Path] | None, float, int] | None = None) -> None:
     # An initializer that raises makes a Pool restart workers forever: keep the error, raise it per task.
     global _BACKGROUNDS, _DETECT, _INIT_ERROR
     _BACKGROUNDS = backgrounds
@@ -672,20 +674,25 @@ def finetune_classifier(rng: np.random.Generator, *, start: Path = MODELS_DIR / 
 def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
                      detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
                      epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
-                     extra_styles: float = 0.0, extra_faces: Path | None = None,
+                     extra_styles: float = 0.0, extra_faces: Path | Sequence[Path] | None = None,
+                     face_share: float = 1 / 3, real_copies: int = 16,
                      say: Callable[[str], None] = print, progress: Progress | None = None) -> dict:
     """`finetune_classifier` for several index readers at once (`starts`: reader name -> its ONNX; the classifier
     and the second reader read the same corners, so they are rendered once), with a share `extra_styles` of the
-    scenes' decks in the renderer's extra index styles (`render.use_extra_styles`: TrueType rank glyphs, and the
-    deck in `extra_faces` where given); writes `out/<reader>.onnx` for each."""
+    scenes' decks in the renderer's extra index styles (`render.use_extra_styles`: TrueType rank glyphs, and with
+    chance `face_share` one of the decks in `extra_faces`, a folder a deck, where given). A face folder that
+    `vision.training.realfaces` wrote from photos also gives its cards' real index corners, cut from those photos
+    (`real_copies` jittered crops a corner, labelled with rank and suit). Writes `out/<reader>.onnx` for each."""
     global _EXTRA_STYLES
     from vision.training.glyphs import ATLAS
+    from vision.training.realfaces import real_corners
 
     if any(_INDEX_READERS[r][1] for r in starts):
         raise ValueError("the wide reader reads other crops: fine-tune it on its own")
+    folders = [extra_faces] if isinstance(extra_faces, Path) else list(extra_faces or [])
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
-    _EXTRA_STYLES = (extra_styles, ATLAS, extra_faces) if extra_styles > 0 else None
+    _EXTRA_STYLES = (extra_styles, ATLAS, folders or None, face_share, FACES_MISSING) if extra_styles > 0 else None
     try:
         crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
     finally:
@@ -693,6 +700,10 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
         from vision import render
 
         render.use_extra_styles(0.0)  # rendered here with one worker: off again for what follows
+    rc, rr, rs = real_corners(rng, folders if real_copies > 0 else [], real_copies)
+    if len(rc):
+        crops, ranks, suits = np.concatenate([crops, rc]), np.concatenate([ranks, rr]), np.concatenate([suits, rs])
+        say(f"added {len(rc)} index corners of the real decks' photos ({len(rc) // (2 * real_copies)} cards)")
     nets = {}
     for i, (reader, start) in enumerate(starts.items()):
         net = _index_reader_net(reader)
@@ -704,8 +715,8 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
     _export(None, None, out, say, readers=nets)
     summary = {"seconds": round(time.time() - started), "from": {r: p.name for r, p in starts.items()},
                "detector": str(detector.name), "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr,
-               "extra_styles": extra_styles, "extra_faces": extra_faces.name if extra_faces else None,
-               "crops": int(len(crops))}
+               "extra_styles": extra_styles, "extra_faces": [f.name for f in folders] or None,
+               "face_share": face_share, "real_deck_corners": int(len(rc)), "crops": int(len(crops))}
     say(f"{', '.join(starts)} fine-tuned in {summary['seconds']} s; written to {out}")
     return summary
 
