@@ -102,6 +102,18 @@ def test_one_card_read_twice_at_one_place_names_one_card() -> None:
     assert one_reading_a_card([qh, back]) == [back, qh]
 
 
+def test_a_photos_smaller_card_centred_well_inside_a_surer_one_is_its_pips_read_as_a_card() -> None:
+    card = Detection(parse_card("3C"), 0.99, 0.9, (260, 100, 540, 500), CardRect(400, 300, 0, -1, 200, 140))
+    pips = Detection(parse_card("JC"), 0.8, 0.9, (340, 120, 540, 400), CardRect(440, 260, 0, -1, 140, 100))
+    # A card under it, seen as a sliver at its edge, its rectangle guessed small from the sliver: another card.
+    sliver = Detection(parse_card("JH"), 0.8, 0.9, (520, 120, 640, 480), CardRect(530, 300, 0, -1, 180, 110))
+    assert one_reading_a_card([pips, card, sliver], turned=True, nested=True) == [card, sliver]
+    assert one_reading_a_card([pips, card, sliver], turned=True) == [card, pips, sliver]  # as before
+    # The surer reading stands: a smaller card read more surely keeps the larger one too (neither is dropped).
+    sure_pips = dataclasses_replace(pips, confidence=0.999)
+    assert one_reading_a_card([sure_pips, card], turned=True, nested=True) == [sure_pips, card]
+
+
 def dataclasses_replace(d: Detection, **kw: object) -> Detection:
     import dataclasses
 

@@ -218,23 +218,41 @@ def needs_body(d: Detection) -> bool:
     return d.card is not None and not d.card.joker and d.confidence < _BODY_GATE
 
 
-def one_reading_a_card(cards: Sequence[Detection], turned: bool = False) -> list[Detection]:
+def one_reading_a_card(cards: Sequence[Detection], turned: bool = False, nested: bool = False) -> list[Detection]:
     """Surest first, a named reading dropped where a surer named reading lies at the same card's place: their
     rectangles' centres within `_ONE_PLACE` of a half-width (a cascade steps each card half a width or more from
     the one before, `_STEP_ACROSS`), or, with `turned` (photos, whose cards are read again turned by 90 degrees when
     read badly), within `_ONE_TURNED` and turned 45 degrees or more from it: one card read twice, once turned, names
-    one card. Readings naming no card are kept."""
+    one card. With `nested` (photos), a surer reading's card also takes the smaller cards centred well inside its
+    outline: two cards so far over each other lie at one depth and look one size, so a much smaller one there is
+    the larger card's pips or picture read as a card (close photos of one card gave them). A card under another,
+    seen as a sliver beside it, is centred near the other's edge, and its rectangle, guessed from the sliver, may be
+    small: it stays. Readings naming no card are kept."""
     out: list[Detection] = []
     for d in sorted(cards, key=lambda d: -d.confidence):
-        if d.card is not None and any(o.card is not None and _one_place(o.rect, d.rect, turned) for o in out):
+        if d.card is not None and any(o.card is not None and (_one_place(o.rect, d.rect, turned)
+                                                              or nested and _within(d.rect, o.rect)) for o in out):
             continue
         out.append(d)
     return out
 
 
+def _within(inner: CardRect, outer: CardRect) -> bool:
+    """`inner` is a smaller card (under `_NESTED` of `outer`'s width) centred within `_NESTED_CENTRE` of `outer`'s
+    half-length and half-width from its centre."""
+    if inner.half_w >= _NESTED * outer.half_w:
+        return False
+    dx, dy = inner.cx - outer.cx, inner.cy - outer.cy
+    return abs(dx * outer.ux + dy * outer.uy) <= _NESTED_CENTRE * outer.half_l and \
+        abs(dy * outer.ux - dx * outer.uy) <= _NESTED_CENTRE * outer.half_w
+
+
 # Two named readings this near (rectangles' centres, in the smaller half-width) are one card's.
 _ONE_PLACE = 0.4
 _ONE_TURNED = 0.8
+# A card centred inside another's outline this much smaller than it is no card (`one_reading_a_card`, photos).
+_NESTED = 0.85
+_NESTED_CENTRE = 0.6
 
 
 def _one_place(a: CardRect, b: CardRect, turned: bool) -> bool:

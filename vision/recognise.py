@@ -349,7 +349,7 @@ class Recogniser:
             # Photos only: on a table frame a tight pile's cards may lie closer than any rule for one card read twice
             # allows (the harder synthetic piles lost 48 of 2,000 cards to it), and its index pairing already names a
             # card's two corners once.
-            cards = one_reading_a_card(cards, turned=True)
+            cards = one_reading_a_card(cards, turned=True, nested=True)
         cal = self.calibration
         out = []
         for d in cards:
