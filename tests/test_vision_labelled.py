@@ -232,6 +232,22 @@ def test_evaluate_photos_with_index_corner_labels(tmp_path: Path, capsys: pytest
     assert f["labels"] == "index corners" and (f["card_found"], f["rank_false"]) == (2, 0)
 
 
+def test_a_photos_card_the_detector_misses_is_read_from_its_paper_outline(tmp_path: Path) -> None:
+    from vision.enrol import paper_finds
+    from vision.recognise import PHOTO_SIZES, Recogniser
+
+    boxes = _photo(tmp_path / "p.png", [("7H", 240, 130)])
+    image = cv2.imread(str(tmp_path / "p.png"))
+    [find] = paper_finds(image, [])
+    x0, y0, x1, y1 = boxes[0][1]
+    assert abs(find.rect.cx - (x0 + x1) / 2) < 5 and abs(find.rect.cy - (y0 + y1) / 2) < 5
+    rec = Recogniser(det_size=PHOTO_SIZES, indices=False)
+    named = rec.identify(image)
+    assert [str(d.card) for d in named] == ["7H"] and paper_finds(image, named) == []  # read: nothing more to find
+    rec._detect = lambda frame: ([], [], [], [])  # type: ignore[method-assign]  # the detector finds nothing
+    assert [str(d.card) for d in rec.identify(image)] == ["7H"]
+
+
 DEVTEST_ENV = "CROUPIER_DEVTEST_PHOTOS"
 
 

@@ -466,6 +466,19 @@ def spread_cards(frame: np.ndarray, min_area: float = 0.004) -> list[Any]:
     return [r for row in rows for r in sorted(row, key=lambda r: r.cx)]
 
 
+def paper_finds(frame: np.ndarray, named: Sequence[Any]) -> list[Any]:
+    """A photo's cards whose paper outline (`spread_cards`) holds no named reading's centre, as finds to read at
+    their outline's corners: a close photo of one card, filling the frame, may give the detector no rectangle whose
+    corners hold its index, where the paper's own outline does."""
+    from vision.cardrect import Find, in_frame
+
+    def on(d: Any, r: Any) -> bool:
+        dx, dy = d.rect.cx - r.cx, d.rect.cy - r.cy
+        return abs(dx * r.ux + dy * r.uy) <= r.half_l and abs(dy * r.ux - dx * r.uy) <= r.half_w
+    return [Find(0.5, in_frame(r, frame), r, 0) for r in spread_cards(frame)
+            if not any(d.card is not None and on(d, r) for d in named)]
+
+
 def paper_outlines(image: np.ndarray, hsv: np.ndarray, bright: float) -> Sequence[Any]:
     """The outer outlines of the card paper in `image` (`hsv`, the same in HSV): unsaturated and brighter than
     `bright`, closed then opened at 1/200 of the image's width so that ink on a card does not hole it and flecks of

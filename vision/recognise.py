@@ -39,6 +39,7 @@ import cv2
 import numpy as np
 
 from controller.cards import Card, Suit
+from vision.enrol import paper_finds
 from vision.net import Net, load_net
 # The crops, the rectangles and the readings are the recogniser's public API too (training cuts its crops here).
 from vision.cardrect import Box, CardRect, Find, corner_point, in_frame, index_among, iou, located, on_box, rect_at_index
@@ -330,6 +331,8 @@ class Recogniser:
             more = self._read_finds(frame, found)
             cards = settle(cards, more) if self.indices else merge_readings(more)
         cards = distinct(cards)
+        if not self.indices and (paper := paper_finds(frame, cards)):
+            cards = distinct(cards + [d for d in self._read_finds(frame, paper) if d.card is not None])
         if self.indices:
             cards = distinct(cards + self._read_gaps(frame, cards))
             if self.body is not None:
