@@ -238,6 +238,7 @@ def test_a_photos_card_the_detector_misses_is_read_from_its_paper_outline(tmp_pa
 
     boxes = _photo(tmp_path / "p.png", [("7H", 240, 130)])
     image = cv2.imread(str(tmp_path / "p.png"))
+    assert image is not None
     [find] = paper_finds(image, [])
     x0, y0, x1, y1 = boxes[0][1]
     assert abs(find.rect.cx - (x0 + x1) / 2) < 5 and abs(find.rect.cy - (y0 + y1) / 2) < 5
