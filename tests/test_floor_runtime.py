@@ -71,6 +71,7 @@ def test_without_a_floor_section_a_runtime_has_no_replicator(tmp_path: Path) -> 
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_a_machine_whose_floor_is_unreachable_starts_and_plays_on_its_local_journal(tmp_path: Path) -> None:
     why = floor_missing()
     if why:

@@ -56,6 +56,7 @@ def test_the_reason_counts_from_the_last_contact_and_only_while_the_floor_is_awa
     assert stop_play_reason(status, 30, 10**9) is None
 
 
+@pytest.mark.slow
 def test_a_cabinet_locks_up_after_n_minutes_without_the_floor_and_resumes_when_it_is_back(
         tmp_path: Path, offline: None) -> None:
     clock = Clock()
@@ -92,6 +93,7 @@ def test_a_cabinet_locks_up_after_n_minutes_without_the_floor_and_resumes_when_i
                      ("clear", "ops:floor"), ("spin", None)]
 
 
+@pytest.mark.slow
 def test_without_stop_play_after_a_cabinet_plays_on_however_long_the_floor_is_away(tmp_path: Path,
                                                                                   offline: None) -> None:
     clock = Clock()
@@ -110,6 +112,7 @@ def test_without_stop_play_after_a_cabinet_plays_on_however_long_the_floor_is_aw
     run(main())
 
 
+@pytest.mark.slow
 def test_a_table_refuses_the_next_round_with_a_dealer_alert_and_opens_again_when_the_floor_is_back(
         tmp_path: Path, offline: None) -> None:
     clock = Clock()

@@ -213,6 +213,7 @@ def test_a_watch_that_replays_then_folds_live_is_the_replay_and_no_screen_view_s
             assert key not in text
 
 
+@pytest.mark.slow
 def test_the_bench_command(tmp_path: Path) -> None:
     from controller.cli import main
 

@@ -67,6 +67,7 @@ def _rated_sim(rounds: int = 6) -> Sim:
     return sim
 
 
+@pytest.mark.slow
 def test_no_rating_or_paperwork_reaches_a_screen_view() -> None:
     sim = _rated_sim()
     pic = picture(sim.state)

@@ -23,7 +23,8 @@ from tests.cabinet_helpers import run as run_stopping
 from tests.screens_fit_helpers import CABINET_CHECK, ENDS, SIZES, fit, report, shots, shots_wrong  # noqa: F401 (shots: a fixture)
 from tests.screens_helpers import TOKEN, bridged
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}")
+pytestmark = [pytest.mark.skipif(missing() is not None, reason=f"no browser for the screens tests: {missing()}"),
+              pytest.mark.slow]  # a real browser
 
 TITLES = [t.id for t in all_titles()]
 # Stepped through every state: several paytables (tabs), a progressive with a feature meter at a dollar a credit, five
