@@ -229,6 +229,13 @@ def explains(named: CardRect, rect: CardRect, box: Sequence[float]) -> bool:
     return abs(along) < 0.8 * named.half_l and abs(across) < 0.8 * named.half_w
 
 
+def centred_within(rect: CardRect, x: float, y: float, share: float = 1.0) -> bool:
+    """Whether the point (x, y) lies within `share` of `rect`'s half-length along it and half-width across it."""
+    dx, dy = x - rect.cx, y - rect.cy
+    return abs(dx * rect.ux + dy * rect.uy) <= share * rect.half_l and \
+        abs(dy * rect.ux - dx * rect.uy) <= share * rect.half_w
+
+
 def on_box(r: CardRect, box: Sequence[float]) -> bool:
     """Whether the top-left index of `r` lies in `box` (x0, y0, x1, y1), give or take a tenth of it, or the
     centre of the card it implies does."""

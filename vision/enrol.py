@@ -470,13 +470,10 @@ def paper_finds(frame: np.ndarray, named: Sequence[Any]) -> list[Any]:
     """A photo's cards whose paper outline (`spread_cards`) holds no named reading's centre, as finds to read at
     their outline's corners: a close photo of one card, filling the frame, may give the detector no rectangle whose
     corners hold its index, where the paper's own outline does."""
-    from vision.cardrect import Find, in_frame
+    from vision.cardrect import Find, centred_within, in_frame
 
-    def on(d: Any, r: Any) -> bool:
-        dx, dy = d.rect.cx - r.cx, d.rect.cy - r.cy
-        return abs(dx * r.ux + dy * r.uy) <= r.half_l and abs(dy * r.ux - dx * r.uy) <= r.half_w
     return [Find(0.5, in_frame(r, frame), r, 0) for r in spread_cards(frame)
-            if not any(d.card is not None and on(d, r) for d in named)]
+            if not any(d.card is not None and centred_within(r, d.rect.cx, d.rect.cy) for d in named)]
 
 
 def paper_outlines(image: np.ndarray, hsv: np.ndarray, bright: float) -> Sequence[Any]:

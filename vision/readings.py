@@ -10,7 +10,8 @@ from typing import Sequence
 import numpy as np
 
 from controller.cards import Card, JOKER, Suit
-from vision.cardrect import CARD_ASPECT, Box, CardRect, Find, corner_point, explains, rect_at_index, same_card
+from vision.cardrect import (CARD_ASPECT, Box, CardRect, Find, centred_within, corner_point, explains, rect_at_index,
+                             same_card)
 
 # Classifier rank head: 0..12 are ranks 2..14, then the joker, a card back, and "no index here".
 RANK_CLASSES = 16
@@ -240,11 +241,7 @@ def one_reading_a_card(cards: Sequence[Detection], turned: bool = False, nested:
 def _within(inner: CardRect, outer: CardRect) -> bool:
     """`inner` is a smaller card (under `_NESTED` of `outer`'s width) centred within `_NESTED_CENTRE` of `outer`'s
     half-length and half-width from its centre."""
-    if inner.half_w >= _NESTED * outer.half_w:
-        return False
-    dx, dy = inner.cx - outer.cx, inner.cy - outer.cy
-    return abs(dx * outer.ux + dy * outer.uy) <= _NESTED_CENTRE * outer.half_l and \
-        abs(dy * outer.ux - dx * outer.uy) <= _NESTED_CENTRE * outer.half_w
+    return inner.half_w < _NESTED * outer.half_w and centred_within(outer, inner.cx, inner.cy, _NESTED_CENTRE)
 
 
 # Two named readings this near (rectangles' centres, in the smaller half-width) are one card's.
