@@ -6,7 +6,6 @@ the `pit` answer is the pit's live watch (controller/pitwatch.py). None of it re
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 from controller.bus import Role
@@ -80,7 +79,9 @@ class TablePit:
             spots = int(getattr(self.config.rules, "spots", 0) or 0)
             records = rating.rating_records(state.ratings, str(role), command, args, now, spots)
         else:
-            today = time.strftime("%Y-%m-%d", time.localtime(now))  # the gaming day when the slip names none
+            # The gaming day when the slip names none: the pit's (from its day_start), not the calendar's, which
+            # between midnight and the day's start is already the next day (the pit page showed no slips then).
+            today = self.watch.tally.periods.at(now)[0]
             records = paperwork.slip_records(state.paperwork, str(role), command, args, now, today)
         for record in records:
             batch.add(record)
