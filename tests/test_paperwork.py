@@ -213,6 +213,25 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
+def test_a_slip_naming_no_day_is_the_gaming_day_also_after_midnight(tmp_path: Path) -> None:
+    from controller.table import Table
+
+    after_midnight = 1_795_741_200.0   # 2026-11-27 01:00 UTC: the gaming day (from 06:00) is still the 26th
+
+    async def run() -> dict[str, Any]:
+        table = Table(table_config(tmp_path, "baccarat"))
+        table.clock = lambda: after_midnight
+        await table.start()
+        try:
+            assert (await table.command(Role("dealer"), "slip_enter", {"form": "opener", "chips": {"25": 8}}))["ok"]
+            return (await table.command(Role("pit"), "pit", {}))["result"]
+        finally:
+            await table.stop()
+
+    view = asyncio.run(asyncio.wait_for(run(), 60))
+    assert [d["day"] for d in view["paperwork"]["days"]] == ["2026-11-26"] == [view["analytics"]["day"]]
+
+
 def test_ratings_and_slips_survive_sigkills_neither_lost_nor_doubled(tmp_path: Path) -> None:
     """tests/rating_crash_driver.py: the pit's script of ratings and slips, a round of play after each command,
     SIGKILLed at 12 seeded journal points (before or after the durable write) and resent from its start after
