@@ -335,3 +335,27 @@ def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pyt
     from vision import faces as faces_module
 
     assert faces_module._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered
+
+
+def test_finetune_detector_with_tight_fans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The detector fine-tuned on a share of tightly fanned hands, and the seeded set of them read (a tiny run: the
+    recipe, not the result; needs the train extra)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.recognise import MODELS_DIR
+
+    monkeypatch.setenv("CROUPIER_CARD_PHOTOS", str(tmp_path / "none"))  # renders only: quick
+    start = str(MODELS_DIR / "detector.onnx")
+    assert main(["vision", "train", "--finetune-detector", start, "--tight-fans", "1.5", "--out", str(tmp_path)]) == 2
+    assert "--tight-fans must be a share between 0 and 1, not 1.5" in capsys.readouterr().err
+    out = tmp_path / "out"
+    assert main(["vision", "train", "--finetune-detector", start, "--tight-fans", "0.5", "--det-scenes", "4",
+                 "--det-epochs", "1", "--workers", "1", "--out", str(out)]) == 0
+    assert "rendered 4 detector scenes (50% tight fans" in capsys.readouterr().out
+    assert (out / "detector.onnx").is_file()
+    figures = tmp_path / "f.json"
+    assert main(["vision", "evaluate", "--no-real", "--synthetic", "0", "--piles", "0", "--tight-fans", "20",
+                 "--json", str(figures)]) == 0
+    fans = json.loads(figures.read_text())["synthetic_fans"]
+    assert fans["cards"] >= 20 and 0 <= fans["right"] <= fans["cards"] and fans["seed"] == 20261122

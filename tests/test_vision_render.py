@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -172,3 +174,65 @@ def test_extra_index_styles_are_off_unless_asked_for(tmp_path) -> None:
     finally:
         render.use_extra_styles(0.0)
         faces_module._EXTRA.update(glyphs={}, fonts=(), faces={})
+
+
+def _fan_scenes(seed: int, count: int, **kw: object) -> list[render.Scene]:
+    gen = SeededRng(seed).numpy()
+    return [render.render_fans(gen, (640, 480), strength=0.0, hand=0.0, **kw) for _ in range(count)]  # type: ignore[arg-type]
+
+
+def test_tight_fans_are_seeded() -> None:
+    a, b = _fan_scenes(11, 1)[0], _fan_scenes(11, 1)[0]
+    assert np.array_equal(a.image, b.image) and [pc.card for pc in a.cards] == [pc.card for pc in b.cards]
+    assert not np.array_equal(a.image, _fan_scenes(12, 1)[0].image)
+
+
+def test_a_tight_fans_ground_truth_is_what_the_cards_above_leave_in_sight() -> None:
+    import cv2
+
+    for scene in _fan_scenes(13, 4):
+        h, w = scene.image.shape[:2]
+        assert 6 <= len(scene.cards) <= 52 and len({pc.card for pc in scene.cards}) == len(scene.cards)
+        masks = []
+        for pc in scene.cards:
+            m = np.zeros((h, w), np.uint8)
+            cv2.fillConvexPoly(m, np.round(pc.quad).astype(np.int32), 1)
+            masks.append(m.astype(bool))
+        kernel = np.ones((3, 3), np.uint8)
+
+        def grown(m: np.ndarray, by: int) -> np.ndarray:  # a pixel either way: the faces' anti-aliased edges
+            u8 = m.astype(np.uint8)
+            return (cv2.dilate(u8, kernel) if by > 0 else cv2.erode(u8, kernel)).astype(bool)
+
+        for i, pc in enumerate(scene.cards):
+            above = np.zeros((h, w), bool)
+            for m in masks[i + 1:]:
+                above |= m
+            surely = grown(masks[i], -1) & ~grown(above, 1)  # in sight whatever the edges do
+            maybe = grown(masks[i], 1) & ~grown(above, -1)
+            area = cv2.contourArea(pc.quad.astype(np.float32))
+            assert surely.sum() / area - 0.01 <= pc.visible <= maybe.sum() / area + 0.01
+            if surely.sum() > 200:
+                ys, xs = np.nonzero(surely)
+                x0, y0, x1, y1 = pc.box
+                assert x0 <= xs.min() + 3 and y0 <= ys.min() + 3 and x1 >= xs.max() - 2 and y1 >= ys.max() - 2
+                ys, xs = np.nonzero(maybe)
+                assert x0 >= xs.min() and y0 >= ys.min() and x1 <= xs.max() + 1 and y1 <= ys.max() + 1
+
+
+def test_a_tight_fan_shows_each_covered_cards_index_strip() -> None:
+    for scene in _fan_scenes(14, 6, hands=(1, 1)):
+        cards = scene.cards
+        assert 6 <= len(cards) <= 13
+        cw = float(np.linalg.norm(cards[0].quad[1] - cards[0].quad[0]))
+        for below, above in zip(cards, cards[1:]):
+            # Each card slid about an index's width past the one under it, turned no more than 8 degrees.
+            assert 0.1 * cw < float(np.linalg.norm(above.quad[0] - below.quad[0])) < 0.45 * cw
+            _, up0, _, _ = render.quad_to_rect(below.quad)
+            _, up1, _, _ = render.quad_to_rect(above.quad)
+            assert float(up0 @ up1) > math.cos(math.radians(8.5))
+        inside = [pc for pc in cards[:-1] if (pc.quad >= 0).all() and (pc.quad < [640, 480]).all()]
+        for pc in inside:  # a strip of the card (narrower near the pivot), its top index in sight, the other covered
+            assert 0.03 < pc.visible < 0.5 and pc.index_visible[0] >= 0.2 and pc.index_visible[1] == 0.0
+        if inside:
+            assert np.mean([pc.index_visible[0] for pc in inside]) >= 0.4

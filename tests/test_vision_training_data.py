@@ -218,3 +218,12 @@ def test_locator_squares_and_labels() -> None:
     there = y[:, 0] == 1
     assert np.allclose(np.hypot(y[there, 3], y[there, 4]), 1.0, atol=1e-5)
     assert (np.abs(y[there, 1:3]) <= 0.8 + 1e-6).all() and not y[~there, 1:].any()
+
+
+def test_tight_fans_are_detector_scenes_only_when_asked_for() -> None:
+    a, b = SeededRng(21).numpy(), SeededRng(21).numpy()
+    img_a, _ = data.detector_scene(a, 256, dealt=0.5)
+    img_b, _ = data.detector_scene(b, 256, dealt=0.5, fans=0.0)
+    assert np.array_equal(img_a, img_b)  # scenes without fans: the same draws as before
+    _, objects = data.detector_scene(SeededRng(22).numpy(), 256, fans=1.0)
+    assert len(objects) >= 6 and sum(not ob.ignore for ob in objects) >= 6

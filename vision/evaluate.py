@@ -16,7 +16,7 @@ from vision.calibration import ece, labelled_photo
 from vision.labelled import Report, Tally, score_image
 from vision.recognise import Recogniser
 
-__all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene"]
+__all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene", "fans_scene"]
 
 
 def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confidence: float = 0.0,
@@ -74,6 +74,12 @@ def piles_scene(rng: np.random.Generator) -> render.Scene:
     whatever their indices do, some cut by the frame's edge, camera effects on."""
     return render.render_scene(rng, (1280, 720), count=(4, 8), card_width=(0.07, 0.12), fan=0.3, face_down=0.0,
                                busy=0.0, hand=0.0, tilt=0.08, strength=1.0)
+
+
+def fans_scene(rng: np.random.Generator) -> render.Scene:
+    """One frame of the tight-fans set: one to four hands of 6-13 cards fanned tightly (each covered card's index
+    strip in sight), 1280x720, on felt or a busy background, camera effects on (`render.render_fans`)."""
+    return render.render_fans(rng, (1280, 720))
 
 
 def synthetic(rec: Recogniser, rng: np.random.Generator, cards: int = 2000, say: Callable[[str], None] = print,

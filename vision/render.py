@@ -1,7 +1,7 @@
 """Synthetic renderer: card faces of all 52 identities, the joker and backs, composed onto tables with ground truth.
 
 Everything random comes in as a `numpy.random.Generator` (callers derive it from `controller.rng`), so a
-seed renders the same pixels every time. Five uses:
+seed renders the same pixels every time. Six uses:
 
 - `card_face(card, style)`: one canonical upright card (BGRA, `CARD_W` x `CARD_H`), indices at top-left
   and bottom-right, pips or a picture in the middle;
@@ -10,6 +10,8 @@ seed renders the same pixels every time. Five uses:
   glare, noise and JPEG loss, with each card's quad, visible box and index visibility;
 - `render_dealt(rng, ...)`: a table camera's frame of cards as a dealer lays them out (cascades, rows,
   single cards at separate places on felt): the seeded synthetic test set;
+- `render_fans(rng, ...)`: hands of 6-13 cards fanned tightly (bridge hands: each card shows its index strip only),
+  for training the detector;
 - `render_close(rng, card, width, regions)`: one card close up on felt, maybe partly covered, with how much of
   given regions of it shows (the sign reader's training squares);
 - `render_table(layout, rng, ...)`: what the simulated camera over a table sees: the felt with its zones
@@ -32,7 +34,8 @@ from vision.faces import (CARD_H, CARD_W, DEFAULT_STYLE, CardStyle, card_back, c
 
 __all__ = [
     "CARD_W", "CARD_H", "CARD_MM", "INDEX_REGION", "CardStyle", "random_style", "DEFAULT_STYLE",
-    "card_face", "card_back", "suit_mask", "PlacedCard", "Scene", "render_scene", "render_dealt", "quad_to_rect",
+    "card_face", "card_back", "suit_mask", "PlacedCard", "Scene", "render_scene", "render_dealt", "render_fans",
+    "quad_to_rect",
     "TableCard", "render_table", "ALL_CARDS", "aruco_dictionary", "MARKER_IDS", "PICTURE_SIGN", "render_close",
     "region_visible", "turned", "use_extra_styles",
 ]
@@ -341,6 +344,50 @@ def render_scene(rng: np.random.Generator, size: tuple[int, int] = (640, 384), *
             quad = _card_quad(rng, (c[0], c[1]), cw, angle + k * spin, tilt)
             _lay(img, idmap, rng, placed, card, quad, face_down, back_seed, style, 0.8)
     return _scene(img, idmap, rng, placed, hand, width * 0.3, width, strength)
+
+
+def render_fans(rng: np.random.Generator, size: tuple[int, int] = (640, 384), *, hands: tuple[int, int] = (1, 4),
+                count: tuple[int, int] = (6, 13), step: tuple[float, float] = (0.15, 0.35), turn_deg: float = 8.0,
+                busy: float = 0.5, hand: float = 0.3, tilt: float = 0.08, strength: float = 1.0,
+                backgrounds: Sequence[np.ndarray] = ()) -> Scene:
+    """Hands of `count` cards fanned tightly, as held or laid down in bridge: each card slid about `step` of its width
+    past the one under it and turned up to `turn_deg` degrees more (about a pivot below the hand), so each covered card
+    shows its index strip only; one to four hands a scene, each turned any way, and the camera effects of
+    `render_scene`. Training renders only (no seeded test set draws them)."""
+    W, H = size
+    img = _background(rng, W, H, busy, backgrounds)
+    idmap = np.full((H, W), -1, np.int32)
+    n_hands = int(rng.integers(hands[0], hands[1] + 1))
+    sizes = [int(rng.integers(count[0], count[1] + 1)) for _ in range(n_hands)]
+    chosen = [ALL_CARDS[int(i)] for i in rng.choice(52, min(52, sum(sizes)), replace=False)]
+    style = random_style(rng)
+    # Small enough that the hands fit; a covered card's strip stays at least 10 pixels wide.
+    cw = rng.uniform(0.08, (0.24, 0.16, 0.13, 0.12)[n_hands - 1]) * max(W, H)
+    hl = cw / 2 * CARD_H / CARD_W
+    placed: list[PlacedCard] = []
+    taken: list[np.ndarray] = []
+    for n in sizes:
+        n = min(n, len(chosen) - len(placed))
+        slide, dturn = max(rng.uniform(*step) * cw, 10.0), math.radians(rng.uniform(0, turn_deg))
+        radius = hl * rng.uniform(0, 1.5)  # the pivot's distance below the cards' centres
+        slide_centre = max(0.0, slide - (radius + hl) * dturn)  # what the turn adds at the indices, taken off
+        a0 = rng.uniform(-math.pi, math.pi) - (n - 1) / 2 * dturn
+        local = []
+        for k in range(n):
+            a = a0 + k * dturn
+            x, down = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+            local.append((k * slide_centre * x - radius * down + rng.normal(0, 0.01 * cw, 2), a))
+        mid = np.mean([c for c, _ in local], axis=0)
+        for _ in range(30):  # apart from the hands laid, if it can be
+            at = rng.uniform([0.1 * W, 0.1 * H], [0.9 * W, 0.9 * H])
+            if all(np.linalg.norm(at - t) > 2.2 * hl for t in taken):
+                break
+        taken.append(at)
+        for c, a in local:
+            p = c - mid + at
+            quad = _card_quad(rng, (float(p[0]), float(p[1])), cw, a, tilt)
+            _lay(img, idmap, rng, placed, chosen[len(placed)], quad, 0.0, 0, style, 0.8)
+    return _scene(img, idmap, rng, placed, hand, cw * 0.4, cw * 1.5, strength)
 
 
 def region_visible(quad: np.ndarray, idmap: np.ndarray, ident: int, region: tuple[float, float, float, float]

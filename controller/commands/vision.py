@@ -103,6 +103,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dealt", type=float, default=0.6,
                    help="with --finetune-* or --second-reader: share of dealers' layouts among the scenes "
                         "(default 0.6)")
+    p.add_argument("--tight-fans", type=float, default=0.0, metavar="SHARE",
+                   help="with --finetune-detector: share of the scenes that are hands of 6-13 tightly fanned cards "
+                        "(default 0); --dealt is then the share of the rest")
     p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
     p.add_argument("--extra-styles", type=float, default=0.0, metavar="SHARE",
                    help="with --finetune-classifier/--finetune-second-reader: this share of the scenes' decks in more "
@@ -124,6 +127,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="cards in the synthetic test set (default 2000; 0 skips it)")
     p.add_argument("--piles", type=int, default=2000, metavar="CARDS",
                    help="cards in the harder synthetic set of random piles (default 2000; 0 skips it)")
+    p.add_argument("--tight-fans", type=int, default=0, metavar="CARDS",
+                   help="also read a synthetic set of hands of tightly fanned cards with this many readable cards, as "
+                        "table frames (default 0: skipped)")
     p.add_argument("--no-real", action="store_true", help="skip the real photos")
     p.add_argument("--models", type=Path, default=None)
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
@@ -351,9 +357,11 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():
             raise CliError(f"no detector at {args.finetune_detector}")
+        if not 0 <= args.tight_fans <= 1:
+            raise CliError(f"--tight-fans must be a share between 0 and 1, not {args.tight_fans}")
         finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
                           scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
-                          workers=args.workers, say=bar.say, progress=bar)
+                          workers=args.workers, fans=args.tight_fans, say=bar.say, progress=bar)
         return
     starts = {r: p for r, p in (("classifier", args.finetune_classifier),
                                 ("second_reader", args.finetune_second_reader)) if p is not None}
@@ -400,7 +408,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.photos:
         with progress("labelled photos", quiet=args.json is not None) as bar:
             figures["photos"] = _evaluate_photos(args, bar.say, bar)
-        args.no_real, args.synthetic, args.piles = True, 0, 0
+        args.no_real, args.synthetic, args.piles, args.tight_fans = True, 0, 0, 0
     # Photos are read as `identify` reads them; the synthetic table frames as the table camera's are.
     if not args.no_real:
         with progress("real photos", quiet=args.json is not None) as bar:
@@ -419,6 +427,12 @@ def _evaluate(args: argparse.Namespace) -> int:
                                                             name="harder synthetic set (random piles)", goal=None,
                                                             progress=bar)
         figures["synthetic_piles"]["seed"] = args.seed
+    if args.tight_fans > 0:
+        with progress("synthetic tight fans", quiet=args.json is not None) as bar:
+            figures["synthetic_fans"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
+                                                           args.tight_fans, say=bar.say, scene=evaluate.fans_scene,
+                                                           name="synthetic tight fans", goal=None, progress=bar)
+        figures["synthetic_fans"]["seed"] = args.seed
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")
         path.write_text(json.dumps(figures, indent=2) + "\n")

@@ -88,14 +88,18 @@ def background_patches(photos: Sequence[Photo], limit: int = 400) -> list[np.nda
 
 
 def detector_scene(rng: np.random.Generator, size: int = 256, backgrounds: Sequence[np.ndarray] = (),
-                   dealt: float = 0.0) -> tuple[np.ndarray, list[DetObject]]:
+                   dealt: float = 0.0, fans: float = 0.0) -> tuple[np.ndarray, list[DetObject]]:
     """A rendered scene at twice `size`, shrunk like a camera frame is shrunk for the detector. With
     chance `dealt` the scene is a dealer's layout (`render.render_dealt`: cascades and rows on felt, the
-    size cards have in a table camera's frame) instead of a random one."""
+    size cards have in a table camera's frame) instead of a random one; with chance `fans` (of the rest) hands of
+    tightly fanned cards (`render.render_fans`)."""
     big = 2 * size
     aspect = rng.choice([1.0, 16 / 9, 4 / 3, 3 / 4])
     w, h = (big, int(big / aspect)) if aspect >= 1 else (int(big * aspect), big)
-    if rng.random() < dealt:
+    # Drawn only when asked for, so that scenes without fans are the same draws as before.
+    if fans > 0 and rng.random() < fans:
+        scene = render.render_fans(rng, (w, h), backgrounds=backgrounds)
+    elif rng.random() < dealt:
         scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.16), count=(1, 10), hand=0.2,
                                     backgrounds=backgrounds)
     else:

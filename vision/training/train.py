@@ -118,13 +118,15 @@ def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None
             _INIT_ERROR = exc
 
 
-def _det_chunk(args: tuple[int, int, int] | tuple[int, int, int, float]) -> tuple[np.ndarray, list]:
+def _det_chunk(args: tuple[int, int, int] | tuple[int, int, int, float] | tuple[int, int, int, float, float]
+               ) -> tuple[np.ndarray, list]:
     seed, count, size = args[:3]
     dealt = args[3] if len(args) > 3 else 0.0
+    fans = args[4] if len(args) > 4 else 0.0
     rng = np.random.default_rng(seed)
     images, objects = [], []
     for _ in range(count):
-        img, obs = data.detector_scene(rng, size, _BACKGROUNDS, dealt)
+        img, obs = data.detector_scene(rng, size, _BACKGROUNDS, dealt, fans)
         images.append(img)
         objects.append(obs)
     return np.stack(images), objects
@@ -593,25 +595,27 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
 
 def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR,
                       scenes: int = 3000, epochs: int = 3, dealt: float = 0.6, lr: float = 5e-4, workers: int = 2,
-                      real_share: float = 0.25, say: Callable[[str], None] = print,
+                      real_share: float = 0.25, fans: float = 0.0, say: Callable[[str], None] = print,
                       progress: Progress | None = None) -> dict:
-    """Go on training a shipped detector (`start`, ONNX) on fresh scenes, a share `dealt` of them dealers'
-    layouts (`render.render_dealt`), plus the real training photos; write `out/detector.onnx`."""
+    """Go on training a shipped detector (`start`, ONNX) on fresh scenes, a share `fans` of them hands of tightly
+    fanned cards (`render.render_fans`) and a share `dealt` of the rest dealers' layouts (`render.render_dealt`), plus
+    the real training photos; write `out/detector.onnx`."""
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
     net = Detector()
     load_onnx_weights(net, start)
     t = time.time()
-    jobs = [(int(rng.integers(2**63)), min(200, scenes - i), 256, dealt) for i in range(0, scenes, 200)]
+    jobs = [(int(rng.integers(2**63)), min(200, scenes - i), 256, dealt, fans) for i in range(0, scenes, 200)]
     parts = _generate(_det_chunk, jobs, backgrounds, workers)
     images = np.concatenate([p[0] for p in parts])
     targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
-    say(f"rendered {len(images)} detector scenes ({dealt:.0%} dealt layouts) in {time.time() - t:.0f} s")
+    say(f"rendered {len(images)} detector scenes ({fans:.0%} tight fans, {dealt:.0%} of the rest dealt layouts) in "
+        f"{time.time() - t:.0f} s")
     det = _train_detector(say, rng, images, targets, real, epochs, 32, real_share, start=net, lr=lr,
                           progress=progress)
     _export(det, None, out, say)
     summary = {"seconds": round(time.time() - started), "from": start.name, "scenes": scenes, "epochs": epochs,
-               "dealt": dealt, "lr": lr}
+               "dealt": dealt, "tight_fans": fans, "lr": lr}
     say(f"detector fine-tuned in {summary['seconds']} s; written to {out / 'detector.onnx'}")
     return summary
 
