@@ -339,21 +339,33 @@ def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pyt
 
 def test_finetune_detector_with_tight_fans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """The detector fine-tuned on a share of tightly fanned hands, and the seeded set of them read (a tiny run: the
-    recipe, not the result; needs the train extra)."""
+    """The detector fine-tuned on a share of tightly fanned hands, its decks drawn with a photographed deck's faces,
+    and the seeded set of them read (a tiny run: the recipe, not the result; needs the train extra)."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from vision.recognise import MODELS_DIR
+    from vision.training import realfaces
 
     monkeypatch.setenv("CROUPIER_CARD_PHOTOS", str(tmp_path / "none"))  # renders only: quick
     start = str(MODELS_DIR / "detector.onnx")
     assert main(["vision", "train", "--finetune-detector", start, "--tight-fans", "1.5", "--out", str(tmp_path)]) == 2
     assert "--tight-fans must be a share between 0 and 1, not 1.5" in capsys.readouterr().err
+    assert main(["vision", "train", "--finetune-detector", start, "--extra-styles", "1", "--extra-faces",
+                 str(tmp_path / "nodeck"), "--out", str(tmp_path)]) == 2
+    assert f"--extra-faces: no folder {tmp_path / 'nodeck'}" in capsys.readouterr().err
+    deck = tmp_path / "deck"  # a photographed deck's faces (grey cards here), every scene's deck drawn with them
+    deck.mkdir()
+    for c in render.deck():
+        cv2.imwrite(str(deck / f"{realfaces.face_name(c)}.png"), np.full((384, 256, 3), 200, np.uint8))
     out = tmp_path / "out"
     assert main(["vision", "train", "--finetune-detector", start, "--tight-fans", "0.5", "--det-scenes", "4",
-                 "--det-epochs", "1", "--workers", "1", "--out", str(out)]) == 0
+                 "--det-epochs", "1", "--workers", "1", "--extra-styles", "1", "--extra-faces", str(deck),
+                 "--extra-face-share", "1", "--out", str(out)]) == 0
     assert "rendered 4 detector scenes (50% tight fans" in capsys.readouterr().out
     assert (out / "detector.onnx").is_file()
+    from vision import faces as faces_module
+
+    assert faces_module._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered
     figures = tmp_path / "f.json"
     assert main(["vision", "evaluate", "--no-real", "--synthetic", "0", "--piles", "0", "--tight-fans", "20",
                  "--json", str(figures)]) == 0

@@ -108,7 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default 0); --dealt is then the share of the rest")
     p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
     p.add_argument("--extra-styles", type=float, default=0.0, metavar="SHARE",
-                   help="with --finetune-classifier/--finetune-second-reader: this share of the scenes' decks in more "
+                   help="with --finetune-detector/-classifier/-second-reader: this share of the scenes' decks in more "
                         "index styles (TrueType rank glyphs, and the deck in --extra-faces); both readers given are "
                         "fine-tuned on the same corners")
     p.add_argument("--extra-faces", type=Path, action="append", default=None, metavar="DIR",
@@ -354,14 +354,22 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
                                scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, workers=args.workers,
                                say=bar.say, progress=bar)
             return
+    for folder in args.extra_faces or []:
+        if not folder.is_dir():
+            raise CliError(f"--extra-faces: no folder {folder}")
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():
             raise CliError(f"no detector at {args.finetune_detector}")
         if not 0 <= args.tight_fans <= 1:
             raise CliError(f"--tight-fans must be a share between 0 and 1, not {args.tight_fans}")
-        finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
-                          scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
-                          workers=args.workers, fans=args.tight_fans, say=bar.say, progress=bar)
+        try:
+            finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
+                              scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
+                              workers=args.workers, fans=args.tight_fans, extra_styles=args.extra_styles,
+                              extra_faces=args.extra_faces or [], face_share=args.extra_face_share, say=bar.say,
+                              progress=bar)
+        except FileNotFoundError as exc:
+            raise CliError(str(exc)) from None
         return
     starts = {r: p for r, p in (("classifier", args.finetune_classifier),
                                 ("second_reader", args.finetune_second_reader)) if p is not None}
@@ -371,9 +379,6 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
         for reader, start in starts.items():
             if not start.is_file():
                 raise CliError(f"no {reader.replace('_', ' ')} at {start}")
-        for folder in args.extra_faces or []:
-            if not folder.is_dir():
-                raise CliError(f"--extra-faces: no folder {folder}")
         out = args.out or MODELS_DIR
         try:
             finetune_readers(SeededRng(args.seed).numpy(), starts, detector=_cutting_detector(out), out=out,

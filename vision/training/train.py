@@ -17,6 +17,7 @@ from `controller.rng`. Steps, all seeded:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import multiprocessing as mp
@@ -96,6 +97,22 @@ _INIT_ERROR: BaseException | None = None
 _EXTRA_STYLES: tuple[float, Path, list[Path] | None, float, int] | None = None
 # How many of its 52 cards a folder of real faces may lack (a photo set with a card not photographed or not found).
 FACES_MISSING = 2
+
+
+@contextlib.contextmanager
+def _extra_styles(share: float, folders: list[Path], face_share: float) -> Iterator[None]:
+    """The scenes rendered inside draw a share `share` of their decks in the renderer's extra index styles (TrueType
+    rank glyphs, and with chance `face_share` one of the decks in `folders`, a folder a deck); off again after."""
+    global _EXTRA_STYLES
+    from vision import render
+    from vision.training.glyphs import ATLAS
+
+    _EXTRA_STYLES = (share, ATLAS, folders or None, face_share, FACES_MISSING) if share > 0 else None
+    try:
+        yield
+    finally:
+        _EXTRA_STYLES = None
+        render.use_extra_styles(0.0)  # rendered here with one worker: off again for what follows
 
 
 def _init_worker(backgrounds: list[np.ndarray], detector_onnx: str | None = None, locate: bool = True,
@@ -595,18 +612,21 @@ def train(rng: np.random.Generator, *, out: Path = MODELS_DIR, det_scenes: int =
 
 def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR,
                       scenes: int = 3000, epochs: int = 3, dealt: float = 0.6, lr: float = 5e-4, workers: int = 2,
-                      real_share: float = 0.25, fans: float = 0.0, say: Callable[[str], None] = print,
-                      progress: Progress | None = None) -> dict:
+                      real_share: float = 0.25, fans: float = 0.0, extra_styles: float = 0.0,
+                      extra_faces: Sequence[Path] = (), face_share: float = 1 / 3,
+                      say: Callable[[str], None] = print, progress: Progress | None = None) -> dict:
     """Go on training a shipped detector (`start`, ONNX) on fresh scenes, a share `fans` of them hands of tightly
     fanned cards (`render.render_fans`) and a share `dealt` of the rest dealers' layouts (`render.render_dealt`), plus
-    the real training photos; write `out/detector.onnx`."""
+    the real training photos; a share `extra_styles` of the scenes' decks in the renderer's extra styles (with chance
+    `face_share` one of the decks photographed in `extra_faces`, as `finetune_readers`); write `out/detector.onnx`."""
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
     net = Detector()
     load_onnx_weights(net, start)
     t = time.time()
     jobs = [(int(rng.integers(2**63)), min(200, scenes - i), 256, dealt, fans) for i in range(0, scenes, 200)]
-    parts = _generate(_det_chunk, jobs, backgrounds, workers)
+    with _extra_styles(extra_styles, list(extra_faces), face_share):
+        parts = _generate(_det_chunk, jobs, backgrounds, workers)
     images = np.concatenate([p[0] for p in parts])
     targets = np.stack([data.detector_targets(obs, (256, 256)) for p in parts for obs in p[1]])
     say(f"rendered {len(images)} detector scenes ({fans:.0%} tight fans, {dealt:.0%} of the rest dealt layouts) in "
@@ -615,7 +635,8 @@ def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "d
                           progress=progress)
     _export(det, None, out, say)
     summary = {"seconds": round(time.time() - started), "from": start.name, "scenes": scenes, "epochs": epochs,
-               "dealt": dealt, "tight_fans": fans, "lr": lr}
+               "dealt": dealt, "tight_fans": fans, "lr": lr, "extra_styles": extra_styles,
+               "extra_faces": [f.name for f in extra_faces] or None, "face_share": face_share}
     say(f"detector fine-tuned in {summary['seconds']} s; written to {out / 'detector.onnx'}")
     return summary
 
@@ -687,8 +708,6 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
     chance `face_share` one of the decks in `extra_faces`, a folder a deck, where given). A face folder that
     `vision.training.realfaces` wrote from photos also gives its cards' real index corners, cut from those photos
     (`real_copies` jittered crops a corner, labelled with rank and suit). Writes `out/<reader>.onnx` for each."""
-    global _EXTRA_STYLES
-    from vision.training.glyphs import ATLAS
     from vision.training.realfaces import real_corners
 
     if any(_INDEX_READERS[r][1] for r in starts):
@@ -696,14 +715,8 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
     folders = [extra_faces] if isinstance(extra_faces, Path) else list(extra_faces or [])
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
-    _EXTRA_STYLES = (extra_styles, ATLAS, folders or None, face_share, FACES_MISSING) if extra_styles > 0 else None
-    try:
+    with _extra_styles(extra_styles, folders, face_share):
         crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
-    finally:
-        _EXTRA_STYLES = None
-        from vision import render
-
-        render.use_extra_styles(0.0)  # rendered here with one worker: off again for what follows
     rc, rr, rs = real_corners(rng, folders if real_copies > 0 else [], real_copies)
     if len(rc):
         crops, ranks, suits = np.concatenate([crops, rc]), np.concatenate([ranks, rr]), np.concatenate([suits, rs])
