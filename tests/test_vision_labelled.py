@@ -371,3 +371,23 @@ def test_finetune_detector_with_tight_fans(tmp_path: Path, monkeypatch: pytest.M
                  "--json", str(figures)]) == 0
     fans = json.loads(figures.read_text())["synthetic_fans"]
     assert fans["cards"] >= 20 and 0 <= fans["right"] <= fans["cards"] and fans["seed"] == 20261122
+
+
+def test_evaluate_tight_fans_drawn_with_a_real_decks_faces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--fans-faces DIR`: the tight-fans set's decks drawn from a folder of a real deck's faces (grey cards here, the
+    recipe not the result); a folder that is no deck is refused in one line, and the renderer's decks are back after."""
+    from vision import faces
+    from vision.training import realfaces
+
+    deck = tmp_path / "deck"
+    deck.mkdir()
+    for c in render.deck():
+        cv2.imwrite(str(deck / f"{realfaces.face_name(c)}.png"), np.full((384, 256, 3), 200, np.uint8))
+    figures = tmp_path / "f.json"
+    args = ["vision", "evaluate", "--no-real", "--synthetic", "0", "--piles", "0", "--tight-fans", "6"]
+    assert main([*args, "--fans-faces", str(tmp_path / "none"), "--json", str(figures)]) == 2
+    assert "--fans-faces: " in capsys.readouterr().err and not figures.exists()
+    assert main([*args, "--fans-faces", str(deck), "--json", str(figures)]) == 0
+    fans = json.loads(figures.read_text())["synthetic_fans"]
+    assert fans["decks"] == ["deck"] and fans["cards"] >= 6 and fans["seed"] == 20261122
+    assert faces._EXTRA["share"] == 0.0

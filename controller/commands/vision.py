@@ -130,6 +130,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tight-fans", type=int, default=0, metavar="CARDS",
                    help="also read a synthetic set of hands of tightly fanned cards with this many readable cards, as "
                         "table frames (default 0: skipped)")
+    p.add_argument("--fans-faces", type=Path, action="append", default=None, metavar="DIR",
+                   help="with --tight-fans: draw every hand's deck from one of these folders of a real deck's upright "
+                        "faces (6s.png, 10h.png, ...; as `train --extra-faces`), not the renderer's decks")
     p.add_argument("--no-real", action="store_true", help="skip the real photos")
     p.add_argument("--models", type=Path, default=None)
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
@@ -433,11 +436,23 @@ def _evaluate(args: argparse.Namespace) -> int:
                                                             progress=bar)
         figures["synthetic_piles"]["seed"] = args.seed
     if args.tight_fans > 0:
+        from vision import faces
+
+        decks = args.fans_faces or []
         with progress("synthetic tight fans", quiet=args.json is not None) as bar:
-            figures["synthetic_fans"] = evaluate.synthetic(_recogniser(args.models), SeededRng(args.seed).numpy(),
-                                                           args.tight_fans, say=bar.say, scene=evaluate.fans_scene,
-                                                           name="synthetic tight fans", goal=None, progress=bar)
-        figures["synthetic_fans"]["seed"] = args.seed
+            try:
+                faces.use_extra_styles(1.0 if decks else 0.0, None, decks or None, 1.0, 2)
+            except FileNotFoundError as exc:
+                raise CliError(f"--fans-faces: {exc}") from None
+            try:
+                figures["synthetic_fans"] = evaluate.synthetic(
+                    _recogniser(args.models), SeededRng(args.seed).numpy(), args.tight_fans, say=bar.say,
+                    scene=evaluate.fans_scene, progress=bar, goal=None,
+                    name="synthetic tight fans" + (f", decks drawn from {', '.join(d.name for d in decks)}" if decks
+                                                   else ""))
+            finally:
+                faces.use_extra_styles(0.0)
+        figures["synthetic_fans"].update(seed=args.seed, decks=[d.name for d in decks] or None)
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")
         path.write_text(json.dumps(figures, indent=2) + "\n")
