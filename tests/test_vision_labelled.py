@@ -387,6 +387,8 @@ def test_evaluate_tight_fans_drawn_with_a_real_decks_faces(tmp_path: Path, capsy
     args = ["vision", "evaluate", "--no-real", "--synthetic", "0", "--piles", "0", "--tight-fans", "6"]
     assert main([*args, "--fans-faces", str(tmp_path / "none"), "--json", str(figures)]) == 2
     assert "--fans-faces: " in capsys.readouterr().err and not figures.exists()
+    assert main(["vision", "evaluate", "--no-real", "--synthetic", "0", "--piles", "0", "--fans-faces", str(deck)]) == 2
+    assert "give --tight-fans CARDS" in capsys.readouterr().err
     assert main([*args, "--fans-faces", str(deck), "--json", str(figures)]) == 0
     fans = json.loads(figures.read_text())["synthetic_fans"]
     assert fans["decks"] == ["deck"] and fans["cards"] >= 6 and fans["seed"] == 20261122

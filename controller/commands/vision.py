@@ -413,6 +413,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     from vision import evaluate
 
     figures: dict = {}
+    if args.fans_faces and (args.tight_fans <= 0 or args.photos):
+        raise CliError("--fans-faces draws the --tight-fans set's decks: give --tight-fans CARDS (and no --photos)")
     if args.photos:
         with progress("labelled photos", quiet=args.json is not None) as bar:
             figures["photos"] = _evaluate_photos(args, bar.say, bar)
