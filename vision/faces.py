@@ -101,6 +101,8 @@ DEFAULT_STYLE = CardStyle()
 # More index styles for training, off unless `use_extra_styles` turns them on: off, `random_style` draws exactly
 # what it always did, so the seeded test sets stay the same pixels.
 _EXTRA: dict = {"share": 0.0, "glyphs": {}, "fonts": (), "faces": [], "face_share": 1 / 3}
+# How many of its 52 cards a folder of real faces may lack (a photo set with a card not photographed or not found).
+FACES_MISSING = 2
 
 
 def use_extra_styles(share: float, glyphs: Path | None = None, faces: Path | Sequence[Path] | None = None,

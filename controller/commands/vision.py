@@ -441,19 +441,19 @@ def _evaluate(args: argparse.Namespace) -> int:
         from vision import faces
 
         decks = args.fans_faces or []
-        with progress("synthetic tight fans", quiet=args.json is not None) as bar:
-            try:
-                faces.use_extra_styles(1.0 if decks else 0.0, None, decks or None, 1.0, 2)
-            except FileNotFoundError as exc:
-                raise CliError(f"--fans-faces: {exc}") from None
-            try:
+        try:
+            faces.use_extra_styles(1.0 if decks else 0.0, None, decks or None, 1.0, faces.FACES_MISSING)
+        except FileNotFoundError as exc:
+            raise CliError(f"--fans-faces: {exc}") from None
+        try:
+            with progress("synthetic tight fans", quiet=args.json is not None) as bar:
                 figures["synthetic_fans"] = evaluate.synthetic(
                     _recogniser(args.models), SeededRng(args.seed).numpy(), args.tight_fans, say=bar.say,
                     scene=evaluate.fans_scene, progress=bar, goal=None,
                     name="synthetic tight fans" + (f", decks drawn from {', '.join(d.name for d in decks)}" if decks
                                                    else ""))
-            finally:
-                faces.use_extra_styles(0.0)
+        finally:
+            faces.use_extra_styles(0.0)
         figures["synthetic_fans"].update(seed=args.seed, decks=[d.name for d in decks] or None)
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")

@@ -95,8 +95,6 @@ _DETECT = None
 _INIT_ERROR: BaseException | None = None
 # The renderer's extra index styles for the scenes rendered now: `render.use_extra_styles`' arguments, or None.
 _EXTRA_STYLES: tuple[float, Path, list[Path] | None, float, int] | None = None
-# How many of its 52 cards a folder of real faces may lack (a photo set with a card not photographed or not found).
-FACES_MISSING = 2
 
 
 @contextlib.contextmanager
@@ -105,6 +103,7 @@ def _extra_styles(share: float, folders: list[Path], face_share: float) -> Itera
     rank glyphs, and with chance `face_share` one of the decks in `folders`, a folder a deck); off again after."""
     global _EXTRA_STYLES
     from vision import render
+    from vision.faces import FACES_MISSING
     from vision.training.glyphs import ATLAS
 
     _EXTRA_STYLES = (share, ATLAS, folders or None, face_share, FACES_MISSING) if share > 0 else None
