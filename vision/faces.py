@@ -123,11 +123,16 @@ def use_extra_styles(share: float, glyphs: Path | None = None, faces: Path | Seq
     _face_cached.cache_clear()
 
 
+def face_name(card: Card) -> str:
+    """The file stem a folder of a deck's faces names a card's face by: 6s, 10h, Qd."""
+    return f"{_RANK_TEXT[card.rank]}{card.suit.letter.lower()}"  # type: ignore[union-attr]
+
+
 def _face_folder(folder: Path, missing: int) -> dict[Card, np.ndarray]:
     """The faces in `folder` by card; FileNotFoundError where more than `missing` of the 52 are not there."""
     found: dict[Card, np.ndarray] = {}
     for c in deck():
-        name = f"{_RANK_TEXT[c.rank]}{c.suit.letter.lower()}"  # type: ignore[union-attr]
+        name = face_name(c)
         path = next((p for p in (folder / f"{name}.png", folder / f"{name[0].upper() + name[1:]}.png",
                                  folder / f"{name}.jpg") if p.is_file()), None)
         image = None if path is None else cv2.imread(str(path), cv2.IMREAD_COLOR)

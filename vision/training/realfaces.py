@@ -20,17 +20,15 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from controller.cards import Card, Suit
+from controller.cards import Card, Suit, parse_card
 from vision.cardrect import CardRect
+from vision.faces import face_name
 from vision.labelfiles import load_folder
 
+__all__ = ["FACE_W", "FACE_H", "face_name", "card_quad", "rectify", "quad_rect", "write_faces", "contact_sheet",
+           "real_corners", "main"]
+
 FACE_W, FACE_H = 256, 384  # as the geaxgx deck's faces: the renderer draws any size at CARD_W x CARD_H
-_RANK_NAME = {r: str(r) for r in range(2, 11)} | {11: "J", 12: "Q", 13: "K", 14: "A"}
-
-
-def face_name(card: Card) -> str:
-    """The file stem `faces.use_extra_styles` reads a card's face from: 6s, 10h, Qd."""
-    return f"{_RANK_NAME[card.rank]}{card.suit.letter.lower()}"  # type: ignore[union-attr]
 
 
 def _paper_mask(region: np.ndarray) -> np.ndarray:
@@ -206,9 +204,9 @@ def real_corners(rng: np.random.Generator, folders: Sequence[Path], copies: int 
             rect = quad_rect(np.array(quad, np.float64))
             rects = [jitter_rect(rng, r) for r in (rect, rect.flipped()) for _ in range(copies)]
             crops.append(index_crops(image, rects))
-            rank = {"J": 11, "Q": 12, "K": 13, "A": 14}.get(name[:-1]) or int(name[:-1])
-            ranks.append(np.full(len(rects), rank - 2, np.int64))
-            suits.append(np.full(len(rects), "CDHS".index(name[-1].upper()), np.int64))
+            card = parse_card(name)  # the face's name (`face_name`) is the card's
+            ranks.append(np.full(len(rects), card.rank - 2, np.int64))
+            suits.append(np.full(len(rects), int(card.suit), np.int64))  # type: ignore[arg-type]
     if not crops:
         return np.zeros((0, 48, 32, 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(crops), np.concatenate(ranks), np.concatenate(suits)
