@@ -331,10 +331,32 @@ def test_finetune_readers_with_the_extra_styles(tmp_path: Path, monkeypatch: pyt
     printed = capsys.readouterr().out
     assert "classifier, second_reader fine-tuned" in printed
     assert "added 32 index corners of the real decks' photos (1 cards)" in printed
+    assert "tight fans" not in printed
     assert (out / "classifier.onnx").is_file() and (out / "second_reader.onnx").is_file()
     from vision import faces as faces_module
 
     assert faces_module._EXTRA["share"] == 0.0  # turned off again after the scenes were rendered
+
+
+def test_finetune_classifier_with_tight_fans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """An index reader fine-tuned on corners cut from a share of tightly fanned hands (a tiny run: the recipe, not the
+    result; needs the train extra)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.recognise import MODELS_DIR
+
+    monkeypatch.setenv("CROUPIER_CARD_PHOTOS", str(tmp_path / "none"))  # renders only: quick
+    start = str(MODELS_DIR / "classifier.onnx")
+    assert main(["vision", "train", "--finetune-classifier", start, "--tight-fans", "-0.1",
+                 "--out", str(tmp_path)]) == 2
+    assert "--tight-fans must be a share between 0 and 1, not -0.1" in capsys.readouterr().err
+    out = tmp_path / "out"
+    assert main(["vision", "train", "--finetune-classifier", start, "--tight-fans", "1", "--cls-scenes", "2",
+                 "--cls-epochs", "1", "--workers", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "from 2 scenes (100% tight fans)" in printed and "classifier fine-tuned" in printed
+    assert (out / "classifier.onnx").is_file()
 
 
 def test_finetune_detector_with_tight_fans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

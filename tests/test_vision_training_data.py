@@ -227,3 +227,15 @@ def test_tight_fans_are_detector_scenes_only_when_asked_for() -> None:
     assert np.array_equal(img_a, img_b)  # scenes without fans: the same draws as before
     _, objects = data.detector_scene(SeededRng(22).numpy(), 256, fans=1.0)
     assert len(objects) >= 6 and sum(not ob.ignore for ob in objects) >= 6
+
+
+def test_tight_fans_are_classifier_scenes_only_when_asked_for() -> None:
+    a, b = data.classifier_scene(SeededRng(23).numpy()), data.classifier_scene(SeededRng(23).numpy(), fans=0.0)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))  # scenes without fans: the same draws as before
+    gen = SeededRng(24).numpy()
+    parts = [data.classifier_scene(gen, fans=1.0) for _ in range(3)]
+    assert all(p[0].shape[1:] == (CROP_H, CROP_W, 3) for p in parts)
+    ranks, suits = np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+    # Three scenes of one to four hands of six or more cards: many indices in sight, and the covered ones "none".
+    assert (ranks < 13).sum() >= 20 and (ranks == NONE).sum() >= 10
+    assert ((suits >= 0) == (ranks < 13)).all()

@@ -104,8 +104,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --finetune-* or --second-reader: share of dealers' layouts among the scenes "
                         "(default 0.6)")
     p.add_argument("--tight-fans", type=float, default=0.0, metavar="SHARE",
-                   help="with --finetune-detector: share of the scenes that are hands of 6-13 tightly fanned cards "
-                        "(default 0); --dealt is then the share of the rest")
+                   help="with --finetune-detector/-classifier/-second-reader: share of the scenes that are hands of "
+                        "6-13 tightly fanned cards (default 0); --dealt is then the share of the rest")
     p.add_argument("--lr", type=float, default=5e-4, help="with --finetune-*: peak learning rate")
     p.add_argument("--extra-styles", type=float, default=0.0, metavar="SHARE",
                    help="with --finetune-detector/-classifier/-second-reader: this share of the scenes' decks in more "
@@ -360,11 +360,11 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
     for folder in args.extra_faces or []:
         if not folder.is_dir():
             raise CliError(f"--extra-faces: no folder {folder}")
+    if not 0 <= args.tight_fans <= 1:
+        raise CliError(f"--tight-fans must be a share between 0 and 1, not {args.tight_fans}")
     if args.finetune_detector is not None:
         if not args.finetune_detector.is_file():
             raise CliError(f"no detector at {args.finetune_detector}")
-        if not 0 <= args.tight_fans <= 1:
-            raise CliError(f"--tight-fans must be a share between 0 and 1, not {args.tight_fans}")
         try:
             finetune_detector(SeededRng(args.seed).numpy(), start=args.finetune_detector, out=args.out or MODELS_DIR,
                               scenes=args.det_scenes, epochs=args.det_epochs, dealt=args.dealt, lr=args.lr,
@@ -376,7 +376,7 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
         return
     starts = {r: p for r, p in (("classifier", args.finetune_classifier),
                                 ("second_reader", args.finetune_second_reader)) if p is not None}
-    if starts and (len(starts) > 1 or args.extra_styles > 0):
+    if starts and (len(starts) > 1 or args.extra_styles > 0 or args.tight_fans > 0):
         from vision.training.train import finetune_readers
 
         for reader, start in starts.items():
@@ -387,7 +387,7 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
             finetune_readers(SeededRng(args.seed).numpy(), starts, detector=_cutting_detector(out), out=out,
                              scenes=args.cls_scenes, epochs=args.cls_epochs, dealt=args.dealt, lr=args.lr,
                              workers=args.workers, extra_styles=args.extra_styles, extra_faces=args.extra_faces,
-                             face_share=args.extra_face_share, say=bar.say, progress=bar)
+                             face_share=args.extra_face_share, fans=args.tight_fans, say=bar.say, progress=bar)
         except FileNotFoundError as exc:
             raise CliError(str(exc)) from None
         return

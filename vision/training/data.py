@@ -263,13 +263,20 @@ def jitter_rect(rng: np.random.Generator, r: CardRect, amount: float = 1.0) -> C
 
 
 def classifier_scene(rng: np.random.Generator, backgrounds: Sequence[np.ndarray] = (), detect=None,
-                     dealt: float = 0.0, wide: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     dealt: float = 0.0, wide: bool = False, fans: float = 0.0
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Corner crops from one rendered scene: (crops, rank classes, suit classes or -1). With `detect` (a
     `Recogniser.detect_all`), also the corners of the rectangles the detector finds and the index corners
     it finds, labelled from the card whose corner they land on: the classifier learns the detector's real
-    errors. With chance `dealt` the scene is a dealer's layout at a table camera's scale. With `wide`, the
-    crops are the wide reader's (`wide_crops`: each index and the strip beside it), labelled the same."""
-    if rng.random() < dealt:
+    errors. With chance `fans` the scene is hands of tightly fanned cards at a table camera's 1280x720
+    (`render.render_fans`: each covered card's index strip in sight, its neighbour's edge beside it), else with
+    chance `dealt` a dealer's layout at a table camera's scale. With `wide`, the crops are the wide reader's
+    (`wide_crops`: each index and the strip beside it), labelled the same."""
+    # Drawn only when asked for, so that scenes without fans are the same draws as before.
+    if fans > 0 and rng.random() < fans:
+        w, h = 1280, 720
+        scene = render.render_fans(rng, (w, h), backgrounds=backgrounds)
+    elif rng.random() < dealt:
         w, h = 1280, 720
         scene = render.render_dealt(rng, (w, h), card_width=(0.05, 0.13), count=(1, 10), hand=0.2,
                                     face_down=0.08, backgrounds=backgrounds)

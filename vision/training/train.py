@@ -151,11 +151,13 @@ def _det_chunk(args: tuple[int, int, int] | tuple[int, int, int, float] | tuple[
 Crops = tuple[np.ndarray, np.ndarray, np.ndarray]  # crops, rank labels, suit labels
 
 
-def _cls_chunk(args: tuple[int, int] | tuple[int, int, float] | tuple[int, int, float, bool]) -> Crops:
+def _cls_chunk(args: tuple[int, int] | tuple[int, int, float] | tuple[int, int, float, bool]
+               | tuple[int, int, float, bool, float]) -> Crops:
     seed, count = args[:2]
     dealt = args[2] if len(args) > 2 else 0.0
     wide = len(args) > 3 and bool(args[3])
-    return _crop_chunk(lambda rng: data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt, wide), seed, count)
+    fans = args[4] if len(args) > 4 else 0.0
+    return _crop_chunk(lambda rng: data.classifier_scene(rng, _BACKGROUNDS, _DETECT, dealt, wide, fans), seed, count)
 
 
 def _locator_chunk(args: tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -553,7 +555,8 @@ def _classifier_crops(jobs: list[tuple], backgrounds: list[np.ndarray], workers:
     (an ONNX path) when given: crops, rank labels, suit labels."""
     t = time.time()
     crops, ranks, suits = _joined(_generate(_cls_chunk, jobs, backgrounds, workers, detector))
-    say(f"rendered {len(crops)} classifier crops from {sum(job[1] for job in jobs)} scenes in "
+    fans = f" ({jobs[0][4]:.0%} tight fans)" if jobs and len(jobs[0]) > 4 and jobs[0][4] > 0 else ""
+    say(f"rendered {len(crops)} classifier crops from {sum(job[1] for job in jobs)} scenes{fans} in "
         f"{time.time() - t:.0f} s ({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
     return crops, ranks, suits
 
@@ -642,14 +645,14 @@ def finetune_detector(rng: np.random.Generator, *, start: Path = MODELS_DIR / "d
 
 def _detector_corners(rng: np.random.Generator, real: list[tuple[np.ndarray, realdata.Photo, list]],
                       backgrounds: list[np.ndarray], scenes: int, dealt: float, workers: int, detector: Path,
-                      say: Callable[[str], None], wide: bool = False) -> Crops:
+                      say: Callable[[str], None], wide: bool = False, fans: float = 0.0) -> Crops:
     """What an index reader learns from: the corners `detector` (ONNX) cuts from `scenes` fresh scenes (a share
-    `dealt` of them dealers' layouts), the true corners jittered, and the corners of the `real` training cards.
-    With `wide`, the scenes' corners are cut as the wide reader sees them, and `real` must be empty (its crops are
-    the index readers')."""
+    `fans` of them hands of tightly fanned cards, a share `dealt` of the rest dealers' layouts), the true corners
+    jittered, and the corners of the `real` training cards. With `wide`, the scenes' corners are cut as the wide
+    reader sees them, and `real` must be empty (its crops are the index readers')."""
     if wide and real:
         raise ValueError("the real training cards' crops are index crops: the wide reader learns without them")
-    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt, wide) for i in range(0, scenes, 100)]
+    jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt, wide, fans) for i in range(0, scenes, 100)]
     crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
     if real:
         det = Detector()
@@ -699,14 +702,15 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
                      detector: Path = MODELS_DIR / "detector.onnx", out: Path = MODELS_DIR, scenes: int = 3000,
                      epochs: int = 3, dealt: float = 0.6, lr: float = 1e-3, workers: int = 2,
                      extra_styles: float = 0.0, extra_faces: Path | Sequence[Path] | None = None,
-                     face_share: float = 1 / 3, real_copies: int = 16,
+                     face_share: float = 1 / 3, real_copies: int = 16, fans: float = 0.0,
                      say: Callable[[str], None] = print, progress: Progress | None = None) -> dict:
     """`finetune_classifier` for several index readers at once (`starts`: reader name -> its ONNX; the classifier
     and the second reader read the same corners, so they are rendered once), with a share `extra_styles` of the
     scenes' decks in the renderer's extra index styles (`render.use_extra_styles`: TrueType rank glyphs, and with
     chance `face_share` one of the decks in `extra_faces`, a folder a deck, where given). A face folder that
     `vision.training.realfaces` wrote from photos also gives its cards' real index corners, cut from those photos
-    (`real_copies` jittered crops a corner, labelled with rank and suit). Writes `out/<reader>.onnx` for each."""
+    (`real_copies` jittered crops a corner, labelled with rank and suit). A share `fans` of the scenes are hands of
+    tightly fanned cards (`data.classifier_scene`). Writes `out/<reader>.onnx` for each."""
     from vision.training.realfaces import real_corners
 
     if any(_INDEX_READERS[r][1] for r in starts):
@@ -715,7 +719,8 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
     started = time.time()
     real, backgrounds = _begin(rng, workers, say)
     with _extra_styles(extra_styles, folders, face_share):
-        crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say)
+        crops, ranks, suits = _detector_corners(rng, real, backgrounds, scenes, dealt, workers, detector, say,
+                                                fans=fans)
     rc, rr, rs = real_corners(rng, folders if real_copies > 0 else [], real_copies)
     if len(rc):
         crops, ranks, suits = np.concatenate([crops, rc]), np.concatenate([ranks, rr]), np.concatenate([suits, rs])
@@ -732,7 +737,8 @@ def finetune_readers(rng: np.random.Generator, starts: dict[str, Path], *,
     summary = {"seconds": round(time.time() - started), "from": {r: p.name for r, p in starts.items()},
                "detector": str(detector.name), "scenes": scenes, "epochs": epochs, "dealt": dealt, "lr": lr,
                "extra_styles": extra_styles, "extra_faces": [f.name for f in folders] or None,
-               "face_share": face_share, "real_deck_corners": int(len(rc)), "crops": int(len(crops))}
+               "face_share": face_share, "tight_fans": fans, "real_deck_corners": int(len(rc)),
+               "crops": int(len(crops))}
     say(f"{', '.join(starts)} fine-tuned in {summary['seconds']} s; written to {out}")
     return summary
 
