@@ -351,6 +351,9 @@ def test_finetune_classifier_with_tight_fans(tmp_path: Path, monkeypatch: pytest
     assert main(["vision", "train", "--finetune-classifier", start, "--tight-fans", "-0.1",
                  "--out", str(tmp_path)]) == 2
     assert "--tight-fans must be a share between 0 and 1, not -0.1" in capsys.readouterr().err
+    assert main(["vision", "train", "--finetune-wide-reader", str(MODELS_DIR / "wide_reader.onnx"), "--tight-fans",
+                 "0.5", "--out", str(tmp_path)]) == 2
+    assert "--tight-fans is for --finetune-detector" in capsys.readouterr().err
     out = tmp_path / "out"
     assert main(["vision", "train", "--finetune-classifier", start, "--tight-fans", "1", "--cls-scenes", "2",
                  "--cls-epochs", "1", "--workers", "1", "--out", str(out)]) == 0

@@ -391,6 +391,8 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
         except FileNotFoundError as exc:
             raise CliError(str(exc)) from None
         return
+    if args.tight_fans > 0:  # the wide reader's crops and a whole training run draw no fans
+        raise CliError("--tight-fans is for --finetune-detector, --finetune-classifier and --finetune-second-reader")
     for reader, start in (("classifier", args.finetune_classifier), ("second_reader", args.finetune_second_reader),
                           ("wide_reader", args.finetune_wide_reader)):
         if start is None:
