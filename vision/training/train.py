@@ -550,13 +550,13 @@ def _begin(rng: np.random.Generator, workers: int, say: Callable[[str], None]
 
 
 def _classifier_crops(jobs: list[tuple], backgrounds: list[np.ndarray], workers: int, detector: str | None,
-                      say: Callable[[str], None]) -> Crops:
+                      say: Callable[[str], None], fans: float = 0.0) -> Crops:
     """Render the classifier's scenes (`jobs`: seed, scenes, ...), cutting their corners also with `detector`
-    (an ONNX path) when given: crops, rank labels, suit labels."""
+    (an ONNX path) when given: crops, rank labels, suit labels. `fans`: the jobs' share of tight fans, for the log."""
     t = time.time()
     crops, ranks, suits = _joined(_generate(_cls_chunk, jobs, backgrounds, workers, detector))
-    fans = f" ({jobs[0][4]:.0%} tight fans)" if jobs and len(jobs[0]) > 4 and jobs[0][4] > 0 else ""
-    say(f"rendered {len(crops)} classifier crops from {sum(job[1] for job in jobs)} scenes{fans} in "
+    share = f" ({fans:.0%} tight fans)" if fans > 0 else ""
+    say(f"rendered {len(crops)} classifier crops from {sum(job[1] for job in jobs)} scenes{share} in "
         f"{time.time() - t:.0f} s ({int((ranks == NONE).sum())} none, {int((ranks == BACK).sum())} backs)")
     return crops, ranks, suits
 
@@ -653,7 +653,7 @@ def _detector_corners(rng: np.random.Generator, real: list[tuple[np.ndarray, rea
     if wide and real:
         raise ValueError("the real training cards' crops are index crops: the wide reader learns without them")
     jobs = [(int(rng.integers(2**63)), min(100, scenes - i), dealt, wide, fans) for i in range(0, scenes, 100)]
-    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say)
+    crops, ranks, suits = _classifier_crops(jobs, backgrounds, workers, str(detector), say, fans)
     if real:
         det = Detector()
         load_onnx_weights(det, detector)
