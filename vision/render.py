@@ -11,7 +11,7 @@ seed renders the same pixels every time. Six uses:
 - `render_dealt(rng, ...)`: a table camera's frame of cards as a dealer lays them out (cascades, rows,
   single cards at separate places on felt): the seeded synthetic test set;
 - `render_fans(rng, ...)`: hands of 6-13 cards fanned tightly (bridge hands: each card shows its index strip only),
-  for training the detector and its tight-fans development set;
+  for training the detector and the index readers, and the tight-fans development set;
 - `render_close(rng, card, width, regions)`: one card close up on felt, maybe partly covered, with how much of
   given regions of it shows (the sign reader's training squares);
 - `render_table(layout, rng, ...)`: what the simulated camera over a table sees: the felt with its zones
@@ -353,7 +353,8 @@ def render_fans(rng: np.random.Generator, size: tuple[int, int] = (640, 384), *,
     """Hands of `count` cards fanned tightly, as held or laid down in bridge: each card slid about `step` of its width
     past the one under it and turned up to `turn_deg` degrees more (about a pivot below the hand), so each covered card
     shows its index strip only; one to four hands a scene, each turned any way, and the camera effects of
-    `render_scene`. The detector's training and the seeded tight-fans set (`evaluate.fans_scene`) draw them."""
+    `render_scene`. The detector's and the index readers' training and the seeded tight-fans set
+    (`evaluate.fans_scene`) draw them."""
     W, H = size
     img = _background(rng, W, H, busy, backgrounds)
     idmap = np.full((H, W), -1, np.int32)
