@@ -14,12 +14,13 @@ import numpy as np
 from vision import realdata, render
 from vision.calibration import ece, labelled_photo
 from vision.labelled import Report, Tally, score_image
+from vision.readings import Reader
 from vision.recognise import Recogniser
 
 __all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene", "fans_scene"]
 
 
-def real_photos(rec: Recogniser, say: Callable[[str], None] = print, min_confidence: float = 0.0,
+def real_photos(rec: Reader, say: Callable[[str], None] = print, min_confidence: float = 0.0,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Score the held-out real photos: labelled cards found with the right rank (box centre inside the
     label box) and precision of the reports. The photos know ranks 9..A only, so only the rank is judged."""

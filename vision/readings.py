@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -70,6 +70,12 @@ class Detection:
             "confidence": round(self.confidence, 4),
             "unsure": self.unsure,
         }
+
+
+class Reader(Protocol):
+    """What reads the cards in a frame or photo (`Recogniser`, `vision.photos.PhotoReader`)."""
+
+    def identify(self, frame: np.ndarray) -> list[Detection]: ...
 
 
 def pool(score: float, box: Box, rect: CardRect, ranks: np.ndarray,

@@ -178,7 +178,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _recogniser(models: Path | None, photos: bool = False, enrolled: Path | None = None, jokers: bool = False):
-    from vision.recognise import PHOTO_SIZES, TABLE_SIZES, Recogniser
+    from vision.photos import PhotoReader
+    from vision.recognise import TABLE_SIZES, Recogniser
 
     deck = None
     if enrolled is not None:
@@ -189,9 +190,11 @@ def _recogniser(models: Path | None, photos: bool = False, enrolled: Path | None
             raise CliError(f"--enrolled: no usable enrolled deck model in {enrolled} (none there, refused, or "
                            "changed since: see the log)")
     try:
-        # Photos: any card size, and no index read on its own (ink on a busy photo is no index).
-        return Recogniser(models, det_size=PHOTO_SIZES if photos else TABLE_SIZES, indices=not photos, enrolled=deck,
-                          jokers=jokers)
+        # Photos: any card size, and no index read on its own (ink on a busy close photo is no index), except a photo
+        # of many small cards, read as table frames in tiles (vision/photos.py).
+        if photos:
+            return PhotoReader(models, enrolled=deck, jokers=jokers)
+        return Recogniser(models, det_size=TABLE_SIZES, enrolled=deck, jokers=jokers)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from None
 
