@@ -111,3 +111,40 @@ def test_identify_command_reads_a_photo_of_small_cards_in_tiles(tmp_path: Path, 
     assert main(["vision", "identify", str(path), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)[0]["cards"]
     assert sorted(c["card"] for c in printed) == sorted(str(d.card) for d in reader.identify(photo) if d.card is not None)
+
+
+def test_fans_photo_scene_lays_the_fans_frame_in_a_canvas_of_its_felt() -> None:
+    from vision import evaluate
+
+    shot = evaluate.fans_scene(SeededRng(3).numpy())
+    photo = evaluate.fans_photo_scene(SeededRng(3).numpy(), 0.5)
+    assert photo.image.shape == (1440, 2560, 3)
+    x0 = photo.cards[0].box[0] - shot.cards[0].box[0]
+    y0 = photo.cards[0].box[1] - shot.cards[0].box[1]
+    assert np.array_equal(photo.image[y0:y0 + 720, x0:x0 + 1280], shot.image)
+    assert len(photo.cards) == len(shot.cards)
+    for moved, drawn in zip(photo.cards, shot.cards):
+        assert moved.card == drawn.card and moved.index_visible == drawn.index_visible
+        assert moved.box == (drawn.box[0] + x0, drawn.box[1] + y0, drawn.box[2] + x0, drawn.box[3] + y0)
+        assert np.array_equal(moved.quad, np.asarray(drawn.quad) + (x0, y0))
+    same = evaluate.fans_photo_scene(SeededRng(3).numpy(), 1.0)
+    assert np.array_equal(same.image, shot.image)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fans-photos", "0.5"], "--fans-photos SCALE reads the --tight-fans set as photos"),
+    (["--tight-fans", "5", "--fans-photos", "0"], "a SCALE above 0 and at most 1"),
+    (["--tight-fans", "5", "--fans-photos", "1.5"], "a SCALE above 0 and at most 1"),
+])
+def test_evaluate_refuses_fans_photos_it_cannot_draw(args: list[str], message: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "evaluate", "--no-real", "--synthetic", "0", "--piles", "0", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_evaluate_reads_tight_fans_as_photos(tmp_path: Path) -> None:
+    figures = tmp_path / "f.json"
+    assert main(["vision", "evaluate", "--no-real", "--synthetic", "0", "--piles", "0", "--tight-fans", "10",
+                 "--fans-photos", "0.5", "--seed", "4", "--json", str(figures)]) == 0
+    fans = json.loads(figures.read_text())["synthetic_fans"]
+    assert fans["photos_scale"] == 0.5 and fans["cards"] >= 10 and 0 <= fans["right"] <= fans["cards"]

@@ -133,6 +133,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fans-faces", type=Path, action="append", default=None, metavar="DIR",
                    help="with --tight-fans: draw every hand's deck from one of these folders of a real deck's upright "
                         "faces (6s.png, 10h.png, ...; as `train --extra-faces`), not the renderer's decks")
+    p.add_argument("--fans-photos", type=float, default=None, metavar="SCALE",
+                   help="with --tight-fans: read the fans as photos (as `identify` reads them), each frame laid at "
+                        "SCALE of its size in a canvas of its felt (1: as drawn; 0.5: its cards half the size, as "
+                        "from across a table)")
     p.add_argument("--no-real", action="store_true", help="skip the real photos")
     p.add_argument("--models", type=Path, default=None)
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
@@ -413,6 +417,8 @@ def _train_stage(args: argparse.Namespace, bar: Any) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from functools import partial
+
     from controller.progress import progress
     from controller.rng import SeededRng
     from vision import evaluate
@@ -420,6 +426,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     figures: dict = {}
     if args.fans_faces and (args.tight_fans <= 0 or args.photos):
         raise CliError("--fans-faces draws the --tight-fans set's decks: give --tight-fans CARDS (and no --photos)")
+    if args.fans_photos is not None and (args.tight_fans <= 0 or args.photos or not 0 < args.fans_photos <= 1):
+        raise CliError("--fans-photos SCALE reads the --tight-fans set as photos: give --tight-fans CARDS (and no "
+                       "--photos), and a SCALE above 0 and at most 1")
     if args.photos:
         with progress("labelled photos", quiet=args.json is not None) as bar:
             figures["photos"] = _evaluate_photos(args, bar.say, bar)
@@ -451,15 +460,17 @@ def _evaluate(args: argparse.Namespace) -> int:
         except FileNotFoundError as exc:
             raise CliError(f"--fans-faces: {exc}") from None
         try:
+            scale = args.fans_photos
             with progress("synthetic tight fans", quiet=args.json is not None) as bar:
                 figures["synthetic_fans"] = evaluate.synthetic(
-                    _recogniser(args.models), SeededRng(args.seed).numpy(), args.tight_fans, say=bar.say,
-                    scene=evaluate.fans_scene, progress=bar, goal=None,
-                    name="synthetic tight fans" + (f", decks drawn from {', '.join(d.name for d in decks)}" if decks
-                                                   else ""))
+                    _recogniser(args.models, photos=scale is not None), SeededRng(args.seed).numpy(), args.tight_fans,
+                    say=bar.say, progress=bar, goal=None,
+                    scene=evaluate.fans_scene if scale is None else partial(evaluate.fans_photo_scene, scale=scale),
+                    name="synthetic tight fans" + (f" read as photos at {scale:g} of their size" if scale else "")
+                         + (f", decks drawn from {', '.join(d.name for d in decks)}" if decks else ""))
         finally:
             faces.use_extra_styles(0.0)
-        figures["synthetic_fans"].update(seed=args.seed, decks=[d.name for d in decks] or None)
+        figures["synthetic_fans"].update(seed=args.seed, decks=[d.name for d in decks] or None, photos_scale=scale)
     if args.json is not None:
         path = Path(args.json or "vision-evaluate.json")
         path.write_text(json.dumps(figures, indent=2) + "\n")
