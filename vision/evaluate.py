@@ -16,7 +16,6 @@ from vision import realdata, render
 from vision.calibration import ece, labelled_photo
 from vision.labelled import Report, Tally, score_image
 from vision.readings import Reader
-from vision.recognise import Recogniser
 
 __all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene", "fans_scene", "fans_photo_scene"]
 

@@ -5,7 +5,7 @@ each card the detector outlines and never an index on its own, as ink on a busy 
 from across a table (a bridge deal, hands fanned so that only their index strips show) is what a table camera sees,
 read by the table path index corner by index corner; but its cards may be smaller at the table path's detector size
 than any the detector learnt, and there it finds few of them. Such a photo (`small_cards`) is read in four overlapping
-tiles, each read whole by the table path, where its cards are twice the size. Chosen at stop 51 by a rule written
+tiles, each read whole by the table path, where its cards are 1.7 times the size. Chosen at stop 51 by a rule written
 before its figures (vision/models/README.md, "Photos of many small cards: read in tiles").
 """
 
@@ -26,8 +26,9 @@ __all__ = ["PhotoReader", "small_cards", "read_tiled", "SMALL_CARDS", "SMALL_SCO
 
 # A photo of small cards: at least SMALL_CARDS cards found at SMALL_SCORE or surer at the table size, their median
 # half-width at its input under SMALL_HALF_WIDTH pixels. Close photos of one card give at most a stray weak find or
-# two of its pips, small as they are. On development fans (renders with real decks' faces), tiles read more cards
-# and no more false ones below 14 px; from 14 px up they added as many false cards as right ones.
+# two of its pips, small as they are. On tuning fans (renders with two real decks' faces the readers trained on),
+# tiles read more cards and about as many false ones below 14 px; from 14 px up they added as many false cards as right
+# ones.
 SMALL_CARDS = 3
 SMALL_SCORE = 0.5
 SMALL_HALF_WIDTH = 14.0
@@ -80,11 +81,6 @@ class PhotoReader:
     def __init__(self, models: Path | str | None = None, **options: Any) -> None:
         self.photo = Recogniser(models, det_size=PHOTO_SIZES, indices=False, **options)
         self.table = Recogniser(models, det_size=TABLE_SIZES, **options)
-
-    @property
-    def model_id(self) -> str:
-        """The readers in use (`Recogniser.model_id`)."""
-        return self.photo.model_id
 
     def identify(self, photo: np.ndarray) -> list[Detection]:
         """Every card in `photo` (BGR uint8) with its identity and confidences."""
