@@ -106,6 +106,18 @@ def test_identify_command_prints_the_json_shape(tmp_path: Path, capsys: pytest.C
     assert "AS" in capsys.readouterr().out
 
 
+def test_identify_as_table_reads_a_saved_frame_as_the_table_camera_does(tmp_path: Path, rec: Recogniser,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), _table("AS KD 7H 7C").read())
+    assert main(["vision", "identify", str(path), "--as-table", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)[0]["cards"]
+    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    assert sorted((c["card"], tuple(c["box"])) for c in printed) == \
+        sorted((str(d.card), tuple(round(v) for v in d.box)) for d in rec.identify(frame) if d.card is not None)
+    assert sorted(c["card"] for c in printed) == ["7C", "7H", "AS", "KD"]
+
+
 def test_identify_refuses_an_unreadable_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"not an image")

@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--models", type=Path, default=None, help="folder with detector.onnx and classifier.onnx")
     p.add_argument("--min-confidence", type=float, default=0.0,
                    help="leave out cards named with less confidence (default: report all)")
+    p.add_argument("--as-table", action="store_true",
+                   help="read each image as the table camera reads its frames (index corners read on their own, as "
+                        "a fanned or overlapped card shows): for frames saved from the table's camera")
     p.set_defaults(func=_identify)
 
     p = vs.add_parser("calibrate", help="find the table in a camera image and save its homography",
@@ -261,7 +264,7 @@ def _enrol(args: argparse.Namespace) -> int:
 def _identify(args: argparse.Namespace) -> int:
     import cv2
 
-    rec = _recogniser(args.models, photos=True)
+    rec = _recogniser(args.models, photos=not args.as_table)
     results = []
     for name in args.images:
         image = cv2.imread(name, cv2.IMREAD_COLOR)
