@@ -12,7 +12,7 @@ import pytest
 from controller.cards import parse_card
 from controller.cli import main
 from controller.rng import SeededRng
-from vision import render
+from vision import evaluate, render
 from vision.cardrect import CardRect
 from vision.photos import PhotoReader, read_tiled, small_cards
 from vision.readings import Detection
@@ -69,15 +69,6 @@ def test_tiles_leave_repeats_alone_without_a_deck_count() -> None:
     assert [d.unsure for d in read_tiled(table, np.zeros((100, 200, 3), np.uint8))] == [False, False]  # type: ignore[arg-type]
 
 
-def _shrunk(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """`image` in the middle of a canvas twice its size, of its own felt: its cards half as large in the photo."""
-    h, w = image.shape[:2]
-    edge = np.concatenate([image[:4].reshape(-1, 3), image[-4:].reshape(-1, 3)]).mean(0)
-    canvas = np.clip(edge + rng.normal(0, 6, (2 * h, 2 * w, 3)), 0, 255).astype(np.uint8)
-    canvas[h // 2:h // 2 + h, w // 2:w // 2 + w] = image
-    return canvas
-
-
 @pytest.fixture(scope="module")
 def reader() -> PhotoReader:
     return PhotoReader()
@@ -85,16 +76,14 @@ def reader() -> PhotoReader:
 
 def test_small_cards_are_many_sure_finds_small_at_the_table_size(reader: PhotoReader) -> None:
     rng = SeededRng(4).numpy()
-    fans = render.render_fans(rng, (1280, 720))
-    assert small_cards(reader.table, _shrunk(fans.image, rng))
+    assert small_cards(reader.table, evaluate.fans_photo_scene(rng, 0.5).image)
     assert not small_cards(reader.table, render.render_close(rng, parse_card("7H"), 500)[0].image)
     assert not small_cards(reader.table, np.full((720, 1280, 3), 60, np.uint8))
 
 
 def test_a_photo_of_small_fanned_hands_is_read_in_tiles(reader: PhotoReader) -> None:
-    rng = SeededRng(4).numpy()
-    fans = render.render_fans(rng, (1280, 720))
-    photo = _shrunk(fans.image, rng)
+    fans = evaluate.fans_photo_scene(SeededRng(4).numpy(), 0.5)
+    photo = fans.image
     shown = {pc.card for pc in fans.cards if pc.card is not None and max(pc.index_visible) >= 0.8 and pc.visible >= 0.2}
     tiled = {d.card for d in reader.identify(photo) if d.card is not None and not d.unsure}
     whole = {d.card for d in reader.photo.identify(photo) if d.card is not None and not d.unsure}
@@ -104,8 +93,7 @@ def test_a_photo_of_small_fanned_hands_is_read_in_tiles(reader: PhotoReader) -> 
 
 def test_identify_command_reads_a_photo_of_small_cards_in_tiles(tmp_path: Path, reader: PhotoReader,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    rng = SeededRng(4).numpy()
-    photo = _shrunk(render.render_fans(rng, (1280, 720)).image, rng)
+    photo = evaluate.fans_photo_scene(SeededRng(4).numpy(), 0.5).image
     path = tmp_path / "deal.png"
     cv2.imwrite(str(path), photo)
     assert main(["vision", "identify", str(path), "--json"]) == 0
@@ -114,8 +102,6 @@ def test_identify_command_reads_a_photo_of_small_cards_in_tiles(tmp_path: Path, 
 
 
 def test_fans_photo_scene_lays_the_fans_frame_in_a_canvas_of_its_felt() -> None:
-    from vision import evaluate
-
     shot = evaluate.fans_scene(SeededRng(3).numpy())
     photo = evaluate.fans_photo_scene(SeededRng(3).numpy(), 0.5)
     assert photo.image.shape == (1440, 2560, 3)
