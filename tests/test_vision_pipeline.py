@@ -473,7 +473,7 @@ def test_a_cascade_neighbours_index_is_not_taken_for_a_cards_other_index(rec: Re
         return ranks, suits
 
     monkeypatch.setattr(rec, "_read", read)
-    found = rec._read_indices(np.zeros((720, 1280, 3), np.uint8),
+    found = rec.read_indices(np.zeros((720, 1280, 3), np.uint8),
                               [(0.57, eight_top), (0.49, nine_top), (0.45, eight_bottom)])
     assert sorted(str(d.card) for d in found) == ["8S", "9H"]
 
@@ -493,7 +493,7 @@ def test_a_cards_other_index_is_read_when_the_first_names_it_unsurely(rec: Recog
         return ranks, suits
 
     monkeypatch.setattr(rec, "_read", read)
-    found = rec._read_indices(np.zeros((720, 1280, 3), np.uint8), [(0.73, king), (0.66, king.flipped())])
+    found = rec.read_indices(np.zeros((720, 1280, 3), np.uint8), [(0.73, king), (0.66, king.flipped())])
     assert [str(d.card) for d in found] == ["KS"]
 
 

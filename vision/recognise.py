@@ -131,7 +131,7 @@ class Recogniser:
     card's black suit read unsurely by the sign reader at its picture's suit sign (`sign`, likewise).
     Photos are read with `indices=False`: there, with the first fine-tuned detector, it reported ink that is
     no index (precision 70% against 93%).
-    Last (`_judged`), each base reading's confidence is calibrated (`calibrate`; `calibrate=False` gives the raw ones a
+    Last (`judged`), each base reading's confidence is calibrated (`calibrate`; `calibrate=False` gives the raw ones a
     calibration is fitted on) and a reading below the unsure threshold, or naming a card more often than `decks` hold
     it, is flagged unsure; a joker is no card unless `jokers`."""
 
@@ -339,9 +339,9 @@ class Recogniser:
                 cards = distinct(self._read_bodies(frame, cards, finds, smalls))
         if self.enrolled is not None:
             cards = self._read_enrolled(frame, cards)
-        return self._judged(cards)
+        return self.judged(cards)
 
-    def _judged(self, cards: list[Detection]) -> list[Detection]:
+    def judged(self, cards: list[Detection]) -> list[Detection]:
         """What the table is told: a joker is no card (unless the game deals one), one card read twice at one place of
         a photo names one card, each base reading's confidence calibrated (a photo's reading likelier wrong than right
         names no card: `Calibration.names_none`), and a reading below the unsure threshold or naming a card the frame
@@ -390,8 +390,8 @@ class Recogniser:
         off += [(score, r) for score, r in twins if beside(r)]
         # One card named at two places (an index found twice, once turned wrong) names the place of the
         # surer reading only: the other must not stand for whatever card lies there.
-        cards = distinct(self._read_indices(frame, on) +
-                         [d for d in self._read_indices(frame, off) if d.confidence >= SURE])
+        cards = distinct(self.read_indices(frame, on) +
+                         [d for d in self.read_indices(frame, off) if d.confidence >= SURE])
         # Cards no sure index reading names in their place (face down, covered, an index missed or read
         # unsurely) are read at both corners, from their rectangles sharpened (only they need it). Only
         # the same place counts: in a cascade the card under a named one may lie mostly beneath it.
@@ -500,7 +500,7 @@ class Recogniser:
         return [dataclasses.replace(d, score=d.confidence) for d in reads
                 if d.card is not None and d.confidence >= SURE]
 
-    def _read_indices(self, frame: np.ndarray, indices: Sequence[tuple[float, CardRect]]) -> list[Detection]:
+    def read_indices(self, frame: np.ndarray, indices: Sequence[tuple[float, CardRect]]) -> list[Detection]:
         """Read the index corners in sight. The two indices of one card (the same card implied at the same
         place from opposite corners) are paired first; a card is read at its likelier index, and at the
         other too only when that reading is unsure (each crop read costs about 0.15 ms here), and the readings
