@@ -6,7 +6,8 @@ across, where and which way it points, wherever the detector errs by up to a fif
 degrees. So a grid of such squares over the whole photo, a third of a half-width apart, each looked at in twelve
 directions, leaves no index unlooked at; what the locator places is read by the index readers like any index the
 detector found, and a reading is added only where it names a card nothing else named, surely enough (`SCAN_GATE`).
-A scan costs about a second a photo per card size on one core: it is for photos, never the table camera's frames.
+A scan is slow: a 1280x720 photo of cards some 50 px in half-width is about 100,000 squares, 14 s on one core here (the
+locator's own time most of it; a Pi 4 some four to six times that): it is for photos, never the table camera's frames.
 Chosen at stop 52 by a rule written before its figures (vision/models/README.md, "A locator scan").
 """
 
