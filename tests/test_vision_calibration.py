@@ -70,22 +70,22 @@ def test_the_reader_calibrates_and_flags_unsure_readings(photo_reader: Recognise
     raw = math.exp(math.log(0.9 / 0.1) / cal.a - cal.b / cal.a)  # calibrated exactly 0.9 ...
     raw = raw / (1 + raw)
     low, high = _det("9S", raw - 0.02, 100), _det("KD", raw + 0.02, 400)
-    out = {str(d.card): d for d in photo_reader._judged([low, high])}
+    out = {str(d.card): d for d in photo_reader.judged([low, high])}
     assert out["9S"].unsure and out["9S"].confidence == pytest.approx(cal(raw - 0.02))
     assert not out["KD"].unsure and out["KD"].confidence > UNSURE_BELOW
     assert out["9S"].to_json()["unsure"] is True
     # An enrolled deck model's reading keeps its own confidence (the calibration is the base readers').
     enrolled = Detection(parse_card("QH"), 0.95, 0.9, (0, 0, 1, 1), CardRect(700, 100, 0, -1, 56, 40), model="enrolled:x")
-    assert photo_reader._judged([enrolled])[0].confidence == 0.95
+    assert photo_reader.judged([enrolled])[0].confidence == 0.95
 
 
 def test_a_joker_is_no_card_unless_the_game_deals_one(photo_reader: Recogniser) -> None:
     joker = Detection(JOKER, 0.99, 0.9, (0, 0, 80, 112), CardRect(40, 56, 0, -1, 56, 40))
-    out = photo_reader._judged([joker, _det("AS", 0.99, 300)])
+    out = photo_reader.judged([joker, _det("AS", 0.99, 300)])
     assert [d.card for d in out] == [None, parse_card("AS")] and not out[0].face_down
     pai_gow = Recogniser.__new__(Recogniser)
     pai_gow.__dict__.update(photo_reader.__dict__, jokers=True)
-    assert pai_gow._judged([joker])[0].card == JOKER
+    assert pai_gow.judged([joker])[0].card == JOKER
 
 
 def test_one_card_read_twice_at_one_place_names_one_card() -> None:
@@ -152,12 +152,12 @@ def test_evaluate_counts_what_the_flags_did() -> None:
 def test_a_photo_reading_likelier_wrong_than_right_names_no_card(photo_reader: Recogniser) -> None:
     cal = photo_reader.calibration
     assert cal.names_none == 0.5
-    out = sorted(photo_reader._judged([_det("AH", 0.30, 100), _det("AC", 0.60, 400)]), key=lambda d: d.rect.cx)
+    out = sorted(photo_reader.judged([_det("AH", 0.30, 100), _det("AC", 0.60, 400)]), key=lambda d: d.rect.cx)
     assert out[0].card is None and not out[0].face_down and out[0].confidence < 0.5
     assert str(out[1].card) == "AC" and out[1].unsure
     # A table camera's reading stays a vote however low: its tracker averages a card's readings over frames.
     table = Recogniser()
-    assert table.calibration.names_none == 0.0 and table._judged([_det("AH", 0.30, 100)])[0].card is not None
+    assert table.calibration.names_none == 0.0 and table.judged([_det("AH", 0.30, 100)])[0].card is not None
 
 
 def _train_photo(name: str) -> Path:

@@ -90,6 +90,25 @@ def test_a_scan_needs_the_locator(reader: PhotoReader) -> None:
         scan_indices(table, np.zeros((100, 100, 3), np.uint8), 20.0)
 
 
+def test_a_scan_looks_only_where_there_is_ink(reader: PhotoReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    looked: list[int] = []
+    locator = reader.table.locator
+    assert locator is not None
+
+    def counted(blob: np.ndarray) -> np.ndarray:
+        looked.append(len(blob))
+        return locator(blob)
+
+    monkeypatch.setattr(reader.table, "locator", counted)
+    felt = np.full((360, 640, 3), (40, 110, 30), np.uint8)
+    assert scan_indices(reader.table, felt, 30.0) == [] and looked == []
+    felt[100:140, 200:230] = 250  # a patch of paper: only the grid points near its edges are looked at
+    scan_indices(reader.table, felt, 30.0)
+    every = 12 * sum(len(np.arange(0.35 * hw / 2, 360, 0.35 * hw)) * len(np.arange(0.35 * hw / 2, 640, 0.35 * hw))
+                     for hw in (24.0, 30.0, 37.5))
+    assert 0 < sum(looked) < every / 10
+
+
 @pytest.mark.parametrize("widths, scale, way", [
     ([10.0, 11.0, 12.0], 0.3, "tiles"),   # small at the table size's input: tiles
     ([15.0, 16.0, 17.0], 0.3, "scan 53"),  # a table camera's size, 53 px in the photo: scanned
