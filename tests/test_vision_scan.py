@@ -1,4 +1,4 @@
-"""The locator scan for index corners the detector missed, and the photos it reads (vision/scan.py, vision/photos.py)."""
+"""The locator scan for index corners the detector missed, and the photos it reads (vision/scan.py, photos.py)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ read by the table path index corner by index corner; but its cards may be smalle
 than any the detector learnt, and there it finds few of them. Such a photo (`small_cards`) is read in four overlapping
 tiles, each read whole by the table path, where its cards are 1.7 times the size. Chosen at stop 51 by a rule written
 before its figures (vision/models/README.md, "Photos of many small cards: read in tiles"). A photo of several cards
-no larger than a table camera shows them, read by the photo path, is then scanned for the index corners the detector missed (`vision/scan.py`; stop 52).
+no larger than a table camera shows them, read by the photo path, is then scanned for the index corners the detector
+missed (`vision/scan.py`; stop 52).
 """
 
 from __future__ import annotations
@@ -92,9 +93,9 @@ def _moved(d: Detection, dx: float, dy: float) -> Detection:
 
 class PhotoReader:
     """`identify(photo)`: by the photo path; for a photo of many small cards (`small_cards`), by the table path in
-    tiles (`read_tiled`); a photo of several cards no larger than a table camera shows them, read by the photo path, is then scanned for the index corners the
-    detector missed (`scan.read_missed`). Both paths load the same models (`models`; `options`
-    are `Recogniser`'s: an enrolled deck, `jokers`, ...)."""
+    tiles (`read_tiled`); a photo of several cards no larger than a table camera shows them, read by the photo path,
+    is then scanned for the index corners the detector missed (`scan.read_missed`). Both paths load the same models
+    (`models`; `options` are `Recogniser`'s: an enrolled deck, `jokers`, ...)."""
 
     def __init__(self, models: Path | str | None = None, **options: Any) -> None:
         self.photo = Recogniser(models, det_size=PHOTO_SIZES, indices=False, **options)

@@ -39,8 +39,8 @@ SCAN_DIRECTIONS = 12
 SCAN_SCALES = (0.8, 1.0, 1.25)
 # The locator's certainty that an index is in its square, below which a square shows none.
 SCAN_HAS = 0.5
-# A scanned index's reading (raw, before calibration) below this adds no card: on tuning fans read as photos,
-# additions at 0.7 and over were about 80% right, at 0.85 and over about 90%.
+# A scanned index's reading (raw, before calibration) below this adds no card: on tuning fans read as photos (seeds
+# 794, 795), the cards added at 0.7 and over were 78-85% right, at 0.85 and over 86-87%.
 SCAN_GATE = 0.85
 # A grid point whose neighbourhood (a square INK_REACH half-widths across: every pixel of an index the locator would
 # place from there) varies less than SCAN_INK grey levels (standard deviation) is plain felt or paper and holds no
