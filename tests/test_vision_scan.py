@@ -30,7 +30,7 @@ def fans() -> render.Scene:
 
 def _shown(scene: render.Scene) -> list[render.PlacedCard]:
     """The cards whose index is in sight (the evaluation's readable cards)."""
-    return [pc for pc in scene.cards if pc.card is not None and max(pc.index_visible) >= 0.8 and pc.visible >= 0.2]
+    return [pc for pc in scene.cards if evaluate.readable(pc)]
 
 
 def _half_w(scene: render.Scene) -> float:

@@ -17,7 +17,8 @@ from vision.calibration import ece, labelled_photo
 from vision.labelled import Report, Tally, score_image
 from vision.readings import Reader
 
-__all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene", "fans_scene", "fans_photo_scene"]
+__all__ = ["real_photos", "synthetic", "synthetic_scene", "piles_scene", "fans_scene", "fans_photo_scene",
+           "readable"]
 
 
 def real_photos(rec: Reader, say: Callable[[str], None] = print, min_confidence: float = 0.0,
@@ -102,6 +103,11 @@ def fans_photo_scene(rng: np.random.Generator, scale: float) -> render.Scene:
     return render.Scene(canvas, cards)
 
 
+def readable(pc: render.PlacedCard) -> bool:
+    """Whether a rendered card counts in the synthetic sets: face up, an index in sight and a fifth of it uncovered."""
+    return pc.card is not None and max(pc.index_visible) >= 0.8 and pc.visible >= 0.2
+
+
 def synthetic(rec: Reader, rng: np.random.Generator, cards: int = 2000, say: Callable[[str], None] = print,
               scene: Callable[[np.random.Generator], render.Scene] = synthetic_scene,
               name: str = "synthetic test set (dealt layouts)", goal: str | None = ">= 99.5%",
@@ -127,8 +133,7 @@ def synthetic(rec: Reader, rng: np.random.Generator, cards: int = 2000, say: Cal
         readable_boxes = []
         for pc in shot.cards:
             inside = [i for i, d in enumerate(dets) if _inside(d.box, pc.box)]
-            readable = pc.card is not None and max(pc.index_visible) >= 0.8 and pc.visible >= 0.2
-            if readable:
+            if readable(pc):
                 readable_boxes.append(pc.box)
                 shown += 1
                 hit = next((i for i in inside if not used[i] and dets[i].card == pc.card), None)
