@@ -1,13 +1,14 @@
 """Crash-test driver: forks a simulated table or cabinet with autoplay, SIGKILLs it at seeded journal points, restarts, repeats.
 
-Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]] [--tito]`; prints one JSON line per kill
+Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]] [--tito] [--aim KIND,...]`; prints one JSON line per kill
 and a last line {"done": ...}; with `last` no clean life follows the last kill (the tail-loss test damages what it
 left). With `--tito` a cabinet also takes notes and tickets and pays by ticket: the in-process validator, printer and
 ticket system of tests/tito_fakes.py, whose physical world (escrow, stacker, tickets printed) lives in files beside
 the journal and outlives each kill, and a player who feeds notes, cashes out by ticket and redeems the tickets. The config decides what runs (a [table] or a [cabinet]). The parent imports everything once and forks
 a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL (`KillingJournal`,
 the runtime's journal wrapped, before or after the durable write of a seeded record) exactly as a power cut
-would leave the journal. Each kill lands within SPAN records (default 40) of the life's start.
+would leave the journal. Each kill lands within SPAN records (default 40) of the life's start; with
+`--aim KIND,...` every fourth lands right after the first record of one of those kinds, in turn.
 """
 
 from __future__ import annotations
@@ -28,14 +29,29 @@ from controller.journal import open_journal
 from controller.rng import SeededRng
 
 
+def label(record: Any) -> str:
+    """A record's kind as the crash tests count where kills landed: `game:<event kind>`, `<kind>:<what>` or `<kind>`."""
+    kind = record.get("kind")
+    sub = (record.get("event") or {}).get("kind") if kind == "game" else record.get("what")
+    return f"{kind}:{sub}" if sub else str(kind)
+
+
+def aimed_at(record: Any, aim: str) -> bool:
+    """Whether `record` is of the kind `aim` names (`game:place_bet`, `note:stacked`, or a whole kind: `spin`)."""
+    name = label(record)
+    return name == aim or name.startswith(aim + ":")
+
+
 class KillingJournal:
     """A runtime's journal that SIGKILLs this process just before (`mode` "before_journal") or just after
-    ("after_journal") the durable write of the record numbered `seq`, as a power cut would; the rest is the
-    journal's own."""
+    ("after_journal") the durable write of the record numbered `seq`, as a power cut would; with `aim` (mode
+    "after_journal" only), just after the first record of that kind instead, `seq` then the latest place to die
+    (a life that never journals one). The rest is the journal's own."""
 
-    def __init__(self, journal: Any, mode: str, seq: int) -> None:
+    def __init__(self, journal: Any, mode: str, seq: int, aim: str | None = None) -> None:
         assert mode in ("before_journal", "after_journal"), mode
-        self._journal, self._mode, self._seq = journal, mode, seq
+        assert aim is None or mode == "after_journal", (mode, aim)
+        self._journal, self._mode, self._seq, self._aim = journal, mode, seq, aim
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._journal, name)
@@ -48,12 +64,13 @@ class KillingJournal:
         if self._mode == "before_journal" and first <= self._seq < first + len(records):
             os.kill(os.getpid(), signal.SIGKILL)
         entries = self._journal.append_many(records, ts_ns)
-        if self._mode == "after_journal" and entries[0].seq <= self._seq <= entries[-1].seq:
+        hit = self._aim is not None and any(aimed_at(r, self._aim) for r in records)
+        if self._mode == "after_journal" and (hit or entries[0].seq <= self._seq <= entries[-1].seq):
             os.kill(os.getpid(), signal.SIGKILL)
         return entries
 
 
-def _killed_at(runtime: Any, kill_at: tuple[str, int] | None) -> Any:
+def _killed_at(runtime: Any, kill_at: tuple[Any, ...] | None) -> Any:
     """`runtime` (before its start) with its journal, once opened, a KillingJournal at `kill_at` (None: as it is)."""
     if kill_at is not None:
         open_journal = runtime._open_journal
@@ -208,6 +225,15 @@ def record_at(cfg: Any, seq: int) -> dict | None:
     return None
 
 
+def first_aimed(cfg: Any, after: int, aim: str) -> tuple[int, dict] | None:
+    """The first record after `after` of the kind `aim` names, and its number (None: none)."""
+    with open_journal(cfg, readonly=True, verify=False) as j:
+        for entry in j.entries(after=after):
+            if aimed_at(entry.record, aim):
+                return entry.seq, entry.record
+    return None
+
+
 def fork_life(cfg: Any, kill_at: Any, seed: int, rounds: int | None, tito: bool = False) -> int:
     pid = os.fork()
     if pid == 0:
@@ -226,15 +252,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(cfg: Any, folder: Path, kills: int, span: int | None = None, end_killed: bool = False,
-        tito: bool = False) -> list[dict]:
+        tito: bool = False, aims: tuple[str, ...] = ()) -> list[dict]:
     """For the crash tests: this driver in a fresh process on `cfg` (written to `folder`), seed 17; checks it
-    ended cleanly with every kill landed and returns the kill lines. `end_killed`: stop after the last kill."""
+    ended cleanly with every kill landed and returns the kill lines. `end_killed`: stop after the last kill;
+    `aims`: kinds of record (see `label`) every fourth kill lands right after, in turn."""
     import subprocess
 
     config_file = folder / "config.json"
     config_file.write_text(json.dumps(dict(cfg.raw)))
     argv = [sys.executable, "-m", "tests.crash_driver", str(config_file), str(kills), "17"]
     tail = [str(span if span is not None else 40)] + (["last"] if end_killed else []) + (["--tito"] if tito else [])
+    tail += ["--aim", ",".join(aims)] if aims else []
     out = subprocess.run(argv + tail, cwd=ROOT, capture_output=True,
                          text=True, timeout=900, check=False)
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
@@ -319,6 +347,11 @@ def main() -> int:
     tito = "--tito" in sys.argv
     if tito:
         sys.argv.remove("--tito")
+    aims: list[str] = []
+    if "--aim" in sys.argv:
+        at = sys.argv.index("--aim")
+        aims = sys.argv[at + 1].split(",")
+        del sys.argv[at:at + 2]
     data = json.loads(Path(sys.argv[1]).read_text())
     kills, seed = int(sys.argv[2]), int(sys.argv[3])
     span = int(sys.argv[4]) if len(sys.argv) > 4 else 40
@@ -328,11 +361,20 @@ def main() -> int:
         before = last_seq(cfg)
         mode = "before_journal" if rng.randbelow(3) == 0 else "after_journal"
         target = before + 2 + rng.randbelow(span)  # seq 1 of a life is its own start record
-        status = fork_life(cfg, (mode, target), seed * 1000 + i, None, tito)
+        # Which record lies at a number depends in part on timing (the simulated devices' events arrive from their
+        # threads), so under load seeded numbers alone may miss a kind the test must see a kill land on: every
+        # fourth kill aims at one, in turn.
+        aim = aims[i // 4 % len(aims)] if aims and i % 4 == 3 else None
+        if aim is not None:
+            mode, target = "after_journal", before + 2 + 4 * span
+        status = fork_life(cfg, (mode, target, aim), seed * 1000 + i, None, tito)
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+        found = first_aimed(cfg, before, aim) if aim is not None else None
+        if found is not None and found[0] <= target:
+            target = found[0]
         rec = record_at(cfg, target) if mode == "after_journal" else None
-        print(json.dumps({"kill": i, "mode": mode, "seq": target, "killed": killed, "last_seq": last_seq(cfg),
-                          "record": rec}), flush=True)
+        print(json.dumps({"kill": i, "mode": mode, "seq": target, "aim": aim, "killed": killed,
+                          "last_seq": last_seq(cfg), "record": rec}), flush=True)
         if not killed:
             return 1
     if len(sys.argv) > 5 and sys.argv[5] == "last":

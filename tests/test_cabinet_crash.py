@@ -26,10 +26,10 @@ pytestmark = pytest.mark.slow
 SHM = Path("/dev/shm")
 
 
-def run_driver(tmp: Path, kills: int, panel: str, span: int, with_tito: bool = False, **cabinet: object
-               ) -> tuple[object, list[dict]]:
+def run_driver(tmp: Path, kills: int, panel: str, span: int, with_tito: bool = False, aims: tuple[str, ...] = (),
+               **cabinet: object) -> tuple[object, list[dict]]:
     cfg = cabinet_config(tmp, "frozen-assets", panel=panel, **{"hopper_timeout": 1.0, "coin_cents": 50, **cabinet})
-    kill_lines = crash_driver.run(cfg, tmp, kills, span, tito=with_tito)
+    kill_lines = crash_driver.run(cfg, tmp, kills, span, tito=with_tito, aims=aims)
     return cfg, kill_lines
 
 
@@ -85,7 +85,8 @@ def fast_tmp(tmp_path: Path) -> Iterator[Path]:
 
 def test_kill_and_restart_200_times(fast_tmp: Path) -> None:
     panel = crash_driver.ROOT / "tests" / "panel-cabinet-crash.toml"
-    cfg, kill_lines = run_driver(fast_tmp, 200, str(panel), 16, spin_seconds=0.0, coin_cents=100)
+    cfg, kill_lines = run_driver(fast_tmp, 200, str(panel), 16, aims=("spin", "cashout", "coin_out", "credit"),
+                                 spin_seconds=0.0, coin_cents=100)
     landed = Counter((x["record"] or {}).get("kind") for x in kill_lines if x["record"])
     # kills landed right after a spin, a cash out, a coin paid mid-payout and money in
     assert landed["spin"] and landed["cashout"] and landed["coin_out"] and landed["credit"], landed
@@ -143,8 +144,10 @@ def audit_tito(cfg: object, folder: Path) -> Counter:
 
 def _tito_run(folder: Path, kills: int) -> tuple[Counter, Counter]:
     panel = crash_driver.ROOT / "tests" / "panel-cabinet-crash.toml"
-    cfg, kill_lines = run_driver(folder, kills, str(panel), 16, with_tito=True, spin_seconds=0.0, coin_cents=100,
-                                 tito={"validation_id": 0x654321})
+    aims = ("note:stacked", "ticket_out:printed", "ticket_in:stacked", "note:escrow", "ticket_out:requested",
+            "ticket_in:inserted")
+    cfg, kill_lines = run_driver(folder, kills, str(panel), 16, with_tito=True, aims=aims, spin_seconds=0.0,
+                                 coin_cents=100, tito={"validation_id": 0x654321})
     landed = Counter(f"{x['record']['kind']}:{x['record'].get('what')}" for x in kill_lines if x["record"])
     audit(cfg, kills)
     return landed, audit_tito(cfg, folder)

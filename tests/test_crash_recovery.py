@@ -20,7 +20,8 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("game, kills", [("baccarat", 200), ("blackjack", 40)])
 def test_kill_and_restart(tmp_path: Path, game: str, kills: int) -> None:
     cfg = table_config(tmp_path, game, seed=2026)
-    kill_lines = crash_driver.run(cfg, tmp_path, kills)
+    aims = ("game:place_bet", "game:card_dealt", "game:settle") + (("game:decision",) if game == "blackjack" else ())
+    kill_lines = crash_driver.run(cfg, tmp_path, kills, aims=aims)
 
     # Where the kills landed: inside betting, dealing and settlement, not only between rounds.
     landed = Counter((x["record"] or {}).get("event", {}).get("kind") for x in kill_lines if x["record"])
