@@ -1,14 +1,15 @@
-"""Crash-test driver: forks a simulated table or cabinet with autoplay, SIGKILLs it at seeded journal points, restarts, repeats.
+"""Crash-test driver: forks a simulated table or cabinet with autoplay, SIGKILLs it at seeded journal points, restarts.
 
-Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]] [--tito] [--aim KIND,...]`; prints one JSON line per kill
-and a last line {"done": ...}; with `last` no clean life follows the last kill (the tail-loss test damages what it
-left). With `--tito` a cabinet also takes notes and tickets and pays by ticket: the in-process validator, printer and
-ticket system of tests/tito_fakes.py, whose physical world (escrow, stacker, tickets printed) lives in files beside
-the journal and outlives each kill, and a player who feeds notes, cashes out by ticket and redeems the tickets. The config decides what runs (a [table] or a [cabinet]). The parent imports everything once and forks
-a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL (`KillingJournal`,
-the runtime's journal wrapped, before or after the durable write of a seeded record) exactly as a power cut
-would leave the journal. Each kill lands within SPAN records (default 40) of the life's start; with
-`--aim KIND,...` every fourth lands right after the first record of one of those kinds, in turn.
+Run as `python -m tests.crash_driver CONFIG.json KILLS SEED [SPAN [last]] [--tito] [--aim KIND,...]`; prints one
+JSON line per kill and a last line {"done": ...}; with `last` no clean life follows the last kill (the tail-loss
+test damages what it left). With `--tito` a cabinet also takes notes and tickets and pays by ticket: the in-process
+validator, printer and ticket system of tests/tito_fakes.py, whose physical world (escrow, stacker, tickets printed)
+lives in files beside the journal and outlives each kill, and a player who feeds notes, cashes out by ticket and
+redeems the tickets. The config decides what runs (a [table] or a [cabinet]). The parent imports everything once and
+forks a fresh child per life, so 200 restarts cost seconds, not minutes; the child dies by SIGKILL
+(`KillingJournal`, the runtime's journal wrapped, before or after the durable write of a seeded record) exactly as a
+power cut would leave the journal. Each kill lands within SPAN records (default 40) of the life's start; with `--aim
+KIND,...` every fourth lands right after the first record of one of those kinds, in turn.
 """
 
 from __future__ import annotations
