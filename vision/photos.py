@@ -59,11 +59,17 @@ def _sure_widths(table: Recogniser, frame: np.ndarray) -> tuple[list[float], flo
     return [rect.half_w * s for score, _, rect in decode(out, s, table.threshold) if score >= SMALL_SCORE], s
 
 
+def _sure_middle(table: Recogniser, frame: np.ndarray) -> tuple[float | None, float]:
+    """The median of `_sure_widths` (None where fewer than `SMALL_CARDS` are found) and the input's scale."""
+    widths, s = _sure_widths(table, frame)
+    return (float(np.median(widths)) if len(widths) >= SMALL_CARDS else None), s
+
+
 def small_cards(table: Recogniser, frame: np.ndarray) -> bool:
     """Whether `frame`'s cards, as `table`'s detector finds them at its first size, are many and small: at least
     `SMALL_CARDS` found at `SMALL_SCORE` or surer, their median half-width at its input under `SMALL_HALF_WIDTH`."""
-    widths, _ = _sure_widths(table, frame)
-    return len(widths) >= SMALL_CARDS and float(np.median(widths)) < SMALL_HALF_WIDTH
+    middle, _ = _sure_middle(table, frame)
+    return middle is not None and middle < SMALL_HALF_WIDTH
 
 
 def read_tiled(table: Recogniser, frame: np.ndarray) -> list[Detection]:
@@ -103,13 +109,11 @@ class PhotoReader:
 
     def identify(self, photo: np.ndarray) -> list[Detection]:
         """Every card in `photo` (BGR uint8) with its identity and confidences."""
-        widths, s = _sure_widths(self.table, photo)
-        if len(widths) >= SMALL_CARDS:
-            middle = float(np.median(widths))
-            if middle < SMALL_HALF_WIDTH:
-                return read_tiled(self.table, photo)
-            if middle < TABLE_HALF_WIDTH and middle / s >= SCAN_HALF_WIDTH:
-                return self._scanned(photo, middle / s)
+        middle, s = _sure_middle(self.table, photo)
+        if middle is not None and middle < SMALL_HALF_WIDTH:
+            return read_tiled(self.table, photo)
+        if middle is not None and middle < TABLE_HALF_WIDTH and middle / s >= SCAN_HALF_WIDTH:
+            return self._scanned(photo, middle / s)
         return self.photo.identify(photo)
 
     def _scanned(self, photo: np.ndarray, half_w: float) -> list[Detection]:
