@@ -372,8 +372,9 @@ def main() -> int:
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
         found = first_aimed(cfg, before, aim) if aim is not None else None
         if found is not None and found[0] <= target:
-            target = found[0]
-        rec = record_at(cfg, target) if mode == "after_journal" else None
+            target, rec = found
+        else:
+            rec = record_at(cfg, target) if mode == "after_journal" else None
         print(json.dumps({"kill": i, "mode": mode, "seq": target, "aim": aim, "killed": killed,
                           "last_seq": last_seq(cfg), "record": rec}), flush=True)
         if not killed:
