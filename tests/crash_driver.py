@@ -21,7 +21,7 @@ import signal
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from controller.autoplay import Autoplay, CabinetAutoplay
 from controller.bus import Role
@@ -45,14 +45,14 @@ def aimed_at(record: Any, aim: str) -> bool:
 
 class KillingJournal:
     """A runtime's journal that SIGKILLs this process just before (`mode` "before_journal") or just after
-    ("after_journal") the durable write of the record numbered `seq`, as a power cut would; with `aim` (mode
-    "after_journal" only), just after the first record of that kind instead, `seq` then the latest place to die
-    (a life that never journals one). The rest is the journal's own."""
+    ("after_journal") the durable write of the record numbered `seq`, as a power cut would; with `aim`, at the
+    `nth` record `aim` holds true of instead, `seq` then the latest place to die (a life that never journals one).
+    The rest is the journal's own."""
 
-    def __init__(self, journal: Any, mode: str, seq: int, aim: str | None = None) -> None:
+    def __init__(self, journal: Any, mode: str, seq: int, aim: Callable[[Any], bool] | None = None,
+                 nth: int = 1) -> None:
         assert mode in ("before_journal", "after_journal"), mode
-        assert aim is None or mode == "after_journal", (mode, aim)
-        self._journal, self._mode, self._seq, self._aim = journal, mode, seq, aim
+        self._journal, self._mode, self._seq, self._aim, self._left = journal, mode, seq, aim, nth
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._journal, name)
@@ -62,11 +62,13 @@ class KillingJournal:
 
     def append_many(self, records: Any, ts_ns: int | None = None) -> Any:
         first = self._journal.last_seq + 1
-        if self._mode == "before_journal" and first <= self._seq < first + len(records):
+        aimed = 0 if self._aim is None else sum(1 for r in records if self._aim(r))
+        hit = 0 < self._left <= aimed or first <= self._seq < first + len(records)
+        self._left -= aimed
+        if hit and self._mode == "before_journal":
             os.kill(os.getpid(), signal.SIGKILL)
         entries = self._journal.append_many(records, ts_ns)
-        hit = self._aim is not None and any(aimed_at(r, self._aim) for r in records)
-        if self._mode == "after_journal" and (hit or entries[0].seq <= self._seq <= entries[-1].seq):
+        if hit:
             os.kill(os.getpid(), signal.SIGKILL)
         return entries
 
@@ -368,9 +370,11 @@ def main() -> int:
         aim = aims[i // 4 % len(aims)] if aims and i % 4 == 3 else None
         if aim is not None:
             mode, target = "after_journal", before + 2 + 4 * span
-        status = fork_life(cfg, (mode, target, aim), seed * 1000 + i, None, tito)
+        kill_at = (mode, target) if aim is None else (mode, target, lambda r, kind=aim: aimed_at(r, kind))
+        status = fork_life(cfg, kill_at, seed * 1000 + i, None, tito)
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
         found = first_aimed(cfg, before, aim) if aim is not None else None
+        rec: dict | None
         if found is not None and found[0] <= target:
             target, rec = found
         else:

@@ -47,47 +47,18 @@ SCRIPT: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-class PitKillingJournal:
-    """A table's journal that SIGKILLs this process just before (`mode` "before_journal") or just after the durable
-    write of this life's `nth` pit record (a rating, a slip, or a refusal of a pit command)."""
-
-    def __init__(self, journal: Any, mode: str, nth: int) -> None:
-        self._journal, self._mode, self._left = journal, mode, nth
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._journal, name)
-
-    def append(self, record: Any, ts_ns: int | None = None) -> Any:
-        return self.append_many([record], ts_ns)[0]
-
-    def append_many(self, records: Any, ts_ns: int | None = None) -> Any:
-        pit = sum(1 for r in records if r.get("kind") in ("rating", "slip")
-                  or str((r.get("origin") or {}).get("id", "")).startswith("pit-"))
-        hit = pit >= self._left
-        self._left -= pit
-        if hit and self._mode == "before_journal":
-            os.kill(os.getpid(), signal.SIGKILL)
-        entries = self._journal.append_many(records, ts_ns)
-        if hit:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return entries
+def is_pit(record: Any) -> bool:
+    """Whether `record` is a pit record: a rating, a slip, or a refusal of a pit command."""
+    origin = record.get("origin") or {}
+    return record.get("kind") in ("rating", "slip") or str(origin.get("id", "")).startswith("pit-")
 
 
 async def _life(cfg: Any, kill_at: Any, seed: int) -> None:
     from controller.table import Table
 
-    if kill_at is not None and kill_at[0].startswith("pit "):
-        table = Table(cfg)
-        opened = table._open_journal
-
-        def open_killing() -> Any:
-            entries = opened()
-            table.journal = PitKillingJournal(table.journal, kill_at[0][4:], kill_at[1])  # type: ignore[assignment]
-            return entries
-
-        table._open_journal = open_killing  # type: ignore[method-assign]
-    else:
-        table = _killed_at(Table(cfg), kill_at)
+    if kill_at is not None and kill_at[0].startswith("pit "):  # at this life's nth pit record, wherever it lies
+        kill_at = (kill_at[0][4:], sys.maxsize, is_pit, kill_at[1])
+    table = _killed_at(Table(cfg), kill_at)
     await table.start()
     play = Autoplay(table, SeededRng(seed), rounds=None)
     for i, (who, command, args) in enumerate(SCRIPT):
