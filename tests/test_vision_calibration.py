@@ -125,6 +125,7 @@ def test_a_card_twice_in_one_deck_is_flagged_not_dealt_twice() -> None:
     out = flag_repeats([a, b, other], decks=1)
     assert [d.unsure for d in out] == [True, True, False]
     assert [d.unsure for d in flag_repeats([a, b, other], decks=2)] == [False, False, False]
+    assert flag_repeats([a, b, other], decks=None) == [a, b, other]  # how many decks not known: nothing flagged
 
 
 def test_an_unsure_reading_is_never_certain_at_the_table() -> None:

@@ -88,7 +88,7 @@ def read_tiled(table: Recogniser, frame: np.ndarray) -> list[Detection]:
                     continue
                 cards.append(_moved(d, x0, y0))
     cards = distinct(cards)
-    return flag_repeats(cards, table.decks) if table.decks is not None else cards
+    return flag_repeats(cards, table.decks)
 
 
 def _moved(d: Detection, dx: float, dy: float) -> Detection:
@@ -123,4 +123,4 @@ class PhotoReader:
         cards = self.photo.identify(photo)
         _, known = self.table.detect_all(photo)
         cards = distinct(cards + read_missed(self.table, photo, cards, half_w, known or ()))
-        return flag_repeats(cards, self.table.decks) if self.table.decks is not None else cards
+        return flag_repeats(cards, self.table.decks)

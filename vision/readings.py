@@ -263,9 +263,11 @@ def _one_place(a: CardRect, b: CardRect, turned: bool) -> bool:
     return gap < _ONE_PLACE or (turned and gap < _ONE_TURNED and abs(a.ux * b.ux + a.uy * b.uy) < math.cos(math.pi / 4))
 
 
-def flag_repeats(cards: Sequence[Detection], decks: int) -> list[Detection]:
+def flag_repeats(cards: Sequence[Detection], decks: int | None) -> list[Detection]:
     """Each card named more often than `decks` holds it (once a deck) flagged unsure, every reading of it: which of
-    them is the card cannot be told, so the dealer looks, and none is dealt twice."""
+    them is the card cannot be told, so the dealer looks, and none is dealt twice. `decks` None (not known): none."""
+    if decks is None:
+        return list(cards)
     counts: dict[Card, int] = {}
     for d in cards:
         if d.card is not None:

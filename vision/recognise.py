@@ -361,7 +361,7 @@ class Recogniser:
                 d = dataclasses.replace(d, card=None if conf < cal.names_none else d.card, confidence=conf,
                                         unsure=cal.unsure(conf))
             out.append(d)
-        return flag_repeats(out, self.decks) if self.decks is not None else out
+        return flag_repeats(out, self.decks)
 
     def _named_by_indices(self, frame: np.ndarray, finds: list[Find], indices: list[tuple[float, CardRect]],
                           twins: list[tuple[float, CardRect]], smalls: list[tuple[np.ndarray, float]]
